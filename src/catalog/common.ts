@@ -1,0 +1,114 @@
+/**
+ * Shared building blocks of catalog entries: the parameters, limits, columns
+ * and filters that most endpoints have in common, so that each protocol file
+ * states only what differs.
+ */
+import type { FilterDef, Format, OutputColumn, Params, RangeLimit, StoredColumn } from './types.ts';
+
+export const SECONDS_PER_DAY = 86_400;
+
+/** Range limits per format on EVM, Tron and Bitcoin (interface.md §8.3, decisions.md §2). */
+export function rangeLimit(format: Format, network: string): RangeLimit {
+  if (format === 'parquet') return { blocks: network === 'ARB' ? 1_000_000 : 100_000, seconds: 7 * SECONDS_PER_DAY };
+  return { blocks: 10_000, seconds: SECONDS_PER_DAY };
+}
+
+export const CHAIN_FORMATS: readonly Format[] = ['json', 'csv', 'parquet'];
+
+/** Parameters of every EVM, Tron and Bitcoin event endpoint. */
+export function chainRangeParams(networks: readonly string[] | null): Params {
+  return {
+    ...(networks
+      ? { network: { type: 'string', required: true, case: 'upper', enum: networks, description: 'Network code, case-insensitive.' } }
+      : {}),
+    block_start: { type: 'integer', minimum: 0, description: 'First block, inclusive. Give block_start with block_end, or since with until.' },
+    block_end: { type: 'integer', minimum: 0, description: 'Last block, inclusive.' },
+    since: { type: 'string', description: 'Start time, inclusive: Unix seconds, ISO 8601, or a bare date (midnight UTC).' },
+    until: { type: 'string', description: 'End time, exclusive: Unix seconds, ISO 8601, or a bare date (midnight UTC).' },
+    format: { type: 'string', case: 'lower', enum: ['json', 'csv', 'parquet'], default: 'json', description: 'Output format.' },
+    verbose: { type: 'boolean', default: false, description: 'Append network, tx_id, log_index and name to every row.' },
+    with_time: { type: 'boolean', default: true, description: 'Include the time column. false leaves it out.' },
+  };
+}
+
+export const addressFilterParams: Params = {
+  sender: { type: 'string', list: true, description: 'Sender address; a comma-separated list means any of them.' },
+  receiver: { type: 'string', list: true, description: 'Receiver address; a comma-separated list means any of them.' },
+  involving: { type: 'string', list: true, exclusiveWith: ['sender', 'receiver'], description: 'Address as sender or receiver.' },
+  involving_label: { type: 'string', list: true, exclusiveWith: ['involving', 'sender', 'receiver'], description: 'Case-insensitive label substring of the sender or receiver.' },
+  involving_category: { type: 'string', list: true, exclusiveWith: ['involving', 'sender', 'receiver'], description: 'Address category of the sender or receiver, e.g. exchange.' },
+  sender_label: { type: 'string', list: true, exclusiveWith: ['sender', 'sender_category', 'involving'], description: 'Case-insensitive label substring of the sender.' },
+  sender_category: { type: 'string', list: true, exclusiveWith: ['sender', 'sender_label', 'involving'], description: 'Address category of the sender.' },
+  receiver_label: { type: 'string', list: true, exclusiveWith: ['receiver', 'receiver_category', 'involving'], description: 'Case-insensitive label substring of the receiver.' },
+  receiver_category: { type: 'string', list: true, exclusiveWith: ['receiver', 'receiver_label', 'involving'], description: 'Address category of the receiver.' },
+};
+
+export const amountParams: Params = {
+  min_amount: { type: 'number', minimum: 0, description: 'Minimum amount in token units, inclusive.' },
+  max_amount: { type: 'number', minimum: 0, description: 'Maximum amount in token units, inclusive; 0 means no limit.' },
+};
+
+/** Filters of a sender/receiver transfer dataset. */
+export function transferFilters(amountColumn = 'amount'): Record<string, FilterDef> {
+  return {
+    sender: { kind: 'address', columns: ['sender'] },
+    receiver: { kind: 'address', columns: ['receiver'] },
+    involving: { kind: 'address', columns: ['sender', 'receiver'] },
+    involving_label: { kind: 'label', columns: ['sender', 'receiver'] },
+    involving_category: { kind: 'category', columns: ['sender', 'receiver'] },
+    sender_label: { kind: 'label', columns: ['sender'] },
+    sender_category: { kind: 'category', columns: ['sender'] },
+    receiver_label: { kind: 'label', columns: ['receiver'] },
+    receiver_category: { kind: 'category', columns: ['receiver'] },
+    min_amount: { kind: 'min_amount', column: amountColumn },
+    max_amount: { kind: 'max_amount', column: amountColumn },
+  };
+}
+
+export const involvingParams: Params = {
+  involving: { type: 'string', list: true, description: 'Address involved in the event in any role.' },
+  involving_label: { type: 'string', list: true, exclusiveWith: ['involving'], description: 'Case-insensitive label substring of an involved address.' },
+  involving_category: { type: 'string', list: true, exclusiveWith: ['involving'], description: 'Address category of an involved address.' },
+};
+
+export function involvingFilters(columns: readonly string[]): Record<string, FilterDef> {
+  return {
+    involving: { kind: 'address', columns },
+    involving_label: { kind: 'label', columns },
+    involving_category: { kind: 'category', columns },
+  };
+}
+
+/** Columns every stored EVM log event carries, whether or not rows show them. */
+export const evmLogKey: readonly StoredColumn[] = [
+  { name: 'network', type: 'VARCHAR' },
+  { name: 'block_number', type: 'BIGINT' },
+  { name: 'log_index', type: 'INTEGER' },
+  { name: 'time', type: 'TIMESTAMP' },
+  { name: 'tx_hash', type: 'VARCHAR' },
+];
+
+export const EVM_LOG_ORDER = ['network', 'block_number', 'log_index'] as const;
+
+/** An ISO 8601 UTC time column rendered from a stored TIMESTAMP. */
+export const timeColumn: OutputColumn = {
+  name: 'time',
+  type: 'string',
+  sql: `strftime(t.time, '%Y-%m-%dT%H:%M:%SZ')`,
+  description: 'Block time, ISO 8601 UTC.',
+};
+
+export const blockNumberColumn: OutputColumn = { name: 'block_number', type: 'integer', description: 'Block number.' };
+
+export function evmVerboseColumns(eventNameSql: string): readonly OutputColumn[] {
+  return [
+    { name: 'network', type: 'string', description: 'Network code.' },
+    { name: 'tx_id', type: 'string', sql: 't.tx_hash', description: 'Transaction hash.' },
+    { name: 'log_index', type: 'integer', description: 'Index of the log in its block.' },
+    { name: 'name', type: 'string', sql: eventNameSql, description: 'Event name as emitted on chain.' },
+  ];
+}
+
+/** Shorthand for a column shown as stored. */
+export const col = (name: string, type: OutputColumn['type'], description: string, sql?: string): OutputColumn =>
+  sql === undefined ? { name, type, description } : { name, type, description, sql };

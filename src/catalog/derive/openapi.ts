@@ -1,0 +1,93 @@
+/** Catalog → OpenAPI 3.1 document. */
+import { API_ERRORS } from '../../errors/apiError.ts';
+import { chainEndpoints } from '../index.ts';
+import type { Endpoint, Format, OutputColumn, Params } from '../types.ts';
+import { paramSchema } from './jsonSchema.ts';
+import { dataRoutes } from './routes.ts';
+import { protocols } from './discovery.ts';
+
+const wireType = (c: OutputColumn) => (c.type === 'double' ? 'number' : c.type);
+
+function parameters(params: Params) {
+  return Object.entries(params).map(([name, p]) => ({
+    name,
+    in: 'query',
+    required: p.required ?? false,
+    description: p.description + (p.exclusiveWith?.length ? ` Not with: ${p.exclusiveWith.join(', ')}.` : ''),
+    schema: paramSchema(p, false),
+  }));
+}
+
+function rowSchema(columns: readonly OutputColumn[]) {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(columns.map((c) => [c.name, { type: [wireType(c), 'null'], description: c.description }])),
+  };
+}
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+function formatsContent(e: Endpoint, columns: readonly OutputColumn[]) {
+  const content: Record<string, unknown> = {};
+  const has = (f: Format) => e.formats.includes(f);
+  if (has('json')) {
+    content['application/json'] = {
+      schema: { type: 'object', properties: { status: { const: 'success' }, events: { type: 'array', items: rowSchema(columns) }, count: { type: 'integer' } } },
+    };
+  }
+  if (has('csv')) content['text/csv'] = { schema: { type: 'string' } };
+  if (has('parquet')) content['application/vnd.apache.parquet'] = { schema: { type: 'string', format: 'binary' } };
+  return content;
+}
+
+export function openApiDocument(): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const r of dataRoutes()) {
+    const e = r.endpoint;
+    paths[r.path] = {
+      get: {
+        operationId: `${r.kind}_${e.id.replaceAll('/', '_')}`,
+        summary: r.kind === 'aggregate' ? `${e.summary} Bucketed.` : e.summary,
+        tags: [`${e.family}/${e.protocol}`],
+        parameters: parameters(r.params),
+        responses: {
+          200: { description: 'Rows, in the requested format.', content: formatsContent(e, e.columns) },
+          400: errorResponse('Invalid request; nothing is charged.'),
+          401: errorResponse('Missing or invalid API key.'),
+        },
+      },
+    };
+  }
+  for (const id of protocols()) {
+    const base = `/v1/${id}`;
+    const simple = (summary: string) => ({ get: { summary, tags: ['discovery'], responses: { 200: { description: summary } } } });
+    if (id.startsWith('evm/')) {
+      paths[`${base}/networks`] = simple(`Networks of ${id}.`);
+      paths[`${base}/events/types`] = simple(`Event types of ${id}.`);
+      paths[`${base}/extra_args`] = simple(`Protocol-specific parameters of ${id}.`);
+    }
+    paths[`${base}/aggregate_schema`] = simple(`Aggregate output schema of ${id}.`);
+  }
+  paths['/v1/protocols'] = { get: { summary: 'Protocol identifiers.', tags: ['discovery'], responses: { 200: { description: 'Array of strings.' } } } };
+  paths['/v1/tokens'] = { get: { summary: 'Token registry.', tags: ['discovery'], responses: { 200: { description: 'Array of tokens.' } } } };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'chainq', version: '1', description: 'Historical blockchain events and exchange market data. Every /v1 request needs X-API-Key.' },
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['status', 'error', 'code'],
+          properties: { status: { const: 'error' }, error: { type: 'string' }, code: { enum: Object.keys(API_ERRORS) } },
+        },
+      },
+    },
+    security: [{ apiKey: [] }],
+    paths,
+    'x-chain-endpoints': chainEndpoints.length,
+  };
+}

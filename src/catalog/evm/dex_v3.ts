@@ -1,0 +1,135 @@
+import { CHAIN_FORMATS, EVM_LOG_ORDER, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, timeColumn } from '../common.ts';
+import type { AggregateSchema, ChainEndpoint, OutputColumn, Params, StoredColumn } from '../types.ts';
+
+export const DEX_NETWORKS = ['ETH', 'ARB', 'OP', 'POLYGON', 'BASE', 'BSC', 'AVAX', 'CELO', 'BLAST', 'ZK', 'ZORA', 'WORLD', 'BERA'] as const;
+export const DEX_FEES = [100, 500, 3000, 10000] as const;
+
+export const poolParams: Params = {
+  symbol0: { type: 'string', required: true, description: 'First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool.' },
+  symbol1: { type: 'string', required: true, description: 'Second pool token symbol, case-insensitive.' },
+  fee: { type: 'integer', required: true, enum: DEX_FEES, description: 'Pool fee tier in hundredths of a basis point: 100, 500, 3000, 10000 (0.01%, 0.05%, 0.30%, 1.00%).' },
+};
+
+/** Columns of every pool event: which pool and what its two tokens are. */
+const poolStored: StoredColumn[] = [
+  { name: 'pool_address', type: 'VARCHAR' },
+  { name: 'token0_address', type: 'VARCHAR' }, { name: 'token0', type: 'VARCHAR' }, { name: 'token0_decimals', type: 'UTINYINT' },
+  { name: 'token1_address', type: 'VARCHAR' }, { name: 'token1', type: 'VARCHAR' }, { name: 'token1_decimals', type: 'UTINYINT' },
+  { name: 'amount0_raw', type: 'BIGNUM' }, { name: 'amount0', type: 'DOUBLE' },
+  { name: 'amount1_raw', type: 'BIGNUM' }, { name: 'amount1', type: 'DOUBLE' },
+];
+
+const tickRange: StoredColumn[] = [{ name: 'tick_lower', type: 'INTEGER' }, { name: 'tick_upper', type: 'INTEGER' }];
+
+interface DexEvent {
+  readonly event: string;
+  readonly eventName: string;
+  readonly summary: string;
+  readonly stored: readonly StoredColumn[];
+  readonly columns: readonly OutputColumn[];
+  readonly involving: readonly string[];
+  readonly aggregate: AggregateSchema;
+}
+
+function dexEndpoint(e: DexEvent): ChainEndpoint {
+  return {
+    id: `evm/dex_v3/${e.event}`,
+    path: `/v1/evm/dex_v3/events/${e.event}`,
+    family: 'evm',
+    protocol: 'dex_v3',
+    event: e.event,
+    eventName: e.eventName,
+    summary: e.summary,
+    networks: DEX_NETWORKS,
+    table: { name: `evm_dex_v3_${e.event}`, columns: [...evmLogKey, ...poolStored, ...e.stored], orderBy: EVM_LOG_ORDER },
+    params: { ...poolParams, ...involvingParams },
+    filters: { symbol0: { kind: 'pool' }, ...involvingFilters(e.involving) },
+    columns: [blockNumberColumn, col('pool_address', 'string', 'Pool contract address.'), ...e.columns, timeColumn],
+    verboseColumns: evmVerboseColumns(`'${e.eventName}'`),
+    aggregate: e.aggregate,
+    formats: CHAIN_FORMATS,
+    defaultFormat: 'json',
+    cost: { kind: 'blocks' },
+    served: true,
+  };
+}
+
+const liquidityAmounts: OutputColumn[] = [
+  col('amount0', 'double', 'Amount of token0, in token units.'), col('amount1', 'double', 'Amount of token1, in token units.'),
+  col('token0', 'string', 'Symbol of token0.'), col('token1', 'string', 'Symbol of token1.'),
+];
+
+const amountPivot: AggregateSchema = {
+  columns: [],
+  pivot_columns: [
+    { value_column: 'amount0', key_column: 'token0', aggregation: 'sum', suffix: '_amount', output_pattern: 'agg_<TOKEN>_amount' },
+    { value_column: 'amount1', key_column: 'token1', aggregation: 'sum', suffix: '_amount', output_pattern: 'agg_<TOKEN>_amount' },
+  ],
+  always_included: ['count'],
+  valued: true,
+};
+
+/** The pool's view of a swap: a positive amount entered the pool (the swapper sold it). */
+export const swapSold = {
+  token: 'CASE WHEN t.amount0 > 0 THEN t.token0 ELSE t.token1 END',
+  amount: 'CASE WHEN t.amount0 > 0 THEN t.amount0 ELSE t.amount1 END',
+};
+export const swapBought = {
+  token: 'CASE WHEN t.amount0 > 0 THEN t.token1 ELSE t.token0 END',
+  amount: 'CASE WHEN t.amount0 > 0 THEN -t.amount1 ELSE -t.amount0 END',
+};
+
+export const dexSwap = dexEndpoint({
+  event: 'swap', eventName: 'Swap', summary: 'Pool swaps.',
+  stored: [
+    { name: 'sender', type: 'VARCHAR' }, { name: 'recipient', type: 'VARCHAR' }, { name: 'swapper', type: 'VARCHAR' },
+    { name: 'sqrt_price_x96', type: 'BIGNUM' }, { name: 'sqrt_based_price', type: 'DOUBLE' },
+    { name: 'liquidity_raw', type: 'BIGNUM' }, { name: 'liquidity', type: 'DOUBLE' }, { name: 'tick', type: 'INTEGER' },
+  ],
+  columns: [
+    col('swapper', 'string', 'The transaction sender (the account that initiated the swap).'),
+    col('tokenSold', 'string', 'Symbol of the token the swapper gave.', swapSold.token),
+    col('tokenBought', 'string', 'Symbol of the token the swapper received.', swapBought.token),
+    col('amountSold', 'double', 'Amount given, in token units.', swapSold.amount),
+    col('amountBought', 'double', 'Amount received, in token units.', swapBought.amount),
+  ],
+  involving: ['swapper', 'sender', 'recipient'],
+  aggregate: {
+    columns: [
+      { source_column: 'sqrt_based_price', aggregation: 'mean', output_column: 'mean_sqrt_based_price' },
+      { source_column: 'liquidity', aggregation: 'mean', output_column: 'mean_liquidity' },
+    ],
+    pivot_columns: [
+      { value_column: 'amountSold', key_column: 'tokenSold', aggregation: 'sum', suffix: '_sold', output_pattern: 'agg_<TOKEN>_sold' },
+      { value_column: 'amountBought', key_column: 'tokenBought', aggregation: 'sum', suffix: '_bought', output_pattern: 'agg_<TOKEN>_bought' },
+    ],
+    always_included: ['count'],
+    valued: true,
+  },
+});
+
+export const dexDeposit = dexEndpoint({
+  event: 'deposit', eventName: 'Mint', summary: 'Liquidity added to a pool (Mint events).',
+  stored: [{ name: 'sender', type: 'VARCHAR' }, { name: 'owner', type: 'VARCHAR' }, ...tickRange, { name: 'liquidity_raw', type: 'BIGNUM' }],
+  columns: [col('sender', 'string', 'Address that called mint.'), col('owner', 'string', 'Position owner.'), ...liquidityAmounts],
+  involving: ['sender', 'owner'],
+  aggregate: amountPivot,
+});
+
+export const dexWithdraw = dexEndpoint({
+  event: 'withdraw', eventName: 'Burn', summary: 'Liquidity removed from a pool (Burn events).',
+  stored: [{ name: 'owner', type: 'VARCHAR' }, ...tickRange, { name: 'liquidity_raw', type: 'BIGNUM' }],
+  columns: [col('owner', 'string', 'Position owner.'), ...liquidityAmounts],
+  involving: ['owner'],
+  aggregate: amountPivot,
+});
+
+export const dexCollect = dexEndpoint({
+  event: 'collect', eventName: 'Collect', summary: 'Fees and withdrawn liquidity collected from a pool.',
+  stored: [{ name: 'owner', type: 'VARCHAR' }, { name: 'recipient', type: 'VARCHAR' }, ...tickRange],
+  columns: [col('owner', 'string', 'Position owner.'), col('recipient', 'string', 'Address that received the tokens.'), ...liquidityAmounts],
+  involving: ['owner', 'recipient'],
+  aggregate: amountPivot,
+});
+
+export const dexEndpoints = [dexSwap, dexDeposit, dexWithdraw, dexCollect];

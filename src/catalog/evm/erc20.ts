@@ -1,0 +1,58 @@
+import {
+  CHAIN_FORMATS, EVM_LOG_ORDER, addressFilterParams, amountParams, blockNumberColumn, col, evmLogKey, evmVerboseColumns,
+  timeColumn, transferFilters,
+} from '../common.ts';
+import type { ChainEndpoint } from '../types.ts';
+
+export const ERC20_NETWORKS = ['ETH', 'POLYGON', 'ARB', 'OP', 'BASE', 'BSC', 'AVAX'] as const;
+
+export const erc20Transfer: ChainEndpoint = {
+  id: 'evm/erc20/transfer',
+  path: '/v1/evm/erc20/events/transfer',
+  family: 'evm',
+  protocol: 'erc20',
+  event: 'transfer',
+  eventName: 'Transfer',
+  summary: 'ERC-20 Transfer events of one token.',
+  networks: ERC20_NETWORKS,
+  table: {
+    name: 'evm_erc20_transfer',
+    columns: [
+      ...evmLogKey,
+      { name: 'token_address', type: 'VARCHAR' },
+      { name: 'token', type: 'VARCHAR' },
+      { name: 'token_decimals', type: 'UTINYINT' },
+      { name: 'sender', type: 'VARCHAR' },
+      { name: 'receiver', type: 'VARCHAR' },
+      { name: 'amount_raw', type: 'BIGNUM' },
+      { name: 'amount', type: 'DOUBLE' },
+    ],
+    orderBy: EVM_LOG_ORDER,
+  },
+  params: {
+    token: { type: 'string', required: true, description: 'Token symbol or alias (case-insensitive), or contract address.' },
+    decimals: { type: 'integer', minimum: 0, description: 'Token decimals when a contract address is given; default: the registry value, else 18.' },
+    ...amountParams,
+    ...addressFilterParams,
+  },
+  filters: { token: { kind: 'token' }, decimals: { kind: 'decimals' }, ...transferFilters() },
+  columns: [
+    blockNumberColumn,
+    col('token', 'string', 'Token symbol.'),
+    col('sender', 'string', 'Sender address.'),
+    col('receiver', 'string', 'Receiver address.'),
+    col('amount', 'double', 'Amount in token units.'),
+    timeColumn,
+  ],
+  verboseColumns: evmVerboseColumns(`'Transfer'`),
+  pricedAmount: { amount: 'amount', token: 'token' },
+  aggregate: {
+    columns: [{ source_column: 'amount', aggregation: 'sum', output_column: 'agg_amount' }],
+    always_included: ['count'],
+    valued: false,
+  },
+  formats: CHAIN_FORMATS,
+  defaultFormat: 'json',
+  cost: { kind: 'blocks' },
+  served: true,
+};

@@ -1,0 +1,142 @@
+import { CHAIN_FORMATS, EVM_LOG_ORDER, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, timeColumn } from '../common.ts';
+import type { AggregateColumn, ChainEndpoint, OutputColumn, StoredColumn } from '../types.ts';
+
+export const LENDING_NETWORKS = ['ETH', 'POLYGON', 'AVAX', 'ARB', 'OP', 'BASE', 'GNOSIS', 'SCROLL', 'BSC', 'ZK', 'LINEA'] as const;
+
+/** The markets of the lending protocol on ETH; other networks have one market, `Core`. */
+export const ETH_MARKETS = ['Core', 'Prime', 'EtherFi'] as const;
+
+const reserve = (prefix = ''): StoredColumn[] => [
+  { name: `${prefix}token_address`, type: 'VARCHAR' },
+  { name: `${prefix}token`, type: 'VARCHAR' },
+  { name: `${prefix}token_decimals`, type: 'UTINYINT' },
+];
+const amount = (name: string): StoredColumn[] => [
+  { name: `${name}_raw`, type: 'BIGNUM' },
+  { name, type: 'DOUBLE' },
+];
+
+interface LendingEvent {
+  readonly event: string;
+  readonly eventName: string;
+  readonly summary: string;
+  readonly stored: readonly StoredColumn[];
+  readonly columns: readonly OutputColumn[];
+  readonly involving: readonly string[];
+  readonly aggregate: readonly AggregateColumn[];
+  readonly pricedAmount: { amount: string; token: string };
+}
+
+function lendingEndpoint(e: LendingEvent): ChainEndpoint {
+  return {
+    id: `evm/lending_v3/${e.event}`,
+    path: `/v1/evm/lending_v3/events/${e.event}`,
+    family: 'evm',
+    protocol: 'lending_v3',
+    event: e.event,
+    eventName: e.eventName,
+    summary: e.summary,
+    networks: LENDING_NETWORKS,
+    table: {
+      name: `evm_lending_v3_${e.event}`,
+      columns: [...evmLogKey, { name: 'market', type: 'VARCHAR' }, { name: 'pool_address', type: 'VARCHAR' }, ...e.stored],
+      orderBy: EVM_LOG_ORDER,
+    },
+    params: {
+      eth_market_type: {
+        type: 'string', enum: ETH_MARKETS, default: 'Core', networks: ['ETH'],
+        description: 'Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH.',
+      },
+      ...involvingParams,
+    },
+    filters: { eth_market_type: { kind: 'market', column: 'market', network: 'ETH' }, ...involvingFilters(e.involving) },
+    columns: [blockNumberColumn, ...e.columns, timeColumn],
+    verboseColumns: evmVerboseColumns(`'${e.eventName}'`),
+    pricedAmount: e.pricedAmount,
+    aggregate: { columns: e.aggregate, always_included: ['count'], valued: true },
+    formats: CHAIN_FORMATS,
+    defaultFormat: 'json',
+    cost: { kind: 'blocks' },
+    served: true,
+  };
+}
+
+const tokenCol = col('token', 'string', 'Reserve token symbol.');
+const amountCol = col('amount', 'double', 'Amount in token units.');
+const sumAmount: AggregateColumn[] = [{ source_column: 'amount', aggregation: 'sum', output_column: 'agg_amount' }];
+
+export const lendingDeposit = lendingEndpoint({
+  event: 'deposit', eventName: 'Supply', summary: 'Supplies to the lending pool (Supply events).',
+  stored: [{ name: 'user', type: 'VARCHAR' }, { name: 'on_behalf_of', type: 'VARCHAR' }, { name: 'referral_code', type: 'INTEGER' }, ...reserve(), ...amount('amount')],
+  columns: [col('user', 'string', 'Address that supplied.'), tokenCol, amountCol, col('on_behalf_of', 'string', 'Address credited with the supply.'), col('referral_code', 'integer', 'Referral code.')],
+  involving: ['user', 'on_behalf_of'],
+  aggregate: sumAmount,
+  pricedAmount: { amount: 'amount', token: 'token' },
+});
+
+export const lendingWithdraw = lendingEndpoint({
+  event: 'withdraw', eventName: 'Withdraw', summary: 'Withdrawals from the lending pool.',
+  stored: [{ name: 'user', type: 'VARCHAR' }, { name: 'recipient', type: 'VARCHAR' }, ...reserve(), ...amount('amount')],
+  columns: [col('user', 'string', 'Address that withdrew.'), tokenCol, amountCol, col('recipient', 'string', 'Address that received the funds.')],
+  involving: ['user', 'recipient'],
+  aggregate: sumAmount,
+  pricedAmount: { amount: 'amount', token: 'token' },
+});
+
+export const lendingBorrow = lendingEndpoint({
+  event: 'borrow', eventName: 'Borrow', summary: 'Borrows from the lending pool.',
+  stored: [
+    { name: 'user', type: 'VARCHAR' }, { name: 'on_behalf_of', type: 'VARCHAR' }, { name: 'interest_rate_mode', type: 'INTEGER' },
+    ...amount('borrow_rate'), { name: 'referral_code', type: 'INTEGER' }, ...reserve(), ...amount('amount'),
+  ],
+  columns: [
+    col('user', 'string', 'Address that borrowed.'), tokenCol, amountCol, col('on_behalf_of', 'string', 'Address whose debt grows.'),
+    col('interest_rate_mode', 'integer', '1 stable, 2 variable.'),
+    col('borrow_rate', 'double', 'Borrow rate at the time, as a fraction per year (ray / 1e27).'),
+  ],
+  involving: ['user', 'on_behalf_of'],
+  aggregate: [...sumAmount, { source_column: 'borrow_rate', aggregation: 'mean', output_column: 'mean_borrow_rate' }],
+  pricedAmount: { amount: 'amount', token: 'token' },
+});
+
+export const lendingRepay = lendingEndpoint({
+  event: 'repay', eventName: 'Repay', summary: 'Debt repayments.',
+  stored: [{ name: 'user', type: 'VARCHAR' }, { name: 'repayer', type: 'VARCHAR' }, { name: 'use_a_tokens', type: 'BOOLEAN' }, ...reserve(), ...amount('amount')],
+  columns: [col('user', 'string', 'Address whose debt was repaid.'), tokenCol, amountCol, col('repayer', 'string', 'Address that paid.'), col('use_a_tokens', 'boolean', 'Repaid with aTokens.')],
+  involving: ['user', 'repayer'],
+  aggregate: sumAmount,
+  pricedAmount: { amount: 'amount', token: 'token' },
+});
+
+export const lendingFlashloan = lendingEndpoint({
+  event: 'flashloan', eventName: 'FlashLoan', summary: 'Flash loans.',
+  stored: [
+    { name: 'initiator', type: 'VARCHAR' }, { name: 'target', type: 'VARCHAR' }, { name: 'interest_rate_mode', type: 'INTEGER' },
+    { name: 'referral_code', type: 'INTEGER' }, ...reserve(), ...amount('amount'), ...amount('premium'),
+  ],
+  columns: [col('initiator', 'string', 'Address that started the loan.'), tokenCol, amountCol, col('premium', 'double', 'Fee paid, in token units.'), col('target', 'string', 'Receiver contract of the loan.')],
+  involving: ['initiator', 'target'],
+  aggregate: sumAmount,
+  pricedAmount: { amount: 'amount', token: 'token' },
+});
+
+export const lendingLiquidation = lendingEndpoint({
+  event: 'liquidation', eventName: 'LiquidationCall', summary: 'Liquidations.',
+  stored: [
+    { name: 'owner', type: 'VARCHAR' }, { name: 'liquidator', type: 'VARCHAR' }, { name: 'receive_a_token', type: 'BOOLEAN' },
+    ...reserve('debt_'), ...reserve('collateral_'), ...amount('debt_to_cover'), ...amount('liquidated_collateral'),
+  ],
+  columns: [
+    col('owner', 'string', 'Borrower whose position was liquidated.'), col('liquidator', 'string', 'Liquidator address.'),
+    col('debt_token', 'string', 'Debt token symbol.'), col('collateral_token', 'string', 'Collateral token symbol.'),
+    col('debt_to_cover', 'double', 'Debt repaid, in debt-token units.'), col('liquidated_collateral', 'double', 'Collateral seized, in collateral-token units.'),
+  ],
+  involving: ['owner', 'liquidator'],
+  aggregate: [
+    { source_column: 'debt_to_cover', aggregation: 'sum', output_column: 'agg_debt_to_cover' },
+    { source_column: 'liquidated_collateral', aggregation: 'sum', output_column: 'agg_liquidated_collateral_amount' },
+  ],
+  pricedAmount: { amount: 'debt_to_cover', token: 'debt_token' },
+});
+
+export const lendingEndpoints = [lendingDeposit, lendingWithdraw, lendingBorrow, lendingRepay, lendingFlashloan, lendingLiquidation];

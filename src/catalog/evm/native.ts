@@ -1,0 +1,66 @@
+import {
+  CHAIN_FORMATS, addressFilterParams, amountParams, blockNumberColumn, col, timeColumn, transferFilters,
+} from '../common.ts';
+import type { ChainEndpoint } from '../types.ts';
+
+export const NATIVE_NETWORKS = ['ETH', 'POLYGON', 'BASE', 'OP', 'ARB'] as const;
+
+/**
+ * Value moved by transactions and by internal calls. A row is a top-level
+ * transaction with value > 0 (trace_index 0) or a successful internal call
+ * frame with value > 0 (trace_index ≥ 1, depth-first order).
+ */
+export const nativeTransfer: ChainEndpoint = {
+  id: 'evm/native/transfer',
+  path: '/v1/evm/native/events/transfer',
+  family: 'evm',
+  protocol: 'native',
+  event: 'transfer',
+  eventName: 'transfer',
+  summary: 'Native-currency transfers: transaction values and internal calls carrying value.',
+  networks: NATIVE_NETWORKS,
+  table: {
+    name: 'evm_native_transfer',
+    columns: [
+      { name: 'network', type: 'VARCHAR' },
+      { name: 'block_number', type: 'BIGINT' },
+      { name: 'tx_index', type: 'INTEGER' },
+      { name: 'trace_index', type: 'INTEGER' },
+      { name: 'time', type: 'TIMESTAMP' },
+      { name: 'tx_hash', type: 'VARCHAR' },
+      { name: 'token', type: 'VARCHAR' },
+      { name: 'sender', type: 'VARCHAR' },
+      { name: 'receiver', type: 'VARCHAR' },
+      { name: 'amount_raw', type: 'BIGNUM' },
+      { name: 'amount', type: 'DOUBLE' },
+    ],
+    orderBy: ['network', 'block_number', 'tx_index', 'trace_index'],
+  },
+  params: { ...amountParams, ...addressFilterParams },
+  filters: transferFilters(),
+  columns: [
+    blockNumberColumn,
+    col('token', 'string', 'Native currency symbol.'),
+    col('sender', 'string', 'Sender address.'),
+    col('receiver', 'string', 'Receiver address.'),
+    col('amount', 'double', 'Amount in native units.'),
+    timeColumn,
+  ],
+  verboseColumns: [
+    col('network', 'string', 'Network code.'),
+    col('tx_id', 'string', 'Transaction hash.', 't.tx_hash'),
+    col('log_index', 'integer', 'Always null: native transfers are not logs. Rows are ordered by transaction index, then trace position.', 'NULL::INTEGER'),
+    col('name', 'string', "'transfer' for a transaction's own value, 'internal_transfer' for a call inside it.",
+      `CASE WHEN t.trace_index = 0 THEN 'transfer' ELSE 'internal_transfer' END`),
+  ],
+  pricedAmount: { amount: 'amount', token: 'token' },
+  aggregate: {
+    columns: [{ source_column: 'amount', aggregation: 'sum', output_column: 'agg_amount' }],
+    always_included: ['count'],
+    valued: false,
+  },
+  formats: CHAIN_FORMATS,
+  defaultFormat: 'json',
+  cost: { kind: 'blocks' },
+  served: true,
+};

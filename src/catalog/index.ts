@@ -1,0 +1,54 @@
+/**
+ * The catalog: every endpoint of the service, as data. Adding a protocol means
+ * adding its file under catalog/<family>/ and listing it here.
+ */
+import { erc20Transfer } from './evm/erc20.ts';
+import { nativeTransfer } from './evm/native.ts';
+import { lendingEndpoints } from './evm/lending_v3.ts';
+import { stakingEndpoints } from './evm/staking.ts';
+import { dexEndpoints } from './evm/dex_v3.ts';
+import type { ChainEndpoint, Endpoint, VenueEndpoint } from './types.ts';
+
+export const chainEndpoints: readonly ChainEndpoint[] = [
+  erc20Transfer,
+  nativeTransfer,
+  ...lendingEndpoints,
+  ...dexEndpoints,
+  ...stakingEndpoints,
+];
+
+export const venueEndpoints: readonly VenueEndpoint[] = [];
+
+export const catalog: readonly Endpoint[] = [...chainEndpoints, ...venueEndpoints];
+
+export function endpointById(id: string): Endpoint | undefined {
+  return catalog.find((e) => e.id === id);
+}
+
+/** Checks the catalog's own consistency; run at boot and in tests. */
+export function validateCatalog(entries: readonly Endpoint[] = catalog): void {
+  const seen = new Set<string>();
+  for (const e of entries) {
+    for (const key of [e.id, e.path, e.table.name]) {
+      if (seen.has(key)) throw new Error(`catalog: duplicate ${key}`);
+      seen.add(key);
+    }
+    const stored = new Set(e.table.columns.map((c) => c.name));
+    for (const k of e.table.orderBy) if (!stored.has(k)) throw new Error(`catalog: ${e.id} orders by unknown column ${k}`);
+    const outputs = [...e.columns, ...(e.family === 'exchange' ? [] : e.verboseColumns)];
+    for (const c of outputs) {
+      if (c.sql === undefined && !stored.has(c.name)) throw new Error(`catalog: ${e.id} column ${c.name} is not stored and has no sql`);
+    }
+    for (const [name, f] of Object.entries(e.filters)) {
+      if (!(name in e.params)) throw new Error(`catalog: ${e.id} filter ${name} has no parameter`);
+      const cols = 'columns' in f ? f.columns : 'column' in f ? [f.column] : [];
+      for (const c of cols) if (!stored.has(c)) throw new Error(`catalog: ${e.id} filter ${name} uses unknown column ${c}`);
+    }
+    for (const [name, p] of Object.entries(e.params)) {
+      for (const x of p.exclusiveWith ?? []) if (!(x in e.params)) throw new Error(`catalog: ${e.id} ${name} excludes unknown ${x}`);
+    }
+    if (e.family !== 'exchange') {
+      if (e.pricedAmount && (!stored.has(e.pricedAmount.amount) || !stored.has(e.pricedAmount.token))) throw new Error(`catalog: ${e.id} pricedAmount names unknown columns`);
+    }
+  }
+}

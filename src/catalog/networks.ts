@@ -1,0 +1,56 @@
+/**
+ * Network codes, their cadence and the pricing facts attached to them.
+ * `blocksPerDay` is the shipped default of the time-range cost estimate
+ * (decisions.md §6); operators may override it in configuration.
+ */
+export interface NetworkInfo {
+  readonly code: string;
+  readonly name: string;
+  readonly chainId: number | null;
+  readonly blocksPerDay: number;
+  readonly nativeSymbol: string;
+  /** Multiplier applied to the block range in cost (interface.md §8.3). */
+  readonly costDiscount: number;
+}
+
+const net = (code: string, name: string, chainId: number | null, blocksPerDay: number, nativeSymbol: string, costDiscount = 1): NetworkInfo =>
+  ({ code, name, chainId, blocksPerDay, nativeSymbol, costDiscount });
+
+export const NETWORKS = {
+  ETH: net('ETH', 'Ethereum', 1, 7_200, 'ETH'),
+  ARB: net('ARB', 'Arbitrum One', 42161, 345_600, 'ETH', 0.2),
+  OP: net('OP', 'OP Mainnet', 10, 43_200, 'ETH'),
+  BASE: net('BASE', 'Base', 8453, 43_200, 'ETH'),
+  POLYGON: net('POLYGON', 'Polygon PoS', 137, 43_200, 'POL'),
+  AVAX: net('AVAX', 'Avalanche C-Chain', 43114, 43_200, 'AVAX'),
+  LINEA: net('LINEA', 'Linea', 59144, 43_200, 'ETH'),
+  BLAST: net('BLAST', 'Blast', 81457, 43_200, 'ETH'),
+  ZORA: net('ZORA', 'Zora', 7777777, 43_200, 'ETH'),
+  WORLD: net('WORLD', 'World Chain', 480, 43_200, 'ETH'),
+  BERA: net('BERA', 'Berachain', 80094, 43_200, 'BERA'),
+  SONEIUM: net('SONEIUM', 'Soneium', 1868, 43_200, 'ETH'),
+  ZIRCUIT: net('ZIRCUIT', 'Zircuit', 48900, 43_200, 'ETH'),
+  MANTLE: net('MANTLE', 'Mantle', 5000, 43_200, 'MNT'),
+  MODE: net('MODE', 'Mode', 34443, 43_200, 'ETH'),
+  BSC: net('BSC', 'BNB Smart Chain', 56, 115_200, 'BNB'),
+  GNOSIS: net('GNOSIS', 'Gnosis', 100, 17_280, 'XDAI'),
+  SCROLL: net('SCROLL', 'Scroll', 534352, 28_800, 'ETH'),
+  ZK: net('ZK', 'ZKsync Era', 324, 86_400, 'ETH'),
+  CELO: net('CELO', 'Celo', 42220, 86_400, 'CELO'),
+  UNI: net('UNI', 'Unichain', 130, 86_400, 'ETH'),
+  TRON: net('TRON', 'Tron', null, 28_800, 'TRX'),
+  BTC: net('BTC', 'Bitcoin', null, 144, 'BTC'),
+} as const satisfies Record<string, NetworkInfo>;
+
+export type NetworkCode = keyof typeof NETWORKS;
+
+export function networkInfo(code: string): NetworkInfo | undefined {
+  return (NETWORKS as Record<string, NetworkInfo>)[code];
+}
+
+/** Seconds between blocks implied by the blocks-per-day table. */
+export function blockSeconds(code: string): number {
+  const info = networkInfo(code);
+  if (!info) throw new Error(`unknown network ${code}`);
+  return 86_400 / info.blocksPerDay;
+}

@@ -1,0 +1,141 @@
+/**
+ * The vocabulary of the catalog: the single declarative description of every
+ * endpoint. Everything else (routes, validation, discovery, OpenAPI, cost,
+ * table DDL, docs, client) is derived from values of these types.
+ */
+
+export type ParamType = 'string' | 'integer' | 'number' | 'boolean';
+
+export interface ParamDef {
+  readonly type: ParamType;
+  readonly description: string;
+  readonly required?: boolean;
+  /** Allowed values. String enums are matched without regard to case. */
+  readonly enum?: readonly (string | number)[];
+  readonly default?: string | number | boolean;
+  /** Parameters that may not be given together with this one. */
+  readonly exclusiveWith?: readonly string[];
+  /** A comma-separated list of values is accepted, meaning any of them. */
+  readonly list?: boolean;
+  /** Only accepted on these networks. */
+  readonly networks?: readonly string[];
+  readonly minimum?: number;
+  /** How the value is normalised before validation. */
+  readonly case?: 'upper' | 'lower';
+}
+
+export type Params = Readonly<Record<string, ParamDef>>;
+
+/** The wire type of an output column, shared by JSON, CSV and Parquet. */
+export type ColumnType = 'integer' | 'double' | 'string' | 'boolean';
+
+export interface OutputColumn {
+  readonly name: string;
+  readonly type: ColumnType;
+  /** SQL expression over the dataset table aliased `t`; defaults to `t.<name>`. */
+  readonly sql?: string;
+  readonly description: string;
+}
+
+/** A stored column: DuckDB type. */
+export interface StoredColumn {
+  readonly name: string;
+  readonly type: string;
+}
+
+export interface TableDef {
+  readonly name: string;
+  readonly columns: readonly StoredColumn[];
+  /** Physical and output order. The first key is the partition key (network, token). */
+  readonly orderBy: readonly string[];
+}
+
+/** How a filter parameter narrows rows. */
+export type FilterDef =
+  | { readonly kind: 'address'; readonly columns: readonly string[] }
+  | { readonly kind: 'label'; readonly columns: readonly string[] }
+  | { readonly kind: 'category'; readonly columns: readonly string[] }
+  | { readonly kind: 'min_amount'; readonly column: string }
+  | { readonly kind: 'max_amount'; readonly column: string }
+  | { readonly kind: 'token' }
+  | { readonly kind: 'decimals' }
+  | { readonly kind: 'market'; readonly column: string; readonly network: string }
+  | { readonly kind: 'pool' };
+
+export type Format = 'json' | 'csv' | 'parquet';
+
+export interface RangeLimit {
+  readonly blocks: number;
+  readonly seconds: number;
+}
+
+export type CostClass =
+  | { readonly kind: 'blocks' }
+  | { readonly kind: 'days'; readonly perDay: number; readonly minimum: number };
+
+export type Aggregation = 'sum' | 'mean';
+
+export interface AggregateColumn {
+  readonly source_column: string;
+  readonly aggregation: Aggregation;
+  readonly output_column: string;
+}
+
+export interface PivotColumn {
+  readonly value_column: string;
+  readonly key_column: string;
+  readonly aggregation: Aggregation;
+  readonly suffix: string;
+  readonly output_pattern: string;
+}
+
+export interface AggregateSchema {
+  readonly columns: readonly AggregateColumn[];
+  readonly pivot_columns?: readonly PivotColumn[];
+  readonly always_included: readonly string[];
+  /** Whether `with_value=true` adds `agg_value_usd`. */
+  readonly valued: boolean;
+}
+
+export type Family = 'evm' | 'tron' | 'btc' | 'exchange';
+
+interface EndpointBase {
+  /** Stable id, also the dataset name in `chainq status`: `evm/erc20/transfer`. */
+  readonly id: string;
+  readonly path: string;
+  readonly family: Family;
+  /** `erc20`, `lending_v3`, `venue_a`… */
+  readonly protocol: string;
+  /** `transfer`, `swap`, `raw_trades`… */
+  readonly event: string;
+  readonly summary: string;
+  readonly table: TableDef;
+  /** Endpoint-specific parameters; the family's common ones are added by derivation. */
+  readonly params: Params;
+  readonly filters: Readonly<Record<string, FilterDef>>;
+  readonly columns: readonly OutputColumn[];
+  readonly formats: readonly Format[];
+  readonly defaultFormat: Format;
+  readonly cost: CostClass;
+  /** Whether the route is exposed. Entries are described before they are served. */
+  readonly served: boolean;
+}
+
+export interface ChainEndpoint extends EndpointBase {
+  readonly family: 'evm' | 'tron' | 'btc';
+  readonly networks: readonly string[];
+  /** Extra columns that `verbose=true` appends. */
+  readonly verboseColumns: readonly OutputColumn[];
+  /** The amount column priced by `with_value`, with the token symbol column beside it. */
+  readonly pricedAmount?: { readonly amount: string; readonly token: string };
+  readonly aggregate?: AggregateSchema;
+  /** Name of the event as emitted on chain, shown in verbose rows. */
+  readonly eventName: string;
+}
+
+export interface VenueEndpoint extends EndpointBase {
+  readonly family: 'exchange';
+  readonly maxDays: number;
+}
+
+export type Endpoint = ChainEndpoint | VenueEndpoint;

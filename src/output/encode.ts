@@ -1,0 +1,52 @@
+/**
+ * Turns an engine export into an HTTP body: content type, download name, and
+ * the JSON envelope where needed. The first bytes are awaited before anything
+ * is returned, so that a failure that happens early can still be answered as
+ * a proper error rather than a cut-off stream.
+ */
+import type { Readable } from 'node:stream';
+import type { Format } from '../catalog/types.ts';
+import { JsonEnvelope } from './jsonEnvelope.ts';
+
+export const CONTENT_TYPES: Readonly<Record<Format, string>> = {
+  json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  parquet: 'application/vnd.apache.parquet',
+};
+
+export interface EncodedBody {
+  readonly body: Readable;
+  readonly headers: Record<string, string>;
+}
+
+export interface EngineExport {
+  readonly stream: Readable;
+  readonly done: Promise<number>;
+}
+
+export async function encodeBody(exp: EngineExport, format: Format, basename: string): Promise<EncodedBody> {
+  await firstBytes(exp);
+  const headers: Record<string, string> = { 'content-type': CONTENT_TYPES[format] };
+  if (format !== 'json') headers['content-disposition'] = `attachment; filename="${basename}.${format}"`;
+  const body = format === 'json' ? exp.stream.pipe(new JsonEnvelope()) : exp.stream;
+  if (body !== exp.stream) exp.stream.on('error', (e) => body.destroy(e));
+  return { body, headers };
+}
+
+/** Resolves once the stream has data or has ended; rejects if the engine failed first. */
+function firstBytes(exp: EngineExport): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const s = exp.stream;
+    const cleanup = () => {
+      s.off('readable', onReady);
+      s.off('end', onReady);
+      s.off('error', onError);
+    };
+    const onReady = () => { cleanup(); resolve(); };
+    const onError = (e: Error) => { cleanup(); reject(e); };
+    s.once('readable', onReady);
+    s.once('end', onReady);
+    s.once('error', onError);
+    exp.done.catch((e: unknown) => { cleanup(); reject(e instanceof Error ? e : new Error(String(e))); });
+  });
+}

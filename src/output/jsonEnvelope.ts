@@ -1,0 +1,50 @@
+/**
+ * Wraps the engine's newline-delimited JSON rows into the response envelope
+ * `{"status":"success","events":[…],"count":N}` as bytes pass through: rows
+ * are never parsed, and memory stays one chunk deep.
+ */
+import { Transform, type TransformCallback } from 'node:stream';
+
+const NEWLINE = 0x0a;
+const COMMA = 0x2c;
+const HEAD = Buffer.from('{"status":"success","events":[');
+
+export class JsonEnvelope extends Transform {
+  #count = 0;
+  #started = false;
+  /** A row ended at the previous chunk's end; a separator is owed if another row follows. */
+  #owesSeparator = false;
+
+  get count(): number {
+    return this.#count;
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    if (!this.#started) {
+      this.push(HEAD);
+      this.#started = true;
+    }
+    if (chunk.length === 0) return done();
+    if (this.#owesSeparator) this.push(Buffer.of(COMMA));
+    this.#owesSeparator = false;
+    let end = chunk.length;
+    if (chunk[end - 1] === NEWLINE) {
+      end--;
+      this.#count++;
+      this.#owesSeparator = true;
+    }
+    const out = Buffer.from(chunk.subarray(0, end));
+    for (let i = out.indexOf(NEWLINE); i !== -1; i = out.indexOf(NEWLINE, i + 1)) {
+      out[i] = COMMA;
+      this.#count++;
+    }
+    if (out.length) this.push(out);
+    done();
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (!this.#started) this.push(HEAD);
+    this.push(Buffer.from(`],"count":${this.#count}}`));
+    done();
+  }
+}

@@ -1,0 +1,52 @@
+/** A validated raw event request → one parameterized SQL query, its cost and its file name. */
+import type { DataRoute } from '../catalog/derive/routes.ts';
+import type { Format, OutputColumn } from '../catalog/types.ts';
+import type { SqlParams, Store } from '../store/createStore.ts';
+import { computeCost, type BlocksPerDay, type Cost } from './cost.ts';
+import { assertChainCoverage } from './coverage.ts';
+import { planSelection, type Selection } from './planSelection.ts';
+import { ident } from './sql/builder.ts';
+
+export interface QueryPlan {
+  readonly sql: string;
+  readonly params: SqlParams;
+  readonly format: Format;
+  readonly columns: readonly string[];
+  readonly cost: Cost;
+  /** Suggested download name, without extension. */
+  readonly basename: string;
+}
+
+export interface PlanContext {
+  readonly store: Store;
+  readonly blocksPerDay?: BlocksPerDay;
+}
+
+export function outputColumns(sel: Selection): OutputColumn[] {
+  const withTime = sel.values.with_time !== false;
+  const cols = sel.endpoint.columns.filter((c) => withTime || c.name !== 'time');
+  return sel.values.verbose === true ? [...cols, ...sel.endpoint.verboseColumns] : cols;
+}
+
+export function rangeText(sel: Selection): string {
+  return sel.range.kind === 'blocks' ? `${sel.range.start}-${sel.range.end}` : `${sel.range.since / 1000}-${sel.range.until / 1000}`;
+}
+
+export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<QueryPlan> {
+  const sel = await planSelection(ctx.store, route, raw);
+  const e = sel.endpoint;
+  const cols = outputColumns(sel);
+  const select = cols.map((c) => `${sel.columnSql(c.name)} AS ${ident(c.name)}`).join(', ');
+  const order = e.table.orderBy.filter((k) => k !== 'network').map((k) => `t.${ident(k)}`).join(', ');
+  const sql = `SELECT ${select} FROM ${e.table.name} t WHERE ${sel.where.join(' AND ')} ORDER BY ${order}`;
+  await assertChainCoverage(ctx.store, e.id, sel.network, sel.range);
+  const cost = computeCost({ costClass: e.cost, network: sel.network, range: sel.range, aggregate: false }, ctx.blocksPerDay);
+  return {
+    sql,
+    params: sel.q.params,
+    format: sel.format,
+    columns: cols.map((c) => c.name),
+    cost,
+    basename: `${e.id.replaceAll('/', '-')}-${sel.network}-${rangeText(sel)}`,
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * A validated request → what it selects: endpoint, network, range, format,
+ * and the bound WHERE conditions. Raw and aggregate plans both start here.
+ */
+import type { DataRoute } from '../catalog/derive/routes.ts';
+import type { ChainEndpoint, Format } from '../catalog/types.ts';
+import { ApiError } from '../errors/apiError.ts';
+import type { Store } from '../store/createStore.ts';
+import { normalizeQuery, type QueryValues } from './normalize.ts';
+import { checkRangeLimit, parseRange, type QueryRange } from './range.ts';
+import { SqlBuilder, ident } from './sql/builder.ts';
+import { buildFilters } from './sql/filters.ts';
+import { toSqlTimestamp } from './time.ts';
+
+export interface Selection {
+  readonly endpoint: ChainEndpoint;
+  readonly network: string;
+  readonly range: QueryRange;
+  readonly format: Format;
+  readonly values: QueryValues;
+  readonly q: SqlBuilder;
+  readonly where: readonly string[];
+  /** SQL of an output column by name, under this request. */
+  columnSql(name: string): string;
+}
+
+export async function planSelection(store: Store, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<Selection> {
+  const endpoint = route.endpoint;
+  if (endpoint.family === 'exchange') throw new Error('planSelection serves chain endpoints');
+  const values = normalizeQuery(route.params, raw);
+  const network = typeof values.network === 'string' ? values.network : endpoint.networks[0]!;
+  if (!endpoint.networks.includes(network)) {
+    throw new ApiError('unsupported_network', `network '${network}' is not supported here; supported: ${endpoint.networks.join(', ')}`, { supported: [...endpoint.networks] });
+  }
+  const format = (values.format ?? endpoint.defaultFormat) as Format;
+  const range = parseRange({
+    block_start: values.block_start as number | undefined,
+    block_end: values.block_end as number | undefined,
+    since: values.since as string | undefined,
+    until: values.until as string | undefined,
+  });
+  checkRangeLimit(range, format, network);
+
+  const q = new SqlBuilder();
+  const where = [`t.network = ${q.bind(network)}`];
+  if (range.kind === 'blocks') where.push(`t.block_number BETWEEN ${q.bind(range.start)} AND ${q.bind(range.end)}`);
+  else where.push(`t.time >= CAST(${q.bind(toSqlTimestamp(range.since))} AS TIMESTAMP) AND t.time < CAST(${q.bind(toSqlTimestamp(range.until))} AS TIMESTAMP)`);
+  const filters = await buildFilters(store, endpoint, network, values, q);
+  where.push(...filters.where);
+
+  const all = [...endpoint.columns, ...endpoint.verboseColumns];
+  const columnSql = (name: string): string => {
+    const override = filters.overrides[name];
+    if (override) return override;
+    const col = all.find((c) => c.name === name);
+    if (col?.sql) return col.sql;
+    return `t.${ident(name)}`;
+  };
+  return { endpoint, network, range, format, values, q, where, columnSql };
+}

@@ -1,0 +1,89 @@
+/**
+ * Renders every failure as `{status:"error", error, code}` (decisions.md §5).
+ * Schema-validation failures become the 400 codes; anything unexpected
+ * becomes `internal_error` with no SQL and no stack in the body.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/apiError.ts';
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** The closest accepted name, when one is near enough to be a typo. */
+export function suggest(name: string, accepted: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDist = Math.max(2, Math.floor(name.length / 3)) + 1;
+  for (const a of accepted) {
+    const d = editDistance(name, a);
+    if (d < bestDist) { best = a; bestDist = d; }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}
+
+export function validationToApiError(errors: readonly AjvError[], accepted: readonly string[]): ApiError {
+  const e = errors[0];
+  if (!e) return new ApiError('invalid_parameter', 'invalid request');
+  const param = e.instancePath.replace(/^\//, '');
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const name = String(e.params.additionalProperty);
+      const hint = suggest(name, accepted);
+      return new ApiError('unknown_parameter', `unknown parameter '${name}'${hint ? `; did you mean '${hint}'?` : ''}`, { parameter: name, accepted: [...accepted] });
+    }
+    case 'required': {
+      const name = String(e.params.missingProperty);
+      return new ApiError('missing_parameter', `${name} is required`, { parameter: name });
+    }
+    case 'type': {
+      const type = String(e.params.type);
+      const what = type === 'integer' ? 'an integer' : type === 'number' ? 'a number' : type === 'boolean' ? 'true or false' : 'a single string value';
+      return new ApiError('invalid_parameter', `${param} must be ${what}`, { parameter: param });
+    }
+    case 'enum': {
+      const allowed = (e.params.allowedValues as unknown[]) ?? [];
+      return new ApiError('invalid_parameter', `${param} must be one of ${allowed.join(', ')}`, { parameter: param, supported: allowed });
+    }
+    case 'minimum':
+      return new ApiError('invalid_parameter', `${param} must be at least ${String(e.params.limit)}`, { parameter: param });
+    default:
+      return new ApiError('invalid_parameter', `${param || 'request'} ${e.message ?? 'is invalid'}`, { parameter: param });
+  }
+}
+
+export function toApiError(err: unknown, request: FastifyRequest): ApiError {
+  if (err instanceof ApiError) return err;
+  const fe = err as FastifyError & { validation?: AjvError[] };
+  if (fe.validation) {
+    const schema = (request.routeOptions.schema?.querystring ?? {}) as { properties?: Record<string, unknown> };
+    return validationToApiError(fe.validation, Object.keys(schema.properties ?? {}));
+  }
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError('unsupported_media_type', 'send the body as application/json');
+  if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' || (fe.statusCode === 400 && fe.code?.startsWith('FST_ERR_CTP'))) {
+    return new ApiError('invalid_body', 'the body is not valid JSON');
+  }
+  if (fe.statusCode === 400 && err instanceof SyntaxError) return new ApiError('invalid_body', 'the body is not valid JSON');
+  if (fe.statusCode === 413) return new ApiError('invalid_body', 'the body is too large');
+  return new ApiError('internal_error', 'internal error; the request was not charged');
+}
+
+export function sendError(err: ApiError, reply: FastifyReply): FastifyReply {
+  return reply.code(err.status).header('content-type', 'application/json; charset=utf-8').send(err.toBody());
+}

@@ -1,0 +1,28 @@
+/** One GET route per catalog data route: plan, stream from the engine, encode. */
+import type { FastifyInstance } from 'fastify';
+import { querySchema } from '../../catalog/derive/jsonSchema.ts';
+import type { DataRoute } from '../../catalog/derive/routes.ts';
+import { encodeBody } from '../../output/encode.ts';
+import { planRaw, type PlanContext, type QueryPlan } from '../../query/planRaw.ts';
+
+export type Planner = (ctx: PlanContext, route: DataRoute, query: Readonly<Record<string, unknown>>) => Promise<QueryPlan>;
+
+export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route: DataRoute, plan: Planner = planRaw): void {
+  app.get(route.path, { schema: { querystring: querySchema(route.params) } }, async (request, reply) => {
+    const p = await plan(ctx, route, request.query as Record<string, unknown>);
+    const exp = await ctx.store.copyToStream(p.sql, p.params, p.format);
+    // A client that leaves mid-stream stops the engine at once.
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) exp.cancel();
+    });
+    let encoded;
+    try {
+      encoded = await encodeBody(exp, p.format, p.basename);
+    } catch (e) {
+      exp.cancel();
+      throw e;
+    }
+    reply.headers(encoded.headers);
+    return reply.send(encoded.body);
+  });
+}

@@ -1,0 +1,36 @@
+/** The discovery endpoints of interface.md §4.1, all derived from the catalog. */
+import type { FastifyInstance } from 'fastify';
+import {
+  aggregateSchemaOf, eventTypesOf, extraArgsOf, networksOf, protocolEndpoints, protocols,
+} from '../../catalog/derive/discovery.ts';
+import type { Store } from '../../store/createStore.ts';
+
+export function registerDiscovery(app: FastifyInstance, store: Store): void {
+  app.get('/v1/protocols', async () => protocols());
+
+  app.get('/v1/tokens', async () => {
+    const rows = await store.all<{ symbol: string; name: string; aliases: string[] | null; deployments: { network: string; address: string; decimals: number }[] }>(
+      `SELECT symbol, any_value(name) AS name, any_value(aliases) AS aliases,
+              list({'network': network, 'address': address, 'decimals': decimals} ORDER BY network) AS deployments
+       FROM tokens GROUP BY symbol ORDER BY symbol`,
+    );
+    return rows.map((r) => ({
+      symbol: r.symbol,
+      name: r.name,
+      aliases: r.aliases ?? [],
+      networks: Object.fromEntries(r.deployments.map((d) => [d.network, { address: d.address || null, decimals: Number(d.decimals) }])),
+    }));
+  });
+
+  for (const id of protocols()) {
+    const [family, protocol] = id.split('/') as [string, string];
+    const eps = protocolEndpoints(family, protocol);
+    const base = `/v1/${family}/${protocol}`;
+    if (family === 'evm') {
+      app.get(`${base}/networks`, async () => networksOf(eps));
+      app.get(`${base}/events/types`, async () => eventTypesOf(eps));
+      app.get(`${base}/extra_args`, async () => extraArgsOf(eps));
+    }
+    app.get(`${base}/aggregate_schema`, async () => aggregateSchemaOf(eps));
+  }
+}

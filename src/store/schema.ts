@@ -1,0 +1,34 @@
+/**
+ * The store's tables. Dataset tables are derived from the catalog; the others
+ * (blocks, coverage, reference data, keys) are declared here.
+ */
+import { catalog } from '../catalog/index.ts';
+import type { TableDef } from '../catalog/types.ts';
+
+export const SCHEMA_VERSION = 1;
+
+export function tableDdl(t: TableDef): string {
+  const cols = t.columns.map((c) => `"${c.name}" ${c.type}`).join(', ');
+  return `CREATE TABLE IF NOT EXISTS ${t.name} (${cols})`;
+}
+
+/** Tables that are not datasets. */
+const SYSTEM_DDL = [
+  `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER)`,
+  // One row per block of every chain network, for time ranges and reorg checks.
+  `CREATE TABLE IF NOT EXISTS blocks (network VARCHAR, number BIGINT, time TIMESTAMP, hash VARCHAR, parent_hash VARCHAR)`,
+  // Inclusive intervals that ingestion has completed, per dataset and scope
+  // (network for chains, token for venues). Units: blocks, or epoch milliseconds for venues.
+  `CREATE TABLE IF NOT EXISTS coverage (dataset VARCHAR, scope VARCHAR, lo BIGINT, hi BIGINT)`,
+  `CREATE TABLE IF NOT EXISTS tokens (symbol VARCHAR, name VARCHAR, aliases VARCHAR[], network VARCHAR, address VARCHAR, decimals UTINYINT)`,
+  `CREATE TABLE IF NOT EXISTS labels (address VARCHAR, label VARCHAR, category VARCHAR, network VARCHAR)`,
+  `CREATE TABLE IF NOT EXISTS pools (network VARCHAR, pool_address VARCHAR, fee INTEGER,
+     token0_address VARCHAR, token0 VARCHAR, token0_decimals UTINYINT,
+     token1_address VARCHAR, token1 VARCHAR, token1_decimals UTINYINT, created_block BIGINT)`,
+  `CREATE TABLE IF NOT EXISTS api_keys (id VARCHAR, key_hash VARCHAR, prefix VARCHAR, plan VARCHAR, name VARCHAR,
+     created_at TIMESTAMP, revoked_at TIMESTAMP)`,
+];
+
+export function schemaDdl(): string[] {
+  return [...SYSTEM_DDL, ...catalog.map((e) => tableDdl(e.table))];
+}
