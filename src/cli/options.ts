@@ -1,0 +1,29 @@
+/** Options shared by every command, and opening the store they point at. */
+import path from 'node:path';
+import { createStore, type Store } from '../store/createStore.ts';
+
+export const DEFAULT_DATA_DIR = process.env.CHAINQ_DATA ?? './data';
+
+export interface DataOption {
+  data: string;
+}
+
+export function openStore(opts: DataOption & { memoryLimit?: string; readOnly?: boolean }): Promise<Store> {
+  return createStore({
+    dataDir: path.resolve(opts.data),
+    ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}),
+    ...(opts.readOnly ? { readOnly: true } : {}),
+  });
+}
+
+export function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`expected a positive number, got '${value}'`);
+  return n;
+}
+
+export function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`expected a port number, got '${value}'`);
+  return n;
+}

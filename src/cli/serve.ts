@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { createLogger } from '../internal/logger.ts';
+import { createKey } from '../metering/keys.ts';
+import { createApp } from '../server/createApp.ts';
+import type { Store } from '../store/createStore.ts';
+import { loadDemo } from './demo.ts';
+import { DEFAULT_DATA_DIR, openStore, port } from './options.ts';
+
+interface ServeOptions {
+  data: string;
+  port: number;
+  host: string;
+  logLevel: string;
+  memoryLimit?: string;
+  demo: boolean;
+}
+
+/** A store that has never held data nor keys is new: it gets the demo and a first key. */
+async function isNewStore(store: Store): Promise<boolean> {
+  const [r] = await store.all<{ n: bigint }>(`SELECT (SELECT count(*) FROM coverage) + (SELECT count(*) FROM api_keys) AS n`);
+  return Number(r?.n ?? 0) === 0;
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the HTTP API')
+    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--port <n>', 'port', port, 8080)
+    .option('--host <host>', 'interface to listen on; 127.0.0.1 unless you mean to expose it', '127.0.0.1')
+    .option('--log-level <level>', 'pino log level', process.env.CHAINQ_LOG_LEVEL ?? 'info')
+    .option('--memory-limit <size>', 'DuckDB memory limit, e.g. 512MB')
+    .option('--no-demo', 'do not load the demo dataset into a new store')
+    .action(async (opts: ServeOptions) => {
+      const logger = createLogger(opts.logLevel);
+      const store = await openStore(opts);
+      if (await isNewStore(store)) {
+        if (opts.demo) {
+          process.stdout.write('new store: loading the demo dataset (synthetic data)…\n');
+          await loadDemo(store);
+        }
+        const { key } = await createKey(store, { plan: 'free', name: 'first key' });
+        process.stdout.write(`first API key (plan free), shown once:\n${key}\n`);
+      }
+      const app = await createApp({ store, logger });
+      const close = async () => {
+        await app.close();
+        await store.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', close);
+      process.once('SIGTERM', close);
+      const address = await app.listen({ port: opts.port, host: opts.host });
+      const url = new URL(address);
+      process.stdout.write(`listening on http://${opts.host}:${url.port}\n`);
+    });
+}

@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { datasetStatus } from '../store/maintenance.ts';
+import { DEFAULT_DATA_DIR, openStore } from './options.ts';
+
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description('show what the store holds, per dataset and network')
+    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--json', 'print JSON for scripts')
+    .action(async (opts: { data: string; json?: boolean }) => {
+      const store = await openStore(opts);
+      try {
+        const datasets = await datasetStatus(store);
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify({ datasets })}\n`);
+          return;
+        }
+        const rows = datasets.map((d) => [d.dataset, d.network ?? d.token ?? '', d.rows.toLocaleString('en-US'),
+          d.block_min === null ? '' : `${d.block_min}–${d.block_max}`, `${d.time_min ?? ''} – ${d.time_max ?? ''}`]);
+        const head = ['dataset', 'network', 'rows', 'blocks', 'time'];
+        const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+        const line = (r: string[]) => r.map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+        process.stdout.write(`${[line(head), ...rows.map(line)].join('\n')}\n`);
+        if (datasets.length === 0) process.stdout.write('the store holds no data yet: run `chainq demo` or `chainq ingest …`\n');
+      } finally {
+        await store.close();
+      }
+    });
+}

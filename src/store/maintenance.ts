@@ -1,0 +1,56 @@
+/** Whole-store operations for operators: clearing datasets and describing what the store holds. */
+import { catalog } from '../catalog/index.ts';
+import type { Store } from './createStore.ts';
+
+export async function clearDatasets(store: Store): Promise<void> {
+  await store.transaction(async (tx) => {
+    for (const e of catalog) await tx.run(`DELETE FROM ${e.table.name}`);
+    await tx.run('DELETE FROM coverage');
+    await tx.run('DELETE FROM blocks');
+  });
+}
+
+export interface DatasetStatus {
+  dataset: string;
+  network: string | null;
+  token?: string;
+  rows: number;
+  block_min: number | null;
+  block_max: number | null;
+  time_min: string | null;
+  time_max: string | null;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString().replace('.000Z', 'Z') : null);
+
+/** One entry per dataset and network (or token, for venues) that holds rows. */
+export async function datasetStatus(store: Store): Promise<DatasetStatus[]> {
+  const out: DatasetStatus[] = [];
+  for (const e of catalog) {
+    const cols = new Set(e.table.columns.map((c) => c.name));
+    const byToken = e.family === 'exchange';
+    const scope = byToken ? 'token' : 'network';
+    if (!cols.has(scope)) continue;
+    const hasBlocks = cols.has('block_number');
+    const rows = await store.all<{ scope: string; n: bigint; bmin: bigint | null; bmax: bigint | null; tmin: Date | null; tmax: Date | null }>(
+      `SELECT ${scope} AS scope, count(*) AS n,
+              ${hasBlocks ? 'min(block_number)' : 'NULL::BIGINT'} AS bmin, ${hasBlocks ? 'max(block_number)' : 'NULL::BIGINT'} AS bmax,
+              min(time) AS tmin, max(time) AS tmax
+       FROM ${e.table.name} GROUP BY ALL ORDER BY scope`,
+    );
+    for (const r of rows) {
+      const chainNetwork = e.family === 'btc' ? null : r.scope;
+      out.push({
+        dataset: e.id,
+        network: byToken ? null : chainNetwork,
+        ...(byToken ? { token: r.scope } : {}),
+        rows: Number(r.n),
+        block_min: r.bmin === null ? null : Number(r.bmin),
+        block_max: r.bmax === null ? null : Number(r.bmax),
+        time_min: iso(r.tmin),
+        time_max: iso(r.tmax),
+      });
+    }
+  }
+  return out;
+}
