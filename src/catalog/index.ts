@@ -7,6 +7,10 @@ import { nativeTransfer } from './evm/native.ts';
 import { lendingEndpoints } from './evm/lending_v3.ts';
 import { stakingEndpoints } from './evm/staking.ts';
 import { dexEndpoints } from './evm/dex_v3.ts';
+import { tronNativeTransfer, tronTrc20Transfer } from './tron/transfers.ts';
+import { btcTransfer } from './btc/transfer.ts';
+import { venueAEndpoints } from './venues/venue_a.ts';
+import { venueBEndpoints } from './venues/venue_b.ts';
 import type { ChainEndpoint, Endpoint, VenueEndpoint } from './types.ts';
 
 export const chainEndpoints: readonly ChainEndpoint[] = [
@@ -15,9 +19,12 @@ export const chainEndpoints: readonly ChainEndpoint[] = [
   ...lendingEndpoints,
   ...dexEndpoints,
   ...stakingEndpoints,
+  tronTrc20Transfer,
+  tronNativeTransfer,
+  btcTransfer,
 ];
 
-export const venueEndpoints: readonly VenueEndpoint[] = [];
+export const venueEndpoints: readonly VenueEndpoint[] = [...venueAEndpoints, ...venueBEndpoints];
 
 export const catalog: readonly Endpoint[] = [...chainEndpoints, ...venueEndpoints];
 
@@ -28,11 +35,15 @@ export function endpointById(id: string): Endpoint | undefined {
 /** Checks the catalog's own consistency; run at boot and in tests. */
 export function validateCatalog(entries: readonly Endpoint[] = catalog): void {
   const seen = new Set<string>();
+  const tables = new Map<string, unknown>();
   for (const e of entries) {
-    for (const key of [e.id, e.path, e.table.name]) {
+    for (const key of [e.id, e.path]) {
       if (seen.has(key)) throw new Error(`catalog: duplicate ${key}`);
       seen.add(key);
     }
+    // Endpoints may share a table (open interest and ratios come from one file), but only the same definition.
+    if (tables.has(e.table.name) && tables.get(e.table.name) !== e.table) throw new Error(`catalog: two definitions of table ${e.table.name}`);
+    tables.set(e.table.name, e.table);
     const stored = new Set(e.table.columns.map((c) => c.name));
     for (const k of e.table.orderBy) if (!stored.has(k)) throw new Error(`catalog: ${e.id} orders by unknown column ${k}`);
     const outputs = [...e.columns, ...(e.family === 'exchange' ? [] : e.verboseColumns)];

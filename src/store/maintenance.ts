@@ -4,7 +4,7 @@ import type { Store } from './createStore.ts';
 
 export async function clearDatasets(store: Store): Promise<void> {
   await store.transaction(async (tx) => {
-    for (const e of catalog) await tx.run(`DELETE FROM ${e.table.name}`);
+    for (const name of new Set(catalog.map((e) => e.table.name))) await tx.run(`DELETE FROM ${name}`);
     await tx.run('DELETE FROM coverage');
     await tx.run('DELETE FROM blocks');
   });

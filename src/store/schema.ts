@@ -30,5 +30,6 @@ const SYSTEM_DDL = [
 ];
 
 export function schemaDdl(): string[] {
-  return [...SYSTEM_DDL, ...catalog.map((e) => tableDdl(e.table))];
+  const tables = new Map(catalog.map((e) => [e.table.name, e.table]));
+  return [...SYSTEM_DDL, ...[...tables.values()].map(tableDdl)];
 }

@@ -1,0 +1,43 @@
+import { CHAIN_FORMATS, addressFilterParams, amountParams, blockNumberColumn, col, timeColumn, transferFilters } from '../common.ts';
+import type { ChainEndpoint } from '../types.ts';
+
+/**
+ * Bitcoin "transfers" under chainq's UTXO rule: one row per output paid to an
+ * address that does not also fund the transaction (change is not a transfer).
+ * The sender is the funding input address holding the largest value; coinbase
+ * outputs have no sender. tx id and vout are kept so every row can be traced.
+ */
+export const btcTransfer: ChainEndpoint = {
+  id: 'btc/native/transfer',
+  path: '/v1/btc/native/events/transfer',
+  family: 'btc',
+  protocol: 'native',
+  event: 'transfer',
+  eventName: 'transfer',
+  summary: 'Bitcoin transfers: outputs paid to addresses that did not fund the transaction.',
+  networks: ['BTC'],
+  table: {
+    name: 'btc_native_transfer',
+    columns: [
+      { name: 'network', type: 'VARCHAR' }, { name: 'block_number', type: 'BIGINT' }, { name: 'tx_index', type: 'INTEGER' },
+      { name: 'vout', type: 'INTEGER' }, { name: 'time', type: 'TIMESTAMP' }, { name: 'tx_hash', type: 'VARCHAR' },
+      { name: 'token', type: 'VARCHAR' }, { name: 'sender', type: 'VARCHAR' }, { name: 'receiver', type: 'VARCHAR' },
+      { name: 'amount_raw', type: 'BIGINT' }, { name: 'amount', type: 'DOUBLE' },
+    ],
+    orderBy: ['network', 'block_number', 'tx_index', 'vout'],
+  },
+  params: { ...amountParams, ...addressFilterParams },
+  filters: transferFilters(),
+  columns: [blockNumberColumn, col('token', 'string', 'Always BTC.'), col('sender', 'string', 'Largest funding input address; null for coinbase.'), col('receiver', 'string', 'Receiving address.'), col('amount', 'double', 'Amount in BTC.'), timeColumn],
+  verboseColumns: [col('tx_id', 'string', 'Transaction id.', 't.tx_hash'), col('vout', 'integer', 'Output index in the transaction.')],
+  pricedAmount: { amount: 'amount', token: 'token' },
+  aggregate: {
+    columns: [{ source_column: 'amount', aggregation: 'sum', output_column: 'agg_amount' }],
+    always_included: ['count'],
+    valued: false,
+  },
+  formats: CHAIN_FORMATS,
+  defaultFormat: 'json',
+  cost: { kind: 'blocks' },
+  served: false,
+};

@@ -1,0 +1,78 @@
+import { CHAIN_FORMATS, addressFilterParams, amountParams, blockNumberColumn, col, timeColumn, transferFilters } from '../common.ts';
+import type { ChainEndpoint, OutputColumn } from '../types.ts';
+
+const tronVerbose: readonly OutputColumn[] = [col('tx_id', 'string', 'Transaction id.', 't.tx_hash')];
+
+/** Aggregates of Tron and Bitcoin: one row per bucket and token (interface.md §2.6). */
+const perTokenSum = {
+  columns: [{ source_column: 'amount', aggregation: 'sum', output_column: 'agg_amount' }],
+  always_included: ['count'],
+  valued: false,
+} as const;
+
+export const tronTrc20Transfer: ChainEndpoint = {
+  id: 'tron/trc20/transfer',
+  path: '/v1/tron/trc20/events/transfer',
+  family: 'tron',
+  protocol: 'trc20',
+  event: 'transfer',
+  eventName: 'Transfer',
+  summary: 'TRC-20 Transfer events of one token on Tron.',
+  networks: ['TRON'],
+  table: {
+    name: 'tron_trc20_transfer',
+    columns: [
+      { name: 'network', type: 'VARCHAR' }, { name: 'block_number', type: 'BIGINT' }, { name: 'log_index', type: 'INTEGER' },
+      { name: 'time', type: 'TIMESTAMP' }, { name: 'tx_hash', type: 'VARCHAR' },
+      { name: 'token_address', type: 'VARCHAR' }, { name: 'token', type: 'VARCHAR' }, { name: 'token_decimals', type: 'UTINYINT' },
+      { name: 'sender', type: 'VARCHAR' }, { name: 'receiver', type: 'VARCHAR' },
+      { name: 'amount_raw', type: 'BIGNUM' }, { name: 'amount', type: 'DOUBLE' },
+    ],
+    orderBy: ['network', 'block_number', 'log_index'],
+  },
+  params: {
+    token: { type: 'string', required: true, description: 'Token symbol (case-insensitive) or base58 T… contract address.' },
+    ...amountParams,
+    ...addressFilterParams,
+  },
+  filters: { token: { kind: 'token' }, ...transferFilters() },
+  columns: [blockNumberColumn, col('token', 'string', 'Token symbol.'), col('sender', 'string', 'Sender, base58.'), col('receiver', 'string', 'Receiver, base58.'), col('amount', 'double', 'Amount in token units.'), timeColumn],
+  verboseColumns: tronVerbose,
+  pricedAmount: { amount: 'amount', token: 'token' },
+  aggregate: perTokenSum,
+  formats: CHAIN_FORMATS,
+  defaultFormat: 'json',
+  cost: { kind: 'blocks' },
+  served: false,
+};
+
+export const tronNativeTransfer: ChainEndpoint = {
+  id: 'tron/native/transfer',
+  path: '/v1/tron/native/events/transfer',
+  family: 'tron',
+  protocol: 'native',
+  event: 'transfer',
+  eventName: 'TransferContract',
+  summary: 'TRX transfers (TransferContract) on Tron.',
+  networks: ['TRON'],
+  table: {
+    name: 'tron_native_transfer',
+    columns: [
+      { name: 'network', type: 'VARCHAR' }, { name: 'block_number', type: 'BIGINT' }, { name: 'tx_index', type: 'INTEGER' },
+      { name: 'time', type: 'TIMESTAMP' }, { name: 'tx_hash', type: 'VARCHAR' }, { name: 'token', type: 'VARCHAR' },
+      { name: 'sender', type: 'VARCHAR' }, { name: 'receiver', type: 'VARCHAR' },
+      { name: 'amount_raw', type: 'BIGINT' }, { name: 'amount', type: 'DOUBLE' },
+    ],
+    orderBy: ['network', 'block_number', 'tx_index'],
+  },
+  params: { ...amountParams, ...addressFilterParams },
+  filters: transferFilters(),
+  columns: [blockNumberColumn, col('token', 'string', 'Always TRX.'), col('sender', 'string', 'Sender, base58.'), col('receiver', 'string', 'Receiver, base58.'), col('amount', 'double', 'Amount in TRX.'), timeColumn],
+  verboseColumns: tronVerbose,
+  pricedAmount: { amount: 'amount', token: 'token' },
+  aggregate: perTokenSum,
+  formats: CHAIN_FORMATS,
+  defaultFormat: 'json',
+  cost: { kind: 'blocks' },
+  served: false,
+};
