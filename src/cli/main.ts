@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { StoreLockedError } from '../store/createStore.ts';
 import { registerDemo } from './demo.ts';
+import { registerIngest } from './ingest.ts';
 import { registerKeys } from './keys.ts';
 import { registerReference } from './reference.ts';
 import { registerServe } from './serve.ts';
@@ -10,6 +11,7 @@ import { registerStatus } from './status.ts';
 const program = new Command('chainq').description('historical blockchain and exchange data, served over a metered HTTP API');
 registerServe(program);
 registerDemo(program);
+registerIngest(program);
 registerKeys(program);
 registerStatus(program);
 registerReference(program);

@@ -4,62 +4,14 @@
  * answered as if it were empty.
  */
 import { ApiError } from '../errors/apiError.ts';
-import type { Store, Tx } from '../store/createStore.ts';
+import type { Store } from '../store/createStore.ts';
+import { coveredIntervals, gaps, type Interval } from '../store/coverage.ts';
 import type { QueryRange } from './range.ts';
 import { isoSeconds, toSqlTimestamp } from './time.ts';
 
-export interface Interval {
-  readonly lo: number;
-  readonly hi: number;
-}
-
-/** The parts of [lo, hi] that `covered` (sorted, inclusive) does not contain. */
-export function gaps(lo: number, hi: number, covered: readonly Interval[]): Interval[] {
-  const out: Interval[] = [];
-  let next = lo;
-  for (const c of covered) {
-    if (c.hi < next) continue;
-    if (c.lo > hi) break;
-    if (c.lo > next) out.push({ lo: next, hi: Math.min(hi, c.lo - 1) });
-    next = Math.max(next, c.hi + 1);
-    if (next > hi) break;
-  }
-  if (next <= hi) out.push({ lo: next, hi });
-  return out;
-}
-
-export async function coveredIntervals(store: Store, dataset: string, scope: string): Promise<Interval[]> {
-  const rows = await store.all<{ lo: bigint; hi: bigint }>(
-    `SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope ORDER BY lo`,
-    { dataset, scope },
-  );
-  return rows.map((r) => ({ lo: Number(r.lo), hi: Number(r.hi) }));
-}
-
-/** Records [lo, hi] as covered, merging with touching intervals. Call inside the transaction that wrote the rows. */
-export async function addCoverage(tx: Tx, dataset: string, scope: string, lo: number, hi: number): Promise<void> {
-  const touching = await tx.all<{ lo: bigint; hi: bigint }>(
-    `SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`,
-    { dataset, scope, lo, hi },
-  );
-  const mlo = Math.min(lo, ...touching.map((r) => Number(r.lo)));
-  const mhi = Math.max(hi, ...touching.map((r) => Number(r.hi)));
-  await tx.run(`DELETE FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`, { dataset, scope, lo, hi });
-  await tx.run(`INSERT INTO coverage VALUES ($dataset, $scope, $lo, $hi)`, { dataset, scope, lo: mlo, hi: mhi });
-}
-
-/** Removes [lo, hi] from the coverage (a reorg or a re-ingest), splitting intervals. */
-export async function removeCoverage(tx: Tx, dataset: string, scope: string, lo: number, hi: number): Promise<void> {
-  const hit = await tx.all<{ lo: bigint; hi: bigint }>(
-    `SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo AND lo <= $hi`,
-    { dataset, scope, lo, hi },
-  );
-  await tx.run(`DELETE FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo AND lo <= $hi`, { dataset, scope, lo, hi });
-  for (const r of hit) {
-    if (Number(r.lo) < lo) await tx.run(`INSERT INTO coverage VALUES ($dataset, $scope, $a, $b)`, { dataset, scope, a: Number(r.lo), b: lo - 1 });
-    if (Number(r.hi) > hi) await tx.run(`INSERT INTO coverage VALUES ($dataset, $scope, $a, $b)`, { dataset, scope, a: hi + 1, b: Number(r.hi) });
-  }
-}
+// The interval arithmetic and the coverage table's writers live in the store,
+// where ingestion (which may not import query/) records coverage too.
+export { addCoverage, coveredIntervals, gaps, removeCoverage, type Interval } from '../store/coverage.ts';
 
 const describe = (g: readonly Interval[]) => g.slice(0, 5).map((i) => (i.lo === i.hi ? `${i.lo}` : `${i.lo}–${i.hi}`)).join(', ') + (g.length > 5 ? ', …' : '');
 

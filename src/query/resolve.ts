@@ -28,8 +28,15 @@ export async function resolveTokenSymbol(store: Store, network: string, text: st
   return { addresses: same.map((r) => r.address), symbol: first.symbol, decimals: same.length === 1 ? first.decimals : null };
 }
 
+/** Decimals of a token contract: the registry's, else what ingestion read on chain (token_cache), else null. */
 export async function tokenDecimals(store: Store, network: string, address: string): Promise<number | null> {
-  const rows = await store.all<{ decimals: number }>(`SELECT decimals FROM tokens WHERE network = $network AND address = $address`, { network, address });
+  const rows = await store.all<{ decimals: number }>(
+    `SELECT decimals FROM (
+       SELECT decimals, 0 AS pref FROM tokens WHERE network = $network AND address = $address
+       UNION ALL SELECT decimals, 1 AS pref FROM token_cache WHERE network = $network AND address = $address AND decimals IS NOT NULL)
+     ORDER BY pref LIMIT 1`,
+    { network, address },
+  );
   return rows[0]?.decimals ?? null;
 }
 

@@ -21,6 +21,9 @@ const SYSTEM_DDL = [
   // (network for chains, token for venues). Units: blocks, or epoch milliseconds for venues.
   `CREATE TABLE IF NOT EXISTS coverage (dataset VARCHAR, scope VARCHAR, lo BIGINT, hi BIGINT)`,
   `CREATE TABLE IF NOT EXISTS tokens (symbol VARCHAR, name VARCHAR, aliases VARCHAR[], network VARCHAR, address VARCHAR, decimals UTINYINT)`,
+  // What ingestion read on chain about tokens the registry does not list (decimals(), symbol()).
+  // Kept apart from `tokens` so that a contract naming itself "USDC" never joins a symbol lookup.
+  `CREATE TABLE IF NOT EXISTS token_cache (network VARCHAR, address VARCHAR, symbol VARCHAR, decimals UTINYINT)`,
   `CREATE TABLE IF NOT EXISTS labels (address VARCHAR, label VARCHAR, category VARCHAR, network VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS pools (network VARCHAR, pool_address VARCHAR, fee INTEGER,
      token0_address VARCHAR, token0 VARCHAR, token0_decimals UTINYINT,

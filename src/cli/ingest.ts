@@ -1,0 +1,215 @@
+/**
+ * `chainq ingest evm`: fill the store from an EVM JSON-RPC node. On a
+ * terminal a progress bar shows blocks, events, events per second and the
+ * time left; otherwise (or with --log) every step is a JSON log line on
+ * stderr with stable keys (`event`: start, plan, batch, notice, reorg,
+ * caught_up, done).
+ */
+import cliProgress from 'cli-progress';
+import { Command, Option } from 'commander';
+import fs from 'node:fs';
+import path from 'node:path';
+import { EVM_PROTOCOLS, type EvmProtocol } from '../ingest/evm/planDatasets.ts';
+import { IngestError, ingestEvm, type IngestEvent } from '../ingest/evm/ingestEvm.ts';
+import { createLogger } from '../internal/logger.ts';
+import { loadSeed } from '../reference/importReference.ts';
+import { ProtocolConfigError } from '../reference/protocols.ts';
+import { DEFAULT_DATA_DIR, openStore, positiveNumber } from './options.ts';
+
+interface IngestEvmCliOptions {
+  network: string;
+  rpc: string;
+  from?: number;
+  to?: number;
+  follow?: boolean;
+  confirmations?: number;
+  data: string;
+  protocols?: string;
+  only?: EvmProtocol[];
+  traces: boolean;
+  batchBlocks?: number;
+  concurrency?: number;
+  rpcConcurrency?: number;
+  rpcBatch?: number;
+  getLogsRange?: number;
+  reingest?: boolean;
+  pollInterval: number;
+  reorgWindow?: number;
+  skipChainCheck?: boolean;
+  log?: boolean;
+  memoryLimit?: string;
+}
+
+function blockNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a block number, got '${value}'`);
+  return n;
+}
+
+function count(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a whole number, got '${value}'`);
+  return n;
+}
+
+function protocolList(value: string): EvmProtocol[] {
+  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const p of list) if (!(EVM_PROTOCOLS as readonly string[]).includes(p)) throw new Error(`unknown protocol '${p}'; expected some of ${EVM_PROTOCOLS.join(', ')}`);
+  return list as EvmProtocol[];
+}
+
+/** Where the operator's contract addresses are read from: --protocols, else <data>/protocols.json when present. */
+function protocolsFile(opts: IngestEvmCliOptions): string | undefined {
+  if (opts.protocols) return path.resolve(opts.protocols);
+  const beside = path.resolve(opts.data, 'protocols.json');
+  return fs.existsSync(beside) ? beside : undefined;
+}
+
+export function registerIngest(program: Command): void {
+  const ingest = program.command('ingest').description('fill the store from outside sources');
+  ingest
+    .command('evm')
+    .description('ingest every EVM dataset of one network from a JSON-RPC node: erc20 and native transfers, lending_v3, dex_v3, staking')
+    .requiredOption('--network <code>', 'network code, e.g. ETH, ARB, BASE')
+    .requiredOption('--rpc <url>', 'JSON-RPC endpoint (http or https)')
+    .option('--from <block>', 'first block, inclusive (required without --follow)', blockNumber)
+    .option('--to <block>', 'last block, inclusive (default: head − confirmations)', blockNumber)
+    .option('--follow', 'keep ingesting new blocks as they reach --confirmations, following reorgs')
+    .option('--confirmations <n>', 'blocks to stay behind the head (default: ETH 65, POLYGON 200, ARB 240, others 30)', count)
+    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--protocols <file>', 'contract addresses laid over the shipped ones (default: <data>/protocols.json when present)')
+    .option('--only <protocols>', `comma-separated subset of ${EVM_PROTOCOLS.join(',')}`, protocolList)
+    .option('--no-traces', 'never read call traces: native transfers from transaction values only')
+    .option('--batch-blocks <n>', 'blocks per committed batch (default: adaptive)', positiveInt)
+    .option('--concurrency <n>', 'batches fetched at once (default 4)', positiveInt)
+    .option('--rpc-concurrency <n>', 'HTTP requests in flight at once (default 16)', positiveInt)
+    .option('--rpc-batch <n>', 'calls per JSON-RPC batch (default 100; shrinks when the node refuses)', positiveInt)
+    .option('--get-logs-range <n>', 'fixed eth_getLogs block range (default: adaptive)', positiveInt)
+    .option('--reingest', 'ingest the range again even where the store covers it')
+    .option('--poll-interval <seconds>', 'with --follow: seconds between polls of the head', positiveNumber, 2)
+    .option('--reorg-window <n>', 'deepest reorg to follow before stopping with an error (default: max(128, 2 × confirmations))', positiveInt)
+    .option('--skip-chain-check', "do not check that the node's chain id is the network's")
+    .option('--log', 'JSON log lines instead of the progress bar')
+    .addOption(new Option('--memory-limit <size>', 'DuckDB memory limit, e.g. 2GB'))
+    .action(async (opts: IngestEvmCliOptions) => runIngestEvm(opts));
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`expected a positive whole number, got '${value}'`);
+  return n;
+}
+
+async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
+  const logger = createLogger();
+  const store = await openStore(opts);
+  const controller = new AbortController();
+  let interrupted = 0;
+  const onSignal = () => {
+    // First signal: finish the batch being written, then stop. Second: leave at once (nothing half-written survives a kill).
+    if (++interrupted > 1) process.exit(130);
+    controller.abort(new Error('interrupted'));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const bar = !opts.log && process.stderr.isTTY ? createBar() : null;
+  const t0 = performance.now();
+  let events = 0;
+  let blocks = 0;
+  const onEvent = (e: IngestEvent) => {
+    if (e.type === 'batch') { events += e.events; blocks += e.blocks; }
+    if (bar) bar.onEvent(e, events, blocks, t0);
+    else {
+      const { type, ...fields } = e;
+      logger.info({ event: type, ...fields }, type);
+    }
+  };
+
+  try {
+    await loadSeed(store);
+    const file = protocolsFile(opts);
+    const summary = await ingestEvm(store, {
+      network: opts.network,
+      rpcUrl: opts.rpc,
+      from: opts.from,
+      to: opts.to,
+      follow: opts.follow,
+      confirmations: opts.confirmations,
+      protocolsFile: file,
+      only: opts.only,
+      traces: opts.traces,
+      batchBlocks: opts.batchBlocks,
+      concurrency: opts.concurrency,
+      rpcConcurrency: opts.rpcConcurrency,
+      rpcBatchSize: opts.rpcBatch,
+      getLogsRange: opts.getLogsRange,
+      reingest: opts.reingest,
+      pollIntervalMs: opts.pollInterval * 1000,
+      reorgWindow: opts.reorgWindow,
+      skipChainCheck: opts.skipChainCheck,
+      signal: controller.signal,
+      onEvent,
+    });
+    bar?.stop();
+    const rate = summary.seconds > 0 ? Math.round(summary.events / summary.seconds) : 0;
+    logger.info({ event: 'done', blocks: summary.blocks, events: summary.events, batches: summary.batches, seconds: summary.seconds, stopped: summary.stopped, rpc: summary.rpc }, 'done');
+    process.stdout.write(`${summary.stopped ? 'stopped' : 'done'}: ${summary.blocks.toLocaleString('en-US')} blocks, ${summary.events.toLocaleString('en-US')} events in ${summary.seconds.toFixed(1)} s (${rate.toLocaleString('en-US')} events/s)\n`);
+  } catch (e) {
+    bar?.stop();
+    if (e instanceof IngestError || e instanceof ProtocolConfigError) throw new Error(e.message);
+    throw e;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await store.close();
+  }
+}
+
+interface Bar {
+  onEvent(e: IngestEvent, events: number, blocks: number, t0: number): void;
+  stop(): void;
+}
+
+function createBar(): Bar {
+  const multi = new cliProgress.MultiBar({
+    format: '{bar} {percentage}% | blocks {value}/{total} | {events} events | {eps} events/s | ETA {eta_formatted}',
+    hideCursor: true,
+    etaBuffer: 50,
+    gracefulExit: true,
+  }, cliProgress.Presets.shades_classic);
+  let bar: cliProgress.SingleBar | null = null;
+  let done = 0;
+  const say = (text: string) => multi.log(`${text}\n`);
+  return {
+    onEvent(e, events, blocks, t0) {
+      const payload = () => ({ events: events.toLocaleString('en-US'), eps: Math.round(events / Math.max(0.001, (performance.now() - t0) / 1000)).toLocaleString('en-US') });
+      switch (e.type) {
+        case 'start':
+          say(`ingesting ${e.network} (head ${e.head}, ${e.confirmations} confirmations): ${e.datasets.join(', ')}`);
+          if (e.traces === true) say('native transfers: transaction values and internal calls (call traces)');
+          if (e.traces === false) say('native transfers: transaction values only, no internal transfers (no call traces)');
+          for (const s of e.skipped) say(`not ingested: ${s.dataset}: ${s.reason}`);
+          break;
+        case 'plan':
+          if (!bar) bar = multi.create(e.blocks, 0, payload());
+          else bar.setTotal(done + e.blocks);
+          break;
+        case 'batch':
+          done = blocks;
+          bar?.update(done, payload());
+          break;
+        case 'notice':
+          say(e.message);
+          break;
+        case 'reorg':
+          say(`reorg: blocks above ${e.ancestor} were replaced (found at block ${e.detectedAt}, ${e.depth} blocks deep); they are ingested again`);
+          break;
+        case 'caught_up':
+          bar?.update(done, payload());
+          break;
+      }
+    },
+    stop: () => multi.stop(),
+  };
+}

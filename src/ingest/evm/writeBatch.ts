@@ -1,0 +1,101 @@
+/**
+ * The only writes EVM ingestion makes, each one transaction:
+ *
+ * - `writeBatch`: for blocks [lo, hi], delete what every planned dataset
+ *   holds there, append the new rows, blocks, pools and token metadata, and
+ *   record coverage. Re-running a range therefore leaves no duplicates, and a
+ *   process killed at any moment leaves either the whole batch or none of it.
+ * - `rollbackAbove`: a reorg. Delete rows, blocks, pools and coverage above the
+ *   common ancestor across every EVM dataset of the network.
+ */
+import { chainEndpoints, endpointById } from '../../catalog/index.ts';
+import type { TableDef } from '../../catalog/types.ts';
+import { addCoverageMany, removeCoverage } from '../../store/coverage.ts';
+import type { AppendValue, Store, Tx } from '../../store/createStore.ts';
+import { POOLS_DATASET } from './decoders/dex_v3.ts';
+import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
+import type { DecodedBatch } from './decodeBatch.ts';
+import { appendPools } from './poolBook.ts';
+import type { TokenBook } from './tokenBook.ts';
+import type { BlockInfo, Row } from './types.ts';
+
+export function tableOf(dataset: string): TableDef {
+  const e = endpointById(dataset);
+  if (!e) throw new Error(`unknown dataset ${dataset}`);
+  return e.table;
+}
+
+/** Every EVM dataset id: a reorg invalidates all of them, whatever one run ingests. */
+export const ALL_EVM_DATASETS = chainEndpoints.filter((e) => e.family === 'evm').map((e) => e.id);
+
+function toColumns(table: TableDef, rows: readonly Row[]): AppendValue[][] {
+  const names = table.columns.map((c) => c.name);
+  return rows.map((row) => names.map((n) => {
+    const v = row[n];
+    // Decoders set every column, null included: a missing one is a bug, not a null.
+    if (v === undefined) throw new Error(`${table.name}: the decoder left column ${n} unset`);
+    return v;
+  }));
+}
+
+export interface WriteBatchParams {
+  readonly network: string;
+  readonly lo: number;
+  readonly hi: number;
+  readonly datasets: readonly string[];
+  readonly decoded: DecodedBatch;
+  readonly blocks: readonly BlockInfo[];
+  readonly tokens: TokenBook;
+  /** Whether pools were discovered over this range (dex planned). */
+  readonly pools: boolean;
+  /** Native transfers planned: whether internal transfers (traces) are included. */
+  readonly traces: boolean | null;
+}
+
+export async function writeBatch(store: Store, p: WriteBatchParams): Promise<void> {
+  const range = { network: p.network, lo: p.lo, hi: p.hi };
+  await store.transaction(async (tx) => {
+    for (const dataset of p.datasets) {
+      const table = tableOf(dataset);
+      await tx.run(`DELETE FROM ${table.name} WHERE network = $network AND block_number BETWEEN $lo AND $hi`, range);
+      const rows = p.decoded.rows.get(dataset) ?? [];
+      if (rows.length) await tx.append(table.name, toColumns(table, rows));
+    }
+    await tx.run(`DELETE FROM blocks WHERE network = $network AND number BETWEEN $lo AND $hi`, range);
+    await tx.append('blocks', p.blocks.map((b) => [p.network, b.number, b.time, b.hash, b.parentHash]));
+    if (p.pools) {
+      await tx.run(`DELETE FROM pools WHERE network = $network AND created_block BETWEEN $lo AND $hi`, range);
+      await appendPools(tx, p.network, p.decoded.newPools);
+    }
+    await p.tokens.persist(tx);
+    const covered = [...p.datasets, ...(p.pools ? [POOLS_DATASET] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])];
+    await addCoverageMany(tx, covered, p.network, p.lo, p.hi);
+    // Re-ingested without traces: internal transfers of this range are no longer held.
+    if (p.traces === false) await removeCoverage(tx, NATIVE_TRACES_DATASET, p.network, p.lo, p.hi);
+  });
+}
+
+/** Pools found by the discovery pre-scan over [lo, hi] (no dataset rows). */
+export async function writePools(store: Store, network: string, lo: number, hi: number, decoded: Pick<DecodedBatch, 'newPools'>, tokens: TokenBook): Promise<void> {
+  await store.transaction(async (tx) => {
+    await tx.run(`DELETE FROM pools WHERE network = $network AND created_block BETWEEN $lo AND $hi`, { network, lo, hi });
+    await appendPools(tx, network, decoded.newPools);
+    await tokens.persist(tx);
+    await addCoverageMany(tx, [POOLS_DATASET], network, lo, hi);
+  });
+}
+
+const FAR = Number.MAX_SAFE_INTEGER;
+
+export async function rollbackAbove(store: Store, network: string, ancestor: number): Promise<void> {
+  const p = { network, ancestor };
+  await store.transaction(async (tx: Tx) => {
+    for (const dataset of ALL_EVM_DATASETS) {
+      await tx.run(`DELETE FROM ${tableOf(dataset).name} WHERE network = $network AND block_number > $ancestor`, p);
+      await removeCoverage(tx, dataset, network, ancestor + 1, FAR);
+    }
+    for (const extra of [POOLS_DATASET, NATIVE_TRACES_DATASET]) await removeCoverage(tx, extra, network, ancestor + 1, FAR);
+    await tx.run(`DELETE FROM blocks WHERE network = $network AND number > $ancestor`, p);
+    await tx.run(`DELETE FROM pools WHERE network = $network AND created_block > $ancestor`, p);
+  });
+}

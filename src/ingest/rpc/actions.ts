@@ -1,0 +1,117 @@
+/**
+ * The node calls ingestion makes, with their wire shapes. Block-scoped data
+ * (traces, receipts) is fetched by block hash, never by number, so that a
+ * reorg between two calls cannot mix two chains (Ponder's rule).
+ */
+import type { Rpc, Settled } from './createRpc.ts';
+import { isUnsupportedMethod } from './errors.ts';
+import type { Hex } from './getLogs.ts';
+
+export interface RpcTransaction {
+  readonly hash: Hex;
+  readonly from: Hex;
+  readonly to: Hex | null;
+  readonly value: Hex;
+  readonly transactionIndex: Hex;
+}
+
+export interface RpcBlock {
+  readonly number: Hex;
+  readonly hash: Hex;
+  readonly parentHash: Hex;
+  readonly timestamp: Hex;
+  /** Hashes, or full transactions when asked for. */
+  readonly transactions: readonly (Hex | RpcTransaction)[];
+}
+
+export interface RpcReceipt {
+  readonly transactionHash: Hex;
+  readonly transactionIndex: Hex;
+  readonly status?: Hex;
+  readonly contractAddress: Hex | null;
+}
+
+/** A callTracer frame. */
+export interface CallFrame {
+  readonly type: string;
+  readonly from: Hex;
+  readonly to?: Hex;
+  readonly value?: Hex;
+  readonly error?: string;
+  readonly calls?: readonly CallFrame[];
+}
+
+export interface TxTrace {
+  readonly txHash?: Hex;
+  readonly result: CallFrame;
+}
+
+const toHex = (n: number): Hex => `0x${n.toString(16)}`;
+
+export async function getChainId(rpc: Rpc): Promise<number> {
+  return Number(BigInt(await rpc.request<Hex>('eth_chainId', [])));
+}
+
+export async function getBlockNumber(rpc: Rpc): Promise<number> {
+  return Number(BigInt(await rpc.request<Hex>('eth_blockNumber', [])));
+}
+
+/** Blocks by number, in the order asked; null where the node has no such block (yet). */
+export async function getBlocks(rpc: Rpc, numbers: readonly number[], fullTransactions: boolean | ((n: number) => boolean)): Promise<(RpcBlock | null)[]> {
+  const full = typeof fullTransactions === 'function' ? fullTransactions : () => fullTransactions;
+  return rpc.requestMany<RpcBlock | null>(numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [toHex(n), full(n)] })));
+}
+
+export async function getBlock(rpc: Rpc, number: number): Promise<RpcBlock | null> {
+  return rpc.request<RpcBlock | null>('eth_getBlockByNumber', [toHex(number), false]);
+}
+
+/** callTracer traces of every transaction of each block, by block hash. */
+export async function traceBlocks(rpc: Rpc, hashes: readonly Hex[]): Promise<TxTrace[][]> {
+  return rpc.requestMany<TxTrace[]>(hashes.map((h) => ({ method: 'debug_traceBlockByHash', params: [h, { tracer: 'callTracer' }] })));
+}
+
+/** Whether the node answers `debug_traceBlockByHash` with callTracer; other failures are real errors. */
+export async function supportsCallTracer(rpc: Rpc, blockHash: Hex): Promise<boolean> {
+  try {
+    await rpc.request('debug_traceBlockByHash', [blockHash, { tracer: 'callTracer' }]);
+    return true;
+  } catch (e) {
+    if (isUnsupportedMethod(e)) return false;
+    throw e;
+  }
+}
+
+export interface ReceiptSource {
+  /** Receipts of the given blocks' transactions, by block; `txHashes` are the blocks' transactions in order. */
+  receipts(blocks: readonly { hash: Hex; txHashes: readonly Hex[] }[]): Promise<RpcReceipt[][]>;
+}
+
+/**
+ * eth_getBlockReceipts (one call per block), falling back for good to
+ * eth_getTransactionReceipt per transaction on the first refusal, as Ponder does.
+ */
+export function createReceiptSource(rpc: Rpc): ReceiptSource {
+  let blockReceipts = true;
+  return {
+    async receipts(blocks) {
+      if (blockReceipts) {
+        try {
+          return await rpc.requestMany<RpcReceipt[]>(blocks.map((b) => ({ method: 'eth_getBlockReceipts', params: [b.hash] })));
+        } catch (e) {
+          if (!isUnsupportedMethod(e)) throw e;
+          blockReceipts = false;
+        }
+      }
+      const flat = blocks.flatMap((b) => b.txHashes);
+      const all = await rpc.requestMany<RpcReceipt>(flat.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })));
+      let k = 0;
+      return blocks.map((b) => b.txHashes.map(() => all[k++]!));
+    },
+  };
+}
+
+/** eth_call at the latest block; each call settles on its own (a token may not implement the function). */
+export async function callMany(rpc: Rpc, calls: readonly { to: Hex; data: Hex }[]): Promise<Settled<Hex>[]> {
+  return rpc.requestManySettled<Hex>(calls.map((c) => ({ method: 'eth_call', params: [{ to: c.to, data: c.data }, 'latest'] })));
+}

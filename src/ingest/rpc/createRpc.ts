@@ -1,0 +1,218 @@
+/**
+ * The JSON-RPC transport to one node: single requests and JSON-RPC batch
+ * arrays, a bound on HTTP requests in flight, and retries with exponential
+ * backoff on transient failures (rate limits, timeouts, 5xx, overloaded
+ * backends). Only `ingest/rpc/` talks to nodes; provider quirks stay here.
+ *
+ * Retry policy, after viem's `buildRequest` and Ponder's `rpc/index.ts`:
+ * up to `retries` attempts, waiting 150 ms · 2^attempt (capped at 10 s, with
+ * jitter) or the node's Retry-After. Errors a retry cannot fix (a revert, an
+ * unknown method, bad parameters) fail at once. `eth_getLogs` range refusals
+ * are not retried here either: the range splitter (getLogs.ts) owns them.
+ */
+import { getLogsRetryHelper } from '@ponder/utils';
+import { Semaphore } from '../../utils/semaphore.ts';
+import { RpcError, RpcHttpError, RpcResponseError } from './errors.ts';
+
+export interface RpcCall {
+  readonly method: string;
+  readonly params: readonly unknown[];
+}
+
+export type Settled<T> = { readonly ok: true; readonly result: T } | { readonly ok: false; readonly error: RpcError };
+
+export interface RpcOptions {
+  readonly url: string;
+  /** HTTP requests in flight at once. */
+  readonly concurrency?: number;
+  /** Calls per JSON-RPC batch array; shrinks by itself when the node refuses batches of that size. */
+  readonly batchSize?: number;
+  readonly retries?: number;
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface RpcStats {
+  httpRequests: number;
+  calls: number;
+  retries: number;
+}
+
+export interface Rpc {
+  readonly url: string;
+  readonly stats: RpcStats;
+  request<T>(method: string, params: readonly unknown[]): Promise<T>;
+  /** Many calls, sent as batch arrays; throws the first error that retries could not cure. */
+  requestMany<T>(calls: readonly RpcCall[]): Promise<T[]>;
+  /** Many calls; each one settles on its own (for calls that may legitimately fail, such as eth_call). */
+  requestManySettled<T>(calls: readonly RpcCall[]): Promise<Settled<T>[]>;
+}
+
+interface JsonRpcResponse {
+  id?: number;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+    const onAbort = () => { clearTimeout(t); reject(signal?.reason); };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** A refused eth_getLogs range: the splitter shrinks it, so retrying it as is would only waste time. */
+function isGetLogsRangeError(call: RpcCall, error: RpcError): boolean {
+  if (call.method !== 'eth_getLogs') return false;
+  const params = call.params as [{ fromBlock: `0x${string}`; toBlock: `0x${string}` }];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return getLogsRetryHelper({ params, error: error as any }).shouldRetry;
+}
+
+export function createRpc(opts: RpcOptions): Rpc {
+  const url = opts.url;
+  const gate = new Semaphore(opts.concurrency ?? 16);
+  const retries = opts.retries ?? 8;
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  let batchSize = opts.batchSize ?? 100;
+  let nextId = 1;
+  const stats: RpcStats = { httpRequests: 0, calls: 0, retries: 0 };
+
+  /** One HTTP POST; throws RpcHttpError for transport failures. */
+  async function post(body: unknown, method: string): Promise<unknown> {
+    const release = await gate.acquire();
+    try {
+      stats.httpRequests++;
+      const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+      let res: Response;
+      try {
+        res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+      } catch (e) {
+        if (opts.signal?.aborted) throw opts.signal.reason;
+        const timedOut = (e as Error).name === 'TimeoutError';
+        throw new RpcHttpError(method, { message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${(e as Error).message}${causeText(e)}`, cause: e });
+      }
+      const text = await res.text();
+      if (res.status !== 200) {
+        const retryAfter = Number(res.headers.get('retry-after'));
+        throw new RpcHttpError(method, {
+          status: res.status,
+          body: text.slice(0, 2000),
+          message: `HTTP ${res.status}${text ? `: ${text.slice(0, 300)}` : ''}`,
+          ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfter } : {}),
+        });
+      }
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (e) {
+        throw new RpcHttpError(method, { status: res.status, body: text.slice(0, 2000), message: `the answer is not JSON: ${text.slice(0, 200)}`, cause: e });
+      }
+    } finally {
+      release();
+    }
+  }
+
+  async function backoff(attempt: number, error: RpcError): Promise<void> {
+    stats.retries++;
+    const base = error.retryAfter !== undefined ? error.retryAfter * 1000 : Math.min(10_000, 150 * 2 ** attempt);
+    await sleep(base * (0.75 + Math.random() * 0.5), opts.signal);
+  }
+
+  function toError(call: RpcCall, r: JsonRpcResponse | undefined): RpcError {
+    if (!r) return new RpcHttpError(call.method, { message: 'the batch answer has no entry for this call', retryable: true });
+    return new RpcResponseError(call.method, r.error ?? { code: -32603, message: 'answer without result' });
+  }
+
+  const shouldRetry = (call: RpcCall, e: unknown, attempt: number): e is RpcError =>
+    e instanceof RpcError && e.retryable && attempt < retries && !isGetLogsRangeError(call, e);
+
+  async function request<T>(method: string, params: readonly unknown[]): Promise<T> {
+    const call = { method, params };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        stats.calls++;
+        const r = (await post({ jsonrpc: '2.0', id: nextId++, method, params }, method)) as JsonRpcResponse;
+        if (r && typeof r === 'object' && 'result' in r && !r.error) return r.result as T;
+        throw toError(call, r);
+      } catch (e) {
+        if (!shouldRetry(call, e, attempt)) throw e;
+        await backoff(attempt, e);
+      }
+    }
+  }
+
+  /** Sends one batch array and returns each call's raw answer (or an error for the whole chunk). */
+  async function sendChunk(calls: readonly RpcCall[]): Promise<(JsonRpcResponse | undefined)[]> {
+    if (calls.length === 1) {
+      const c = calls[0]!;
+      return [(await post({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params }, c.method)) as JsonRpcResponse];
+    }
+    const first = nextId;
+    const body = calls.map((c) => ({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params }));
+    const answer = await post(body, `${calls[0]!.method} ×${calls.length}`);
+    if (!Array.isArray(answer)) {
+      // Some nodes answer an over-long batch with one error object: use smaller batches from now on.
+      const r = answer as JsonRpcResponse;
+      throw Object.assign(new RpcHttpError(calls[0]!.method, { message: `batch of ${calls.length} refused: ${r?.error?.message ?? JSON.stringify(answer).slice(0, 200)}`, retryable: true }), { batchRefused: true });
+    }
+    const byId = new Map<number, JsonRpcResponse>();
+    for (const r of answer as JsonRpcResponse[]) if (typeof r?.id === 'number') byId.set(r.id, r);
+    return calls.map((_, i) => byId.get(first + i));
+  }
+
+  async function settleAll<T>(calls: readonly RpcCall[]): Promise<Settled<T>[]> {
+    const out: Settled<T>[] = new Array(calls.length);
+    let pending = calls.map((_, i) => i);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      const size = batchSize;
+      const chunks: number[][] = [];
+      for (let i = 0; i < pending.length; i += size) chunks.push(pending.slice(i, i + size));
+      const retry: number[] = [];
+      let wait: RpcError | undefined;
+      await Promise.all(chunks.map(async (idx) => {
+        stats.calls += idx.length;
+        try {
+          const answers = await sendChunk(idx.map((i) => calls[i]!));
+          answers.forEach((r, k) => {
+            const i = idx[k]!;
+            if (r && 'result' in r && !r.error) out[i] = { ok: true, result: r.result as T };
+            else {
+              const error = toError(calls[i]!, r);
+              if (shouldRetry(calls[i]!, error, attempt)) { retry.push(i); wait ??= error; }
+              else out[i] = { ok: false, error };
+            }
+          });
+        } catch (e) {
+          if ((e as { batchRefused?: boolean }).batchRefused && batchSize > 1) batchSize = Math.max(1, Math.floor(idx.length / 2));
+          const error = e instanceof RpcError ? e : new RpcHttpError(calls[idx[0]!]!.method, { message: String(e), retryable: false, cause: e });
+          if (opts.signal?.aborted) throw opts.signal.reason;
+          if (shouldRetry(calls[idx[0]!]!, error, attempt)) { retry.push(...idx); wait ??= error; }
+          else for (const i of idx) out[i] = { ok: false, error };
+        }
+      }));
+      pending = retry.sort((a, b) => a - b);
+      if (pending.length > 0) await backoff(attempt, wait!);
+    }
+    return out;
+  }
+
+  return {
+    url,
+    stats,
+    request,
+    async requestMany<T>(calls: readonly RpcCall[]): Promise<T[]> {
+      const settled = await settleAll<T>(calls);
+      return settled.map((s) => {
+        if (!s.ok) throw s.error;
+        return s.result;
+      });
+    },
+    requestManySettled: settleAll,
+  };
+}
+
+function causeText(e: unknown): string {
+  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+  return cause ? ` (${cause.code ?? cause.message ?? ''})` : '';
+}

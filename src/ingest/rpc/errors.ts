@@ -1,0 +1,81 @@
+/**
+ * Errors of the JSON-RPC transport. Every field is an own enumerable property,
+ * so that `JSON.stringify(error)` (what @ponder/utils' getLogsRetryHelper
+ * matches provider texts against) carries the node's message.
+ */
+
+export class RpcError extends Error {
+  /** The node's text, repeated as an enumerable field for matchers. */
+  readonly details: string;
+  readonly method: string;
+  /** Worth retrying after a pause: rate limits, timeouts, overloaded nodes. */
+  readonly retryable: boolean;
+  /** Seconds the node asked us to wait (HTTP Retry-After). */
+  readonly retryAfter: number | undefined;
+
+  constructor(message: string, opts: { method: string; retryable: boolean; retryAfter?: number; cause?: unknown }) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'RpcError';
+    this.details = message;
+    this.method = opts.method;
+    this.retryable = opts.retryable;
+    this.retryAfter = opts.retryAfter;
+  }
+}
+
+/** The node answered with a JSON-RPC error object. */
+export class RpcResponseError extends RpcError {
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(method: string, error: { code: number; message: string; data?: unknown }) {
+    super(`${method}: ${error.message} (code ${error.code})`, { method, retryable: isRetryableRpcCode(error.code, error.message) });
+    this.name = 'RpcResponseError';
+    this.code = error.code;
+    this.data = error.data;
+  }
+}
+
+/** The HTTP exchange failed: a status other than 200, a timeout, a refused connection, a body that is not JSON. */
+export class RpcHttpError extends RpcError {
+  readonly status: number | undefined;
+  readonly body: string;
+
+  constructor(method: string, opts: { status?: number; body?: string; message: string; retryAfter?: number; cause?: unknown; retryable?: boolean }) {
+    super(`${method}: ${opts.message}`, {
+      method,
+      retryable: opts.retryable ?? (opts.status === undefined || isRetryableStatus(opts.status)),
+      ...(opts.retryAfter === undefined ? {} : { retryAfter: opts.retryAfter }),
+      cause: opts.cause,
+    });
+    this.name = 'RpcHttpError';
+    this.status = opts.status;
+    this.body = opts.body ?? '';
+  }
+}
+
+/** HTTP statuses that a later attempt may not see (viem's and Ponder's lists). */
+export function isRetryableStatus(status: number): boolean {
+  return status === 403 || status === 408 || status === 413 || status === 425 || status === 429 || status >= 500 && ![501, 505].includes(status);
+}
+
+/**
+ * JSON-RPC error codes worth retrying. -32005 is "limit exceeded", -32603
+ * "internal error" (often an overloaded backend), 429 in a body is a rate
+ * limit some providers report inside batches. -32000 is geth's catch-all: only
+ * its transient texts are retried, never a revert.
+ */
+export function isRetryableRpcCode(code: number, message: string): boolean {
+  if (code === -32005 || code === -32603 || code === -1 || code === 429) return true;
+  if (code === -32000) return /header not found|timeout|timed out|rate|capacity|busy|try again|too many|unavailable|overload/i.test(message);
+  return false;
+}
+
+/** The node does not know the method (or refuses it): the feature is unsupported, not broken. */
+export function isUnsupportedMethod(e: unknown): boolean {
+  if (e instanceof RpcResponseError) {
+    return e.code === -32601 || e.code === -32004 || /not (found|supported|available)|unsupported|does not exist|disabled|not enabled/i.test(e.details);
+  }
+  if (e instanceof RpcHttpError) return e.status === 404 || e.status === 405 || e.status === 501;
+  return false;
+}

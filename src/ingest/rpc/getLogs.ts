@@ -1,0 +1,118 @@
+/**
+ * `eth_getLogs` over any block range, in requests the node accepts.
+ *
+ * Nodes cap the blocks or results of one call and say so in many dialects.
+ * @ponder/utils' getLogsRetryHelper reads those texts: when the node names a
+ * range that works, that range is adopted for good ("confirmed"); otherwise
+ * the range is halved. After each accepted call an unconfirmed range grows
+ * again (×1.5 while answers are small, ×1.05 otherwise), so that one bad
+ * stretch of blocks does not slow the rest of the run. The state is shared by
+ * every caller of one fetcher: one fetcher per node and filter shape.
+ */
+import { getLogsRetryHelper } from '@ponder/utils';
+import type { Rpc } from './createRpc.ts';
+import { RpcError } from './errors.ts';
+
+export type Hex = `0x${string}`;
+
+export interface RpcLog {
+  readonly address: Hex;
+  readonly topics: readonly Hex[];
+  readonly data: Hex;
+  readonly blockNumber: Hex;
+  readonly blockHash: Hex;
+  readonly transactionHash: Hex;
+  readonly transactionIndex: Hex;
+  readonly logIndex: Hex;
+  readonly removed?: boolean;
+}
+
+export interface LogFilter {
+  /** Contract addresses, or undefined for any contract. */
+  readonly address?: readonly Hex[];
+  /** topic0 alternatives (one pass for every dataset). */
+  readonly topic0: readonly Hex[];
+}
+
+export interface LogFetcherOptions {
+  /** Blocks per call to start with. */
+  readonly initialRange?: number;
+  /** Never ask for more blocks than this in one call. */
+  readonly maxRange?: number;
+  /** A fixed range: no adaptation (the operator knows the node's limit). */
+  readonly fixedRange?: number;
+}
+
+export interface LogFetcher {
+  /** Every matching log of [from, to], in block and log order. */
+  fetch(from: number, to: number): Promise<RpcLog[]>;
+  /** The range the next call would use. */
+  readonly range: number;
+  readonly calls: number;
+}
+
+const toHex = (n: number): Hex => `0x${n.toString(16)}`;
+/** Addresses per call: providers limit the address list (Ponder uses 50). */
+const ADDRESS_CHUNK = 50;
+
+export function createLogFetcher(rpc: Rpc, filter: LogFilter, opts: LogFetcherOptions = {}): LogFetcher {
+  const maxRange = opts.fixedRange ?? opts.maxRange ?? 100_000;
+  let estimated = opts.fixedRange ?? opts.initialRange ?? 2_000;
+  let confirmed = opts.fixedRange !== undefined;
+  let calls = 0;
+  const addressChunks: (readonly Hex[] | undefined)[] = [];
+  if (filter.address === undefined) addressChunks.push(undefined);
+  else for (let i = 0; i < filter.address.length; i += ADDRESS_CHUNK) addressChunks.push(filter.address.slice(i, i + ADDRESS_CHUNK));
+
+  async function call(from: number, to: number, address: readonly Hex[] | undefined): Promise<RpcLog[]> {
+    // No trailing null topics: many providers break on them.
+    const params = {
+      ...(address === undefined ? {} : { address: address.length === 1 ? address[0] : address }),
+      topics: [filter.topic0.length === 1 ? filter.topic0[0] : filter.topic0],
+      fromBlock: toHex(from),
+      toBlock: toHex(to),
+    };
+    calls++;
+    try {
+      const logs = await rpc.request<RpcLog[]>('eth_getLogs', [params]);
+      if (!confirmed) estimated = Math.min(maxRange, Math.max(estimated, Math.ceil((to - from + 1) * (logs.length < 2_000 ? 1.5 : 1.05))));
+      return logs;
+    } catch (e) {
+      if (!(e instanceof RpcError) || opts.fixedRange !== undefined) throw e;
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const advice = getLogsRetryHelper({ params: [params as any], error: e as any });
+      if (!advice.shouldRetry) throw e;
+      const first = advice.ranges[0]!;
+      const size = Number(BigInt(first.toBlock) - BigInt(first.fromBlock)) + 1;
+      if (advice.isSuggestedRange) { estimated = size; confirmed = true; }
+      else estimated = Math.max(1, Math.min(estimated, size));
+      const out: RpcLog[] = [];
+      for (const r of advice.ranges) out.push(...(await call(Number(BigInt(r.fromBlock)), Number(BigInt(r.toBlock)), address)));
+      return out;
+    }
+  }
+
+  return {
+    get range() { return estimated; },
+    get calls() { return calls; },
+    async fetch(from, to) {
+      const out: RpcLog[] = [];
+      for (const address of addressChunks) {
+        let lo = from;
+        while (lo <= to) {
+          const hi = Math.min(to, lo + estimated - 1);
+          const logs = await call(lo, hi, address);
+          for (const l of logs) out.push(l);
+          lo = hi + 1;
+        }
+      }
+      if (addressChunks.length > 1) out.sort(compareLogs);
+      return out;
+    },
+  };
+}
+
+export function compareLogs(a: RpcLog, b: RpcLog): number {
+  const d = Number(BigInt(a.blockNumber) - BigInt(b.blockNumber));
+  return d !== 0 ? d : Number(BigInt(a.logIndex) - BigInt(b.logIndex));
+}
