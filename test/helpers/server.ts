@@ -1,0 +1,43 @@
+/**
+ * A real `chainq serve` process on a data directory, with an unlimited key
+ * made by `chainq keys create` first, queried over HTTP on a real port.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { runCli, spawnCli } from './cli.ts';
+
+export interface Server {
+  readonly url: string;
+  readonly key: string;
+  get(pathAndQuery: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  stop(): Promise<void>;
+}
+
+export async function startServer(dataDir: string): Promise<Server> {
+  const created = await runCli(['keys', 'create', '--plan', 'unlimited', '--data', dataDir]);
+  if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
+  const key = created.stdout.trim().split('\n').pop()!.trim();
+  const cli = spawnCli(['serve', '--data', dataDir, '--port', '0', '--no-demo', '--log-level', 'warn']);
+  const child: ChildProcess = cli.child;
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) { child.stdout!.off('data', onData); resolve(m[1]!); }
+    };
+    child.stdout!.on('data', onData);
+    void cli.done.then((r) => reject(new Error(`chainq serve exited (${r.code}): ${r.stderr}`)));
+  });
+  return {
+    url,
+    key,
+    async get(pathAndQuery) {
+      const res = await fetch(`${url}${pathAndQuery}`, { headers: { 'x-api-key': key } });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await cli.done;
+    },
+  };
+}
