@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import net from 'node:net';
+import { PassThrough, type Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { Format } from '../catalog/types.ts';
 import { Semaphore } from '../utils/semaphore.ts';
@@ -142,44 +143,62 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
 
     async copyToStream(sql, params, format) {
       const release = await exports.acquire();
-      const conn = await instance.connect();
       const fifo = path.join(fifoDir, randomBytes(12).toString('hex'));
-      await execFileAsync('mkfifo', ['-m', '600', fifo]);
+      let conn: DuckDBConnection | undefined;
+      let socket: net.Socket | undefined;
+      try {
+        await execFileAsync('mkfifo', ['-m', '600', fifo]);
+        // The read end is opened first and non-blocking, and read through the
+        // event loop (epoll) rather than the thread pool: a slow client then
+        // holds no libuv thread, and the engine's open-for-write never waits.
+        // Linux reports hang-up on a FIFO only after a writer has come and
+        // gone, so the reader simply waits until the engine opens the pipe.
+        const fd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+        socket = new net.Socket({ fd, readable: true, writable: false });
+        conn = await instance.connect();
+      } catch (e) {
+        socket?.destroy();
+        fs.rm(fifo, { force: true }, () => undefined);
+        release();
+        throw e;
+      }
+      const connection = conn;
+      const source = socket;
       // The fifo path is ours, never user text; the user's values are bound parameters.
-      const copy = conn.run(`COPY (${sql}) TO '${fifo}' ${copyOptions(format)}`, params);
-      let finished = false;
-      const cleanup = () => {
-        if (finished) return;
-        finished = true;
+      const done = connection.run(`COPY (${sql}) TO '${fifo}' ${copyOptions(format)}`, params).then(rowCount);
+      // The body ends only once the engine has reported success, so that a
+      // failure after the pipe closed can never pass for a complete result.
+      const stream = new PassThrough({ highWaterMark: 256 * 1024 });
+      source.pipe(stream, { end: false });
+      source.on('end', () => {
+        done.then(() => stream.end(), (e: unknown) => stream.destroy(asError(e)));
+      });
+      source.on('error', (e) => stream.destroy(e));
+      done.catch((e: unknown) => {
+        stream.destroy(asError(e));
+        source.destroy();
+      });
+      // Failures reach the caller through `done`; a stream error must never be unhandled.
+      stream.on('error', () => undefined);
+      let released = false;
+      const finish = () => {
+        if (released) return;
+        released = true;
+        source.destroy();
         fs.rm(fifo, { force: true }, () => undefined);
         release();
       };
-      const stream = fs.createReadStream(fifo, { highWaterMark: 256 * 1024 });
-      // Failures reach the caller through `done`; a stream error must never be unhandled.
-      stream.on('error', () => undefined);
-      const done = copy.then(
-        (r) => rowCount(r),
-        async (e: unknown) => {
-          // The engine failed before or while writing: make sure the reader is not
-          // left waiting for a writer that will never open the pipe.
-          await unblockReader(fifo);
-          stream.destroy(e instanceof Error ? e : new Error(String(e)));
-          throw e;
-        },
-      );
-      done.catch(() => undefined);
       stream.on('close', () => {
-        conn.closeSync();
-        cleanup();
+        // Closing the connection before the query settles would abort it mid-write.
+        done.finally(() => connection.closeSync()).catch(() => undefined);
+        finish();
       });
-      done.finally(cleanup).catch(() => undefined);
       return {
         stream,
         done,
         cancel() {
-          conn.interrupt();
+          connection.interrupt();
           stream.destroy();
-          void unblockReader(fifo);
         },
       };
     },
@@ -215,12 +234,4 @@ function appendValue(appender: DuckDBAppender, v: DuckDBValue): void {
   else appender.appendValue(v);
 }
 
-/** Opens the write end once and closes it, so a blocked reader sees end-of-file. */
-async function unblockReader(fifo: string): Promise<void> {
-  try {
-    const fd = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-    fs.closeSync(fd);
-  } catch {
-    // No reader is waiting (ENXIO) or the pipe is gone: nothing to unblock.
-  }
-}
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
