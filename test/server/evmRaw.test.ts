@@ -31,6 +31,17 @@ function expectedRow(e: ChainEndpoint, s: Row): Row {
   return out;
 }
 
+/** CSV carries text: read each field back by the column's declared type (numbers may use exponent form). */
+function typedCsvRow(e: ChainEndpoint, r: Row): Row {
+  return Object.fromEntries(e.columns.map((c) => {
+    const v = r[c.name] as string | null;
+    if (v === null || v === '') return [c.name, null];
+    if (c.type === 'integer' || c.type === 'double') return [c.name, Number(v)];
+    if (c.type === 'boolean') return [c.name, v === 'true'];
+    return [c.name, v];
+  }));
+}
+
 async function storedRows(e: ChainEndpoint, network: string, start: number, end: number): Promise<Row[]> {
   const order = e.table.orderBy.filter((k) => k !== 'network').join(', ');
   return t.store.all<Row>(`SELECT * FROM ${e.table.name} WHERE network = $network AND block_number BETWEEN $start AND $end ORDER BY ${order}`, { network, start, end });
@@ -88,10 +99,7 @@ describe.each(evm.map((e) => [e.id, e] as const))('%s', (_id, e) => {
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.body.split('\n')[0]).toBe(e.columns.map((c) => c.name).join(','));
     const csvRows = await readBody(t.store, csv.rawPayload, 'csv');
-    const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
-    expect(csvRows.map((r) => Object.values(r).map((v) => (v === null ? null : String(v))))).toEqual(
-      expected.map((r) => Object.values(r).map(text)),
-    );
+    expect(csvRows.map((r) => typedCsvRow(e, r))).toEqual(expected);
 
     const pq = await t.get(`${query}&format=parquet`);
     expect(pq.statusCode).toBe(200);
