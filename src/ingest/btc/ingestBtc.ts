@@ -65,6 +65,7 @@ export async function ingestBtc(opts: BtcIngestOptions): Promise<IngestSummary> 
     pollMs: opts.pollMs ?? 30_000,
     getHead: () => client.getBlockCount(),
     signal: opts.hooks?.signal,
+    note: (m) => opts.progress?.note(m),
     ingest: (from, to) => ingestBlocks({
       store: opts.store,
       network: BTC_NETWORK,

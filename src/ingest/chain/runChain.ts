@@ -32,7 +32,11 @@ export async function runChain(opts: RunChainOptions): Promise<IngestSummary> {
   };
   const safeHead = async () => (await opts.getHead()) - opts.confirmations;
   let from = opts.from ?? (await nextUncovered(opts.store, opts.network, opts.datasets));
-  let to = opts.to ?? (await safeHead());
+  const confirmed = await safeHead();
+  let to = Math.min(opts.to ?? confirmed, confirmed);
+  if (opts.to !== undefined && opts.to > confirmed && !opts.follow) {
+    opts.note?.(`${opts.network}: stopping at block ${confirmed}, the head less ${opts.confirmations} confirmations (asked for ${opts.to})`);
+  }
   if (from === null) {
     if (!opts.follow) throw new Error(`${opts.network}: give --from (nothing has been ingested yet to continue from)`);
     from = to + 1; // follow from the current confirmed head

@@ -94,6 +94,7 @@ export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary
     pollMs: opts.pollMs ?? 3_000,
     getHead: () => client.getNowBlockNumber(),
     signal: opts.hooks?.signal,
+    note: (m) => opts.progress?.note(m),
     ingest: (from, to) => ingestBlocks({
       store: opts.store,
       network: TRON_NETWORK,
