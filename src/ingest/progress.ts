@@ -16,7 +16,7 @@ export interface IngestProgress {
 
 export const silentProgress: IngestProgress = { start() {}, advance() {}, note() {}, stop() {} };
 
-/** What one adapter run did. Counts are units (files, hours, days, batches). */
+/** What one adapter run did. Counts are units: files, hours or days for venues; blocks for chains. */
 export interface IngestSummary {
   /** Units written (each in its own transaction with its checkpoint). */
   done: number;

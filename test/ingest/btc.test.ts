@@ -52,7 +52,7 @@ const snapshot = async (s: Store) => ({ rows: await dump(s, 'btc_native_transfer
 describe('Bitcoin Core JSON-RPC ingestion', () => {
   it('stores the transfers of every block under the UTXO rule, keeping txid and vout', async () => {
     const summary = await run();
-    expect(summary).toMatchObject({ done: 5, failed: [] });
+    expect(summary).toMatchObject({ done: 50, failed: [] });
     const want = expected(FIRST, FIRST + 49);
     expect(want.length).toBeGreaterThan(150);
     expect(await rows(store)).toEqual(want);
@@ -75,7 +75,7 @@ describe('Bitcoin Core JSON-RPC ingestion', () => {
     await run();
     const first = await snapshot(store);
     expect(await run()).toMatchObject({ done: 0, skipped: 50 });
-    expect(await run({ force: true })).toMatchObject({ done: 5 });
+    expect(await run({ force: true })).toMatchObject({ done: 50 });
     expect(await snapshot(store)).toEqual(first);
   });
 
@@ -85,7 +85,7 @@ describe('Bitcoin Core JSON-RPC ingestion', () => {
       await run({}, reference);
       await expect(run({ hooks: crashAfter(3) })).rejects.toBeInstanceOf(SimulatedCrash);
       expect(await coverage(store, 'btc/native/transfer', 'BTC')).toEqual([[FIRST, FIRST + 29]]);
-      expect(await run()).toMatchObject({ done: 2, skipped: 30 });
+      expect(await run()).toMatchObject({ done: 20, skipped: 30 });
       expect(await snapshot(store)).toEqual(await snapshot(reference));
     } finally {
       await reference.close();
@@ -96,7 +96,7 @@ describe('Bitcoin Core JSON-RPC ingestion', () => {
     server.fail('/', { status: 503, times: 2 });
     server.fail('/', { status: 500, times: 1, match: (b) => (b as { method?: string }).method === 'getblock' });
     const { policy, waits } = recordingRetry(4, 50);
-    expect(await run({ http: { retry: policy }, to: FIRST + 9, concurrency: 1 })).toMatchObject({ done: 1 });
+    expect(await run({ http: { retry: policy }, to: FIRST + 9, concurrency: 1 })).toMatchObject({ done: 10 });
     expect(waits).toEqual([50, 100, 50]);
     expect(await rows(store)).toEqual(expected(FIRST, FIRST + 9));
     // A height the node does not have is an RPC error (HTTP 500 + JSON): reported at once, not retried.

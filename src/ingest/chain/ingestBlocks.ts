@@ -116,7 +116,7 @@ async function runOnce(opts: IngestBlocksOptions, from: number, summary: IngestS
   const batches = splitBatches(ranges, opts.batchSize);
   const total = Math.max(0, opts.to - from + 1);
   summary.skipped += Math.max(0, total - batches.reduce((n, b) => n + b.hi - b.lo + 1, 0));
-  progress.start(`${opts.network} blocks ${from}–${opts.to}`, batches.length);
+  if (batches.length > 0) progress.start(`${opts.network} blocks ${from}–${opts.to}`, batches.length);
   const inFlight: Promise<FetchedBatch>[] = [];
   let next = 0;
   const launch = () => {
@@ -139,7 +139,7 @@ async function runOnce(opts: IngestBlocksOptions, from: number, summary: IngestS
         fetched = await opts.fetchBatch(b.lo, b.hi);
       }
       const rows = await commitBatch(opts, b, fetched);
-      summary.done++;
+      summary.done += b.hi - b.lo + 1;
       summary.rows += rows;
       progress.advance(1, `blocks ${b.lo}–${b.hi}`);
       await opts.hooks?.afterCommit?.(`${opts.network}:${b.lo}-${b.hi}`);
