@@ -40,17 +40,19 @@ export async function ingestBtc(opts: BtcIngestOptions): Promise<IngestSummary> 
   const fetchBatch = async (lo: number, hi: number): Promise<FetchedBatch> => {
     const heights = Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
     const hashes = await client.getBlockHashes(heights);
-    const blocks = await Promise.all(hashes.map(async (hash): Promise<BtcBlock> => {
+    // Each block's JSON (megabytes with verbosity 3) is reduced to its header and rows as soon as it arrives.
+    const decoded = await Promise.all(hashes.map(async (hash) => {
       const release = await slots.acquire();
       try {
-        return await client.getBlock(hash);
+        const b: BtcBlock = await client.getBlock(hash);
+        return { header: { number: b.height, timeMs: b.time * 1000, hash: b.hash, parentHash: b.previousblockhash ?? '' }, rows: btcTransfers(b) };
       } finally {
         release();
       }
     }));
     return {
-      blocks: blocks.map((b) => ({ number: b.height, timeMs: b.time * 1000, hash: b.hash, parentHash: b.previousblockhash ?? '' })),
-      rows: new Map([[BTC_DATASET.table, blocks.flatMap(btcTransfers)]]),
+      blocks: decoded.map((d) => d.header),
+      rows: new Map([[BTC_DATASET.table, decoded.flatMap((d) => d.rows)]]),
     };
   };
 
