@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { StoreLockedError } from '../store/createStore.ts';
 import { registerDemo } from './demo.ts';
+import { registerIngestSources } from './ingest-sources.ts';
 import { registerKeys } from './keys.ts';
 import { registerReference } from './reference.ts';
 import { registerServe } from './serve.ts';
@@ -13,6 +14,7 @@ registerDemo(program);
 registerKeys(program);
 registerStatus(program);
 registerReference(program);
+registerIngestSources(program);
 
 try {
   await program.parseAsync(process.argv);

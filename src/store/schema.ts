@@ -20,6 +20,8 @@ const SYSTEM_DDL = [
   // Inclusive intervals that ingestion has completed, per dataset and scope
   // (network for chains, token for venues). Units: blocks, or epoch milliseconds for venues.
   `CREATE TABLE IF NOT EXISTS coverage (dataset VARCHAR, scope VARCHAR, lo BIGINT, hi BIGINT)`,
+  // Which version (sha256) of each archive file filled the store, so files replaced upstream can be re-ingested.
+  `CREATE TABLE IF NOT EXISTS ingest_files (source VARCHAR, path VARCHAR, sha256 VARCHAR, rows BIGINT, ingested_at TIMESTAMP)`,
   `CREATE TABLE IF NOT EXISTS tokens (symbol VARCHAR, name VARCHAR, aliases VARCHAR[], network VARCHAR, address VARCHAR, decimals UTINYINT)`,
   `CREATE TABLE IF NOT EXISTS labels (address VARCHAR, label VARCHAR, category VARCHAR, network VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS pools (network VARCHAR, pool_address VARCHAR, fee INTEGER,
