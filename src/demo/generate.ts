@@ -77,10 +77,12 @@ function blockTimeSql(ctx: DemoContext, network: string, blockExpr: string): str
 async function writeBlocks(ctx: DemoContext, network: string): Promise<void> {
   const { first, count } = blockSpan(ctx, network);
   await ctx.tx.run(`DELETE FROM blocks WHERE network = '${network}'`);
+  // One block before the window is included (it holds no events), so that a
+  // time range starting exactly at the window start is known to be complete.
   await ctx.tx.run(`INSERT INTO blocks
     SELECT '${network}', ${first} + i, ${blockTimeSql(ctx, network, `${first} + i`)},
            txh('${network}:b' || i), txh('${network}:b' || (i - 1))
-    FROM range(${count}) r(i) ORDER BY i`);
+    FROM range(-1, ${count}) r(i) ORDER BY i`);
 }
 
 /**
@@ -107,7 +109,7 @@ function party(tag: string, role: string, poolSize = 20_000): string {
 async function finish(ctx: DemoContext, dataset: string, network: string): Promise<void> {
   const { first, count } = blockSpan(ctx, network);
   await ctx.tx.run(`DELETE FROM coverage WHERE dataset = '${dataset}' AND scope = '${network}'`);
-  await addCoverage(ctx.tx, dataset, network, first, first + count - 1);
+  await addCoverage(ctx.tx, dataset, network, first - 1, first + count - 1);
 }
 
 // ---------------------------------------------------------------------------
