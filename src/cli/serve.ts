@@ -4,7 +4,7 @@ import { createKey } from '../metering/keys.ts';
 import { createApp } from '../server/createApp.ts';
 import type { Store } from '../store/createStore.ts';
 import { loadDemo } from './demo.ts';
-import { DEFAULT_DATA_DIR, openStore, port } from './options.ts';
+import { DEFAULT_DATA_DIR, openStore, port, positiveInteger } from './options.ts';
 
 interface ServeOptions {
   data: string;
@@ -12,6 +12,7 @@ interface ServeOptions {
   host: string;
   logLevel: string;
   memoryLimit?: string;
+  threads?: number;
   demo: boolean;
 }
 
@@ -29,7 +30,8 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port', port, 8080)
     .option('--host <host>', 'interface to listen on; 127.0.0.1 unless you mean to expose it', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', process.env.CHAINQ_LOG_LEVEL ?? 'info')
-    .option('--memory-limit <size>', 'DuckDB memory limit, e.g. 512MB')
+    .option('--memory-limit <size>', 'DuckDB memory limit; bounds the engine\'s caches and makes large sorts spill to disk', '256MB')
+    .option('--threads <n>', 'DuckDB worker threads (default: the number of cores)', positiveInteger)
     .option('--no-demo', 'do not load the demo dataset into a new store')
     .action(async (opts: ServeOptions) => {
       const logger = createLogger(opts.logLevel);

@@ -19,6 +19,8 @@ export interface DemoOptions {
   readonly days?: number;
   /** Window start, epoch milliseconds at 00:00 UTC. */
   readonly start?: number;
+  /** Generate only datasets whose id starts with one of these (benchmarks); default all. */
+  readonly only?: readonly string[];
 }
 
 export const DEMO_START = Date.UTC(2025, 11, 1);
@@ -362,14 +364,21 @@ export async function generateDemo(store: Store, opts: DemoOptions = {}): Promis
       SELECT (row_number() OVER (ORDER BY address) - 1)::BIGINT AS idx, address FROM labels
       WHERE address LIKE '0x%' AND (network IS NULL OR network = '')`);
     for (const network of Object.keys(DEMO_START_BLOCKS)) await writeBlocks(ctx, network);
+    const wanted = (prefix: string) => !opts.only || opts.only.some((o) => o.startsWith(prefix) || prefix.startsWith(o));
     await pricePaths(ctx);
-    for (const network of Object.keys(ERC20_RATES)) await erc20(ctx, network);
-    for (const network of Object.keys(NATIVE_RATES)) await native(ctx, network);
-    await lendingSetup(ctx);
-    for (const network of new Set(LENDING_POOLS.map((p) => p[0]))) await lending(ctx, network);
-    await dexSetup(ctx);
-    for (const network of new Set(DEX_POOLS.map((p) => p[0]))) await dex(ctx, network);
-    await stakingL1(ctx);
-    for (const network of Object.keys(L2_BRIDGES)) await stakingL2(ctx, network);
+    if (wanted('evm/erc20')) for (const network of Object.keys(ERC20_RATES)) await erc20(ctx, network);
+    if (wanted('evm/native')) for (const network of Object.keys(NATIVE_RATES)) await native(ctx, network);
+    if (wanted('evm/lending_v3')) {
+      await lendingSetup(ctx);
+      for (const network of new Set(LENDING_POOLS.map((p) => p[0]))) await lending(ctx, network);
+    }
+    if (wanted('evm/dex_v3')) {
+      await dexSetup(ctx);
+      for (const network of new Set(DEX_POOLS.map((p) => p[0]))) await dex(ctx, network);
+    }
+    if (wanted('evm/staking')) {
+      await stakingL1(ctx);
+      for (const network of Object.keys(L2_BRIDGES)) await stakingL2(ctx, network);
+    }
   });
 }

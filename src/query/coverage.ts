@@ -38,6 +38,10 @@ export async function coveredIntervals(store: Store, dataset: string, scope: str
 
 /** Records [lo, hi] as covered, merging with touching intervals. Call inside the transaction that wrote the rows. */
 export async function addCoverage(tx: Tx, dataset: string, scope: string, lo: number, hi: number): Promise<void> {
+  // Rows are appended at the table's end. If they are not past everything held
+  // before, the table's physical order no longer follows the data's order.
+  const [prev] = await tx.all<{ max: bigint | null }>(`SELECT max(hi) AS max FROM coverage WHERE dataset = $dataset AND scope = $scope`, { dataset, scope });
+  if (prev?.max != null && lo <= Number(prev.max)) await markUnordered(tx, dataset, scope);
   const touching = await tx.all<{ lo: bigint; hi: bigint }>(
     `SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`,
     { dataset, scope, lo, hi },
@@ -46,6 +50,21 @@ export async function addCoverage(tx: Tx, dataset: string, scope: string, lo: nu
   const mhi = Math.max(hi, ...touching.map((r) => Number(r.hi)));
   await tx.run(`DELETE FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`, { dataset, scope, lo, hi });
   await tx.run(`INSERT INTO coverage VALUES ($dataset, $scope, $lo, $hi)`, { dataset, scope, lo: mlo, hi: mhi });
+}
+
+async function markUnordered(tx: Tx, dataset: string, scope: string): Promise<void> {
+  await tx.run(`DELETE FROM dataset_order WHERE dataset = $dataset AND scope = $scope`, { dataset, scope });
+  await tx.run(`INSERT INTO dataset_order VALUES ($dataset, $scope, true)`, { dataset, scope });
+}
+
+/**
+ * Whether the rows of a dataset and scope sit in the table in their output
+ * order, so that a query may stream them without sorting (DuckDB preserves
+ * insertion order for queries without ORDER BY).
+ */
+export async function isPhysicallyOrdered(store: Store, dataset: string, scope: string): Promise<boolean> {
+  const rows = await store.all<{ unordered: boolean }>(`SELECT unordered FROM dataset_order WHERE dataset = $dataset AND scope = $scope`, { dataset, scope });
+  return !rows.some((r) => r.unordered);
 }
 
 /** Removes [lo, hi] from the coverage (a reorg or a re-ingest), splitting intervals. */

@@ -22,6 +22,9 @@ const SYSTEM_DDL = [
   `CREATE TABLE IF NOT EXISTS coverage (dataset VARCHAR, scope VARCHAR, lo BIGINT, hi BIGINT)`,
   // Which version (sha256) of each archive file filled the store, so files replaced upstream can be re-ingested.
   `CREATE TABLE IF NOT EXISTS ingest_files (source VARCHAR, path VARCHAR, sha256 VARCHAR, rows BIGINT, ingested_at TIMESTAMP)`,
+  // Datasets whose rows for a scope were appended out of order (a re-ingest, a
+  // backfill behind the tip): queries over them must sort. Absent = in order.
+  `CREATE TABLE IF NOT EXISTS dataset_order (dataset VARCHAR, scope VARCHAR, unordered BOOLEAN)`,
   `CREATE TABLE IF NOT EXISTS tokens (symbol VARCHAR, name VARCHAR, aliases VARCHAR[], network VARCHAR, address VARCHAR, decimals UTINYINT)`,
   `CREATE TABLE IF NOT EXISTS labels (address VARCHAR, label VARCHAR, category VARCHAR, network VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS pools (network VARCHAR, pool_address VARCHAR, fee INTEGER,
