@@ -92,6 +92,8 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       measured: { idle_rss_mib: Math.round(idle.nowMiB), peak_rss_mib: Math.round(Math.max(peakWhileStreaming, after.peakMiB)) },
     });
 
+    figures.push(await flatnessFigure(ctx, dataDir, key, start));
+
     const pg = await postgresFigure(ctx, pgRowsFile, start, baseline.csv!, figures.find((f) => f.name.includes(', csv,'))!.measured.http_ms as number);
     if (pg) figures.push(pg);
   } finally {
@@ -104,6 +106,32 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       `demo scale ${SCALE}; query: ${query('<format>')}${tokens}; median of ${RUNS} runs after a warm-up`,
       `SQL: ${csvPlan.sql}`,
     ],
+  };
+}
+
+/**
+ * Memory must not follow the result size: the peak RSS of a fresh server
+ * streaming ~1,000,000 rows against a fresh server streaming ~100,000.
+ */
+async function flatnessFigure(ctx: BenchContext, dataDir: string, key: string, start: number): Promise<BenchFigure> {
+  const peakFor = async (blocks: number) => {
+    const server = await startServer(ctx.root, dataDir);
+    try {
+      const t = await timedGet(`${server.url}/v1/evm/erc20/events/transfer?network=ETH&token=USDT&block_start=${start}&block_end=${start + blocks}&format=csv`, { 'x-api-key': key });
+      if (t.status !== 200) throw new Error(`HTTP ${t.status}`);
+      return { peak: rssOf(server.pid).peakMiB, bytes: t.bytes };
+    } finally {
+      await server.stop();
+    }
+  };
+  const small = await peakFor(1_000);
+  const large = await peakFor(10_000);
+  return {
+    name: 'server peak RSS, ~1,000,000-row CSV response vs ~100,000-row response (fresh server each)',
+    ratio: large.peak / small.peak,
+    ratio_meaning: 'peak RSS for 10x the rows / peak RSS for 1x (1.0 = flat)',
+    baseline: 'a fresh server streaming a 1,000-block response, same run',
+    measured: { small_peak_mib: Math.round(small.peak), large_peak_mib: Math.round(large.peak), small_bytes: small.bytes, large_bytes: large.bytes },
   };
 }
 
