@@ -11,7 +11,7 @@
  */
 import { blockSeconds } from '../catalog/networks.ts';
 import type { Store, Tx } from '../store/createStore.ts';
-import { addCoverage } from '../query/coverage.ts';
+import { addCoverage } from '../store/coverage.ts';
 
 export interface DemoOptions {
   /** Multiplies every event rate. */

@@ -3,7 +3,8 @@ import type { DataRoute } from '../catalog/derive/routes.ts';
 import type { Format, OutputColumn } from '../catalog/types.ts';
 import type { SqlParams, Store } from '../store/createStore.ts';
 import { computeCost, type BlocksPerDay, type Cost } from './cost.ts';
-import { assertChainCoverage, isPhysicallyOrdered } from './coverage.ts';
+import { assertChainCoverage } from './coverage.ts';
+import { isPhysicallyOrdered } from '../store/coverage.ts';
 import { planSelection, type Selection } from './planSelection.ts';
 import { ident } from './sql/builder.ts';
 

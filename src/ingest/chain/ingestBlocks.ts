@@ -10,7 +10,7 @@
  * whose parent is not the stored block before it is a reorg, rolled back to
  * the common ancestor before going on.
  */
-import { addCoverage, coveredIntervals, gaps, removeCoverage, type Interval } from '../../query/coverage.ts';
+import { addCoverage, coveredIntervals, gaps, removeCoverage, type Interval } from '../../store/coverage.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
 import type { Store, Tx } from '../../store/createStore.ts';
 import { emptySummary, silentProgress, type IngestHooks, type IngestProgress, type IngestSummary } from '../progress.ts';

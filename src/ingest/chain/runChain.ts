@@ -3,7 +3,7 @@
  * [from, to], then keep ingesting new blocks once they are `confirmations`
  * deep, until the signal aborts. Only confirmed blocks are ever stored.
  */
-import { coveredIntervals } from '../../query/coverage.ts';
+import { coveredIntervals } from '../../store/coverage.ts';
 import type { Store } from '../../store/createStore.ts';
 import type { IngestSummary } from '../progress.ts';
 import type { ChainDataset } from './ingestBlocks.ts';

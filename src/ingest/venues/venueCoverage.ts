@@ -3,7 +3,7 @@
  * token, in epoch milliseconds, written in the transaction that replaces the
  * period's rows. A period is either fully stored and covered, or absent.
  */
-import { addCoverage, coveredIntervals, gaps } from '../../query/coverage.ts';
+import { addCoverage, coveredIntervals, gaps } from '../../store/coverage.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
 import type { Store, Tx } from '../../store/createStore.ts';
 
