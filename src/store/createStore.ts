@@ -169,8 +169,14 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       );
       done.catch(() => undefined);
       stream.on('close', () => {
-        conn.closeSync();
-        cleanup();
+        // The reader can see end-of-file before the engine has finished the
+        // COPY. closeSync() on a connection whose query is still running blocks
+        // the main thread while the engine waits to hand its result back to
+        // that same thread: a deadlock. Close only once the COPY has settled.
+        copy.then(() => undefined, () => undefined).finally(() => {
+          conn.closeSync();
+          cleanup();
+        }).catch(() => undefined);
       });
       done.finally(cleanup).catch(() => undefined);
       return {

@@ -39,5 +39,5 @@ export const btcTransfer: ChainEndpoint = {
   formats: CHAIN_FORMATS,
   defaultFormat: 'json',
   cost: { kind: 'blocks' },
-  served: false,
+  served: true,
 };
