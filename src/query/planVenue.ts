@@ -45,7 +45,7 @@ function rowsSql(e: VenueEndpoint, values: QueryValues, where: readonly string[]
 /**
  * Candles of `window` from 1-minute candles: windows aligned to the Unix
  * epoch, open of the first minute, highest high, lowest low, close of the
- * last minute, volume and trade count summed. Only the minutes inside
+ * last minute, volume (to 8 decimals) and trade count summed. Only the minutes inside
  * [since, until) count; a window is labelled with its start.
  */
 function candlesSql(e: VenueEndpoint, windowSeconds: number, where: readonly string[], q: SqlBuilder): string {
@@ -53,7 +53,8 @@ function candlesSql(e: VenueEndpoint, windowSeconds: number, where: readonly str
   return `SELECT strftime(c.w, '%Y-%m-%dT%H:%M:%SZ') AS "time", c.open, c.high, c.low, c.close, c.volume, c.trade_count
     FROM (SELECT time_bucket(to_seconds(CAST(${w} AS BIGINT)), t.time, TIMESTAMP '1970-01-01') AS w,
                  arg_min(t.open, t.time) AS open, max(t.high) AS high, min(t.low) AS low, arg_max(t.close, t.time) AS close,
-                 sum(t.volume) AS volume, CAST(sum(t.trade_count) AS BIGINT) AS trade_count
+                 -- Rounded to 1e-8 so that binary summation noise does not show.
+                 round(sum(t.volume), 8) AS volume, CAST(sum(t.trade_count) AS BIGINT) AS trade_count
           FROM ${e.table.name} t WHERE ${where.join(' AND ')} GROUP BY 1) c
     ORDER BY c.w`;
 }
