@@ -45,8 +45,12 @@ const error = async (url: string) => {
 };
 
 describe('venue endpoints', () => {
-  it('serves every venue path of the specification', () => {
+  it('serves every venue path of the specification, and no other', async () => {
     expect(dataRoutes().filter((r) => r.endpoint.family === 'exchange').map((r) => r.path).sort()).toEqual([...PATHS].sort());
+    expect(await error(`/v1/exchange/venue_c/raw_trades?token=BTC&${range(0, H)}`)).toMatchObject({ http: 404, code: 'not_found' });
+    expect(await error(`/v1/exchange/venue_b/book_depth?token=BTC&${range(0, H)}`)).toMatchObject({ http: 404, code: 'not_found' });
+    const post = await t.app.inject({ method: 'POST', url: '/v1/exchange/venue_a/ohlcv', headers: { 'x-api-key': t.key } });
+    expect(post.statusCode).toBe(405);
   });
 
   it.each(PATHS)('%s answers CSV by default with its columns, rows ascending by time', async (path) => {
