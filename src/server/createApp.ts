@@ -56,10 +56,15 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerDocs(app);
 
+  const scratch = !opts.links?.dir && !opts.store.dataDir;
   const linkDir = opts.links?.dir ?? (opts.store.dataDir ? path.join(opts.store.dataDir, 'links') : fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-links-')));
   const links = await createLinkStore({ ...opts.links, dir: linkDir });
   links.start((err) => app.log.error({ err }, 'link sweep failed'));
-  app.addHook('onClose', async () => links.stop());
+  app.addHook('onClose', async () => {
+    links.stop();
+    // An in-memory store's links live in a scratch folder that dies with the app.
+    if (scratch) fs.rmSync(linkDir, { recursive: true, force: true });
+  });
   // Outside the /v1 plugin: a link download needs no API key.
   registerLinkDownloads(app, links);
 
