@@ -4,7 +4,8 @@ import { createKey } from '../metering/keys.ts';
 import { createApp } from '../server/createApp.ts';
 import type { Store } from '../store/createStore.ts';
 import { loadDemo } from './demo.ts';
-import { DEFAULT_DATA_DIR, openStore, port, positiveInteger } from './options.ts';
+import { linkOptions } from './linkOptions.ts';
+import { DEFAULT_DATA_DIR, openStore, port, positiveInteger, positiveNumber } from './options.ts';
 
 interface ServeOptions {
   data: string;
@@ -14,6 +15,8 @@ interface ServeOptions {
   memoryLimit?: string;
   threads?: number;
   demo: boolean;
+  linkTtl?: number;
+  publicUrl?: string;
 }
 
 /** A store that has never held data nor keys is new: it gets the demo and a first key. */
@@ -33,6 +36,8 @@ export function registerServe(program: Command): void {
     .option('--memory-limit <size>', 'DuckDB memory limit; bounds the engine\'s caches and makes large sorts spill to disk', '256MB')
     .option('--threads <n>', 'DuckDB worker threads (default: the number of cores)', positiveInteger)
     .option('--no-demo', 'do not load the demo dataset into a new store')
+    .option('--link-ttl <seconds>', 'lifetime of link=true download URLs (default 3600, or CHAINQ_LINK_TTL)', positiveNumber)
+    .option('--public-url <url>', 'base of link download URLs, e.g. https://data.example.com (or CHAINQ_PUBLIC_URL)')
     .action(async (opts: ServeOptions) => {
       const logger = createLogger(opts.logLevel);
       const store = await openStore(opts);
@@ -44,7 +49,7 @@ export function registerServe(program: Command): void {
         const { key } = await createKey(store, { plan: 'free', name: 'first key' });
         process.stdout.write(`first API key (plan free), shown once:\n${key}\n`);
       }
-      const app = await createApp({ store, logger });
+      const app = await createApp({ store, logger, links: linkOptions(opts) });
       const close = async () => {
         await app.close();
         await store.close();

@@ -12,6 +12,9 @@
 import { blockSeconds } from '../catalog/networks.ts';
 import type { Store, Tx } from '../store/createStore.ts';
 import { addCoverage } from '../store/coverage.ts';
+import { btcDemo } from './btc.ts';
+import { tronDemo } from './tron.ts';
+import { venueDemo } from './venues.ts';
 
 export interface DemoOptions {
   /** Multiplies every event rate. */
@@ -28,7 +31,7 @@ export const DEMO_START = Date.UTC(2025, 11, 1);
 /** The first block of the demo window per network, near the real height on 2025-12-01. */
 export const DEMO_START_BLOCKS: Readonly<Record<string, number>> = {
   ETH: 23_910_000, ARB: 405_000_000, OP: 144_500_000, BASE: 38_900_000, POLYGON: 79_600_000,
-  BSC: 70_000_000, AVAX: 73_000_000,
+  BSC: 70_000_000, AVAX: 73_000_000, TRON: 77_800_000,
 };
 
 /** A dataset's events per day on each network, at scale 1. */
@@ -63,7 +66,7 @@ const MACROS = [
 
 export const epochSql = (ms: number) => `to_timestamp(${ms / 1000})::TIMESTAMP`;
 
-function blockSpan(ctx: DemoContext, network: string): { first: number; count: number; seconds: number } {
+export function blockSpan(ctx: DemoContext, network: string): { first: number; count: number; seconds: number } {
   const seconds = blockSeconds(network);
   const first = DEMO_START_BLOCKS[network];
   if (first === undefined) throw new Error(`demo: no start block for ${network}`);
@@ -92,7 +95,7 @@ async function writeBlocks(ctx: DemoContext, network: string): Promise<void> {
  * the window's blocks, with block_number, log_index, time, tx_hash and a
  * per-event seed `i`, ordered as the table is.
  */
-function skeleton(ctx: DemoContext, network: string, tag: string, perDay: number): string {
+export function skeleton(ctx: DemoContext, network: string, tag: string, perDay: number): string {
   const { first, count } = blockSpan(ctx, network);
   const n = Math.max(1, Math.round(perDay * ctx.days * ctx.scale));
   return `(SELECT *, ${blockTimeSql(ctx, network, 'block_number')} AS time,
@@ -108,7 +111,7 @@ function party(tag: string, role: string, poolSize = 20_000): string {
           addr('${role === 'sender' || role === 'user' ? 'a' : 'b'}', zipf(u(i, '${tag}:${role}'), ${poolSize})))`;
 }
 
-async function finish(ctx: DemoContext, dataset: string, network: string): Promise<void> {
+export async function finish(ctx: DemoContext, dataset: string, network: string): Promise<void> {
   const { first, count } = blockSpan(ctx, network);
   await ctx.tx.run(`DELETE FROM coverage WHERE dataset = '${dataset}' AND scope = '${network}'`);
   await addCoverage(ctx.tx, dataset, network, first - 1, first + count - 1);
@@ -380,5 +383,8 @@ export async function generateDemo(store: Store, opts: DemoOptions = {}): Promis
       await stakingL1(ctx);
       for (const network of Object.keys(L2_BRIDGES)) await stakingL2(ctx, network);
     }
+    if (wanted('tron')) await tronDemo(ctx);
+    if (wanted('btc')) await btcDemo(ctx);
+    if (wanted('exchange')) await venueDemo(ctx);
   });
 }

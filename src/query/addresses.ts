@@ -21,10 +21,11 @@ export function normalizeAddress(family: Family, value: string, param: string): 
       if (BTC.test(v)) return v.startsWith('BC1') ? v.toLowerCase() : v;
       break;
     case 'exchange':
-      if (v.length > 0) return v.toLowerCase();
+      // Venue wallets (venue_b) are 0x hex accounts, stored in lower case.
+      if (EVM.test(v)) return v.toLowerCase();
       break;
   }
-  const expected = family === 'evm' ? 'a 0x-prefixed 20-byte hex address' : family === 'tron' ? 'a base58 T… address' : 'a Bitcoin address';
+  const expected = family === 'evm' || family === 'exchange' ? 'a 0x-prefixed 20-byte hex address' : family === 'tron' ? 'a base58 T… address' : 'a Bitcoin address';
   throw new ApiError('invalid_parameter', `${param}='${value}' is not ${expected}`, { parameter: param });
 }
 
