@@ -81,7 +81,9 @@ export async function btcDemo(ctx: DemoContext): Promise<void> {
   const end = ctx.start + ctx.days * 86_400_000;
 
   const blocks: BtcBlock[] = [];
-  let time = ctx.start;
+  // The first block falls before the window, so that a time range starting at
+  // the window start is known to be complete (a block before `since` exists).
+  let time = ctx.start - 600_000;
   let parent = hex('btc-demo:genesis');
   for (let n = BTC_DEMO_START_BLOCK; time < end; n++) {
     const hash = hex(`btc-demo:block:${n}`);
