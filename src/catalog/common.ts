@@ -32,8 +32,8 @@ export function chainRangeParams(networks: readonly string[] | null): Params {
 }
 
 export const addressFilterParams: Params = {
-  sender: { type: 'string', list: true, description: 'Sender address; a comma-separated list means any of them.' },
-  receiver: { type: 'string', list: true, description: 'Receiver address; a comma-separated list means any of them.' },
+  sender: { type: 'string', list: true, description: 'Sender address.' },
+  receiver: { type: 'string', list: true, description: 'Receiver address.' },
   involving: { type: 'string', list: true, exclusiveWith: ['sender', 'receiver'], description: 'Address as sender or receiver.' },
   involving_label: { type: 'string', list: true, exclusiveWith: ['involving', 'sender', 'receiver'], description: 'Case-insensitive label substring of the sender or receiver.' },
   involving_category: { type: 'string', list: true, exclusiveWith: ['involving', 'sender', 'receiver'], description: 'Address category of the sender or receiver, e.g. exchange.' },

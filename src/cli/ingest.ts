@@ -14,6 +14,7 @@ import { IngestError, ingestEvm, type IngestEvent } from '../ingest/evm/ingestEv
 import { createLogger } from '../internal/logger.ts';
 import { loadSeed } from '../reference/importReference.ts';
 import { ProtocolConfigError } from '../reference/protocols.ts';
+import { ingestGroup } from './ingestGroup.ts';
 import { DEFAULT_DATA_DIR, openStore, positiveNumber } from './options.ts';
 
 interface IngestEvmCliOptions {
@@ -66,8 +67,7 @@ function protocolsFile(opts: IngestEvmCliOptions): string | undefined {
 }
 
 export function registerIngest(program: Command): void {
-  const ingest = program.command('ingest').description('fill the store from outside sources');
-  ingest
+  ingestGroup(program)
     .command('evm')
     .description('ingest every EVM dataset of one network from a JSON-RPC node: erc20 and native transfers, lending_v3, dex_v3, staking')
     .requiredOption('--network <code>', 'network code, e.g. ETH, ARB, BASE')

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { StoreLockedError } from '../store/createStore.ts';
 import { registerDemo } from './demo.ts';
 import { registerIngest } from './ingest.ts';
+import { registerIngestSources } from './ingest-sources.ts';
 import { registerKeys } from './keys.ts';
 import { registerReference } from './reference.ts';
 import { registerServe } from './serve.ts';
@@ -15,6 +16,7 @@ registerIngest(program);
 registerKeys(program);
 registerStatus(program);
 registerReference(program);
+registerIngestSources(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -8,9 +8,10 @@ export interface DataOption {
   data: string;
 }
 
-export function openStore(opts: DataOption & { memoryLimit?: string; readOnly?: boolean }): Promise<Store> {
+export function openStore(opts: DataOption & { memoryLimit?: string; readOnly?: boolean; threads?: number }): Promise<Store> {
   return createStore({
     dataDir: path.resolve(opts.data),
+    ...(opts.threads ? { threads: opts.threads } : {}),
     ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}),
     ...(opts.readOnly ? { readOnly: true } : {}),
   });
@@ -25,5 +26,11 @@ export function positiveNumber(value: string): number {
 export function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`expected a port number, got '${value}'`);
+  return n;
+}
+
+export function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`expected a positive integer, got '${value}'`);
   return n;
 }

@@ -4,7 +4,8 @@ import { createKey } from '../metering/keys.ts';
 import { createApp } from '../server/createApp.ts';
 import type { Store } from '../store/createStore.ts';
 import { loadDemo } from './demo.ts';
-import { DEFAULT_DATA_DIR, openStore, port } from './options.ts';
+import { linkOptions } from './linkOptions.ts';
+import { DEFAULT_DATA_DIR, openStore, port, positiveInteger, positiveNumber } from './options.ts';
 
 interface ServeOptions {
   data: string;
@@ -12,7 +13,10 @@ interface ServeOptions {
   host: string;
   logLevel: string;
   memoryLimit?: string;
+  threads?: number;
   demo: boolean;
+  linkTtl?: number;
+  publicUrl?: string;
 }
 
 /** A store that has never held data nor keys is new: it gets the demo and a first key. */
@@ -29,8 +33,11 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port', port, 8080)
     .option('--host <host>', 'interface to listen on; 127.0.0.1 unless you mean to expose it', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', process.env.CHAINQ_LOG_LEVEL ?? 'info')
-    .option('--memory-limit <size>', 'DuckDB memory limit, e.g. 512MB')
+    .option('--memory-limit <size>', 'DuckDB memory limit; bounds the engine\'s caches and makes large sorts spill to disk', '256MB')
+    .option('--threads <n>', 'DuckDB worker threads (default: the number of cores)', positiveInteger)
     .option('--no-demo', 'do not load the demo dataset into a new store')
+    .option('--link-ttl <seconds>', 'lifetime of link=true download URLs (default 3600, or CHAINQ_LINK_TTL)', positiveNumber)
+    .option('--public-url <url>', 'base of link download URLs, e.g. https://data.example.com (or CHAINQ_PUBLIC_URL)')
     .action(async (opts: ServeOptions) => {
       const logger = createLogger(opts.logLevel);
       const store = await openStore(opts);
@@ -42,7 +49,7 @@ export function registerServe(program: Command): void {
         const { key } = await createKey(store, { plan: 'free', name: 'first key' });
         process.stdout.write(`first API key (plan free), shown once:\n${key}\n`);
       }
-      const app = await createApp({ store, logger });
+      const app = await createApp({ store, logger, links: linkOptions(opts) });
       const close = async () => {
         await app.close();
         await store.close();

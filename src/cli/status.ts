@@ -1,8 +1,22 @@
 import type { Command } from 'commander';
-import { datasetStatus } from '../store/maintenance.ts';
+import { compactDatasets, datasetStatus } from '../store/maintenance.ts';
 import { DEFAULT_DATA_DIR, openStore } from './options.ts';
 
 export function registerStatus(program: Command): void {
+  program
+    .command('compact')
+    .description('re-sort tables that ingestion appended out of order, so queries over them stream without sorting')
+    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .action(async (opts: { data: string }) => {
+      const store = await openStore(opts);
+      try {
+        const tables = await compactDatasets(store);
+        process.stdout.write(tables.length ? `re-sorted ${tables.join(', ')}\n` : 'every table is in order\n');
+      } finally {
+        await store.close();
+      }
+    });
+
   program
     .command('status')
     .description('show what the store holds, per dataset and network')

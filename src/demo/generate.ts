@@ -11,7 +11,10 @@
  */
 import { blockSeconds } from '../catalog/networks.ts';
 import type { Store, Tx } from '../store/createStore.ts';
-import { addCoverage } from '../query/coverage.ts';
+import { addCoverage } from '../store/coverage.ts';
+import { btcDemo } from './btc.ts';
+import { tronDemo } from './tron.ts';
+import { venueDemo } from './venues.ts';
 
 export interface DemoOptions {
   /** Multiplies every event rate. */
@@ -19,6 +22,8 @@ export interface DemoOptions {
   readonly days?: number;
   /** Window start, epoch milliseconds at 00:00 UTC. */
   readonly start?: number;
+  /** Generate only datasets whose id starts with one of these (benchmarks); default all. */
+  readonly only?: readonly string[];
 }
 
 export const DEMO_START = Date.UTC(2025, 11, 1);
@@ -26,7 +31,7 @@ export const DEMO_START = Date.UTC(2025, 11, 1);
 /** The first block of the demo window per network, near the real height on 2025-12-01. */
 export const DEMO_START_BLOCKS: Readonly<Record<string, number>> = {
   ETH: 23_910_000, ARB: 405_000_000, OP: 144_500_000, BASE: 38_900_000, POLYGON: 79_600_000,
-  BSC: 70_000_000, AVAX: 73_000_000,
+  BSC: 70_000_000, AVAX: 73_000_000, TRON: 77_800_000,
 };
 
 /** A dataset's events per day on each network, at scale 1. */
@@ -61,7 +66,7 @@ const MACROS = [
 
 export const epochSql = (ms: number) => `to_timestamp(${ms / 1000})::TIMESTAMP`;
 
-function blockSpan(ctx: DemoContext, network: string): { first: number; count: number; seconds: number } {
+export function blockSpan(ctx: DemoContext, network: string): { first: number; count: number; seconds: number } {
   const seconds = blockSeconds(network);
   const first = DEMO_START_BLOCKS[network];
   if (first === undefined) throw new Error(`demo: no start block for ${network}`);
@@ -77,10 +82,12 @@ function blockTimeSql(ctx: DemoContext, network: string, blockExpr: string): str
 async function writeBlocks(ctx: DemoContext, network: string): Promise<void> {
   const { first, count } = blockSpan(ctx, network);
   await ctx.tx.run(`DELETE FROM blocks WHERE network = '${network}'`);
+  // One block before the window is included (it holds no events), so that a
+  // time range starting exactly at the window start is known to be complete.
   await ctx.tx.run(`INSERT INTO blocks
     SELECT '${network}', ${first} + i, ${blockTimeSql(ctx, network, `${first} + i`)},
            txh('${network}:b' || i), txh('${network}:b' || (i - 1))
-    FROM range(${count}) r(i) ORDER BY i`);
+    FROM range(-1, ${count}) r(i) ORDER BY i`);
 }
 
 /**
@@ -88,7 +95,7 @@ async function writeBlocks(ctx: DemoContext, network: string): Promise<void> {
  * the window's blocks, with block_number, log_index, time, tx_hash and a
  * per-event seed `i`, ordered as the table is.
  */
-function skeleton(ctx: DemoContext, network: string, tag: string, perDay: number): string {
+export function skeleton(ctx: DemoContext, network: string, tag: string, perDay: number): string {
   const { first, count } = blockSpan(ctx, network);
   const n = Math.max(1, Math.round(perDay * ctx.days * ctx.scale));
   return `(SELECT *, ${blockTimeSql(ctx, network, 'block_number')} AS time,
@@ -104,10 +111,10 @@ function party(tag: string, role: string, poolSize = 20_000): string {
           addr('${role === 'sender' || role === 'user' ? 'a' : 'b'}', zipf(u(i, '${tag}:${role}'), ${poolSize})))`;
 }
 
-async function finish(ctx: DemoContext, dataset: string, network: string): Promise<void> {
+export async function finish(ctx: DemoContext, dataset: string, network: string): Promise<void> {
   const { first, count } = blockSpan(ctx, network);
   await ctx.tx.run(`DELETE FROM coverage WHERE dataset = '${dataset}' AND scope = '${network}'`);
-  await addCoverage(ctx.tx, dataset, network, first, first + count - 1);
+  await addCoverage(ctx.tx, dataset, network, first - 1, first + count - 1);
 }
 
 // ---------------------------------------------------------------------------
@@ -360,14 +367,24 @@ export async function generateDemo(store: Store, opts: DemoOptions = {}): Promis
       SELECT (row_number() OVER (ORDER BY address) - 1)::BIGINT AS idx, address FROM labels
       WHERE address LIKE '0x%' AND (network IS NULL OR network = '')`);
     for (const network of Object.keys(DEMO_START_BLOCKS)) await writeBlocks(ctx, network);
+    const wanted = (prefix: string) => !opts.only || opts.only.some((o) => o.startsWith(prefix) || prefix.startsWith(o));
     await pricePaths(ctx);
-    for (const network of Object.keys(ERC20_RATES)) await erc20(ctx, network);
-    for (const network of Object.keys(NATIVE_RATES)) await native(ctx, network);
-    await lendingSetup(ctx);
-    for (const network of new Set(LENDING_POOLS.map((p) => p[0]))) await lending(ctx, network);
-    await dexSetup(ctx);
-    for (const network of new Set(DEX_POOLS.map((p) => p[0]))) await dex(ctx, network);
-    await stakingL1(ctx);
-    for (const network of Object.keys(L2_BRIDGES)) await stakingL2(ctx, network);
+    if (wanted('evm/erc20')) for (const network of Object.keys(ERC20_RATES)) await erc20(ctx, network);
+    if (wanted('evm/native')) for (const network of Object.keys(NATIVE_RATES)) await native(ctx, network);
+    if (wanted('evm/lending_v3')) {
+      await lendingSetup(ctx);
+      for (const network of new Set(LENDING_POOLS.map((p) => p[0]))) await lending(ctx, network);
+    }
+    if (wanted('evm/dex_v3')) {
+      await dexSetup(ctx);
+      for (const network of new Set(DEX_POOLS.map((p) => p[0]))) await dex(ctx, network);
+    }
+    if (wanted('evm/staking')) {
+      await stakingL1(ctx);
+      for (const network of Object.keys(L2_BRIDGES)) await stakingL2(ctx, network);
+    }
+    if (wanted('tron')) await tronDemo(ctx);
+    if (wanted('btc')) await btcDemo(ctx);
+    if (wanted('exchange')) await venueDemo(ctx);
   });
 }

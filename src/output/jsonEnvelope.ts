@@ -10,6 +10,10 @@ const COMMA = 0x2c;
 const HEAD = Buffer.from('{"status":"success","events":[');
 
 export class JsonEnvelope extends Transform {
+  constructor() {
+    super({ highWaterMark: 256 * 1024 });
+  }
+
   #count = 0;
   #started = false;
   /** A row ended at the previous chunk's end; a separator is owed if another row follows. */
@@ -33,7 +37,8 @@ export class JsonEnvelope extends Transform {
       this.#count++;
       this.#owesSeparator = true;
     }
-    const out = Buffer.from(chunk.subarray(0, end));
+    // The chunk is ours alone (read from the engine's pipe): rewrite it in place.
+    const out = chunk.subarray(0, end);
     for (let i = out.indexOf(NEWLINE); i !== -1; i = out.indexOf(NEWLINE, i + 1)) {
       out[i] = COMMA;
       this.#count++;

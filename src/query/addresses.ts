@@ -1,6 +1,7 @@
 /** Address inputs per chain family: validated and brought to the stored form. */
 import type { Family } from '../catalog/types.ts';
 import { ApiError } from '../errors/apiError.ts';
+import { isTronBase58 } from '../utils/tronAddress.ts';
 
 const EVM = /^0x[0-9a-fA-F]{40}$/;
 const TRON = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
@@ -14,16 +15,17 @@ export function normalizeAddress(family: Family, value: string, param: string): 
       if (EVM.test(v)) return v.toLowerCase();
       break;
     case 'tron':
-      if (TRON.test(v)) return v;
+      if (TRON.test(v) && isTronBase58(v)) return v;
       break;
     case 'btc':
       if (BTC.test(v)) return v.startsWith('BC1') ? v.toLowerCase() : v;
       break;
     case 'exchange':
-      if (v.length > 0) return v.toLowerCase();
+      // Venue wallets (venue_b) are 0x hex accounts, stored in lower case.
+      if (EVM.test(v)) return v.toLowerCase();
       break;
   }
-  const expected = family === 'evm' ? 'a 0x-prefixed 20-byte hex address' : family === 'tron' ? 'a base58 T… address' : 'a Bitcoin address';
+  const expected = family === 'evm' || family === 'exchange' ? 'a 0x-prefixed 20-byte hex address' : family === 'tron' ? 'a base58 T… address' : 'a Bitcoin address';
   throw new ApiError('invalid_parameter', `${param}='${value}' is not ${expected}`, { parameter: param });
 }
 

@@ -9,10 +9,6 @@ import { coveredIntervals, gaps, type Interval } from '../store/coverage.ts';
 import type { QueryRange } from './range.ts';
 import { isoSeconds, toSqlTimestamp } from './time.ts';
 
-// The interval arithmetic and the coverage table's writers live in the store,
-// where ingestion (which may not import query/) records coverage too.
-export { addCoverage, coveredIntervals, gaps, removeCoverage, type Interval } from '../store/coverage.ts';
-
 const describe = (g: readonly Interval[]) => g.slice(0, 5).map((i) => (i.lo === i.hi ? `${i.lo}` : `${i.lo}–${i.hi}`)).join(', ') + (g.length > 5 ? ', …' : '');
 
 /**

@@ -4,6 +4,7 @@ import type { Format, OutputColumn } from '../catalog/types.ts';
 import type { SqlParams, Store } from '../store/createStore.ts';
 import { computeCost, type BlocksPerDay, type Cost } from './cost.ts';
 import { assertChainCoverage } from './coverage.ts';
+import { isPhysicallyOrdered } from '../store/coverage.ts';
 import { planSelection, type Selection } from './planSelection.ts';
 import { ident } from './sql/builder.ts';
 
@@ -37,9 +38,12 @@ export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<
   const e = sel.endpoint;
   const cols = outputColumns(sel);
   const select = cols.map((c) => `${sel.columnSql(c.name)} AS ${ident(c.name)}`).join(', ');
-  const order = e.table.orderBy.filter((k) => k !== 'network').map((k) => `t.${ident(k)}`).join(', ');
-  const sql = `SELECT ${select} FROM ${e.table.name} t WHERE ${sel.where.join(' AND ')} ORDER BY ${order}`;
   await assertChainCoverage(ctx.store, e.id, sel.network, sel.range);
+  // Sorting holds the whole result in memory before the first byte; rows that
+  // sit in order already are streamed as they are scanned.
+  const sorted = await isPhysicallyOrdered(ctx.store, e.id, sel.network);
+  const order = e.table.orderBy.filter((k) => k !== 'network').map((k) => `t.${ident(k)}`).join(', ');
+  const sql = `SELECT ${select} FROM ${e.table.name} t WHERE ${sel.where.join(' AND ')}${sorted ? '' : ` ORDER BY ${order}`}`;
   const cost = computeCost({ costClass: e.cost, network: sel.network, range: sel.range, aggregate: false }, ctx.blocksPerDay);
   return {
     sql,

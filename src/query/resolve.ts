@@ -2,6 +2,7 @@
 import { networkInfo } from '../catalog/networks.ts';
 import { ApiError } from '../errors/apiError.ts';
 import type { Store } from '../store/createStore.ts';
+import { isTronBase58 } from '../utils/tronAddress.ts';
 import { SqlBuilder } from './sql/builder.ts';
 
 export interface ResolvedToken {
@@ -26,6 +27,27 @@ export async function resolveTokenSymbol(store: Store, network: string, text: st
   const first = rows[0]!;
   const same = rows.filter((r) => r.symbol === first.symbol);
   return { addresses: same.map((r) => r.address), symbol: first.symbol, decimals: same.length === 1 ? first.decimals : null };
+}
+
+/** Shaped like a base58 Tron address, in any letter case. */
+const TRON_ADDRESS_ANY_CASE = /^t[1-9a-z]{33}$/i;
+
+/**
+ * A Tron token input → the stored (base58) contract addresses. Symbols are
+ * case-insensitive. Base58 is case-sensitive, so a contract address is
+ * matched against the registry without regard to case and replaced by the
+ * registry's spelling; an address the registry does not know must be exact.
+ */
+export async function resolveTronToken(store: Store, network: string, text: string): Promise<string[]> {
+  const input = text.trim();
+  if (!TRON_ADDRESS_ANY_CASE.test(input)) return [...(await resolveTokenSymbol(store, network, input)).addresses];
+  const rows = await store.all<{ address: string }>(
+    `SELECT address FROM tokens WHERE network = $network AND lower(address) = lower($input) ORDER BY (address = $input) DESC LIMIT 1`,
+    { network, input },
+  );
+  if (rows[0]) return [rows[0].address];
+  if (isTronBase58(input)) return [input];
+  throw new ApiError('unknown_token', `token '${text}' is not a base58 T… contract address (checksum fails) nor a token of the registry on ${network}; see /v1/tokens`, { parameter: 'token' });
 }
 
 /** Decimals of a token contract: the registry's, else what ingestion read on chain (token_cache), else null. */

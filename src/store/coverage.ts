@@ -1,8 +1,7 @@
 /**
- * Coverage: the inclusive block (or time) intervals that ingestion completed,
- * per dataset and scope. Writers record coverage in the same transaction as
- * the rows, so the store never claims a range it does not hold; the query side
- * reads it to refuse ranges that were never ingested.
+ * Coverage: the intervals that ingestion completed, per dataset and scope
+ * (network, or token for venues), written in the same transaction as the rows.
+ * Also the physical-order flags that appending out of order sets.
  */
 import type { Store, Tx } from './createStore.ts';
 
@@ -26,21 +25,7 @@ export function gaps(lo: number, hi: number, covered: readonly Interval[]): Inte
   return out;
 }
 
-/** Sorted, merged union of intervals. */
-export function union(intervals: readonly Interval[]): Interval[] {
-  const sorted = [...intervals].sort((a, b) => a.lo - b.lo);
-  const out: Interval[] = [];
-  for (const i of sorted) {
-    const last = out[out.length - 1];
-    if (last && i.lo <= last.hi + 1) out[out.length - 1] = { lo: last.lo, hi: Math.max(last.hi, i.hi) };
-    else out.push(i);
-  }
-  return out;
-}
-
-type Reader = Pick<Store, 'all'> | Pick<Tx, 'all'>;
-
-export async function coveredIntervals(store: Reader, dataset: string, scope: string): Promise<Interval[]> {
+export async function coveredIntervals(store: Store, dataset: string, scope: string): Promise<Interval[]> {
   const rows = await store.all<{ lo: bigint; hi: bigint }>(
     `SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope ORDER BY lo`,
     { dataset, scope },
@@ -50,6 +35,10 @@ export async function coveredIntervals(store: Reader, dataset: string, scope: st
 
 /** Records [lo, hi] as covered, merging with touching intervals. Call inside the transaction that wrote the rows. */
 export async function addCoverage(tx: Tx, dataset: string, scope: string, lo: number, hi: number): Promise<void> {
+  // Rows are appended at the table's end. If they are not past everything held
+  // before, the table's physical order no longer follows the data's order.
+  const [prev] = await tx.all<{ max: bigint | null }>(`SELECT max(hi) AS max FROM coverage WHERE dataset = $dataset AND scope = $scope`, { dataset, scope });
+  if (prev?.max != null && lo <= Number(prev.max)) await markUnordered(tx, dataset, scope);
   const touching = await tx.all<{ lo: bigint; hi: bigint }>(
     `SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`,
     { dataset, scope, lo, hi },
@@ -60,22 +49,19 @@ export async function addCoverage(tx: Tx, dataset: string, scope: string, lo: nu
   await tx.run(`INSERT INTO coverage VALUES ($dataset, $scope, $lo, $hi)`, { dataset, scope, lo: mlo, hi: mhi });
 }
 
+async function markUnordered(tx: Tx, dataset: string, scope: string): Promise<void> {
+  await tx.run(`DELETE FROM dataset_order WHERE dataset = $dataset AND scope = $scope`, { dataset, scope });
+  await tx.run(`INSERT INTO dataset_order VALUES ($dataset, $scope, true)`, { dataset, scope });
+}
+
 /**
- * `addCoverage` for several datasets at once, in three statements whatever
- * their number: ingestion records a dozen datasets per committed batch.
- * Dataset names are ours (catalog ids), never user text.
+ * Whether the rows of a dataset and scope sit in the table in their output
+ * order, so that a query may stream them without sorting (DuckDB preserves
+ * insertion order for queries without ORDER BY).
  */
-export async function addCoverageMany(tx: Tx, datasets: readonly string[], scope: string, lo: number, hi: number): Promise<void> {
-  if (datasets.length === 0) return;
-  const list = datasets.map((d) => `'${d.replaceAll("'", "''")}'`).join(', ');
-  const hit = `dataset IN (${list}) AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`;
-  await tx.run(`CREATE OR REPLACE TEMP TABLE coverage_merge AS
-    SELECT d.dataset, least($lo, min(c.lo)) AS lo, greatest($hi, max(c.hi)) AS hi
-    FROM (SELECT unnest([${list}]) AS dataset) d LEFT JOIN (SELECT * FROM coverage WHERE ${hit}) c USING (dataset)
-    GROUP BY d.dataset`, { scope, lo, hi });
-  await tx.run(`DELETE FROM coverage WHERE ${hit}`, { scope, lo, hi });
-  await tx.run(`INSERT INTO coverage SELECT dataset, $scope, lo, hi FROM coverage_merge`, { scope });
-  await tx.run(`DROP TABLE coverage_merge`);
+export async function isPhysicallyOrdered(store: Store, dataset: string, scope: string): Promise<boolean> {
+  const rows = await store.all<{ unordered: boolean }>(`SELECT unordered FROM dataset_order WHERE dataset = $dataset AND scope = $scope`, { dataset, scope });
+  return !rows.some((r) => r.unordered);
 }
 
 /** Removes [lo, hi] from the coverage (a reorg or a re-ingest), splitting intervals. */
@@ -89,4 +75,40 @@ export async function removeCoverage(tx: Tx, dataset: string, scope: string, lo:
     if (Number(r.lo) < lo) await tx.run(`INSERT INTO coverage VALUES ($dataset, $scope, $a, $b)`, { dataset, scope, a: Number(r.lo), b: lo - 1 });
     if (Number(r.hi) > hi) await tx.run(`INSERT INTO coverage VALUES ($dataset, $scope, $a, $b)`, { dataset, scope, a: hi + 1, b: Number(r.hi) });
   }
+}
+
+/** Sorted, merged union of intervals. */
+export function union(intervals: readonly Interval[]): Interval[] {
+  const sorted = [...intervals].sort((a, b) => a.lo - b.lo);
+  const out: Interval[] = [];
+  for (const i of sorted) {
+    const last = out[out.length - 1];
+    if (last && i.lo <= last.hi + 1) out[out.length - 1] = { lo: last.lo, hi: Math.max(last.hi, i.hi) };
+    else out.push(i);
+  }
+  return out;
+}
+
+/**
+ * `addCoverage` for several datasets of one scope at once, in a fixed number
+ * of statements whatever their number: EVM ingestion records a dozen datasets
+ * per committed batch. Same rules: touching intervals merge, and a range not
+ * past everything held before marks the dataset's rows out of order.
+ * Dataset names are ours (catalog ids), never user text.
+ */
+export async function addCoverageMany(tx: Tx, datasets: readonly string[], scope: string, lo: number, hi: number): Promise<void> {
+  if (datasets.length === 0) return;
+  const list = datasets.map((d) => `'${d.replaceAll("'", "''")}'`).join(', ');
+  const p = { scope, lo, hi };
+  await tx.run(`CREATE OR REPLACE TEMP TABLE coverage_add AS
+    SELECT d.dataset,
+           (SELECT max(c.hi) FROM coverage c WHERE c.dataset = d.dataset AND c.scope = $scope) AS prev_max,
+           least($lo, (SELECT min(c.lo) FROM coverage c WHERE c.dataset = d.dataset AND c.scope = $scope AND c.hi >= $lo - 1 AND c.lo <= $hi + 1)) AS lo,
+           greatest($hi, (SELECT max(c.hi) FROM coverage c WHERE c.dataset = d.dataset AND c.scope = $scope AND c.hi >= $lo - 1 AND c.lo <= $hi + 1)) AS hi
+    FROM (SELECT unnest([${list}]) AS dataset) d`, p);
+  await tx.run(`DELETE FROM dataset_order WHERE scope = $scope AND dataset IN (SELECT dataset FROM coverage_add WHERE prev_max IS NOT NULL AND $lo <= prev_max)`, p);
+  await tx.run(`INSERT INTO dataset_order SELECT dataset, $scope, true FROM coverage_add WHERE prev_max IS NOT NULL AND $lo <= prev_max`, p);
+  await tx.run(`DELETE FROM coverage WHERE dataset IN (${list}) AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`, p);
+  await tx.run(`INSERT INTO coverage SELECT dataset, $scope, lo, hi FROM coverage_add`, { scope });
+  await tx.run(`DROP TABLE coverage_add`);
 }

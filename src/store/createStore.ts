@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import net from 'node:net';
+import { PassThrough, type Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { Format } from '../catalog/types.ts';
 import { Semaphore } from '../utils/semaphore.ts';
@@ -61,8 +62,9 @@ export interface Tx {
   run(sql: string, params?: SqlParams): Promise<void>;
   /**
    * Appends rows to a table through DuckDB's appender (columns in table order).
-   * Values are converted to each column's type: a bigint or decimal string
-   * fills a BIGNUM, a Date or epoch milliseconds fills a TIMESTAMP.
+   * Values of the column's own JS type take a typed fast path (a bigint fills
+   * a BIGNUM, a Date a TIMESTAMP); others are cast by DuckDB (a decimal string
+   * fills a BIGNUM, 'YYYY-MM-DD HH:MM:SS' a TIMESTAMP).
    */
   append(table: string, rows: readonly (readonly AppendValue[])[]): Promise<void>;
 }
@@ -155,44 +157,62 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
 
     async copyToStream(sql, params, format) {
       const release = await exports.acquire();
-      const conn = await instance.connect();
       const fifo = path.join(fifoDir, randomBytes(12).toString('hex'));
-      await execFileAsync('mkfifo', ['-m', '600', fifo]);
+      let conn: DuckDBConnection | undefined;
+      let socket: net.Socket | undefined;
+      try {
+        await execFileAsync('mkfifo', ['-m', '600', fifo]);
+        // The read end is opened first and non-blocking, and read through the
+        // event loop (epoll) rather than the thread pool: a slow client then
+        // holds no libuv thread, and the engine's open-for-write never waits.
+        // Linux reports hang-up on a FIFO only after a writer has come and
+        // gone, so the reader simply waits until the engine opens the pipe.
+        const fd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+        socket = new net.Socket({ fd, readable: true, writable: false });
+        conn = await instance.connect();
+      } catch (e) {
+        socket?.destroy();
+        fs.rm(fifo, { force: true }, () => undefined);
+        release();
+        throw e;
+      }
+      const connection = conn;
+      const source = socket;
       // The fifo path is ours, never user text; the user's values are bound parameters.
-      const copy = conn.run(`COPY (${sql}) TO '${fifo}' ${copyOptions(format)}`, params);
-      let finished = false;
-      const cleanup = () => {
-        if (finished) return;
-        finished = true;
+      const done = connection.run(`COPY (${sql}) TO '${fifo}' ${copyOptions(format)}`, params).then(rowCount);
+      // The body ends only once the engine has reported success, so that a
+      // failure after the pipe closed can never pass for a complete result.
+      const stream = new PassThrough({ highWaterMark: 256 * 1024 });
+      source.pipe(stream, { end: false });
+      source.on('end', () => {
+        done.then(() => stream.end(), (e: unknown) => stream.destroy(asError(e)));
+      });
+      source.on('error', (e) => stream.destroy(e));
+      done.catch((e: unknown) => {
+        stream.destroy(asError(e));
+        source.destroy();
+      });
+      // Failures reach the caller through `done`; a stream error must never be unhandled.
+      stream.on('error', () => undefined);
+      let released = false;
+      const finish = () => {
+        if (released) return;
+        released = true;
+        source.destroy();
         fs.rm(fifo, { force: true }, () => undefined);
         release();
       };
-      const stream = fs.createReadStream(fifo, { highWaterMark: 256 * 1024 });
-      // Failures reach the caller through `done`; a stream error must never be unhandled.
-      stream.on('error', () => undefined);
-      const done = copy.then(
-        (r) => rowCount(r),
-        async (e: unknown) => {
-          // The engine failed before or while writing: make sure the reader is not
-          // left waiting for a writer that will never open the pipe.
-          await unblockReader(fifo);
-          stream.destroy(e instanceof Error ? e : new Error(String(e)));
-          throw e;
-        },
-      );
-      done.catch(() => undefined);
       stream.on('close', () => {
-        conn.closeSync();
-        cleanup();
+        // Closing the connection before the query settles would abort it mid-write.
+        done.finally(() => connection.closeSync()).catch(() => undefined);
+        finish();
       });
-      done.finally(cleanup).catch(() => undefined);
       return {
         stream,
         done,
         cancel() {
-          conn.interrupt();
+          connection.interrupt();
           stream.destroy();
-          void unblockReader(fifo);
         },
       };
     },
@@ -227,26 +247,29 @@ type ColumnWriter = (v: Exclude<AppendValue, null>) => void;
 /**
  * One typed writer per column. The generic appendValue infers a type per value
  * and casts, which is ~10x slower than the typed appends at ingestion volumes.
+ * A value of another JS type than the column's takes the generic path, as before.
  */
 function columnWriters(a: DuckDBAppender): ColumnWriter[] {
   const out: ColumnWriter[] = [];
   for (let i = 0; i < a.columnCount; i++) {
     const generic: ColumnWriter = (v) => a.appendValue(v instanceof Date ? new DuckDBTimestampValue(BigInt(v.getTime()) * 1000n) : v);
+    const typed = <T,>(test: (v: unknown) => v is T, write: (v: T) => void): ColumnWriter => (v) => (test(v) ? write(v) : generic(v));
+    const isString = (v: unknown): v is string => typeof v === 'string';
+    const isNumber = (v: unknown): v is number => typeof v === 'number';
+    const isInt = (v: unknown): v is bigint | number => typeof v === 'bigint' || Number.isSafeInteger(v);
+    const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
     switch (a.columnType(i).typeId) {
-      case DuckDBTypeId.VARCHAR: out.push((v) => a.appendVarchar(String(v))); break;
-      case DuckDBTypeId.BIGINT: out.push((v) => a.appendBigInt(typeof v === 'bigint' ? v : BigInt(v as number))); break;
-      case DuckDBTypeId.UBIGINT: out.push((v) => a.appendUBigInt(typeof v === 'bigint' ? v : BigInt(v as number))); break;
-      case DuckDBTypeId.INTEGER: out.push((v) => a.appendInteger(Number(v))); break;
-      case DuckDBTypeId.UTINYINT: out.push((v) => a.appendUTinyInt(Number(v))); break;
-      case DuckDBTypeId.DOUBLE: out.push((v) => a.appendDouble(Number(v))); break;
-      case DuckDBTypeId.BOOLEAN: out.push((v) => a.appendBoolean(Boolean(v))); break;
-      case DuckDBTypeId.BIGNUM:
-        out.push((v) => (typeof v === 'bigint' || typeof v === 'string' ? a.appendBigNum(BigInt(v)) : generic(v)));
-        break;
+      case DuckDBTypeId.VARCHAR: out.push(typed(isString, (v) => a.appendVarchar(v))); break;
+      case DuckDBTypeId.BIGINT: out.push(typed(isInt, (v) => a.appendBigInt(BigInt(v)))); break;
+      case DuckDBTypeId.UBIGINT: out.push(typed(isInt, (v) => a.appendUBigInt(BigInt(v)))); break;
+      case DuckDBTypeId.INTEGER: out.push(typed(isNumber, (v) => a.appendInteger(v))); break;
+      case DuckDBTypeId.UTINYINT: out.push(typed(isNumber, (v) => a.appendUTinyInt(v))); break;
+      case DuckDBTypeId.DOUBLE: out.push(typed(isNumber, (v) => a.appendDouble(v))); break;
+      case DuckDBTypeId.BOOLEAN: out.push(typed(isBool, (v) => a.appendBoolean(v))); break;
+      case DuckDBTypeId.BIGNUM: out.push(typed(isInt, (v) => a.appendBigNum(BigInt(v)))); break;
       case DuckDBTypeId.TIMESTAMP:
         out.push((v) => {
           if (v instanceof Date) a.appendTimestamp(new DuckDBTimestampValue(BigInt(v.getTime()) * 1000n));
-          else if (typeof v === 'number') a.appendTimestamp(new DuckDBTimestampValue(BigInt(Math.round(v)) * 1000n));
           else generic(v);
         });
         break;
@@ -256,12 +279,4 @@ function columnWriters(a: DuckDBAppender): ColumnWriter[] {
   return out;
 }
 
-/** Opens the write end once and closes it, so a blocked reader sees end-of-file. */
-async function unblockReader(fifo: string): Promise<void> {
-  try {
-    const fd = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-    fs.closeSync(fd);
-  } catch {
-    // No reader is waiting (ENXIO) or the pipe is gone: nothing to unblock.
-  }
-}
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));

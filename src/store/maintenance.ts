@@ -6,6 +6,7 @@ export async function clearDatasets(store: Store): Promise<void> {
   await store.transaction(async (tx) => {
     for (const name of new Set(catalog.map((e) => e.table.name))) await tx.run(`DELETE FROM ${name}`);
     await tx.run('DELETE FROM coverage');
+    await tx.run('DELETE FROM dataset_order');
     await tx.run('DELETE FROM blocks');
   });
 }
@@ -53,4 +54,25 @@ export async function datasetStatus(store: Store): Promise<DatasetStatus[]> {
     }
   }
   return out;
+}
+
+/**
+ * Rewrites every table holding rows appended out of order, sorted by its
+ * catalog order, so that queries over it stream without sorting again.
+ * Returns the tables rewritten.
+ */
+export async function compactDatasets(store: Store): Promise<string[]> {
+  const flagged = new Set((await store.all<{ dataset: string }>(`SELECT DISTINCT dataset FROM dataset_order WHERE unordered`)).map((r) => r.dataset));
+  const tables = new Map(catalog.filter((e) => flagged.has(e.id)).map((e) => [e.table.name, e.table]));
+  for (const table of tables.values()) {
+    const ids = catalog.filter((e) => e.table === table).map((e) => e.id);
+    await store.transaction(async (tx) => {
+      await tx.run(`CREATE TEMP TABLE compact_sorted AS SELECT * FROM ${table.name} ORDER BY ${table.orderBy.map((k) => `"${k}"`).join(', ')}`);
+      await tx.run(`DELETE FROM ${table.name}`);
+      await tx.run(`INSERT INTO ${table.name} SELECT * FROM compact_sorted`);
+      await tx.run(`DROP TABLE compact_sorted`);
+      for (const id of ids) await tx.run(`DELETE FROM dataset_order WHERE dataset = $id`, { id });
+    });
+  }
+  return [...tables.keys()];
 }

@@ -20,6 +20,11 @@ const SYSTEM_DDL = [
   // Inclusive intervals that ingestion has completed, per dataset and scope
   // (network for chains, token for venues). Units: blocks, or epoch milliseconds for venues.
   `CREATE TABLE IF NOT EXISTS coverage (dataset VARCHAR, scope VARCHAR, lo BIGINT, hi BIGINT)`,
+  // Which version (sha256) of each archive file filled the store, so files replaced upstream can be re-ingested.
+  `CREATE TABLE IF NOT EXISTS ingest_files (source VARCHAR, path VARCHAR, sha256 VARCHAR, rows BIGINT, ingested_at TIMESTAMP)`,
+  // Datasets whose rows for a scope were appended out of order (a re-ingest, a
+  // backfill behind the tip): queries over them must sort. Absent = in order.
+  `CREATE TABLE IF NOT EXISTS dataset_order (dataset VARCHAR, scope VARCHAR, unordered BOOLEAN)`,
   `CREATE TABLE IF NOT EXISTS tokens (symbol VARCHAR, name VARCHAR, aliases VARCHAR[], network VARCHAR, address VARCHAR, decimals UTINYINT)`,
   // What ingestion read on chain about tokens the registry does not list (decimals(), symbol()).
   // Kept apart from `tokens` so that a contract naming itself "USDC" never joins a symbol lookup.

@@ -14,7 +14,9 @@ export const btcTransfer: ChainEndpoint = {
   protocol: 'native',
   event: 'transfer',
   eventName: 'transfer',
-  summary: 'Bitcoin transfers: outputs paid to addresses that did not fund the transaction.',
+  summary: 'Bitcoin transfers under the UTXO transfer rule: one row per output paid to an address that does not fund the transaction '
+    + '(change is left out); the sender is the funding address with the largest input value; coinbase outputs have no sender. '
+    + 'See docs/venues-tron-btc.md#bitcoin-transfer-rule.',
   networks: ['BTC'],
   table: {
     name: 'btc_native_transfer',
@@ -39,5 +41,5 @@ export const btcTransfer: ChainEndpoint = {
   formats: CHAIN_FORMATS,
   defaultFormat: 'json',
   cost: { kind: 'blocks' },
-  served: false,
+  served: true,
 };

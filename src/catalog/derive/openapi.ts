@@ -71,6 +71,19 @@ export function openApiDocument(): Record<string, unknown> {
     }
     paths[`${base}/aggregate_schema`] = simple(`Aggregate output schema of ${id}.`);
   }
+  paths['/v1/links/{id}'] = {
+    get: {
+      summary: 'Download a link-mode result. Needs no API key; the URL is the credential and expires (410 afterwards).',
+      tags: ['links'],
+      security: [],
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: {
+        200: { description: 'The result file.', content: { 'text/csv': { schema: { type: 'string' } }, 'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary' } } } },
+        404: errorResponse('No such link.'),
+        410: errorResponse('The link expired.'),
+      },
+    },
+  };
   paths['/v1/protocols'] = { get: { summary: 'Protocol identifiers.', tags: ['discovery'], responses: { 200: { description: 'Array of strings.' } } } };
   paths['/v1/tokens'] = { get: { summary: 'Token registry.', tags: ['discovery'], responses: { 200: { description: 'Array of tokens.' } } } };
   return {

@@ -5,6 +5,7 @@
  */
 import { chainRangeParams } from '../common.ts';
 import { catalog } from '../index.ts';
+import { linkParams, venueFormatParams } from '../link.ts';
 import type { ChainEndpoint, Endpoint, Params } from '../types.ts';
 
 export type RouteKind = 'raw' | 'aggregate';
@@ -20,8 +21,8 @@ export interface DataRoute {
 export const SERVED_KINDS: Readonly<Record<RouteKind, boolean>> = { raw: true, aggregate: false };
 
 export function familyParams(e: Endpoint): Params {
-  if (e.family === 'exchange') return {};
-  return chainRangeParams(e.family === 'evm' ? e.networks : null);
+  if (e.family === 'exchange') return { ...venueFormatParams(e), ...linkParams(e) };
+  return { ...chainRangeParams(e.family === 'evm' ? e.networks : null), ...linkParams(e) };
 }
 
 export function aggregateParams(e: ChainEndpoint): Params {

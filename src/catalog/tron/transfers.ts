@@ -43,7 +43,7 @@ export const tronTrc20Transfer: ChainEndpoint = {
   formats: CHAIN_FORMATS,
   defaultFormat: 'json',
   cost: { kind: 'blocks' },
-  served: false,
+  served: true,
 };
 
 export const tronNativeTransfer: ChainEndpoint = {
@@ -74,5 +74,5 @@ export const tronNativeTransfer: ChainEndpoint = {
   formats: CHAIN_FORMATS,
   defaultFormat: 'json',
   cost: { kind: 'blocks' },
-  served: false,
+  served: true,
 };

@@ -2,7 +2,7 @@
 import type { StoredColumn, TableDef, VenueEndpoint } from '../types.ts';
 import { candleColumns, venueParams, venueTime, windowParam } from './common.ts';
 
-const base = { family: 'exchange', protocol: 'venue_a', formats: ['csv', 'parquet'], defaultFormat: 'csv', filters: {}, served: false } as const;
+const base = { family: 'exchange', protocol: 'venue_a', formats: ['csv', 'parquet'], defaultFormat: 'csv', filters: {}, served: true } as const;
 const key: StoredColumn[] = [{ name: 'token', type: 'VARCHAR' }, { name: 'time', type: 'TIMESTAMP' }];
 const table = (name: string, columns: StoredColumn[], orderBy: string[] = ['token', 'time']): TableDef => ({ name, columns: [...key, ...columns], orderBy });
 

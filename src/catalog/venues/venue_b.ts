@@ -2,10 +2,11 @@
 import type { StoredColumn, TableDef, VenueEndpoint } from '../types.ts';
 import { candleColumns, venueParams, venueTime, windowParam } from './common.ts';
 
-const base = { family: 'exchange', protocol: 'venue_b', formats: ['csv', 'parquet'], defaultFormat: 'csv', filters: {}, served: false, maxDays: 31 } as const;
+const base = { family: 'exchange', protocol: 'venue_b', formats: ['csv', 'parquet'], defaultFormat: 'csv', filters: {}, served: true, maxDays: 31 } as const;
 const key: StoredColumn[] = [{ name: 'token', type: 'VARCHAR' }, { name: 'time', type: 'TIMESTAMP' }];
 const table = (name: string, columns: StoredColumn[], orderBy: string[] = ['token', 'time']): TableDef => ({ name, columns: [...key, ...columns], orderBy });
 const walletParam = { wallet: { type: 'string', list: true, description: 'Wallet address(es), 0x hex; a comma-separated list means any of them.' } } as const;
+const walletFilter = { wallet: { kind: 'address', columns: ['wallet'] } } as const;
 
 export const venueBRawTrades: VenueEndpoint = {
   ...base, id: 'exchange/venue_b/raw_trades', path: '/v1/exchange/venue_b/raw_trades', event: 'raw_trades',
@@ -35,6 +36,7 @@ export const venueBFills: VenueEndpoint = {
     { name: 'hash', type: 'VARCHAR' }, { name: 'block_number', type: 'BIGINT' },
   ], ['token', 'time', 'tid', 'wallet']),
   params: { ...venueParams, ...walletParam },
+  filters: walletFilter,
   columns: [
     venueTime, { name: 'token', type: 'string', description: 'Coin.' }, { name: 'wallet', type: 'string', description: 'Wallet address.' },
     { name: 'price', type: 'double', description: 'Fill price.' }, { name: 'size', type: 'double', description: 'Fill size, base units.' },
@@ -55,6 +57,7 @@ export const venueBPositions: VenueEndpoint = {
     { name: 'mark_price', type: 'DOUBLE' }, { name: 'unrealized_pnl', type: 'DOUBLE' },
   ], ['token', 'time', 'wallet']),
   params: { ...venueParams, ...walletParam },
+  filters: walletFilter,
   columns: [
     venueTime, { name: 'wallet', type: 'string', description: 'Wallet address.' }, { name: 'token', type: 'string', description: 'Coin.' },
     { name: 'side', type: 'string', description: 'long, short or flat.' }, { name: 'size', type: 'double', description: 'Absolute position size, base units.' },

@@ -7,7 +7,7 @@ import { ApiError } from '../../errors/apiError.ts';
 import type { Store } from '../../store/createStore.ts';
 import { isEvmAddress, normalizeAddress, splitList } from '../addresses.ts';
 import type { QueryValues } from '../normalize.ts';
-import { resolvePool, resolveTokenSymbol, tokenDecimals } from '../resolve.ts';
+import { resolvePool, resolveTokenSymbol, resolveTronToken, tokenDecimals } from '../resolve.ts';
 import { ident, type SqlBuilder } from './builder.ts';
 
 export interface FilterResult {
@@ -80,7 +80,13 @@ export async function buildFilters(
     }
   }
 
+  /** The token filter, per chain family: a symbol, or a contract in the family's address form. */
   async function tokenCondition(token: string): Promise<string[]> {
+    if (endpoint.family === 'tron') return [`t.token_address IN ${q.bindList(await resolveTronToken(store, network, token))}`];
+    return evmTokenCondition(token);
+  }
+
+  async function evmTokenCondition(token: string): Promise<string[]> {
     const decimalsParam = values.decimals;
     if (isEvmAddress(token)) {
       const address = token.toLowerCase();

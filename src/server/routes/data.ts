@@ -1,15 +1,38 @@
-/** One GET route per catalog data route: plan, stream from the engine, encode. */
+/** One GET route per catalog data route: plan, then stream from the engine or hand out a link. */
 import type { FastifyInstance } from 'fastify';
 import { querySchema } from '../../catalog/derive/jsonSchema.ts';
 import type { DataRoute } from '../../catalog/derive/routes.ts';
+import { ApiError } from '../../errors/apiError.ts';
 import { encodeBody } from '../../output/encode.ts';
+import type { LinkStore } from '../../output/links/linkStore.ts';
 import { planRaw, type PlanContext, type QueryPlan } from '../../query/planRaw.ts';
+import { requestBaseUrl } from './links.ts';
 
 export type Planner = (ctx: PlanContext, route: DataRoute, query: Readonly<Record<string, unknown>>) => Promise<QueryPlan>;
 
-export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route: DataRoute, plan: Planner = planRaw): void {
+/** link=true only makes sense for a file: JSON is a 400 (decisions.md §4). */
+function assertLinkFormat(route: DataRoute, query: Readonly<Record<string, unknown>>): void {
+  const format = String(query.format ?? route.endpoint.defaultFormat).trim().toLowerCase();
+  if (format !== 'json') return;
+  const files = route.endpoint.formats.filter((f) => f !== 'json').map((f) => `format=${f}`).join(' or ');
+  throw new ApiError('conflicting_parameters', `link=true needs ${files}; ${query.format === undefined ? 'the default format here is json, which' : 'json'} is only answered inline`, {
+    parameters: ['link', 'format'],
+  });
+}
+
+export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route: DataRoute, plan: Planner = planRaw, links: LinkStore | null = null): void {
   app.get(route.path, { schema: { querystring: querySchema(route.params) } }, async (request, reply) => {
-    const p = await plan(ctx, route, request.query as Record<string, unknown>);
+    const query = request.query as Record<string, unknown>;
+    const link = query.link === true;
+    if (link) assertLinkFormat(route, query);
+    // The plan, and so the cost, is the same with or without link=true.
+    const p = await plan(ctx, route, query);
+    if (link) {
+      if (!links || p.format === 'json') throw new Error('link mode is not configured');
+      const format = p.format;
+      const body = await links.create({ format, basename: p.basename, write: (file) => ctx.store.copyToFile(p.sql, p.params, format, file) }, requestBaseUrl(request));
+      return reply.header('cache-control', 'no-store').send(body);
+    }
     const exp = await ctx.store.copyToStream(p.sql, p.params, p.format);
     // A client that leaves mid-stream stops the engine at once.
     reply.raw.on('close', () => {

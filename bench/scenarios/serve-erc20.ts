@@ -1,0 +1,186 @@
+/**
+ * Issue 2's figures: a 10,000-block ETH erc20 query end to end over HTTP in
+ * each format, against DuckDB alone running the same SQL to a file; time to
+ * first byte; the server's peak RSS while streaming 1,000,000+ rows; and the
+ * same query served by PostgreSQL 15 through COPY … TO STDOUT WITH CSV.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { dataRoutes } from '../../src/catalog/derive/routes.ts';
+import { generateDemo, DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
+import { planRaw } from '../../src/query/planRaw.ts';
+import { loadSeed } from '../../src/reference/importReference.ts';
+import { createStore } from '../../src/store/createStore.ts';
+import { createKeyCli, median, rssOf, startServer, timedGet } from '../lib/serverProcess.ts';
+import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
+
+const SCALE = 12; // ≈250 ETH erc20 transfers per block; USDT is 40%: 10,000 blocks ≈ 1,000,000 rows
+const RUNS = 3;
+const FORMATS = ['csv', 'parquet', 'json'] as const;
+
+export default async function run(ctx: BenchContext): Promise<BenchResult> {
+  const dataDir = path.join(ctx.workDir, 'data');
+  const start = DEMO_START_BLOCKS.ETH!;
+  const query = (format: string) => `/v1/evm/erc20/events/transfer?network=ETH&block_start=${start}&block_end=${start + 10_000}&format=${format}&token=`;
+  const tokens = 'USDT';
+
+  ctx.log(`generating demo at scale ${SCALE}`);
+  const store = await createStore({ dataDir });
+  await loadSeed(store);
+  await generateDemo(store, { scale: SCALE, days: 1.4, only: ['evm/erc20'] });
+  const route = dataRoutes().find((r) => r.endpoint.id === 'evm/erc20/transfer' && r.kind === 'raw')!;
+  const baseline: Record<string, number> = {};
+  const rows: Record<string, number> = {};
+  for (const format of FORMATS) {
+    const url = new URL(`http://x${query(format)}${tokens}`);
+    const plan = await planRaw({ store }, route, Object.fromEntries(url.searchParams));
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const file = path.join(ctx.workDir, `baseline.${format}`);
+      const t0 = performance.now();
+      rows[format] = await store.copyToFile(plan.sql, plan.params, format, file);
+      times.push(performance.now() - t0);
+      fs.rmSync(file, { force: true });
+    }
+    baseline[format] = median(times);
+    ctx.log(`engine alone ${format}: ${baseline[format]!.toFixed(0)} ms for ${rows[format]} rows`);
+  }
+  const csvPlan = await planRaw({ store }, route, Object.fromEntries(new URL(`http://x${query('csv')}${tokens}`).searchParams));
+  const pgRowsFile = path.join(ctx.workDir, 'pg-rows.csv');
+  await store.copyToFile(`SELECT network, block_number, log_index, time, tx_hash, token_address, token, sender, receiver, amount FROM evm_erc20_transfer WHERE network = 'ETH' ORDER BY block_number, log_index`, {}, 'csv', pgRowsFile);
+  await store.close();
+
+  const key = createKeyCli(ctx.root, dataDir);
+  const server = await startServer(ctx.root, dataDir);
+  const figures: BenchFigure[] = [];
+  try {
+    const idle = rssOf(server.pid);
+    let peakWhileStreaming = 0;
+    const sampler = setInterval(() => { peakWhileStreaming = Math.max(peakWhileStreaming, rssOf(server.pid).nowMiB); }, 20);
+    for (const format of FORMATS) {
+      await timedGet(`${server.url}${query(format)}${tokens}`, { 'x-api-key': key }); // warm-up
+      const timings = [];
+      for (let i = 0; i < RUNS; i++) timings.push(await timedGet(`${server.url}${query(format)}${tokens}`, { 'x-api-key': key }));
+      if (timings.some((t) => t.status !== 200)) throw new Error(`HTTP ${timings[0]!.status} for ${format}`);
+      const total = median(timings.map((t) => t.totalMs));
+      const ttfb = median(timings.map((t) => t.firstByteMs));
+      figures.push({
+        name: `erc20 ETH 10,000 blocks, ${rows[format]} rows, ${format}, end to end over HTTP`,
+        ratio: total / baseline[format]!,
+        ratio_meaning: 'HTTP total time / DuckDB alone running the same SQL to a file',
+        baseline: 'DuckDB COPY of the same SQL to a file, same run',
+        target: '<= 1.5',
+        measured: { http_ms: Math.round(total), engine_ms: Math.round(baseline[format]!), bytes: timings[0]!.bytes, rows: rows[format]! },
+      });
+      figures.push({
+        name: `time to first byte, ${format}`,
+        ratio: ttfb / total,
+        ratio_meaning: 'time to first byte / total response time (lower = streams sooner)',
+        baseline: 'the same response\'s total time',
+        measured: { ttfb_ms: Math.round(ttfb), total_ms: Math.round(total) },
+      });
+    }
+    clearInterval(sampler);
+    const after = rssOf(server.pid);
+    figures.push({
+      name: `server peak RSS while streaming ${rows.csv} rows (csv, parquet, json)`,
+      ratio: Math.max(peakWhileStreaming, after.peakMiB) / idle.nowMiB,
+      ratio_meaning: 'peak RSS while streaming / RSS of the idle server',
+      baseline: 'idle server RSS after start, same run',
+      target: 'peak < 300 MiB',
+      measured: { idle_rss_mib: Math.round(idle.nowMiB), peak_rss_mib: Math.round(Math.max(peakWhileStreaming, after.peakMiB)) },
+    });
+
+    figures.push(await flatnessFigure(ctx, dataDir, key, start));
+
+    const pg = await postgresFigure(ctx, pgRowsFile, start, baseline.csv!, figures.find((f) => f.name.includes(', csv,'))!.measured.http_ms as number);
+    if (pg) figures.push(pg);
+  } finally {
+    await server.stop();
+  }
+  return {
+    scenario: 'serve-erc20',
+    figures,
+    notes: [
+      `demo scale ${SCALE}; query: ${query('<format>')}${tokens}; median of ${RUNS} runs after a warm-up`,
+      `SQL: ${csvPlan.sql}`,
+    ],
+  };
+}
+
+/**
+ * Memory must not follow the result size: the peak RSS of a fresh server
+ * streaming ~1,000,000 rows against a fresh server streaming ~100,000.
+ */
+async function flatnessFigure(ctx: BenchContext, dataDir: string, key: string, start: number): Promise<BenchFigure> {
+  const peakFor = async (blocks: number) => {
+    const server = await startServer(ctx.root, dataDir);
+    try {
+      const t = await timedGet(`${server.url}/v1/evm/erc20/events/transfer?network=ETH&token=USDT&block_start=${start}&block_end=${start + blocks}&format=csv`, { 'x-api-key': key });
+      if (t.status !== 200) throw new Error(`HTTP ${t.status}`);
+      return { peak: rssOf(server.pid).peakMiB, bytes: t.bytes };
+    } finally {
+      await server.stop();
+    }
+  };
+  const small = await peakFor(1_000);
+  const large = await peakFor(10_000);
+  return {
+    name: 'server peak RSS, ~1,000,000-row CSV response vs ~100,000-row response (fresh server each)',
+    ratio: large.peak / small.peak,
+    ratio_meaning: 'peak RSS for 10x the rows / peak RSS for 1x (1.0 = flat)',
+    baseline: 'a fresh server streaming a 1,000-block response, same run',
+    measured: { small_peak_mib: Math.round(small.peak), large_peak_mib: Math.round(large.peak), small_bytes: small.bytes, large_bytes: large.bytes },
+  };
+}
+
+/** The same query from PostgreSQL 15 with a (network, block_number) index, through COPY … TO STDOUT WITH CSV. */
+async function postgresFigure(ctx: BenchContext, rowsFile: string, start: number, _engineMs: number, chainqMs: number): Promise<BenchFigure | null> {
+  const bin = ['/usr/lib/postgresql/15/bin', '/usr/local/bin'].find((d) => fs.existsSync(path.join(d, 'initdb')));
+  if (!bin) {
+    ctx.log('PostgreSQL 15 is not installed: `apt-get install -y postgresql-15` enables the comparison; skipped');
+    return null;
+  }
+  const pgDir = path.join(ctx.workDir, 'pg');
+  fs.mkdirSync(pgDir, { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  const wrap = (cmd: string, args: string[]) => (asRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] as const : [cmd, args] as const);
+  if (asRoot) execFileSync('chown', ['-R', 'postgres', pgDir, path.dirname(rowsFile)]);
+  fs.chmodSync(rowsFile, 0o644);
+  const port = String(55_000 + Math.floor(Math.random() * 5000));
+  const run = (cmd: string, args: string[]) => { const [c, a] = wrap(cmd, args); return execFileSync(c, [...a], { encoding: 'utf8' }); };
+  run(path.join(bin, 'initdb'), ['-D', path.join(pgDir, 'db'), '-A', 'trust', '-U', 'postgres']);
+  const [c, a] = wrap(path.join(bin, 'postgres'), ['-D', path.join(pgDir, 'db'), '-p', port, '-k', pgDir, '-c', 'listen_addresses=']);
+  const pg = spawn(c, [...a], { stdio: 'ignore' });
+  try {
+    const psql = (sql: string) => execFileSync('psql', ['-h', pgDir, '-p', port, '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qAt', '-c', sql], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    for (let i = 0; i < 50; i++) {
+      try { psql('SELECT 1'); break; } catch { await new Promise((r) => setTimeout(r, 200)); }
+    }
+    psql(`CREATE TABLE evm_erc20_transfer (network text, block_number bigint, log_index int, time timestamp, tx_hash text, token_address text, token text, sender text, receiver text, amount double precision)`);
+    psql(`COPY evm_erc20_transfer FROM '${rowsFile}' WITH (FORMAT csv, HEADER true)`);
+    psql(`CREATE INDEX ON evm_erc20_transfer (network, block_number); ANALYZE evm_erc20_transfer`);
+    const sql = `COPY (SELECT block_number, token, sender, receiver, amount, to_char(time, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS time FROM evm_erc20_transfer WHERE network = 'ETH' AND block_number BETWEEN ${start} AND ${start + 10_000} AND token_address = '0xdac17f958d2ee523a2206206994597c13d831ec7' ORDER BY block_number, log_index) TO STDOUT WITH CSV HEADER`;
+    const times: number[] = [];
+    for (let i = 0; i < RUNS + 1; i++) {
+      const t0 = performance.now();
+      await new Promise<void>((resolve, reject) => {
+        const p = spawn('psql', ['-h', pgDir, '-p', port, '-U', 'postgres', '-d', 'postgres', '-qAt', '-c', sql], { stdio: ['ignore', 'pipe', 'inherit'] });
+        p.stdout.on('data', () => undefined);
+        p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`psql exited ${code}`))));
+      });
+      if (i > 0) times.push(performance.now() - t0);
+    }
+    const pgMs = median(times);
+    return {
+      name: 'the same CSV query served by PostgreSQL 15 with a (network, block_number) index',
+      ratio: chainqMs / pgMs,
+      ratio_meaning: 'chainq HTTP CSV time / PostgreSQL COPY (query) TO STDOUT WITH CSV via psql (lower is better for chainq)',
+      baseline: 'PostgreSQL 15, same rows, same run',
+      measured: { chainq_ms: Math.round(chainqMs), postgres_ms: Math.round(pgMs) },
+    };
+  } finally {
+    pg.kill('SIGTERM');
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * Link mode (decisions.md §4): any data endpoint that can answer CSV or
+ * Parquet also accepts `link=true`, and then answers a download URL instead
+ * of the bytes.
+ */
+import type { Endpoint, Params } from './types.ts';
+
+export function acceptsLink(e: Endpoint): boolean {
+  return e.formats.includes('csv') || e.formats.includes('parquet');
+}
+
+export function linkParams(e: Endpoint): Params {
+  if (!acceptsLink(e)) return {};
+  return {
+    link: {
+      type: 'boolean',
+      default: false,
+      description: 'Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. '
+        + 'The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet.',
+    },
+  };
+}
+
+/** The `format` parameter of a venue endpoint: its own formats, CSV by default (decisions.md §3). */
+export function venueFormatParams(e: Endpoint): Params {
+  return {
+    format: {
+      type: 'string',
+      case: 'lower',
+      enum: e.formats,
+      default: e.defaultFormat,
+      description: `Output format: ${e.formats.join(', ')}; default ${e.defaultFormat}.`,
+    },
+  };
+}

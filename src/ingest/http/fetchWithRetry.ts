@@ -1,0 +1,102 @@
+/**
+ * HTTP for ingestion: the built-in fetch, a per-attempt timeout, and retries
+ * with backoff on what is transient (network errors, timeouts, 408, 425, 429,
+ * 5xx other than 501/505). Anything else is the caller's to judge, such as a
+ * 404 meaning "this archive file does not exist".
+ */
+import { parseRetryAfter, RetryableError, withRetry, type RetryPolicy } from './retry.ts';
+
+export interface HttpOptions {
+  readonly retry: RetryPolicy;
+  /** Per attempt, until the response headers arrive; the body read is the caller's (and is retried with it). */
+  readonly timeoutMs?: number;
+  /** A retryable status whose body is a definitive answer after all, handed to `read` instead of retried. */
+  readonly isAnswer?: (status: number, body: string) => boolean;
+}
+
+const RETRYABLE_STATUS = (s: number) => s === 408 || s === 425 || s === 429 || (s >= 500 && s !== 501 && s !== 505);
+
+export class HttpError extends Error {
+  readonly status: number;
+  constructor(url: string, status: number, body: string) {
+    super(`${redact(url)} answered HTTP ${status}${body ? `: ${body.slice(0, 300)}` : ''}`);
+    this.name = 'HttpError';
+    this.status = status;
+  }
+}
+
+/** The URL without credentials, for messages and logs. */
+export function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username || u.password) {
+      u.username = '***';
+      u.password = '';
+    }
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * fetch() that retries transient failures. Resolves with the response for any
+ * status that is not retryable (2xx, 404…); `read` consumes the body inside
+ * the retry, so a connection cut mid-body is retried too.
+ */
+export async function fetchWithRetry<T>(url: string, init: RequestInit, opts: HttpOptions, read: (res: Response) => Promise<T>): Promise<T> {
+  return withRetry(opts.retry, async () => {
+    let res: Response;
+    try {
+      res = await fetch(url, { ...init, signal: AbortSignal.timeout(opts.timeoutMs ?? 120_000) });
+    } catch (e) {
+      throw new RetryableError(`${redact(url)}: ${describeFetchError(e)}`, { cause: e });
+    }
+    if (RETRYABLE_STATUS(res.status)) {
+      const body = await res.text().catch(() => '');
+      // Some servers answer a definitive error with a 5xx (bitcoind: an RPC error is HTTP 500).
+      if (opts.isAnswer?.(res.status, body)) return read(new Response(body, { status: res.status, headers: res.headers }));
+      throw new RetryableError(`${redact(url)} answered HTTP ${res.status}${body ? `: ${body.slice(0, 200)}` : ''}`, {
+        retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
+      });
+    }
+    try {
+      return await read(res);
+    } catch (e) {
+      // A body cut short is transient; a parse error of a complete body is not.
+      if (isBodyReadFailure(e)) throw new RetryableError(`${redact(url)}: reading the response failed: ${describeFetchError(e)}`, { cause: e });
+      throw e;
+    }
+  });
+}
+
+/** POSTs JSON and parses the JSON answer; non-2xx answers that are not retryable throw HttpError. */
+export async function postJson<T>(url: string, body: unknown, opts: HttpOptions & { headers?: Record<string, string>; rewrite?: (text: string) => string }): Promise<T> {
+  return fetchWithRetry(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...opts.headers },
+    body: JSON.stringify(body),
+  }, opts, async (res) => {
+    const text = await res.text();
+    if (!res.ok) throw new HttpError(url, res.status, text);
+    try {
+      return JSON.parse(opts.rewrite ? opts.rewrite(text) : text) as T;
+    } catch {
+      // Truncated JSON from a proxy that cut the connection: worth another try.
+      throw new RetryableError(`${redact(url)} answered invalid JSON (${text.length} bytes): ${text.slice(0, 120)}`);
+    }
+  });
+}
+
+function describeFetchError(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const cause = (e as { cause?: unknown }).cause;
+  const code = cause && typeof cause === 'object' && 'code' in cause ? ` (${String((cause as { code: unknown }).code)})` : '';
+  return `${e.name === 'TimeoutError' ? 'timed out' : e.message}${code}`;
+}
+
+function isBodyReadFailure(e: unknown): boolean {
+  if (e instanceof RetryableError) return false;
+  if (!(e instanceof Error)) return false;
+  return e.name === 'TimeoutError' || e.name === 'AbortError' || /terminated|socket|ECONNRESET|premature|aborted/i.test(`${e.message} ${String((e as { cause?: unknown }).cause ?? '')}`);
+}

@@ -1,0 +1,114 @@
+/**
+ * The Tron adapter: blocks from /wallet/getblockbylimitnext (TRX transfers),
+ * logs from /wallet/gettransactioninfobyblocknum (TRC-20 transfers), stored
+ * in batches of blocks with their checkpoint (see chain/ingestBlocks.ts).
+ */
+import { tronNativeTransfer, tronTrc20Transfer } from '../../catalog/tron/transfers.ts';
+import type { Store } from '../../store/createStore.ts';
+import { Semaphore } from '../../utils/semaphore.ts';
+import { ingestBlocks, type ChainDataset, type FetchedBatch, type StoreRow } from '../chain/ingestBlocks.ts';
+import { runChain } from '../chain/runChain.ts';
+import type { HttpOptions } from '../http/fetchWithRetry.ts';
+import type { IngestHooks, IngestProgress, IngestSummary } from '../progress.ts';
+import { mayHaveLogs, nativeTransfers, registryFromTokens, trc20Transfers, TRON_NETWORK, type Trc20Registry } from './decode.ts';
+import { blockNumber, createTronNodeClient, type TronTransactionInfo } from './nodeClient.ts';
+
+export const TRON_DATASETS = {
+  native: { id: tronNativeTransfer.id, table: tronNativeTransfer.table.name },
+  trc20: { id: tronTrc20Transfer.id, table: tronTrc20Transfer.table.name },
+} as const satisfies Record<string, ChainDataset>;
+
+export type TronDatasetName = keyof typeof TRON_DATASETS;
+
+export interface TronIngestOptions {
+  readonly store: Store;
+  /** Full node HTTP API base, e.g. http://fullnode:8090. */
+  readonly api: string;
+  readonly from?: number | undefined;
+  readonly to?: number | undefined;
+  readonly follow?: boolean;
+  /** Blocks behind the head treated as final (Tron solidifies after ~19 blocks). */
+  readonly confirmations?: number;
+  readonly datasets?: readonly TronDatasetName[];
+  /** Keep TRC-20 transfers of every contract, not only registry tokens. */
+  readonly anyContract?: boolean;
+  readonly batchSize?: number;
+  /** Transaction-info calls in flight at once. */
+  readonly concurrency?: number;
+  readonly force?: boolean;
+  readonly pollMs?: number;
+  readonly http: HttpOptions;
+  readonly progress?: IngestProgress;
+  readonly hooks?: IngestHooks;
+}
+
+export async function loadTrc20Registry(store: Store): Promise<Trc20Registry> {
+  const tokens = await store.all<{ symbol: string; address: string; decimals: number }>(
+    `SELECT symbol, address, decimals FROM tokens WHERE network = 'TRON' AND address <> '' ORDER BY symbol`,
+  );
+  return registryFromTokens(tokens);
+}
+
+export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary> {
+  const client = createTronNodeClient(opts.api, opts.http);
+  const names = opts.datasets ?? ['native', 'trc20'];
+  const datasets = names.map((n) => TRON_DATASETS[n]);
+  const wantTrc20 = names.includes('trc20');
+  const registry = wantTrc20 ? await loadTrc20Registry(opts.store) : new Map();
+  if (wantTrc20 && registry.size === 0 && !opts.anyContract) {
+    throw new Error('no TRON token in the registry: import tokens (chainq tokens import) or pass --all-contracts');
+  }
+  const infoSlots = new Semaphore(opts.concurrency ?? 8);
+
+  const fetchBatch = async (lo: number, hi: number): Promise<FetchedBatch> => {
+    const blocks = await client.getBlocks(lo, hi);
+    const native: StoreRow[] = [];
+    const trc20: StoreRow[] = [];
+    const infos = await Promise.all(blocks.map(async (b): Promise<TronTransactionInfo[]> => {
+      if (!wantTrc20 || !mayHaveLogs(b)) return [];
+      const release = await infoSlots.acquire();
+      try {
+        return await client.getTransactionInfo(blockNumber(b));
+      } finally {
+        release();
+      }
+    }));
+    blocks.forEach((b, i) => {
+      if (names.includes('native')) native.push(...nativeTransfers(b));
+      if (wantTrc20) trc20.push(...trc20Transfers(b, infos[i]!, registry, opts.anyContract ?? false));
+    });
+    return {
+      blocks: blocks.map((b) => ({ number: blockNumber(b), timeMs: b.block_header.raw_data.timestamp, hash: b.blockID, parentHash: b.block_header.raw_data.parentHash })),
+      rows: new Map([[TRON_DATASETS.native.table, native], [TRON_DATASETS.trc20.table, trc20]]),
+    };
+  };
+
+  return runChain({
+    store: opts.store,
+    network: TRON_NETWORK,
+    datasets,
+    from: opts.from,
+    to: opts.to,
+    follow: opts.follow ?? false,
+    confirmations: opts.confirmations ?? 20,
+    pollMs: opts.pollMs ?? 3_000,
+    getHead: () => client.getNowBlockNumber(),
+    signal: opts.hooks?.signal,
+    note: (m) => opts.progress?.note(m),
+    ingest: (from, to) => ingestBlocks({
+      store: opts.store,
+      network: TRON_NETWORK,
+      datasets,
+      networkDatasets: Object.values(TRON_DATASETS),
+      from,
+      to,
+      batchSize: opts.batchSize ?? 100,
+      prefetch: 2,
+      fetchBatch,
+      fetchHash: (n) => client.getBlockHash(n),
+      ...(opts.force ? { force: true } : {}),
+      ...(opts.progress ? { progress: opts.progress } : {}),
+      ...(opts.hooks ? { hooks: opts.hooks } : {}),
+    }),
+  });
+}

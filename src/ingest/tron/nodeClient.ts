@@ -1,0 +1,96 @@
+/**
+ * The java-tron full node HTTP API (port 8090 by default), the calls the
+ * Tron adapter needs. Shapes follow the node's JSON with `visible` left at
+ * its default (false): addresses are hex `41…`, amounts integers in sun.
+ */
+import { postJson, type HttpOptions } from '../http/fetchWithRetry.ts';
+
+export interface TronContract {
+  readonly type: string;
+  readonly parameter?: { readonly value?: Record<string, unknown>; readonly type_url?: string };
+}
+
+export interface TronTransaction {
+  readonly txID: string;
+  readonly ret?: readonly { readonly contractRet?: string }[];
+  readonly raw_data?: { readonly contract?: readonly TronContract[]; readonly timestamp?: number };
+}
+
+export interface TronBlock {
+  readonly blockID: string;
+  readonly block_header: { readonly raw_data: { readonly number?: number; readonly timestamp: number; readonly parentHash: string } };
+  readonly transactions?: readonly TronTransaction[];
+}
+
+export interface TronLog {
+  /** 20-byte contract address, hex without the 41 prefix. */
+  readonly address: string;
+  readonly topics?: readonly string[];
+  readonly data?: string;
+}
+
+export interface TronTransactionInfo {
+  readonly id: string;
+  readonly blockNumber?: number;
+  readonly blockTimeStamp?: number;
+  readonly contract_address?: string;
+  readonly result?: string;
+  readonly receipt?: { readonly result?: string };
+  readonly log?: readonly TronLog[];
+}
+
+/** The most blocks getblockbylimitnext returns per call. */
+export const TRON_BLOCKS_PER_CALL = 100;
+
+export interface TronNodeClient {
+  readonly url: string;
+  getNowBlockNumber(): Promise<number>;
+  /** Blocks lo..hi inclusive (any count; split into calls of 100). */
+  getBlocks(lo: number, hi: number): Promise<TronBlock[]>;
+  getTransactionInfo(num: number): Promise<TronTransactionInfo[]>;
+  getBlockHash(num: number): Promise<string>;
+}
+
+export function createTronNodeClient(url: string, http: HttpOptions): TronNodeClient {
+  const base = url.replace(/\/+$/, '');
+  const call = async <T,>(method: string, body: unknown): Promise<T> => {
+    // Amounts are int64: keep ones beyond 2^53 exact by reading them as strings.
+    const out = await postJson<T>(`${base}/wallet/${method}`, body, { ...http, rewrite: quoteBigAmounts });
+    const err = out && typeof out === 'object' && !Array.isArray(out) ? (out as { Error?: unknown }).Error : undefined;
+    if (err !== undefined) throw new Error(`Tron node ${method}: ${String(err)}`);
+    return out;
+  };
+  return {
+    url: base,
+    async getNowBlockNumber() {
+      const b = await call<TronBlock>('getnowblock', {});
+      const n = b.block_header?.raw_data?.number;
+      if (typeof n !== 'number') throw new Error('Tron node getnowblock: no block number in the answer');
+      return n;
+    },
+    async getBlocks(lo, hi) {
+      const out: TronBlock[] = [];
+      for (let start = lo; start <= hi; start += TRON_BLOCKS_PER_CALL) {
+        const end = Math.min(hi, start + TRON_BLOCKS_PER_CALL - 1);
+        // endNum is exclusive.
+        const r = await call<{ block?: TronBlock[] }>('getblockbylimitnext', { startNum: start, endNum: end + 1 });
+        out.push(...(r.block ?? []));
+      }
+      return out.sort((a, b) => blockNumber(a) - blockNumber(b));
+    },
+    async getTransactionInfo(num) {
+      const r = await call<TronTransactionInfo[] | Record<string, never>>('gettransactioninfobyblocknum', { num });
+      return Array.isArray(r) ? r : [];
+    },
+    async getBlockHash(num) {
+      const b = await call<Partial<TronBlock>>('getblockbynum', { num });
+      if (!b.blockID) throw new Error(`Tron node getblockbynum ${num}: no such block`);
+      return b.blockID;
+    },
+  };
+}
+
+const quoteBigAmounts = (text: string) => text.replace(/"amount":\s*(\d{16,})/g, '"amount":"$1"');
+
+/** Block 0 omits `number` in its header. */
+export const blockNumber = (b: TronBlock): number => b.block_header.raw_data.number ?? 0;

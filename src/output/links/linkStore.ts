@@ -1,0 +1,214 @@
+/**
+ * Link mode (decisions.md §4): a query result written to storage and handed
+ * out as an unguessable URL that expires.
+ *
+ * - The id is 32 random bytes (256 bits), base64url: the URL is the only secret.
+ * - Each link has a small record `<id>.json` in the links folder (format,
+ *   rows, bytes, expiry) and a payload in the backend (`<id>.<format>`).
+ * - A periodic sweep deletes the payloads of expired links. Their records
+ *   stay on as tombstones for a while, so that an expired URL answers 410
+ *   rather than 404, and are then deleted too.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Format } from '../../catalog/types.ts';
+import { CONTENT_TYPES } from '../encode.ts';
+import type { LinkBackend } from './backend.ts';
+import { createLocalBackend } from './localBackend.ts';
+import { createS3Backend, type S3LinkOptions } from './s3Backend.ts';
+
+export type LinkFormat = Exclude<Format, 'json'>;
+
+export interface LinkOptions {
+  /** Folder of link records, and of payloads when no bucket is configured. */
+  readonly dir: string;
+  /** Lifetime of a link; default 3600 (one hour). */
+  readonly ttlSeconds?: number;
+  /** Base of the URLs handed out, e.g. https://data.example.com; default: taken from the request. */
+  readonly publicUrl?: string;
+  /** Seconds between sweeps; default 60. */
+  readonly sweepSeconds?: number;
+  /** How long an expired link still answers 410 before it is forgotten; default 7 days. */
+  readonly tombstoneSeconds?: number;
+  /** Store payloads in an S3-compatible bucket instead of `dir`. */
+  readonly s3?: S3LinkOptions;
+  /** Clock, epoch milliseconds; tests move it forward. */
+  readonly now?: () => number;
+}
+
+export interface LinkRecord {
+  readonly id: string;
+  readonly format: LinkFormat;
+  readonly filename: string;
+  readonly key: string;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly created_at: number;
+  readonly expires_at: number;
+  /** The payload was deleted by a sweep. */
+  readonly removed?: boolean;
+}
+
+/** The body of a link response (decisions.md §4). */
+export interface CreatedLink {
+  readonly status: 'success';
+  readonly url: string;
+  readonly expires_at: string;
+  readonly format: LinkFormat;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+export interface LinkRequest {
+  readonly format: LinkFormat;
+  /** Download name without extension. */
+  readonly basename: string;
+  /** Writes the result to `file` and resolves with the number of rows. */
+  write(file: string): Promise<number>;
+}
+
+export type OpenedLink =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'expired'; readonly record: LinkRecord }
+  | { readonly kind: 'ok'; readonly record: LinkRecord; readonly body: Readable; readonly contentType: string };
+
+export interface SweepResult {
+  readonly removed: number;
+  readonly forgotten: number;
+}
+
+export interface LinkStore {
+  readonly ttlSeconds: number;
+  readonly backend: LinkBackend['name'];
+  create(req: LinkRequest, requestBaseUrl: string): Promise<CreatedLink>;
+  open(id: string): Promise<OpenedLink>;
+  /** Deletes expired payloads and old tombstones. */
+  sweep(): Promise<SweepResult>;
+  /** Starts the periodic sweep (idempotent). */
+  start(onError?: (e: unknown) => void): void;
+  stop(): void;
+}
+
+const ID = /^[A-Za-z0-9_-]{43}$/;
+const TMP_PREFIX = '.tmp-';
+const isoMs = (ms: number) => new Date(ms).toISOString();
+
+export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
+  const dir = path.resolve(opts.dir);
+  await fs.promises.mkdir(dir, { recursive: true });
+  const backend = opts.s3 ? await createS3Backend(opts.s3) : createLocalBackend(dir);
+  const ttlSeconds = opts.ttlSeconds ?? 3600;
+  if (!(ttlSeconds > 0)) throw new Error('links: ttlSeconds must be positive');
+  const tombstoneMs = (opts.tombstoneSeconds ?? 7 * 86_400) * 1000;
+  const now = opts.now ?? Date.now;
+  const recordFile = (id: string) => path.join(dir, `${id}.json`);
+  let timer: NodeJS.Timeout | undefined;
+
+  async function writeRecord(r: LinkRecord): Promise<void> {
+    const tmp = path.join(dir, `${TMP_PREFIX}${r.id}.json`);
+    await fs.promises.writeFile(tmp, JSON.stringify(r));
+    await fs.promises.rename(tmp, recordFile(r.id));
+  }
+
+  async function readRecord(id: string): Promise<LinkRecord | null> {
+    try {
+      return JSON.parse(await fs.promises.readFile(recordFile(id), 'utf8')) as LinkRecord;
+    } catch {
+      return null;
+    }
+  }
+
+  async function expire(r: LinkRecord): Promise<void> {
+    if (r.removed) return;
+    await backend.remove(r.key);
+    await writeRecord({ ...r, removed: true });
+  }
+
+  const store: LinkStore = {
+    ttlSeconds,
+    backend: backend.name,
+
+    async create(req, requestBaseUrl) {
+      const id = randomBytes(32).toString('base64url');
+      const key = `${id}.${req.format}`;
+      const tmp = path.join(dir, `${TMP_PREFIX}${key}`);
+      let rows: number;
+      let bytes: number;
+      try {
+        rows = await req.write(tmp);
+        bytes = (await fs.promises.stat(tmp)).size;
+        await backend.put(tmp, key, CONTENT_TYPES[req.format], bytes);
+      } catch (e) {
+        await fs.promises.rm(tmp, { force: true });
+        throw e;
+      }
+      const created = now();
+      const record: LinkRecord = {
+        id, format: req.format, filename: `${req.basename}.${req.format}`, key, rows, bytes,
+        created_at: created, expires_at: created + ttlSeconds * 1000,
+      };
+      await writeRecord(record);
+      const base = (opts.publicUrl ?? requestBaseUrl).replace(/\/+$/, '');
+      return { status: 'success', url: `${base}/v1/links/${id}`, expires_at: isoMs(record.expires_at), format: req.format, rows, bytes };
+    },
+
+    async open(id) {
+      if (!ID.test(id)) return { kind: 'missing' };
+      const record = await readRecord(id);
+      if (!record) return { kind: 'missing' };
+      if (now() >= record.expires_at || record.removed) {
+        // Expired but not yet swept: delete it now rather than wait.
+        await expire(record).catch(() => undefined);
+        return { kind: 'expired', record };
+      }
+      try {
+        const body = await backend.get(record.key);
+        return { kind: 'ok', record, body, contentType: CONTENT_TYPES[record.format] };
+      } catch {
+        return { kind: 'missing' };
+      }
+    },
+
+    async sweep() {
+      let removed = 0;
+      let forgotten = 0;
+      const t = now();
+      for (const name of await fs.promises.readdir(dir)) {
+        const full = path.join(dir, name);
+        if (name.startsWith(TMP_PREFIX)) {
+          // Left behind by a crash mid-write.
+          const st = await fs.promises.stat(full).catch(() => null);
+          if (st && t - st.mtimeMs > 3_600_000) await fs.promises.rm(full, { force: true });
+          continue;
+        }
+        if (!name.endsWith('.json')) continue;
+        const r = await readRecord(name.slice(0, -'.json'.length));
+        if (!r || t < r.expires_at) continue;
+        if (!r.removed) {
+          await expire(r);
+          removed++;
+        }
+        if (t - r.expires_at > tombstoneMs) {
+          await fs.promises.rm(full, { force: true });
+          forgotten++;
+        }
+      }
+      return { removed, forgotten };
+    },
+
+    start(onError) {
+      if (timer) return;
+      const every = (opts.sweepSeconds ?? 60) * 1000;
+      timer = setInterval(() => { store.sweep().catch((e: unknown) => onError?.(e)); }, every);
+      timer.unref();
+    },
+
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+  return store;
+}
