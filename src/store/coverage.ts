@@ -106,8 +106,9 @@ export async function addCoverageMany(tx: Tx, datasets: readonly string[], scope
            least($lo, (SELECT min(c.lo) FROM coverage c WHERE c.dataset = d.dataset AND c.scope = $scope AND c.hi >= $lo - 1 AND c.lo <= $hi + 1)) AS lo,
            greatest($hi, (SELECT max(c.hi) FROM coverage c WHERE c.dataset = d.dataset AND c.scope = $scope AND c.hi >= $lo - 1 AND c.lo <= $hi + 1)) AS hi
     FROM (SELECT unnest([${list}]) AS dataset) d`, p);
-  await tx.run(`DELETE FROM dataset_order WHERE scope = $scope AND dataset IN (SELECT dataset FROM coverage_add WHERE prev_max IS NOT NULL AND $lo <= prev_max)`, p);
-  await tx.run(`INSERT INTO dataset_order SELECT dataset, $scope, true FROM coverage_add WHERE prev_max IS NOT NULL AND $lo <= prev_max`, p);
+  const behind = `(SELECT dataset FROM coverage_add WHERE prev_max IS NOT NULL AND $lo <= prev_max)`;
+  await tx.run(`DELETE FROM dataset_order WHERE scope = $scope AND dataset IN ${behind}`, { scope, lo });
+  await tx.run(`INSERT INTO dataset_order SELECT dataset, $scope, true FROM ${behind}`, { scope, lo });
   await tx.run(`DELETE FROM coverage WHERE dataset IN (${list}) AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`, p);
   await tx.run(`INSERT INTO coverage SELECT dataset, $scope, lo, hi FROM coverage_add`, { scope });
   await tx.run(`DROP TABLE coverage_add`);
