@@ -16,6 +16,7 @@ import { runCli } from '../helpers/cli.ts';
 import { startServer, type Server } from '../helpers/server.ts';
 import { buildEvmScenario, writeScenarioConfig, type EvmScenario } from './evmScenario.ts';
 import { eventAbi, lower, nodeTruth, units, type Decoded, type Truth } from './nodeTruth.ts';
+import { dumpStore } from './storeDump.ts';
 
 type ApiRow = Record<string, unknown>;
 
@@ -52,16 +53,6 @@ async function events(s: Served, url: string): Promise<ApiRow[]> {
   const r = await api(s, url);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body.events as ApiRow[];
-}
-
-/** Every row of the tables ingestion writes, in a stable order, for store comparisons. */
-export async function dumpStore(store: Store): Promise<string> {
-  const tables = await store.all<{ name: string }>(
-    `SELECT table_name AS name FROM duckdb_tables() WHERE table_name LIKE 'evm_%' OR table_name IN ('blocks', 'pools', 'coverage', 'token_cache') ORDER BY 1`,
-  );
-  const out: Record<string, unknown[]> = {};
-  for (const { name } of tables) out[name] = await store.all(`SELECT * FROM ${name} ORDER BY ALL`);
-  return JSON.stringify(out, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
 }
 
 describe('ingest evm (ETH) against anvil', () => {
