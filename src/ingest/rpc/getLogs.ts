@@ -81,7 +81,18 @@ export function createLogFetcher(rpc: Rpc, filter: LogFilter, opts: LogFetcherOp
       if (!(e instanceof RpcError) || opts.fixedRange !== undefined) throw e;
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       const advice = getLogsRetryHelper({ params: [params as any], error: e as any });
-      if (!advice.shouldRetry) throw e;
+      if (!advice.shouldRetry) {
+        // The helper will not split a range it already suggested (some hints are one block too
+        // generous): if the same error would split a wider range, it is a range error, so halve.
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const wider = getLogsRetryHelper({ params: [{ ...params, toBlock: toHex(to + (to - from) + 1) } as any], error: e as any });
+        if (to === from || !wider.shouldRetry) throw e;
+        // A refused suggestion means the limit is just below it; otherwise halve.
+        estimated = confirmed ? to - from : Math.max(1, Math.floor((to - from + 1) / 2));
+        const out: RpcLog[] = [];
+        for (let lo = from; lo <= to; lo += estimated) out.push(...(await call(lo, Math.min(to, lo + estimated - 1), address)));
+        return out;
+      }
       const first = advice.ranges[0]!;
       const size = Number(BigInt(first.toBlock) - BigInt(first.fromBlock)) + 1;
       if (advice.isSuggestedRange) { estimated = size; confirmed = true; }

@@ -1,0 +1,67 @@
+/** The native-transfer rule over call traces and over plain transactions. */
+import { describe, expect, it } from 'vitest';
+import type { CallFrame } from '../../rpc/actions.ts';
+import { transferOfTransaction, transfersOfTrace } from './native.ts';
+
+const A = '0x00000000000000000000000000000000000000aa';
+const B = '0x00000000000000000000000000000000000000bb';
+const C = '0x00000000000000000000000000000000000000cc';
+const D = '0x00000000000000000000000000000000000000dd';
+const TX = '0x1234';
+const v = (n: number) => `0x${n.toString(16)}` as const;
+
+describe('transfersOfTrace', () => {
+  it('keeps value-moving CALL, CREATE and SELFDESTRUCT frames in depth-first order, with their position as trace_index', () => {
+    const tree: CallFrame = {
+      type: 'CALL', from: A, to: B, value: v(10), calls: [
+        { type: 'CALL', from: B, to: C, value: v(3), calls: [{ type: 'STATICCALL', from: C, to: D }] },
+        { type: 'CREATE2', from: B, to: D, value: v(4), calls: [{ type: 'SELFDESTRUCT', from: D, to: A, value: v(4) }] },
+      ],
+    };
+    expect(transfersOfTrace(tree, 2, TX).map((t) => [t.traceIndex, t.from, t.to, t.value])).toEqual([
+      [0, A, B, 10n], [1, B, C, 3n], [3, B, D, 4n], [4, D, A, 4n],
+    ]);
+  });
+
+  it('drops a failed frame and everything under it, but keeps its siblings', () => {
+    const tree: CallFrame = {
+      type: 'CALL', from: A, to: B, value: v(0), calls: [
+        { type: 'CALL', from: B, to: C, value: v(5), error: 'execution reverted', calls: [{ type: 'CALL', from: C, to: D, value: v(1) }] },
+        { type: 'CALL', from: B, to: D, value: v(2) },
+      ],
+    };
+    expect(transfersOfTrace(tree, 0, TX).map((t) => [t.traceIndex, t.to, t.value])).toEqual([[3, D, 2n]]);
+  });
+
+  it('a failed transaction moves nothing', () => {
+    const tree: CallFrame = { type: 'CALL', from: A, to: B, value: v(7), error: 'out of gas', calls: [{ type: 'CALL', from: B, to: C, value: v(1) }] };
+    expect(transfersOfTrace(tree, 0, TX)).toEqual([]);
+  });
+
+  it('a DELEGATECALL or CALLCODE carrying value is not a payment; zero-value calls are not transfers', () => {
+    const tree: CallFrame = {
+      type: 'CALL', from: A, to: B, value: v(9), calls: [
+        { type: 'DELEGATECALL', from: B, to: C, value: v(9) },
+        { type: 'CALLCODE', from: B, to: C, value: v(1) },
+        { type: 'CALL', from: B, to: C, value: v(0) },
+      ],
+    };
+    expect(transfersOfTrace(tree, 0, TX).map((t) => t.traceIndex)).toEqual([0]);
+  });
+});
+
+describe('transferOfTransaction (no traces)', () => {
+  const tx = { hash: TX, from: A, to: B, value: v(5), transactionIndex: v(3) } as const;
+
+  it('a successful transaction with value is one transfer, trace_index 0', () => {
+    expect(transferOfTransaction(tx, { transactionHash: TX, transactionIndex: v(3), status: '0x1', contractAddress: null }))
+      .toEqual({ txIndex: 3, traceIndex: 0, txHash: TX, from: A, to: B, value: 5n });
+  });
+
+  it('a failed one is none; a creation pays the new contract; a receipt without status (pre-Byzantium) counts as success', () => {
+    expect(transferOfTransaction(tx, { transactionHash: TX, transactionIndex: v(3), status: '0x0', contractAddress: null })).toBeNull();
+    expect(transferOfTransaction({ ...tx, to: null }, { transactionHash: TX, transactionIndex: v(3), status: '0x1', contractAddress: C })?.to).toBe(C);
+    expect(transferOfTransaction(tx, { transactionHash: TX, transactionIndex: v(3), contractAddress: null })?.value).toBe(5n);
+    expect(transferOfTransaction({ ...tx, value: '0x0' }, undefined)).toBeNull();
+  });
+});

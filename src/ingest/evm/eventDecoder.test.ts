@@ -1,0 +1,85 @@
+/**
+ * The prebuilt event decoders agree with viem's decodeEventLog on every event
+ * ingestion reads, and refuse logs of another shape.
+ */
+import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type AbiEvent, type AbiParameter, type Hex } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { DEX_EVENTS } from './decoders/dex_v3.ts';
+import { isErc20Transfer, TRANSFER_EVENT, transferDecoder } from './decoders/erc20.ts';
+import { LENDING_EVENTS } from './decoders/lending_v3.ts';
+import { BRIDGE_EVENTS, STAKING_L1_EVENTS } from './decoders/staking.ts';
+import { createEventDecoder } from './eventDecoder.ts';
+
+/** A deterministic value of each ABI type, varied by `seed`. */
+function sample(p: AbiParameter, seed: number): unknown {
+  const t = p.type;
+  if (t === 'address') return `0x${(seed * 7919 + 17).toString(16).padStart(40, 'a')}`;
+  if (t === 'bool') return seed % 2 === 0;
+  if (t === 'bytes') return `0x${'ab'.repeat(seed % 5)}`;
+  const m = /^(u?)int(\d+)$/.exec(t);
+  if (m) {
+    const bits = BigInt(m[2]!);
+    const max = m[1] === 'u' ? 2n ** bits - 1n : 2n ** (bits - 1n) - 1n;
+    const v = (max / BigInt(seed + 2)) * (m[1] === '' && seed % 3 === 0 ? -1n : 1n);
+    return v;
+  }
+  throw new Error(`no sample for ${t}`);
+}
+
+function encode(event: AbiEvent, seed: number): { topics: Hex[]; data: Hex; args: Record<string, unknown> } {
+  const args = Object.fromEntries(event.inputs.map((p, i) => [p.name!, sample(p, seed + i)]));
+  const indexed = Object.fromEntries(event.inputs.filter((p) => p.indexed).map((p) => [p.name!, args[p.name!]]));
+  const topics = encodeEventTopics({ abi: [event], eventName: event.name, args: indexed } as never) as Hex[];
+  const dataParams = event.inputs.filter((p) => !p.indexed);
+  const data = encodeAbiParameters(dataParams, dataParams.map((p) => args[p.name!]));
+  return { topics, data, args };
+}
+
+const lowerAddresses = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) ? v.toLowerCase() : v]));
+
+const ALL: AbiEvent[] = [
+  TRANSFER_EVENT,
+  ...Object.values(LENDING_EVENTS),
+  ...Object.values(DEX_EVENTS),
+  ...Object.values(STAKING_L1_EVENTS),
+  ...Object.values(BRIDGE_EVENTS).flatMap((list) => list.map(([, e]) => e)),
+];
+
+describe('createEventDecoder', () => {
+  it.each(ALL.map((e) => [`${e.name}(${e.inputs.map((i) => i.type).join(',')})`, e] as const))('decodes %s exactly as viem decodeEventLog does', (_name, event) => {
+    const d = createEventDecoder(event);
+    for (let seed = 0; seed < 6; seed++) {
+      const log = encode(event, seed);
+      const viem = decodeEventLog({ abi: [event], topics: log.topics as [Hex, ...Hex[]], data: log.data, strict: true }).args as Record<string, unknown>;
+      expect(d.decode(log)).toEqual(lowerAddresses(viem));
+    }
+  });
+
+  it('returns null for a log of another shape: wrong selector, missing topic, short data', () => {
+    const d = createEventDecoder(LENDING_EVENTS.deposit);
+    const log = encode(LENDING_EVENTS.deposit, 1);
+    expect(d.decode(log)).not.toBeNull();
+    expect(d.decode({ ...log, topics: [transferDecoder.selector, ...log.topics.slice(1)] })).toBeNull();
+    expect(d.decode({ ...log, topics: log.topics.slice(0, 3) })).toBeNull();
+    expect(d.decode({ ...log, data: log.data.slice(0, 66) as Hex })).toBeNull();
+  });
+});
+
+describe('erc20 Transfer shape', () => {
+  it('takes 3 topics and 32 data bytes; an ERC-721 Transfer (token id as a 4th topic) is not an ERC-20 transfer', () => {
+    const erc20 = encode(TRANSFER_EVENT, 3);
+    expect(isErc20Transfer(erc20)).toBe(true);
+    const nft = parseNft();
+    expect(isErc20Transfer(nft)).toBe(false);
+    expect(transferDecoder.decode(nft)).toBeNull();
+    expect(isErc20Transfer({ ...erc20, data: `${erc20.data}00` as Hex })).toBe(false);
+  });
+});
+
+function parseNft(): { topics: Hex[]; data: Hex } {
+  const nft: AbiEvent = { type: 'event', name: 'Transfer', inputs: [
+    { name: 'from', type: 'address', indexed: true }, { name: 'to', type: 'address', indexed: true }, { name: 'tokenId', type: 'uint256', indexed: true },
+  ] };
+  return { topics: encodeEventTopics({ abi: [nft], eventName: 'Transfer', args: { from: `0x${'1'.repeat(40)}`, to: `0x${'2'.repeat(40)}`, tokenId: 7n } } as never) as Hex[], data: '0x' };
+}

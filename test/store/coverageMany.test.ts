@@ -1,0 +1,29 @@
+/** addCoverageMany records several datasets as addCoverage would, one by one. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addCoverage, addCoverageMany } from '../../src/store/coverage.ts';
+import { createStore, type Store } from '../../src/store/createStore.ts';
+
+describe('addCoverageMany', () => {
+  let store: Store;
+  beforeAll(async () => { store = await createStore({ dataDir: null, threads: 1 }); });
+  afterAll(async () => { await store.close(); });
+
+  const state = async () => ({
+    coverage: await store.all(`SELECT dataset, scope, lo, hi FROM coverage ORDER BY ALL`),
+    order: await store.all(`SELECT * FROM dataset_order ORDER BY ALL`),
+  });
+
+  it('merges touching intervals and flags a range behind the tip as out of order, exactly like addCoverage', async () => {
+    const steps: [number, number][] = [[10, 19], [20, 29], [40, 49], [0, 5], [30, 39]];
+    const datasets = ['a', 'b', "c'quote"];
+    await store.transaction(async (tx) => { for (const [lo, hi] of steps) for (const d of datasets) await addCoverage(tx, `one:${d}`, 'ETH', lo, hi); });
+    await store.transaction(async (tx) => { for (const [lo, hi] of steps) await addCoverageMany(tx, datasets.map((d) => `many:${d}`), 'ETH', lo, hi); });
+    const s = await state();
+    const strip = (rows: unknown[], prefix: string) => rows.filter((r) => String((r as { dataset: string }).dataset).startsWith(prefix))
+      .map((r) => ({ ...(r as object), dataset: (r as { dataset: string }).dataset.slice(prefix.length) }));
+    expect(strip(s.coverage, 'many:')).toEqual(strip(s.coverage, 'one:'));
+    expect(strip(s.order, 'many:')).toEqual(strip(s.order, 'one:'));
+    expect(strip(s.coverage, 'many:').filter((r) => r.dataset === 'a').map((r) => [Number((r as { lo: bigint }).lo), Number((r as { hi: bigint }).hi)])).toEqual([[0, 5], [10, 49]]);
+    expect(strip(s.order, 'many:').length).toBe(3);
+  });
+});
