@@ -19,11 +19,12 @@ describe('addCoverageMany', () => {
     await store.transaction(async (tx) => { for (const [lo, hi] of steps) for (const d of datasets) await addCoverage(tx, `one:${d}`, 'ETH', lo, hi); });
     await store.transaction(async (tx) => { for (const [lo, hi] of steps) await addCoverageMany(tx, datasets.map((d) => `many:${d}`), 'ETH', lo, hi); });
     const s = await state();
-    const strip = (rows: unknown[], prefix: string) => rows.filter((r) => String((r as { dataset: string }).dataset).startsWith(prefix))
-      .map((r) => ({ ...(r as object), dataset: (r as { dataset: string }).dataset.slice(prefix.length) }));
+    type R = { dataset: string; lo?: bigint; hi?: bigint };
+    const strip = (rows: unknown[], prefix: string): R[] => (rows as R[]).filter((r) => r.dataset.startsWith(prefix))
+      .map((r) => ({ ...r, dataset: r.dataset.slice(prefix.length) }));
     expect(strip(s.coverage, 'many:')).toEqual(strip(s.coverage, 'one:'));
     expect(strip(s.order, 'many:')).toEqual(strip(s.order, 'one:'));
-    expect(strip(s.coverage, 'many:').filter((r) => r.dataset === 'a').map((r) => [Number((r as { lo: bigint }).lo), Number((r as { hi: bigint }).hi)])).toEqual([[0, 5], [10, 49]]);
+    expect(strip(s.coverage, 'many:').filter((r) => r.dataset === 'a').map((r) => [Number(r.lo), Number(r.hi)])).toEqual([[0, 5], [10, 49]]);
     expect(strip(s.order, 'many:').length).toBe(3);
   });
 });
