@@ -90,26 +90,36 @@ export function union(intervals: readonly Interval[]): Interval[] {
 }
 
 /**
- * `addCoverage` for several datasets of one scope at once, in a fixed number
- * of statements whatever their number: EVM ingestion records a dozen datasets
- * per committed batch. Same rules: touching intervals merge, and a range not
- * past everything held before marks the dataset's rows out of order.
- * Dataset names are ours (catalog ids), never user text.
+ * `addCoverage` for several datasets of one scope at once, in three or four
+ * statements whatever their number (EVM ingestion records a dozen datasets
+ * per committed batch, and every statement costs milliseconds). Same rules:
+ * touching intervals merge, and a range not past everything held before
+ * marks the dataset's rows out of order. Dataset names are ours (catalog
+ * ids), never user text; they are bound as values.
  */
 export async function addCoverageMany(tx: Tx, datasets: readonly string[], scope: string, lo: number, hi: number): Promise<void> {
   if (datasets.length === 0) return;
-  const list = datasets.map((d) => `'${d.replaceAll("'", "''")}'`).join(', ');
-  const p = { scope, lo, hi };
-  await tx.run(`CREATE OR REPLACE TEMP TABLE coverage_add AS
-    SELECT d.dataset,
-           (SELECT max(c.hi) FROM coverage c WHERE c.dataset = d.dataset AND c.scope = $scope) AS prev_max,
-           least($lo, (SELECT min(c.lo) FROM coverage c WHERE c.dataset = d.dataset AND c.scope = $scope AND c.hi >= $lo - 1 AND c.lo <= $hi + 1)) AS lo,
-           greatest($hi, (SELECT max(c.hi) FROM coverage c WHERE c.dataset = d.dataset AND c.scope = $scope AND c.hi >= $lo - 1 AND c.lo <= $hi + 1)) AS hi
-    FROM (SELECT unnest([${list}]) AS dataset) d`, p);
-  const behind = `(SELECT dataset FROM coverage_add WHERE prev_max IS NOT NULL AND $lo <= prev_max)`;
-  await tx.run(`DELETE FROM dataset_order WHERE scope = $scope AND dataset IN ${behind}`, { scope, lo });
-  await tx.run(`INSERT INTO dataset_order SELECT dataset, $scope, true FROM ${behind}`, { scope, lo });
-  await tx.run(`DELETE FROM coverage WHERE dataset IN (${list}) AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`, p);
-  await tx.run(`INSERT INTO coverage SELECT dataset, $scope, lo, hi FROM coverage_add`, { scope });
-  await tx.run(`DROP TABLE coverage_add`);
+  const names: Record<string, string> = {};
+  datasets.forEach((d, i) => { names[`d${i}`] = d; });
+  const inList = `(${datasets.map((_, i) => `$d${i}`).join(', ')})`;
+  const rows = await tx.all<{ dataset: string; lo: bigint; hi: bigint }>(
+    `SELECT dataset, lo, hi FROM coverage WHERE scope = $scope AND dataset IN ${inList}`, { scope, ...names });
+  const merged = new Map(datasets.map((d) => [d, { lo, hi, prevMax: null as number | null }]));
+  for (const r of rows) {
+    const m = merged.get(r.dataset)!;
+    const [rlo, rhi] = [Number(r.lo), Number(r.hi)];
+    m.prevMax = Math.max(m.prevMax ?? rhi, rhi);
+    if (rhi >= lo - 1 && rlo <= hi + 1) { m.lo = Math.min(m.lo, rlo); m.hi = Math.max(m.hi, rhi); }
+  }
+  const behind = datasets.filter((d) => { const m = merged.get(d)!; return m.prevMax !== null && lo <= m.prevMax; });
+  if (behind.length) {
+    const b: Record<string, string> = {};
+    behind.forEach((d, i) => { b[`b${i}`] = d; });
+    const bList = `(${behind.map((_, i) => `$b${i}`).join(', ')})`;
+    await tx.run(`DELETE FROM dataset_order WHERE scope = $scope AND dataset IN ${bList}`, { scope, ...b });
+    await tx.run(`INSERT INTO dataset_order SELECT dataset, $scope, true FROM (SELECT unnest([${behind.map((_, i) => `$b${i}`).join(', ')}]) AS dataset)`, { scope, ...b });
+  }
+  await tx.run(`DELETE FROM coverage WHERE scope = $scope AND dataset IN ${inList} AND hi >= $lo - 1 AND lo <= $hi + 1`, { scope, lo, hi, ...names });
+  const values = datasets.map((d, i) => { const m = merged.get(d)!; return `($d${i}, $scope, ${m.lo}, ${m.hi})`; }).join(', ');
+  await tx.run(`INSERT INTO coverage VALUES ${values}`, { scope, ...names });
 }

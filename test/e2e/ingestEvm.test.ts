@@ -296,6 +296,8 @@ describe('ingest evm (ETH) against anvil', () => {
     expect(again.stdout).toMatch(/^done: 0 blocks, 0 events/);
     served = await serve(dir);
     expect(await dumpStore(served.store)).toBe(before);
+    // Rows re-appended behind the tip are flagged, so that queries sort them.
+    expect((await served.store.all(`SELECT dataset FROM dataset_order WHERE scope = 'ETH' AND unordered`)).length).toBeGreaterThan(0);
   });
 });
 

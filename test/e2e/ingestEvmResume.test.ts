@@ -93,7 +93,7 @@ describe('ingest evm: kill at any moment, run again', () => {
     const [a, b] = await Promise.all([reference, crashed].map(async (dir) => {
       const store = await createStore({ dataDir: dir, readOnly: true });
       try {
-        return await dumpStore(store);
+        return await dumpStore(store, { physical: true });
       } finally {
         await store.close();
       }

@@ -9,7 +9,7 @@ import type { FetchedBatch } from './fetchBatch.ts';
 import type { DatasetPlan } from './planDatasets.ts';
 import type { PoolBook } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import { hexNumber, type BlockInfo, type DecodeContext, type PoolInfo, type Row } from './types.ts';
+import { hexNumber, type BlockInfo, type DecodeContext, type PoolInfo, type Row, type RowValues } from './types.ts';
 
 export interface DecodeEnv {
   readonly network: string;
@@ -20,13 +20,13 @@ export interface DecodeEnv {
 }
 
 export interface DecodedBatch {
-  readonly rows: ReadonlyMap<string, Row[]>;
+  readonly rows: ReadonlyMap<string, (Row | RowValues)[]>;
   readonly newPools: readonly PoolInfo[];
   readonly events: number;
 }
 
 export function decodeBatch(env: DecodeEnv, batch: FetchedBatch): DecodedBatch {
-  const rows = new Map<string, Row[]>(env.plan.datasets.map((d) => [d, []]));
+  const rows = new Map<string, (Row | RowValues)[]>(env.plan.datasets.map((d) => [d, []]));
   const newPools: PoolInfo[] = [];
   const first = batch.lo;
   const blockOf = (log: RpcLog): BlockInfo => batch.blocks[hexNumber(log.blockNumber) - first]!;

@@ -94,7 +94,7 @@ export class IngestError extends Error {
 export const DEFAULT_CONFIRMATIONS: Readonly<Record<string, number>> = { ETH: 65, POLYGON: 200, ARB: 240 };
 export const confirmationsFor = (network: string) => DEFAULT_CONFIRMATIONS[network] ?? 30;
 
-const TARGET_EVENTS_PER_BATCH = 20_000;
+const TARGET_EVENTS_PER_BATCH = 50_000;
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
@@ -229,46 +229,80 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
       }
     };
     fill();
+    // The commit of one batch runs in DuckDB's threads while the next is decoded.
+    let writing: Promise<void> | null = null;
+    const settle = async () => {
+      if (writing) await writing;
+      writing = null;
+    };
     while (inFlight.length > 0) {
-      if (signal?.aborted) return 'stopped';
+      if (signal?.aborted) {
+        await settle();
+        return 'stopped';
+      }
       let batch: FetchedBatch;
       try {
         batch = await inFlight.shift()!;
       } catch (e) {
+        await settle();
         if (signal?.aborted) return 'stopped';
         throw e;
       }
       fill();
       const first = batch.blocks[0]!;
       const lastBlock = batch.blocks[batch.blocks.length - 1]!;
+      // The previous batch (in `last`) is not committed yet, but it is the one before this batch.
       const stored = await storedBlocks([batch.lo - 1, batch.hi + 1]);
       const before = last?.number === batch.lo - 1 ? last.hash : stored.get(batch.lo - 1)?.hash;
       if (before && first.parentHash !== before) {
+        await settle();
         await reconcile(batch.lo - 1);
         return 'reorged';
       }
       const after = stored.get(batch.hi + 1);
       if (after && after.parentHash !== lastBlock.hash) {
         // What is stored above was read from a chain the node left: it goes, and is ingested again when asked for.
+        await settle();
         await rollbackAbove(store, network, batch.hi);
         await pools.reload();
         emit({ type: 'reorg', ancestor: batch.hi, depth: 0, detectedAt: batch.hi + 1 });
       }
       const decoded = decodeBatch(env, batch);
-      await writeBatch(store, { network, lo: batch.lo, hi: batch.hi, datasets: plan.datasets, decoded, blocks: batch.blocks, tokens, pools: !!plan.dexFactory, traces });
+      await settle();
+      const b = batch;
+      writing = writeBatch(store, {
+        network, lo: b.lo, hi: b.hi, datasets: plan.datasets, decoded, blocks: b.blocks, tokens, pools: !!plan.dexFactory, traces,
+        fresh: plan.datasets.filter((d) => !needsDelete(d, b.lo, b.hi)),
+      }).then(() => {
+        blocksDone += b.blocks.length;
+        eventsDone += decoded.events;
+        batches++;
+        emit({ type: 'batch', lo: b.lo, hi: b.hi, blocks: b.blocks.length, events: decoded.events });
+      });
+      writing.catch(() => undefined); // surfaced by settle()
       last = { number: lastBlock.number, hash: lastBlock.hash };
-      blocksDone += batch.blocks.length;
-      eventsDone += decoded.events;
-      batches++;
-      emit({ type: 'batch', lo: batch.lo, hi: batch.hi, blocks: batch.blocks.length, events: decoded.events });
     }
+    await settle();
     return 'done';
   }
 
+  /**
+   * Coverage of each planned dataset when the ranges were planned. Only this
+   * run adds coverage, in order, so a batch that was uncovered then holds no
+   * rows of that dataset now and needs no delete before its append.
+   */
+  let plannedCoverage = new Map<string, Interval[]>();
+  const needsDelete = (dataset: string, lo: number, hi: number) => (plannedCoverage.get(dataset) ?? [{ lo, hi }]).some((c) => c.hi >= lo && c.lo <= hi);
+
   async function missing(from: number, to: number, all: boolean): Promise<Interval[]> {
-    if (all) return [{ lo: from, hi: to }];
+    plannedCoverage = new Map();
+    for (const d of plan.datasets) plannedCoverage.set(d, await coveredIntervals(store, d, network));
+    if (all) {
+      plannedCoverage = new Map(); // re-ingesting: everything may hold rows
+      return [{ lo: from, hi: to }];
+    }
     const out: Interval[] = [];
-    for (const d of plan.datasets) out.push(...gaps(from, to, await coveredIntervals(store, d, network)));
+    for (const d of plan.datasets) out.push(...gaps(from, to, plannedCoverage.get(d)!));
     // Native transfers read without traces are not complete once the node can trace.
     if (traces === true) out.push(...gaps(from, to, await coveredIntervals(store, `${NATIVE_DATASET}:traces`, network)));
     return union(out);

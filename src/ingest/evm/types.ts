@@ -6,6 +6,13 @@ import type { Hex, RpcLog } from '../rpc/getLogs.ts';
 /** A stored row, by column name. Decoders set every column of their table, null included. */
 export type Row = Record<string, AppendValue>;
 
+/**
+ * A stored row as values in the table's column order: the hot path's form
+ * (ERC-20 transfers), with no object per row. Built with `columnOrder`, which
+ * checks the order against the catalog once.
+ */
+export type RowValues = AppendValue[];
+
 export interface BlockInfo {
   readonly number: number;
   readonly hash: Hex;
@@ -34,6 +41,14 @@ export interface PoolInfo {
   readonly createdBlock: number | null;
 }
 
+export interface LogKey {
+  readonly network: string;
+  readonly block_number: number;
+  readonly log_index: number;
+  readonly time: Date;
+  readonly tx_hash: Hex;
+}
+
 export interface DecodeContext {
   readonly network: string;
   readonly nativeSymbol: string;
@@ -43,10 +58,10 @@ export interface DecodeContext {
   /** Registers a pool found in this batch (PoolCreated). */
   addPool(pool: PoolInfo): void;
   /** network, block_number, log_index, time and tx_hash of a log. */
-  logKey(log: RpcLog): Row;
+  logKey(log: RpcLog): LogKey;
   /** The sender (`from`) of the log's transaction. */
   txSender(log: RpcLog): Hex;
-  emit(dataset: string, row: Row): void;
+  emit(dataset: string, row: Row | RowValues): void;
 }
 
 /** One protocol's log decoding: which logs it reads and what rows they become. */

@@ -17,7 +17,7 @@ import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
 import type { DecodedBatch } from './decodeBatch.ts';
 import { appendPools } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import type { BlockInfo, Row } from './types.ts';
+import type { BlockInfo, Row, RowValues } from './types.ts';
 
 export function tableOf(dataset: string): TableDef {
   const e = endpointById(dataset);
@@ -25,12 +25,21 @@ export function tableOf(dataset: string): TableDef {
   return e.table;
 }
 
+/**
+ * Checks once that `names` is exactly the dataset table's column order, so a
+ * decoder may emit rows as value arrays in that order.
+ */
+export function columnOrder(dataset: string, names: readonly string[]): void {
+  const actual = tableOf(dataset).columns.map((c) => c.name);
+  if (actual.join(',') !== names.join(',')) throw new Error(`${dataset}: columns are ${actual.join(', ')}, not ${names.join(', ')}`);
+}
+
 /** Every EVM dataset id: a reorg invalidates all of them, whatever one run ingests. */
 export const ALL_EVM_DATASETS = chainEndpoints.filter((e) => e.family === 'evm').map((e) => e.id);
 
-function toColumns(table: TableDef, rows: readonly Row[]): AppendValue[][] {
+function toColumns(table: TableDef, rows: readonly (Row | RowValues)[]): AppendValue[][] {
   const names = table.columns.map((c) => c.name);
-  return rows.map((row) => names.map((n) => {
+  return rows.map((row) => Array.isArray(row) ? row : names.map((n) => {
     const v = row[n];
     // Decoders set every column, null included: a missing one is a bug, not a null.
     if (v === undefined) throw new Error(`${table.name}: the decoder left column ${n} unset`);
@@ -50,6 +59,8 @@ export interface WriteBatchParams {
   readonly pools: boolean;
   /** Native transfers planned: whether internal transfers (traces) are included. */
   readonly traces: boolean | null;
+  /** Datasets that held nothing in [lo, hi] (never covered there): their delete is skipped. */
+  readonly fresh?: readonly string[];
 }
 
 export async function writeBatch(store: Store, p: WriteBatchParams): Promise<void> {
@@ -57,7 +68,7 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
   await store.transaction(async (tx) => {
     for (const dataset of p.datasets) {
       const table = tableOf(dataset);
-      await tx.run(`DELETE FROM ${table.name} WHERE network = $network AND block_number BETWEEN $lo AND $hi`, range);
+      if (!p.fresh?.includes(dataset)) await tx.run(`DELETE FROM ${table.name} WHERE network = $network AND block_number BETWEEN $lo AND $hi`, range);
       const rows = p.decoded.rows.get(dataset) ?? [];
       if (rows.length) await tx.append(table.name, toColumns(table, rows));
     }

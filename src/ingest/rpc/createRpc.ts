@@ -93,8 +93,8 @@ export function createRpc(opts: RpcOptions): Rpc {
         const timedOut = (e as Error).name === 'TimeoutError';
         throw new RpcHttpError(method, { message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${(e as Error).message}${causeText(e)}`, cause: e });
       }
-      const text = await res.text();
       if (res.status !== 200) {
+        const text = await res.text().catch(() => '');
         const retryAfter = Number(res.headers.get('retry-after'));
         throw new RpcHttpError(method, {
           status: res.status,
@@ -104,9 +104,11 @@ export function createRpc(opts: RpcOptions): Rpc {
         });
       }
       try {
-        return JSON.parse(text) as unknown;
+        // Parsed from the bytes: a text() first would decode large answers (logs, blocks) twice.
+        return (await res.json()) as unknown;
       } catch (e) {
-        throw new RpcHttpError(method, { status: res.status, body: text.slice(0, 2000), message: `the answer is not JSON: ${text.slice(0, 200)}`, cause: e });
+        if (opts.signal?.aborted) throw opts.signal.reason;
+        throw new RpcHttpError(method, { status: res.status, message: `the answer is not JSON (${(e as Error).message})`, cause: e });
       }
     } finally {
       release();

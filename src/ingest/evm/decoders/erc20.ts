@@ -8,6 +8,7 @@ import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
 import { createEventDecoder, topicAddress } from '../eventDecoder.ts';
 import type { ProtocolDecoder } from '../types.ts';
+import { columnOrder } from '../writeBatch.ts';
 
 export const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 export const transferDecoder = createEventDecoder(TRANSFER_EVENT);
@@ -19,6 +20,7 @@ export function isErc20Transfer(log: Pick<RpcLog, 'topics' | 'data'>): boolean {
 }
 
 export function createErc20Decoder(): ProtocolDecoder {
+  columnOrder(ERC20_DATASET, ['network', 'block_number', 'log_index', 'time', 'tx_hash', 'token_address', 'token', 'token_decimals', 'sender', 'receiver', 'amount_raw', 'amount']);
   return {
     protocol: 'erc20',
     datasets: [ERC20_DATASET],
@@ -28,20 +30,15 @@ export function createErc20Decoder(): ProtocolDecoder {
     needsSender: () => false,
     decode(log, ctx) {
       if (!isErc20Transfer(log)) return;
-      // The hot path of every run: the shape is checked above, so the fields
-      // are read directly (equal to transferDecoder.decode, see erc20.test.ts).
+      // The hot path of every run. The shape is checked above, so the fields are
+      // read directly (erc20.test.ts holds this equal to transferDecoder), and the
+      // row is values in the column order checked once in createErc20Decoder.
       const token = ctx.token(log.address.toLowerCase() as Hex);
       const raw = BigInt(log.data);
-      ctx.emit(ERC20_DATASET, {
-        ...ctx.logKey(log),
-        token_address: token.address,
-        token: token.symbol,
-        token_decimals: token.decimals,
-        sender: topicAddress(log.topics[1]!),
-        receiver: topicAddress(log.topics[2]!),
-        amount_raw: raw,
-        amount: scaleAmount(raw, token.decimals),
-      });
+      const k = ctx.logKey(log);
+      const sender = topicAddress(log.topics[1]!);
+      const receiver = topicAddress(log.topics[2]!);
+      ctx.emit(ERC20_DATASET, [k.network, k.block_number, k.log_index, k.time, k.tx_hash, token.address, token.symbol, token.decimals, sender, receiver, raw, scaleAmount(raw, token.decimals)]);
     },
   };
 }
