@@ -33,7 +33,7 @@ interface IngestEvmCliOptions {
   rpcConcurrency?: number;
   rpcBatch?: number;
   getLogsRange?: number;
-  reingest?: boolean;
+  force?: boolean;
   pollInterval: number;
   reorgWindow?: number;
   skipChainCheck?: boolean;
@@ -72,7 +72,7 @@ export function registerIngest(program: Command): void {
     .description('ingest every EVM dataset of one network from a JSON-RPC node: erc20 and native transfers, lending_v3, dex_v3, staking')
     .requiredOption('--network <code>', 'network code, e.g. ETH, ARB, BASE')
     .requiredOption('--rpc <url>', 'JSON-RPC endpoint (http or https)')
-    .option('--from <block>', 'first block, inclusive (required without --follow)', blockNumber)
+    .option('--from <block>', 'first block, inclusive (default: after the last block ingested for the network)', blockNumber)
     .option('--to <block>', 'last block, inclusive (default: head − confirmations)', blockNumber)
     .option('--follow', 'keep ingesting new blocks as they reach --confirmations, following reorgs')
     .option('--confirmations <n>', 'blocks to stay behind the head (default: ETH 65, POLYGON 200, ARB 240, others 30)', count)
@@ -85,7 +85,7 @@ export function registerIngest(program: Command): void {
     .option('--rpc-concurrency <n>', 'HTTP requests in flight at once (default 16)', positiveInt)
     .option('--rpc-batch <n>', 'calls per JSON-RPC batch (default 100; shrinks when the node refuses)', positiveInt)
     .option('--get-logs-range <n>', 'fixed eth_getLogs block range (default: adaptive)', positiveInt)
-    .option('--reingest', 'ingest the range again even where the store covers it')
+    .option('--force', 'ingest the range again even where the store covers it')
     .option('--poll-interval <seconds>', 'with --follow: seconds between polls of the head', positiveNumber, 2)
     .option('--reorg-window <n>', 'deepest reorg to follow before stopping with an error (default: max(128, 2 × confirmations))', positiveInt)
     .option('--skip-chain-check', "do not check that the node's chain id is the network's")
@@ -108,6 +108,7 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
   const onSignal = () => {
     // First signal: finish the batch being written, then stop. Second: leave at once (nothing half-written survives a kill).
     if (++interrupted > 1) process.exit(130);
+    if (!bar) logger.info({ event: 'stopping' }, 'stopping after the batch in progress (again to quit at once; committed work is kept)');
     controller.abort(new Error('interrupted'));
   };
   process.on('SIGINT', onSignal);
@@ -144,7 +145,7 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
       rpcConcurrency: opts.rpcConcurrency,
       rpcBatchSize: opts.rpcBatch,
       getLogsRange: opts.getLogsRange,
-      reingest: opts.reingest,
+      reingest: opts.force,
       pollIntervalMs: opts.pollInterval * 1000,
       reorgWindow: opts.reorgWindow,
       skipChainCheck: opts.skipChainCheck,
@@ -155,6 +156,8 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
     const rate = summary.seconds > 0 ? Math.round(summary.events / summary.seconds) : 0;
     logger.info({ event: 'done', blocks: summary.blocks, events: summary.events, batches: summary.batches, seconds: summary.seconds, stopped: summary.stopped, rpc: summary.rpc }, 'done');
     process.stdout.write(`${summary.stopped ? 'stopped' : 'done'}: ${summary.blocks.toLocaleString('en-US')} blocks, ${summary.events.toLocaleString('en-US')} events in ${summary.seconds.toFixed(1)} s (${rate.toLocaleString('en-US')} events/s)\n`);
+    // Interrupted (Ctrl-C, SIGTERM; the normal way to end --follow): committed work is kept, exit as the other ingest commands do.
+    if (controller.signal.aborted) process.exitCode = 130;
   } catch (e) {
     bar?.stop();
     if (e instanceof IngestError || e instanceof ProtocolConfigError) throw new Error(e.message);

@@ -287,7 +287,7 @@ describe('ingest evm (ETH) against anvil', () => {
     const before = await dumpStore(served.store);
     await unserve(served);
     const mid = Math.floor((s.from + s.to) / 2);
-    for (const args of [[...ingestArgs, '--reingest'], [...ingestArgs.map((a) => (a === String(s.from) ? String(mid) : a)), '--reingest', '--batch-blocks', '7']]) {
+    for (const args of [[...ingestArgs, '--force'], [...ingestArgs.map((a) => (a === String(s.from) ? String(mid) : a)), '--force', '--batch-blocks', '7']]) {
       const r = await runCli(args);
       expect(r.code, r.stderr).toBe(0);
     }

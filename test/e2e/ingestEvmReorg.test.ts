@@ -72,7 +72,7 @@ describe('ingest evm --follow across reorgs', () => {
     await follower.waitFor((l) => l.event === 'caught_up' && Number(l.block) >= tipB);
     follower.child.kill('SIGINT'); // a graceful stop: the batch in hand is finished, then the store is closed
     const r = await follower.done;
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.code, r.stderr).toBe(130);
     expect(r.stdout).toMatch(/^stopped:/);
 
     const truth = nodeTruth(chain, 1, tipB);

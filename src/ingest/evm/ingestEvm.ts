@@ -178,7 +178,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
       const remote = await getBlock(rpc, ancestor);
       if (remote && remote.hash.toLowerCase() === stored.hash) break;
       if (++depth > reorgWindow) {
-        throw new IngestError(`reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${ancestor}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest the range with --reingest (or raise --reorg-window)`);
+        throw new IngestError(`reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${ancestor}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest the range with --force (or raise --reorg-window)`);
       }
       ancestor--;
     }
@@ -335,12 +335,18 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
   };
 
   if (!opts.follow) {
-    if (opts.from === undefined) throw new IngestError('--from is required without --follow');
+    let from = opts.from;
+    if (from === undefined) {
+      // Continue after the last block ingested for the network, as the other chain adapters do.
+      const tip = await tipOf(0);
+      if (tip === null) throw new IngestError(`nothing of ${network} is stored yet: give --from for the first run`);
+      from = tip + 1;
+    }
     const requested = opts.to ?? head - confirmations;
     if (requested > head) throw new IngestError(`--to ${requested} is beyond the node's head, block ${head}`);
     const to = Math.min(requested, head - confirmations);
     if (to < requested) emit({ type: 'notice', message: `stopping at block ${to}, ${confirmations} confirmations behind the head (${head}); blocks ${to + 1}–${requested} are left for later` });
-    if (to >= opts.from) stopped = (await backfill(opts.from, to, opts.reingest === true)) === 'stopped';
+    if (to >= from) stopped = (await backfill(from, to, opts.reingest === true)) === 'stopped';
   } else {
     const storedTip = await tipOf(opts.from ?? 0);
     const from = opts.from ?? (storedTip !== null ? storedTip + 1 : Math.max(0, head - confirmations));
