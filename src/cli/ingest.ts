@@ -27,7 +27,7 @@ interface IngestEvmCliOptions {
   data: string;
   protocols?: string;
   only?: EvmProtocol[];
-  traces: boolean;
+  traces: 'auto' | 'trace_block' | 'debug_trace' | 'off';
   batchBlocks?: number;
   concurrency?: number;
   rpcConcurrency?: number;
@@ -79,7 +79,8 @@ export function registerIngest(program: Command): void {
     .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
     .option('--protocols <file>', 'contract addresses laid over the shipped ones (default: <data>/protocols.json when present)')
     .option('--only <protocols>', `comma-separated subset of ${EVM_PROTOCOLS.join(',')}`, protocolList)
-    .option('--no-traces', 'never read call traces: native transfers from transaction values only')
+    .addOption(new Option('--traces <method>', 'call traces for internal native transfers: auto picks trace_block, else debug_traceBlockByHash; off reads transaction values only')
+      .choices(['auto', 'trace_block', 'debug_trace', 'off']).default('auto'))
     .option('--batch-blocks <n>', 'blocks per committed batch (default: adaptive)', positiveInt)
     .option('--concurrency <n>', 'batches fetched at once (default 4)', positiveInt)
     .option('--rpc-concurrency <n>', 'HTTP requests in flight at once (default 16)', positiveInt)
@@ -139,7 +140,7 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
       confirmations: opts.confirmations,
       protocolsFile: file,
       only: opts.only,
-      traces: opts.traces,
+      traces: opts.traces === 'off' ? false : opts.traces,
       batchBlocks: opts.batchBlocks,
       concurrency: opts.concurrency,
       rpcConcurrency: opts.rpcConcurrency,
@@ -190,7 +191,7 @@ function createBar(): Bar {
       switch (e.type) {
         case 'start':
           say(`ingesting ${e.network} (head ${e.head}, ${e.confirmations} confirmations): ${e.datasets.join(', ')}`);
-          if (e.traces === true) say('native transfers: transaction values and internal calls (call traces)');
+          if (e.traces) say(`native transfers: transaction values and internal calls (call traces by ${e.traces})`);
           if (e.traces === false) say('native transfers: transaction values only, no internal transfers (no call traces)');
           for (const s of e.skipped) say(`not ingested: ${s.dataset}: ${s.reason}`);
           break;

@@ -267,6 +267,31 @@ describe('ingest evm (ETH) against anvil', () => {
     expect(got.filter((r) => r.receiver === dave && r.amount === 0.3).length).toBe(1); // the self-destruct payout
   });
 
+  it('native: debug_traceBlockByHash gives the same rows as trace_block; without traces only transaction values are stored, and coverage says so', async () => {
+    const base = ['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--from', String(s.from), '--to', String(s.to), '--confirmations', '0', '--only', 'native', '--protocols', cfg.protocols, '--log'];
+    const viaTrace = await served.store.all(`SELECT * FROM evm_native_transfer ORDER BY block_number, tx_index, trace_index`);
+    for (const [traces, expectInternal] of [['debug_trace', true], ['off', false]] as const) {
+      const other = fs.mkdtempSync(path.join(os.tmpdir(), `chainq-native-${traces}-`));
+      try {
+        const r = await runCli([...base, '--data', other, '--traces', traces]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.logs.find((l) => l.event === 'start')!.traces).toBe(traces === 'off' ? false : traces);
+        const store = await createStore({ dataDir: other, readOnly: true });
+        try {
+          const rows = await store.all(`SELECT * FROM evm_native_transfer ORDER BY block_number, tx_index, trace_index`);
+          expect(rows).toEqual(expectInternal ? viaTrace : viaTrace.filter((x) => (x as { trace_index: number }).trace_index === 0));
+          // The dataset is covered either way; whether internal transfers are in it has its own coverage.
+          const cov = await store.all<{ dataset: string }>(`SELECT dataset FROM coverage WHERE scope = 'ETH' ORDER BY 1`);
+          expect(cov.map((c) => c.dataset)).toEqual(expectInternal ? ['evm/native/transfer', 'evm/native/transfer:traces'] : ['evm/native/transfer']);
+        } finally {
+          await store.close();
+        }
+      } finally {
+        fs.rmSync(other, { recursive: true, force: true });
+      }
+    }
+  });
+
   it('blocks: every block of the range with its time, hash and parent hash', async () => {
     const rows = await served.store.all<{ number: bigint; hash: string; parent_hash: string; time: Date }>(`SELECT * FROM blocks WHERE network = 'ETH' ORDER BY number`);
     expect(rows.map((r) => Number(r.number))).toEqual(Array.from({ length: s.to - s.from + 1 }, (_, i) => s.from + i));

@@ -9,7 +9,7 @@
  * the header's, and the headers must chain. A mismatch means the chain moved
  * while we read it; the batch is then fetched again.
  */
-import { getBlocks, traceBlocks, type ReceiptSource, type RpcBlock, type RpcTransaction } from '../rpc/actions.ts';
+import { getBlocks, traceBlocks, traceBlocksFlat, type ReceiptSource, type RpcBlock, type RpcTransaction, type TraceSource } from '../rpc/actions.ts';
 import type { Rpc } from '../rpc/createRpc.ts';
 import type { Hex, LogFetcher, RpcLog } from '../rpc/getLogs.ts';
 import { transfersOfBlock, type NativeTransfer } from './decoders/native.ts';
@@ -21,8 +21,8 @@ export interface FetchContext {
   readonly rpc: Rpc;
   readonly logs: LogFetcher;
   readonly plan: DatasetPlan;
-  /** Native transfers from call traces (true) or from transaction values and receipts (false). */
-  readonly traces: boolean;
+  /** Native transfers from call traces (by this method) or, when null, from transaction values and receipts. */
+  readonly traces: TraceSource | null;
   readonly receipts: ReceiptSource;
   readonly tokens: TokenBook;
 }
@@ -66,7 +66,7 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
   for (const log of logs) {
     if (ctx.plan.decoders.some((d) => d.needsSender(log))) senderBlocks.add(hexNumber(log.blockNumber));
   }
-  const wantTxValues = ctx.plan.native && !ctx.traces;
+  const wantTxValues = ctx.plan.native && ctx.traces === null;
   const numbers = Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
   const tokenWork = ctx.tokens.ensure(tokensNeeded(ctx, logs));
   const raw = await getBlocks(ctx.rpc, numbers, (n) => wantTxValues || senderBlocks.has(n));
@@ -79,12 +79,20 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
   const native = new Map<number, NativeTransfer[]>();
   if (ctx.plan.native) {
     const withTxs = blocks.filter((b) => b.txHashes.length > 0);
-    if (ctx.traces) {
+    if (ctx.traces === 'debug_trace') {
       const traces = await traceBlocks(ctx.rpc, withTxs.map((b) => b.hash));
       withTxs.forEach((b, i) => {
         const t = traces[i]!;
         if (t.length !== b.txHashes.length) throw new ChainMovedError(`block ${b.number}: ${t.length} traces for ${b.txHashes.length} transactions`);
         native.set(b.number, transfersOfBlock(b, { traces: t }));
+      });
+    } else if (ctx.traces === 'trace_block') {
+      // trace_block goes by number: every trace names its block, which must be the header's.
+      const traces = await traceBlocksFlat(ctx.rpc, withTxs.map((b) => b.number));
+      withTxs.forEach((b, i) => {
+        const flat = traces[i]!;
+        if (flat.some((t) => t.blockHash !== undefined && t.blockHash.toLowerCase() !== b.hash)) throw new ChainMovedError(`the traces of block ${b.number} belong to another version of it`);
+        native.set(b.number, transfersOfBlock(b, { flat }));
       });
     } else {
       const paying = withTxs.filter((b) => b.txs!.some((t) => BigInt(t.value) > 0n));

@@ -20,7 +20,7 @@ import { networkInfo } from '../../catalog/networks.ts';
 import { loadProtocols } from '../../reference/protocols.ts';
 import type { Store } from '../../store/createStore.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
-import { createReceiptSource, getBlock, getBlockNumber, getBlocks, getChainId, supportsCallTracer } from '../rpc/actions.ts';
+import { createReceiptSource, detectTraceSource, getBlock, getBlockNumber, getBlocks, getChainId, type TraceSource } from '../rpc/actions.ts';
 import { createRpc, type RpcStats } from '../rpc/createRpc.ts';
 import { createLogFetcher, type Hex, type LogFetcher } from '../rpc/getLogs.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
@@ -43,8 +43,12 @@ export interface IngestEvmOptions {
   /** Operator protocols file laid over the shipped contract addresses. */
   readonly protocolsFile?: string | undefined;
   readonly only?: readonly EvmProtocol[] | undefined;
-  /** false: never read call traces (native transfers from transaction values only). Default: when the node supports them. */
-  readonly traces?: boolean | undefined;
+  /**
+   * How native transfers read call traces: 'auto' (default) picks trace_block,
+   * else debug_traceBlockByHash, else none; a method name insists on it; false
+   * never reads traces (transaction values only).
+   */
+  readonly traces?: 'auto' | TraceSource | false | undefined;
   /** Fixed blocks per committed batch; default adaptive. */
   readonly batchBlocks?: number | undefined;
   /** Batches fetched at once. */
@@ -65,7 +69,7 @@ export interface IngestEvmOptions {
 }
 
 export type IngestEvent =
-  | { type: 'start'; network: string; datasets: readonly string[]; skipped: DatasetPlan['skipped']; traces: boolean | null; confirmations: number; head: number }
+  | { type: 'start'; network: string; datasets: readonly string[]; skipped: DatasetPlan['skipped']; traces: TraceSource | false | null; confirmations: number; head: number }
   | { type: 'plan'; ranges: readonly Interval[]; blocks: number }
   | { type: 'batch'; lo: number; hi: number; blocks: number; events: number }
   | { type: 'notice'; message: string }
@@ -132,18 +136,23 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
   const pools = await createPoolBook(store, network);
   let head = await getBlockNumber(rpc);
 
+  /** null: native transfers not planned; false: planned without traces; else the trace method used. */
+  let traceSource: TraceSource | null = null;
   let traces: boolean | null = null;
   if (plan.native) {
     traces = false;
     if (opts.traces !== false) {
       const probe = await getBlock(rpc, Math.min(head, opts.from ?? head));
-      traces = probe ? await supportsCallTracer(rpc, probe.hash) : false;
+      const wanted = opts.traces === undefined || opts.traces === 'auto' ? undefined : opts.traces;
+      traceSource = probe ? await detectTraceSource(rpc, { number: Number(BigInt(probe.number)), hash: probe.hash }, wanted) : null;
+      if (wanted && traceSource === null) throw new IngestError(`the node does not answer ${wanted === 'trace_block' ? 'trace_block' : 'debug_traceBlockByHash with callTracer'}; use --traces auto or off`);
+      traces = traceSource !== null;
       if (!traces) {
-        emit({ type: 'notice', message: `the node does not answer debug_traceBlockByHash with callTracer: ${NATIVE_DATASET} will hold transaction values only, without internal transfers (calls inside contracts)` });
+        emit({ type: 'notice', message: `the node answers neither trace_block nor debug_traceBlockByHash (callTracer): ${NATIVE_DATASET} will hold transaction values only, without internal transfers (calls inside contracts)` });
       }
     }
   }
-  emit({ type: 'start', network, datasets: plan.datasets, skipped: plan.skipped, traces, confirmations, head });
+  emit({ type: 'start', network, datasets: plan.datasets, skipped: plan.skipped, traces: traces === false ? false : traceSource, confirmations, head });
 
   const topic0 = [...new Set(plan.decoders.flatMap((d) => d.topic0))];
   const anyAddress = plan.decoders.some((d) => d.addresses === null);
@@ -152,7 +161,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
     : createLogFetcher(rpc, { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) }, {
       ...(opts.getLogsRange ? { fixedRange: opts.getLogsRange } : {}),
     });
-  const fetchCtx: FetchContext = { rpc, logs, plan, traces: traces === true, receipts: createReceiptSource(rpc), tokens };
+  const fetchCtx: FetchContext = { rpc, logs, plan, traces: traceSource, receipts: createReceiptSource(rpc), tokens };
   const env: DecodeEnv = { network, nativeSymbol: info.nativeSymbol, plan, tokens, pools };
 
   let blocksDone = 0;

@@ -1,17 +1,18 @@
 /** The native-transfer rule over call traces and over plain transactions. */
 import { describe, expect, it } from 'vitest';
 import type { CallFrame } from '../../rpc/actions.ts';
-import { transferOfTransaction, transfersOfTrace } from './native.ts';
+import type { FlatTrace } from '../../rpc/actions.ts';
+import { transferOfTransaction, transfersOfFlatTraces, transfersOfTrace } from './native.ts';
 
 const A = '0x00000000000000000000000000000000000000aa';
 const B = '0x00000000000000000000000000000000000000bb';
 const C = '0x00000000000000000000000000000000000000cc';
 const D = '0x00000000000000000000000000000000000000dd';
-const TX = '0x1234';
+const TX = '0x1234' as const;
 const v = (n: number) => `0x${n.toString(16)}` as const;
 
 describe('transfersOfTrace', () => {
-  it('keeps value-moving CALL, CREATE and SELFDESTRUCT frames in depth-first order, with their position as trace_index', () => {
+  it('keeps value-moving CALL, CREATE and SELFDESTRUCT frames in depth-first order; trace_index 0 is the transaction, k the k-th internal transfer', () => {
     const tree: CallFrame = {
       type: 'CALL', from: A, to: B, value: v(10), calls: [
         { type: 'CALL', from: B, to: C, value: v(3), calls: [{ type: 'STATICCALL', from: C, to: D }] },
@@ -19,7 +20,7 @@ describe('transfersOfTrace', () => {
       ],
     };
     expect(transfersOfTrace(tree, 2, TX).map((t) => [t.traceIndex, t.from, t.to, t.value])).toEqual([
-      [0, A, B, 10n], [1, B, C, 3n], [3, B, D, 4n], [4, D, A, 4n],
+      [0, A, B, 10n], [1, B, C, 3n], [2, B, D, 4n], [3, D, A, 4n],
     ]);
   });
 
@@ -30,7 +31,7 @@ describe('transfersOfTrace', () => {
         { type: 'CALL', from: B, to: D, value: v(2) },
       ],
     };
-    expect(transfersOfTrace(tree, 0, TX).map((t) => [t.traceIndex, t.to, t.value])).toEqual([[3, D, 2n]]);
+    expect(transfersOfTrace(tree, 0, TX).map((t) => [t.traceIndex, t.to, t.value])).toEqual([[1, D, 2n]]);
   });
 
   it('a failed transaction moves nothing', () => {
@@ -63,5 +64,42 @@ describe('transferOfTransaction (no traces)', () => {
     expect(transferOfTransaction({ ...tx, to: null }, { transactionHash: TX, transactionIndex: v(3), status: '0x1', contractAddress: C })?.to).toBe(C);
     expect(transferOfTransaction(tx, { transactionHash: TX, transactionIndex: v(3), contractAddress: null })?.value).toBe(5n);
     expect(transferOfTransaction({ ...tx, value: '0x0' }, undefined)).toBeNull();
+  });
+});
+
+/** The same call tree as trace_block lists it: depth-first, each frame with its path. */
+function flatten(f: CallFrame, path: number[] = []): FlatTrace[] {
+  const t = f.type.toUpperCase();
+  const base = { traceAddress: path, ...(f.error ? { error: f.error } : {}), transactionHash: TX };
+  const self: FlatTrace = t === 'SELFDESTRUCT'
+    ? { ...base, type: 'suicide', action: { address: f.from, refundAddress: f.to!, balance: f.value ?? '0x0' } }
+    : t.startsWith('CREATE')
+      ? { ...base, type: 'create', action: { from: f.from, value: f.value ?? '0x0' }, result: f.error ? null : { address: f.to! } }
+      : { ...base, type: 'call', action: { from: f.from, to: f.to!, value: f.value ?? '0x0', callType: t.toLowerCase() } };
+  return [self, ...(f.calls ?? []).flatMap((c, i) => flatten(c, [...path, i]))];
+}
+
+describe('transfersOfFlatTraces (trace_block)', () => {
+  const trees: CallFrame[] = [
+    { type: 'CALL', from: A, to: B, value: v(10), calls: [
+      { type: 'CALL', from: B, to: C, value: v(3), calls: [{ type: 'STATICCALL', from: C, to: D }] },
+      { type: 'CREATE2', from: B, to: D, value: v(4), calls: [{ type: 'SELFDESTRUCT', from: D, to: A, value: v(4) }] },
+    ] },
+    { type: 'CALL', from: A, to: B, value: v(0), calls: [
+      { type: 'CALL', from: B, to: C, value: v(5), error: 'Reverted', calls: [{ type: 'CALL', from: C, to: D, value: v(1) }] },
+      { type: 'CALL', from: B, to: D, value: v(2) },
+    ] },
+    { type: 'CALL', from: A, to: B, value: v(7), error: 'Reverted', calls: [{ type: 'CALL', from: B, to: C, value: v(1) }] },
+    { type: 'CALL', from: A, to: B, value: v(9), calls: [{ type: 'DELEGATECALL', from: B, to: C, value: v(9) }, { type: 'CALLCODE', from: B, to: C, value: v(1) }] },
+  ];
+
+  it.each(trees.map((t, i) => [i, t] as const))('gives the same transfers, trace indexes included, as the call tree (case %i)', (_i, tree) => {
+    expect(transfersOfFlatTraces(flatten(tree), 0, TX)).toEqual(transfersOfTrace(tree, 0, TX));
+  });
+
+  it('leaves out the inside of a reverted frame even when the node does not list it, and the numbering does not change', () => {
+    const withInside = flatten(trees[1]!);
+    const withoutInside = withInside.filter((t) => t.traceAddress.join('.') !== '0.0');
+    expect(transfersOfFlatTraces(withoutInside, 0, TX)).toEqual(transfersOfFlatTraces(withInside, 0, TX));
   });
 });

@@ -1,16 +1,21 @@
 /**
  * Native-currency transfers, from transaction values and call traces.
  *
- * With traces (debug_traceBlockByHash, callTracer), each transaction's call
- * tree is walked depth-first; `trace_index` is a frame's position in that walk
- * (0 is the transaction itself). A frame is a transfer when
+ * With traces, each transaction's call tree is walked depth-first. A frame is
+ * a transfer when
  * - it moves value > 0,
  * - it is a CALL, CREATE, CREATE2 or SELFDESTRUCT (a DELEGATECALL's value is
  *   the caller's msg.value, not a payment; CALLCODE pays the caller itself;
  *   STATICCALL carries none), and
  * - neither it nor any frame above it failed: a reverted frame undoes every
  *   value move beneath it (Ponder's rule), and a failed transaction moves nothing.
- * The receiver of a CREATE is the new contract.
+ * The receiver of a CREATE is the new contract; a SELFDESTRUCT pays its beneficiary.
+ *
+ * `trace_index` is 0 for the transaction's own value and k for the k-th
+ * internal transfer of the transaction in depth-first order. Numbering the
+ * transfers rather than all frames keeps it the same whichever trace method
+ * the node offers (`trace_block` leaves out the inside of reverted frames,
+ * callTracer shows it).
  *
  * Without traces only transaction values are seen: a transaction with value
  * > 0 whose receipt says it succeeded (receipts without a status, before
@@ -19,7 +24,7 @@
  * Gas fees, block rewards and consensus-layer withdrawals are not transfers.
  */
 import { scaleAmount } from '../../../utils/scaleAmount.ts';
-import type { CallFrame, RpcReceipt, RpcTransaction, TxTrace } from '../../rpc/actions.ts';
+import type { CallFrame, FlatTrace, RpcReceipt, RpcTransaction, TxTrace } from '../../rpc/actions.ts';
 import type { Hex } from '../../rpc/getLogs.ts';
 import type { BlockInfo, Row } from '../types.ts';
 
@@ -39,21 +44,57 @@ export interface NativeTransfer {
   readonly value: bigint;
 }
 
-/** The transfers in one transaction's call tree, in depth-first order. */
+/** The transfers in one transaction's call tree (callTracer), in depth-first order. */
 export function transfersOfTrace(frame: CallFrame, txIndex: number, txHash: Hex): NativeTransfer[] {
   const out: NativeTransfer[] = [];
-  let index = 0;
-  const walk = (f: CallFrame, failedAbove: boolean) => {
-    const i = index++;
+  let internal = 0;
+  const walk = (f: CallFrame, failedAbove: boolean, root: boolean) => {
     const failed = failedAbove || (f.error !== undefined && f.error !== null && f.error !== '');
     const value = f.value ? BigInt(f.value) : 0n;
     if (!failed && value > 0n && VALUE_TYPES.has(f.type.toUpperCase()) && f.to) {
-      out.push({ txIndex, traceIndex: i, txHash, from: f.from.toLowerCase() as Hex, to: f.to.toLowerCase() as Hex, value });
+      out.push({ txIndex, traceIndex: root ? 0 : ++internal, txHash, from: f.from.toLowerCase() as Hex, to: f.to.toLowerCase() as Hex, value });
     }
-    for (const c of f.calls ?? []) walk(c, failed);
+    for (const c of f.calls ?? []) walk(c, failed, false);
   };
-  walk(frame, false);
+  walk(frame, false, true);
   return out;
+}
+
+/**
+ * The transfers in one transaction's flat traces (`trace_block`), which come
+ * in depth-first order with each frame's path (`traceAddress`) in the tree.
+ */
+export function transfersOfFlatTraces(traces: readonly FlatTrace[], txIndex: number, txHash: Hex): NativeTransfer[] {
+  const out: NativeTransfer[] = [];
+  let internal = 0;
+  const failed = new Set<string>();
+  for (const t of traces) {
+    const path = t.traceAddress;
+    const key = path.join('.');
+    let bad = !!t.error;
+    for (let i = 0; !bad && i < path.length; i++) bad = failed.has(path.slice(0, i).join('.'));
+    if (bad) { failed.add(key); continue; }
+    const move = flatMove(t);
+    if (move && move.value > 0n) {
+      out.push({ txIndex, traceIndex: path.length === 0 ? 0 : ++internal, txHash, from: move.from, to: move.to, value: move.value });
+    }
+  }
+  return out;
+}
+
+function flatMove(t: FlatTrace): { from: Hex; to: Hex; value: bigint } | null {
+  const a = t.action;
+  const lower = (x: Hex) => x.toLowerCase() as Hex;
+  switch (t.type) {
+    case 'call':
+      return (a.callType ?? 'call') === 'call' && a.from && a.to ? { from: lower(a.from), to: lower(a.to), value: BigInt(a.value ?? '0x0') } : null;
+    case 'create':
+      return a.from && t.result?.address ? { from: lower(a.from), to: lower(t.result.address), value: BigInt(a.value ?? '0x0') } : null;
+    case 'suicide':
+      return a.address && a.refundAddress ? { from: lower(a.address), to: lower(a.refundAddress), value: BigInt(a.balance ?? '0x0') } : null;
+    default:
+      return null; // block and uncle rewards are not transfers
+  }
 }
 
 /** The transfer a transaction's own value makes, judged by its receipt (no traces). */
@@ -66,9 +107,24 @@ export function transferOfTransaction(tx: RpcTransaction, receipt: RpcReceipt | 
   return { txIndex: Number(BigInt(tx.transactionIndex)), traceIndex: 0, txHash: tx.hash, from: tx.from.toLowerCase() as Hex, to: to.toLowerCase() as Hex, value };
 }
 
-export function transfersOfBlock(block: BlockInfo, source: { traces: readonly TxTrace[] } | { receipts: readonly RpcReceipt[] }): NativeTransfer[] {
+export type BlockTraces =
+  | { readonly traces: readonly TxTrace[] }
+  | { readonly flat: readonly FlatTrace[] }
+  | { readonly receipts: readonly RpcReceipt[] };
+
+export function transfersOfBlock(block: BlockInfo, source: BlockTraces): NativeTransfer[] {
   if ('traces' in source) {
     return source.traces.flatMap((t, i) => transfersOfTrace(t.result, i, t.txHash ?? block.txHashes[i]!));
+  }
+  if ('flat' in source) {
+    const byTx = new Map<number, FlatTrace[]>();
+    for (const t of source.flat) {
+      if (t.transactionPosition === null || t.transactionPosition === undefined) continue; // rewards
+      let list = byTx.get(t.transactionPosition);
+      if (!list) byTx.set(t.transactionPosition, (list = []));
+      list.push(t);
+    }
+    return [...byTx.keys()].sort((a, b) => a - b).flatMap((i) => transfersOfFlatTraces(byTx.get(i)!, i, byTx.get(i)![0]!.transactionHash ?? block.txHashes[i]!));
   }
   if (!block.txs) throw new Error(`block ${block.number} was fetched without its transactions`);
   const byHash = new Map(source.receipts.map((r) => [r.transactionHash, r]));
