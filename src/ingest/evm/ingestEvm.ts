@@ -360,6 +360,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
     const storedTip = await tipOf(opts.from ?? 0);
     const from = opts.from ?? (storedTip !== null ? storedTip + 1 : Math.max(0, head - confirmations));
     let reingest = opts.reingest === true;
+    let lastCaughtUp: number | null = null;
     const poll = opts.pollIntervalMs ?? 2_000;
     while (!signal?.aborted) {
       try {
@@ -373,7 +374,9 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
         const safe = head - confirmations;
         if (safe >= from && (await backfill(from, safe, reingest)) === 'stopped') break;
         reingest = false;
-        emit({ type: 'caught_up', block: safe, head });
+        // Once per new safe block, not on every poll.
+        if (safe !== lastCaughtUp) emit({ type: 'caught_up', block: safe, head });
+        lastCaughtUp = safe;
       } catch (e) {
         if (signal?.aborted) break;
         throw e;
