@@ -1,6 +1,7 @@
 /**
  * EVM ingestion throughput on a local anvil chain holding 205,000 ERC-20
- * Transfer events (820 blocks of 250, emitted by two small contracts), against
+ * Transfer events (820 transactions of 250, emitted by two small contracts;
+ * anvil's automine seals them in about as many blocks), against
  * two baselines measured on the same node in the same run:
  *
  * (a) a bare eth_getLogs sweep of the same range: fetch and JSON.parse only,
@@ -215,7 +216,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       ['erc20 only', erc20, '--only erc20: logs, block headers, token metadata'],
     ] as const) {
       figures.push({
-        name: `chainq ingest evm, ${name}: ${events.toLocaleString('en-US')} Transfer events, ${BLOCKS} blocks`,
+        name: `chainq ingest evm, ${name}: ${events.toLocaleString('en-US')} Transfer events, ${to - from + 1} blocks`,
         ratio: events / s.seconds / sweepRate,
         ratio_meaning: 'chainq events/s ÷ bare eth_getLogs sweep events/s (higher is better)',
         baseline: 'eth_getLogs of the same range in 100-block requests, fetch + JSON.parse only (faster of 1 and 4 in flight)',
@@ -256,7 +257,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       });
     }
     notes.push(
-      'anvil 1.7.1 from @foundry-rs/anvil, chain id 1, one transaction of 250 Transfer logs per block; chainq and the sweeps read the same blocks.',
+      'anvil 1.7.1 from @foundry-rs/anvil, chain id 1, 820 transactions of 250 Transfer logs; chainq and the sweeps read the same blocks. anvil runs on the same 2 cores as chainq (and as the sweep, which does nothing else), so the node competes with the indexer for CPU.',
       'Both timings of the Ponder figure include process start-up (chainq: tsx and DuckDB; Ponder: its build and PGlite).',
       `ponder@${PONDER_VERSION}: the newest 0.x release whose dependencies the registry mirror here serves (0.17.7 needs @ponder/utils@0.3.0, which it lacks).`,
     );
