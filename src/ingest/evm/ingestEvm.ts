@@ -187,7 +187,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
       const remote = await getBlock(rpc, ancestor);
       if (remote && remote.hash.toLowerCase() === stored.hash) break;
       if (++depth > reorgWindow) {
-        throw new IngestError(`reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${ancestor}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest the range with --force (or raise --reorg-window)`);
+        throw new IngestError(`reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${ancestor}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest from an earlier block with --force --from ${Math.max(0, ancestor - 1)} (or raise --reorg-window)`);
       }
       ancestor--;
     }
