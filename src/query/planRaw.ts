@@ -6,6 +6,10 @@ import { computeCost, type BlocksPerDay, type Cost } from './cost.ts';
 import { assertChainCoverage } from './coverage.ts';
 import { planSelection, type Selection } from './planSelection.ts';
 import { ident } from './sql/builder.ts';
+import { rowValueSql } from './sql/value.ts';
+
+/** The column `with_value=true` appends to raw rows, last. */
+export const VALUE_COLUMN = 'value_usd';
 
 export interface QueryPlan {
   readonly sql: string;
@@ -36,16 +40,21 @@ export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<
   const sel = await planSelection(ctx.store, route, raw);
   const e = sel.endpoint;
   const cols = outputColumns(sel);
-  const select = cols.map((c) => `${sel.columnSql(c.name)} AS ${ident(c.name)}`).join(', ');
+  const value = sel.values.with_value === true ? rowValueSql(e, sel.columnSql) : null;
+  const select = [
+    ...cols.map((c) => `${sel.columnSql(c.name)} AS ${ident(c.name)}`),
+    ...(value ? [`${value.expr} AS ${ident(VALUE_COLUMN)}`] : []),
+  ].join(', ');
   const order = e.table.orderBy.filter((k) => k !== 'network').map((k) => `t.${ident(k)}`).join(', ');
-  const sql = `SELECT ${select} FROM ${e.table.name} t WHERE ${sel.where.join(' AND ')} ORDER BY ${order}`;
+  const from = `${e.table.name} t${value ? ` ${value.joins}` : ''}`;
+  const sql = `SELECT ${select} FROM ${from} WHERE ${sel.where.join(' AND ')} ORDER BY ${order}`;
   await assertChainCoverage(ctx.store, e.id, sel.network, sel.range);
   const cost = computeCost({ costClass: e.cost, network: sel.network, range: sel.range, aggregate: false }, ctx.blocksPerDay);
   return {
     sql,
     params: sel.q.params,
     format: sel.format,
-    columns: cols.map((c) => c.name),
+    columns: [...cols.map((c) => c.name), ...(value ? [VALUE_COLUMN] : [])],
     cost,
     basename: `${e.id.replaceAll('/', '-')}-${sel.network}-${rangeText(sel)}`,
   };

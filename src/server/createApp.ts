@@ -7,7 +7,9 @@ import { pino, type Logger } from 'pino';
 import { dataRoutes } from '../catalog/derive/routes.ts';
 import { validateCatalog } from '../catalog/index.ts';
 import { ApiError } from '../errors/apiError.ts';
-import type { PlanContext } from '../query/planRaw.ts';
+import type { Endpoint } from '../catalog/types.ts';
+import { planAggregate } from '../query/planAggregate.ts';
+import { planRaw, type PlanContext } from '../query/planRaw.ts';
 import type { Store } from '../store/createStore.ts';
 import { sendError, toApiError } from './errorHandler.ts';
 import { registerAuth } from './plugins/auth.ts';
@@ -17,11 +19,13 @@ import { registerDocs } from './routes/docs.ts';
 
 export interface AppOptions {
   readonly store: Store;
+  /** The endpoints to serve; the whole catalog by default (tests serve entries not yet flipped to served). */
+  readonly catalog?: readonly Endpoint[];
   readonly logger?: Logger | false;
 }
 
 export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
-  validateCatalog();
+  validateCatalog(opts.catalog);
   const app = Fastify({
     loggerInstance: opts.logger || pino({ enabled: false }),
     // Repeated parameters arrive as arrays and fail the schema's scalar types;
@@ -50,8 +54,8 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(async (v1) => {
     registerAuth(v1, opts.store);
-    registerDiscovery(v1, opts.store);
-    for (const route of dataRoutes()) registerDataRoute(v1, ctx, route);
+    registerDiscovery(v1, opts.store, opts.catalog);
+    for (const route of dataRoutes(opts.catalog)) registerDataRoute(v1, ctx, route, route.kind === 'aggregate' ? planAggregate : planRaw);
   });
   return app;
 }
