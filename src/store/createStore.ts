@@ -168,7 +168,10 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         },
       );
       done.catch(() => undefined);
-      stream.on('close', () => {
+      // Closing a connection while its query is still settling leaves the engine
+      // unable to run later queries: close only once both the reader and the query are done.
+      const streamClosed = new Promise<void>((resolve) => stream.on('close', resolve));
+      void Promise.all([streamClosed, done.catch(() => undefined)]).then(() => {
         conn.closeSync();
         cleanup();
       });
