@@ -3,7 +3,7 @@
  * (`aggregate_schema`) and the aggregate planner both derive their column
  * lists here, so what the schema promises is what the endpoint returns.
  */
-import type { AggregateColumn, ChainEndpoint, PivotColumn } from '../types.ts';
+import type { AggregateColumn, ChainEndpoint, OutputColumn, PivotColumn } from '../types.ts';
 
 export type GroupBy = 'time' | 'block_number';
 
@@ -100,4 +100,25 @@ export function aggregateOutputColumns(e: ChainEndpoint, shape: AggregateShape):
     ...s.always_included,
     ...(shape.withValue && s.valued && acceptsWithValue(e) ? [AGG_VALUE_COLUMN] : []),
   ];
+}
+
+/**
+ * The rows of an aggregate route as documented in OpenAPI: grouped by time,
+ * with values, pivot columns shown with their <TOKEN> placeholder.
+ */
+export function aggregateDocColumns(e: ChainEndpoint): OutputColumn[] {
+  const s = e.aggregate;
+  if (!s) return [];
+  const bucketNames = new Set([...bucketColumns(e).time, ...bucketColumns(e).block_number]);
+  const groups = new Set(s.group_columns ?? []);
+  return aggregateOutputColumns(e, { groupBy: 'time', withValue: true, pivotTokens: [TOKEN_PLACEHOLDER] }).map((name) => {
+    if (bucketNames.has(name)) {
+      const btc = e.family === 'btc';
+      return { name, type: btc ? 'integer' : 'string', description: btc ? 'Bucket start, epoch seconds (ISO 8601 in CSV); block_number with group_by=block_number.' : 'Bucket edge, ISO 8601 UTC; block numbers with group_by=block_number.' };
+    }
+    if (groups.has(name)) return { name, type: 'string', description: 'Token symbol.' };
+    if (name === 'count') return { name, type: 'integer', description: 'Events in the bucket.' };
+    if (name === AGG_VALUE_COLUMN) return { name, type: 'double', description: 'USD value of the bucket (with_value=true); null when an event in it has no price.' };
+    return { name, type: 'double', description: name.includes(TOKEN_PLACEHOLDER) ? 'One column per pool token.' : 'Aggregated value.' };
+  });
 }
