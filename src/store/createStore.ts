@@ -4,18 +4,15 @@
  * as encoded bytes (COPY to a named pipe), never as JS rows.
  */
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBValue } from '@duckdb/node-api';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { promisify } from 'node:util';
 import type { Format } from '../catalog/types.ts';
 import { Semaphore } from '../utils/semaphore.ts';
+import { createFifoMaker } from './fifoMaker.ts';
 import { SCHEMA_VERSION, schemaDdl } from './schema.ts';
-
-const execFileAsync = promisify(execFile);
 
 export type SqlParams = Record<string, DuckDBValue>;
 export type Row = Record<string, unknown>;
@@ -91,6 +88,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   const shared = await instance.connect();
   const exports = new Semaphore(opts.maxConcurrentExports ?? 8);
   const fifoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-'));
+  const fifos = createFifoMaker();
 
   const all = async <T,>(conn: DuckDBConnection, sql: string, params?: SqlParams): Promise<T[]> => {
     const reader = await conn.runAndReadAll(sql, params);
@@ -144,7 +142,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       const release = await exports.acquire();
       const conn = await instance.connect();
       const fifo = path.join(fifoDir, randomBytes(12).toString('hex'));
-      await execFileAsync('mkfifo', ['-m', '600', fifo]);
+      await fifos.make(fifo);
       // The fifo path is ours, never user text; the user's values are bound parameters.
       const copy = conn.run(`COPY (${sql}) TO '${fifo}' ${copyOptions(format)}`, params);
       let finished = false;
@@ -200,6 +198,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     async close() {
       shared.closeSync();
       instance.closeSync();
+      fifos.close();
       fs.rmSync(fifoDir, { recursive: true, force: true });
     },
   };
