@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/metering/keys.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
+import { refreshPrices } from '../../src/reference/prices.ts';
 import { createStore, type Store } from '../../src/store/createStore.ts';
 import { expectClose, groupRows, isoSeconds, parseCsv, readParquet, sum, type Row } from '../helpers/aggregateOracle.ts';
 import { BTC0, BTC_BLOCKS, TRON0, TRON_BLOCKS, servedWithTronBtc, writeTronBtcRows } from '../helpers/tronBtcRows.ts';
@@ -138,5 +139,18 @@ describe('Tron and Bitcoin aggregates', () => {
     const got = await envelope(url);
     const inRange = rows.btc.filter((r) => Date.parse(String(r.time)) >= T0 + 6 * 3_600_000 && Date.parse(String(r.time)) < T0 + 30 * 3_600_000);
     compare(got, expected(inRange, 'time', '1d', 'epoch'), url);
+  });
+
+  it('raw Bitcoin rows take with_value like every chain endpoint: value_usd from the BTC candles', async () => {
+    await store.run(`INSERT INTO venue_a_klines SELECT 'BTC', TIMESTAMP '2025-12-01' + to_minutes(m), 0, 0, 0, 90000 + m, 1, 0, 1, 0 FROM range(60) r(m)`);
+    await refreshPrices(store);
+    const res = await get(`/v1/btc/native/events/transfer?block_start=${BTC0}&block_end=${BTC0 + 20}&with_value=true`);
+    expect(res.statusCode, res.body).toBe(200);
+    const events = (res.json() as { events: Row[] }).events;
+    expect(events.length).toBeGreaterThan(0);
+    for (const e of events) {
+      const minute = Math.floor((Date.parse(String(e.time)) - T0) / 60_000);
+      expectClose(e.value_usd, minute < 60 ? Number(e.amount) * (90_000 + minute) : null, `value_usd at ${e.time}`);
+    }
   });
 });
