@@ -23,11 +23,13 @@ export function createFifoMaker(): FifoMaker {
   const waiting: { resolve: () => void; reject: (e: Error) => void }[] = [];
   try {
     shell = spawn('sh', ['-c', 'while IFS= read -r p; do if mkfifo -m 600 "$p"; then echo ok; else echo err; fi; done'], { stdio: 'pipe' });
-    shell.on('error', () => { shell = null; });
-    shell.on('exit', () => {
+    // Without the helper (no sh, or it died), waiting requests fall back to spawning mkfifo.
+    const gone = () => {
       shell = null;
       for (const w of waiting.splice(0)) w.reject(new Error('the fifo helper exited'));
-    });
+    };
+    shell.on('error', gone);
+    shell.on('exit', gone);
     shell.stdin.on('error', () => undefined);
     // The helper must not keep the process alive on its own: referenced only while a request waits.
     shell.unref();
