@@ -10,7 +10,9 @@ import { pino, type Logger } from 'pino';
 import { dataRoutes } from '../catalog/derive/routes.ts';
 import { validateCatalog } from '../catalog/index.ts';
 import { ApiError } from '../errors/apiError.ts';
+import type { Endpoint } from '../catalog/types.ts';
 import { createLinkStore, type LinkOptions } from '../output/links/linkStore.ts';
+import { planAggregate } from '../query/planAggregate.ts';
 import { planRaw, type PlanContext } from '../query/planRaw.ts';
 import { planVenue } from '../query/planVenue.ts';
 import type { Store } from '../store/createStore.ts';
@@ -23,13 +25,15 @@ import { registerLinkDownloads } from './routes/links.ts';
 
 export interface AppOptions {
   readonly store: Store;
+  /** The endpoints to serve; the whole catalog by default (tests serve entries not yet flipped to served). */
+  readonly catalog?: readonly Endpoint[];
   readonly logger?: Logger | false;
   /** Link mode; by default links live in `<data>/links` (a temporary folder for an in-memory store) for one hour. */
   readonly links?: Partial<LinkOptions>;
 }
 
 export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
-  validateCatalog();
+  validateCatalog(opts.catalog);
   const app = Fastify({
     loggerInstance: opts.logger || pino({ enabled: false }),
     // Repeated parameters arrive as arrays and fail the schema's scalar types;
@@ -70,8 +74,11 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(async (v1) => {
     registerAuth(v1, opts.store);
-    registerDiscovery(v1, opts.store);
-    for (const route of dataRoutes()) registerDataRoute(v1, ctx, route, route.endpoint.family === 'exchange' ? planVenue : planRaw, links);
+    registerDiscovery(v1, opts.store, opts.catalog);
+    for (const route of dataRoutes(opts.catalog)) {
+      const planner = route.kind === 'aggregate' ? planAggregate : route.endpoint.family === 'exchange' ? planVenue : planRaw;
+      registerDataRoute(v1, ctx, route, planner, links);
+    }
   });
   return app;
 }
