@@ -7,17 +7,24 @@ import { pino, type Logger } from 'pino';
 import { dataRoutes } from '../catalog/derive/routes.ts';
 import { validateCatalog } from '../catalog/index.ts';
 import { ApiError } from '../errors/apiError.ts';
+import { createEmbeddedBackend } from '../metering/embeddedBackend.ts';
+import { createMeter, type Meter } from '../metering/meter.ts';
 import type { PlanContext } from '../query/planRaw.ts';
 import type { Store } from '../store/createStore.ts';
 import { sendError, toApiError } from './errorHandler.ts';
 import { registerAuth } from './plugins/auth.ts';
+import { registerMetering } from './plugins/metering.ts';
+import { registerCalculateCost } from './routes/calculateCost.ts';
 import { registerDataRoute } from './routes/data.ts';
 import { registerDiscovery } from './routes/discovery.ts';
 import { registerDocs } from './routes/docs.ts';
+import { registerV1Fallback } from './routes/v1Fallback.ts';
 
 export interface AppOptions {
   readonly store: Store;
   readonly logger?: Logger | false;
+  /** Rate limits, quota and charges. Default: the embedded meter over `store` with the shipped plans; closed with the app. */
+  readonly meter?: Meter;
 }
 
 export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -48,10 +55,17 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerDocs(app);
 
+  const meter = opts.meter ?? createMeter({ backend: createEmbeddedBackend(opts.store) });
+  if (!opts.meter) app.addHook('onClose', async () => meter.close());
+
   await app.register(async (v1) => {
     registerAuth(v1, opts.store);
+    registerMetering(v1, meter);
     registerDiscovery(v1, opts.store);
-    for (const route of dataRoutes()) registerDataRoute(v1, ctx, route);
+    const routes = dataRoutes();
+    for (const route of routes) registerDataRoute(v1, ctx, route);
+    registerCalculateCost(v1, ctx, routes);
+    registerV1Fallback(v1);
   });
   return app;
 }
