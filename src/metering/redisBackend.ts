@@ -112,13 +112,14 @@ export async function createRedisBackend(opts: RedisBackendOptions): Promise<Met
     maxRetriesPerRequest: 2,
     connectTimeout: 5_000,
   });
+  // Failures are reported per command (and at connect); an 'error' event must not go unhandled.
+  redis.on('error', () => undefined);
   try {
     await redis.connect();
   } catch (e) {
     redis.disconnect();
     throw new Error(`cannot reach Redis at ${redactUrl(opts.url)}: ${(e as Error).message}`);
   }
-  redis.on('error', () => undefined); // reported per command; avoid an unhandled 'error' event
   redis.defineCommand('cqAdmit', { numberOfKeys: 5, lua: ADMIT });
   redis.defineCommand('cqReserve', { numberOfKeys: 4, lua: RESERVE });
   redis.defineCommand('cqCommit', { numberOfKeys: 4, lua: COMMIT });
