@@ -29,7 +29,7 @@ const PLANS = plans({
 });
 
 const usageOf = async (m: MeteredApp, key: string) => {
-  const [{ id }] = await store.all<{ id: string }>(`SELECT id FROM api_keys WHERE prefix = $p`, { p: key.slice(0, 7) });
+  const id = (await store.all<{ id: string }>(`SELECT id FROM api_keys WHERE prefix = $p`, { p: key.slice(0, 7) }))[0]!.id;
   return m.meter.backend.usage({ keyId: id });
 };
 
@@ -310,6 +310,22 @@ describe('charged once, only for a complete successful data response', () => {
     }
   });
 
+  it('HEAD answers like GET, including 403, but never charges', async () => {
+    const m = await createMeteredApp(store, { plans: PLANS });
+    try {
+      const key = await m.newKey('month');
+      const head = (url: string) => m.app.inject({ method: 'HEAD', url, headers: { 'x-api-key': key } });
+      const r = await head(SMALL_QUERY);
+      expect(r.statusCode).toBe(200);
+      expect(r.headers['content-type']).toContain('application/json');
+      expect(meteringOf(r)).toMatchObject({ 'x-request-cost': 0, 'x-ratelimit-remaining': 250 });
+      expect((await head('/v1/evm/erc20/events/transfer?network=ETH&token=USDC&block_start=23910000&block_end=23910300')).statusCode).toBe(403);
+      expect(await usageOf(m, key)).toEqual([]);
+    } finally {
+      await m.close();
+    }
+  });
+
   it('a client that disconnects mid-stream is not charged, and its hold is released', async () => {
     const m = await createMeteredApp(store, { plans: PLANS });
     await m.app.listen({ port: 0, host: '127.0.0.1' });
@@ -345,7 +361,7 @@ describe('charged once, only for a complete successful data response', () => {
 
 /** Waits until the key holds nothing: the server noticed the broken response and released its hold. */
 async function waitForNoHold(m: MeteredApp, key: string): Promise<void> {
-  const [{ id }] = await store.all<{ id: string }>(`SELECT id FROM api_keys WHERE prefix = $p`, { p: key.slice(0, 7) });
+  const id = (await store.all<{ id: string }>(`SELECT id FROM api_keys WHERE prefix = $p`, { p: key.slice(0, 7) }))[0]!.id;
   const now = m.meter.clock();
   const period = new Date(now).toISOString().slice(0, 7);
   for (let i = 0; i < 500; i++) {

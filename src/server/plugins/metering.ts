@@ -71,9 +71,10 @@ export function meteringHeaders(state: MeterState | null, statusCode: number): R
   if (!state) return { 'x-ratelimit-limit': '0', 'x-ratelimit-remaining': '0', 'x-request-cost': '0', 'x-ratelimit-reset': '0' };
   const charged = statusCode < 400 && state.charge !== null && state.charge.status !== 'released';
   const cost = charged ? state.charge!.reservation.cost : 0;
-  // A hold that will be released (an error after it was taken) is not spent.
-  const held = state.charge && !charged && state.charge.status !== 'released' ? state.charge.reservation.cost : 0;
-  const remaining = state.remaining === UNLIMITED ? UNLIMITED : Math.min(UNLIMITED, state.remaining + held);
+  // `remaining` was read after the hold; a hold that is not charged (released,
+  // or an error after it was taken) is not spent.
+  const unspent = state.charge && !charged ? state.charge.reservation.cost : 0;
+  const remaining = state.remaining === UNLIMITED ? UNLIMITED : Math.min(UNLIMITED, state.remaining + unspent);
   const h: Record<string, string> = {
     'x-ratelimit-limit': String(state.plan.requestsPerMinute ?? UNLIMITED),
     'x-ratelimit-remaining': String(remaining),
@@ -113,6 +114,11 @@ export async function reserveCost(request: FastifyRequest, reply: FastifyReply, 
   reply.raw.once('close', () => {
     void meter.release(state).catch((e: unknown) => request.log.error({ err: e }, 'metering release failed'));
   });
+}
+
+/** Gives the hold back at once: the request turned out not to be chargeable (HEAD). */
+export async function releaseCost(request: FastifyRequest): Promise<void> {
+  if (request.meter) await request.server.meter.release(request.meter);
 }
 
 /**

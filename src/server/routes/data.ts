@@ -2,9 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { querySchema } from '../../catalog/derive/jsonSchema.ts';
 import type { DataRoute } from '../../catalog/derive/routes.ts';
-import { encodeBody } from '../../output/encode.ts';
+import { CONTENT_TYPES, encodeBody } from '../../output/encode.ts';
 import { planRaw, type PlanContext, type QueryPlan } from '../../query/planRaw.ts';
-import { chargeOnCompletion, reserveCost } from '../plugins/metering.ts';
+import { chargeOnCompletion, releaseCost, reserveCost } from '../plugins/metering.ts';
 
 export type Planner = (ctx: PlanContext, route: DataRoute, query: Readonly<Record<string, unknown>>) => Promise<QueryPlan>;
 
@@ -18,6 +18,11 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
     const p = await plan(ctx, route, request.query as Record<string, unknown>);
     // Every check that can answer 4xx has run; the cost is held before the first byte.
     await reserveCost(request, reply, p.cost.cost);
+    if (request.method === 'HEAD') {
+      // HEAD answers what GET would (including 403) without running the query, so it is never charged.
+      await releaseCost(request);
+      return reply.header('content-type', CONTENT_TYPES[p.format]).send();
+    }
     const exp = await ctx.store.copyToStream(p.sql, p.params, p.format);
     // A client that leaves mid-stream stops the engine at once.
     reply.raw.on('close', () => {
