@@ -5,11 +5,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { generateDemo } from '../../src/demo/generate.ts';
-import type { MeterBackend } from '../../src/metering/backend.ts';
+import type { MeterBackend, UsageRow } from '../../src/metering/backend.ts';
 import { createEmbeddedBackend } from '../../src/metering/embeddedBackend.ts';
-import { createKey } from '../../src/metering/keys.ts';
+import { createKey, hashKey } from '../../src/metering/keys.ts';
 import { createMeter, type Meter } from '../../src/metering/meter.ts';
 import { parsePlans, type Plans } from '../../src/metering/plans.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
@@ -51,6 +52,8 @@ export interface MeteredApp {
   newKey(plan: string): Promise<string>;
   get(url: string, key: string): Promise<LightMyRequestResponse>;
   estimate(query: string, key: string): Promise<LightMyRequestResponse>;
+  /** Charged usage of one key, per month. */
+  usage(key: string): Promise<UsageRow[]>;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,10 @@ export async function createMeteredApp(store: Store, opts: { plans: Plans; clock
     newKey: async (plan) => (await createKey(store, { plan })).key,
     get: (url, key) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key } }),
     estimate: (query, key) => app.inject({ method: 'POST', url: '/v1/calculate-cost', headers: { 'x-api-key': key }, payload: { query } }),
+    async usage(key) {
+      const rows = await store.all<{ id: string }>(`SELECT id FROM api_keys WHERE key_hash = $h`, { h: hashKey(key) });
+      return meter.backend.usage({ keyId: rows[0]!.id });
+    },
     async close() {
       await app.close();
       await meter.close();
@@ -129,4 +136,25 @@ export function writePlansFile(dir: string, defs: Record<string, { requests_per_
   const file = path.join(dir, 'plans.json');
   fs.writeFileSync(file, JSON.stringify({ plans: defs }, null, 2));
   return file;
+}
+
+/** The real store, except that every streamed export fails after its first chunk: a server failure mid-stream. */
+export function breakingMidStream(store: Store): Store {
+  return {
+    ...store,
+    async copyToStream(sql, params, format) {
+      const exp = await store.copyToStream(sql, params, format);
+      let sent = 0;
+      const cut = new Readable({ read() {} });
+      exp.stream.on('data', (c: Buffer) => {
+        if (sent++ === 0) cut.push(c);
+        else {
+          exp.cancel();
+          cut.destroy(new Error('engine failed mid-stream'));
+        }
+      });
+      exp.stream.on('end', () => cut.destroy(new Error('engine failed mid-stream')));
+      return { stream: cut, done: exp.done, cancel: exp.cancel };
+    },
+  };
 }

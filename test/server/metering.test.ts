@@ -6,11 +6,11 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashKey } from '../../src/metering/keys.ts';
 import type { Store } from '../../src/store/createStore.ts';
 import {
-  createDemoStore, createMeteredApp, meteringOf, plans, SMALL_COST, SMALL_QUERY, TestClock, type MeteredApp,
+  breakingMidStream, createDemoStore, createMeteredApp, meteringOf, plans, SMALL_COST, SMALL_QUERY, TestClock, type MeteredApp,
 } from '../helpers/metered.ts';
 
 let store: Store;
@@ -28,10 +28,7 @@ const PLANS = plans({
   month: { requests_per_minute: null, monthly_blocks: 250 },
 });
 
-const usageOf = async (m: MeteredApp, key: string) => {
-  const id = (await store.all<{ id: string }>(`SELECT id FROM api_keys WHERE prefix = $p`, { p: key.slice(0, 7) }))[0]!.id;
-  return m.meter.backend.usage({ keyId: id });
-};
+const usageOf = (m: MeteredApp, key: string) => m.usage(key);
 
 describe('metering headers on every /v1 response', () => {
   let m: MeteredApp;
@@ -283,20 +280,7 @@ describe('charged once, only for a complete successful data response', () => {
   });
 
   it('a response that breaks off mid-stream (engine error after the first bytes) is not charged', async () => {
-    const breaking: Store = {
-      ...store,
-      async copyToStream(sql, params, format) {
-        const exp = await store.copyToStream(sql, params, format);
-        let sent = 0;
-        const cut = new Readable({ read() {} });
-        exp.stream.on('data', (c: Buffer) => {
-          if (sent++ === 0) cut.push(c);
-          else { exp.cancel(); cut.destroy(new Error('engine failed mid-stream')); }
-        });
-        exp.stream.on('end', () => cut.destroy(new Error('engine failed mid-stream')));
-        return { stream: cut, done: exp.done, cancel: exp.cancel };
-      },
-    };
+    const breaking = breakingMidStream(store);
     const m = await createMeteredApp(breaking, { plans: PLANS });
     try {
       const key = await m.newKey('roomy');
@@ -361,7 +345,7 @@ describe('charged once, only for a complete successful data response', () => {
 
 /** Waits until the key holds nothing: the server noticed the broken response and released its hold. */
 async function waitForNoHold(m: MeteredApp, key: string): Promise<void> {
-  const id = (await store.all<{ id: string }>(`SELECT id FROM api_keys WHERE prefix = $p`, { p: key.slice(0, 7) }))[0]!.id;
+  const id = (await store.all<{ id: string }>(`SELECT id FROM api_keys WHERE key_hash = $h`, { h: hashKey(key) }))[0]!.id;
   const now = m.meter.clock();
   const period = new Date(now).toISOString().slice(0, 7);
   for (let i = 0; i < 500; i++) {
