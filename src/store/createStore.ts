@@ -169,7 +169,11 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       );
       done.catch(() => undefined);
       stream.on('close', () => {
-        conn.closeSync();
+        // The reader can see end-of-file before the engine's COPY call has
+        // returned; closing the connection under a running call orphans it
+        // (its promise never settles and the instance cannot close), so the
+        // connection is closed once the call is over.
+        void done.catch(() => undefined).finally(() => conn.closeSync());
         cleanup();
       });
       done.finally(cleanup).catch(() => undefined);
