@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { createKey, listKeys, matchKeys, revokeKey, setKeyPlan } from '../metering/keys.ts';
 import { UNLIMITED } from '../metering/meter.ts';
@@ -5,6 +7,9 @@ import { monthPeriod, PERIOD_PATTERN } from '../metering/period.ts';
 import { describePlan, type Plans } from '../metering/plans.ts';
 import { backendOf, plansOf, PLANS_HELP, REDIS_HELP, type MeteringCliOptions } from './metering.ts';
 import { DEFAULT_DATA_DIR, openStore } from './options.ts';
+
+/** Read-only opens need an existing database file; a new data directory is opened normally (and is empty). */
+const storeExists = (data: string) => fs.existsSync(path.join(path.resolve(data), 'chainq.duckdb'));
 
 function requirePlan(plans: Plans, plan: string): void {
   if (!plans.has(plan)) throw new Error(`unknown plan '${plan}'; configured plans: ${[...plans.values()].map(describePlan).join('; ')}`);
@@ -35,7 +40,7 @@ export function registerKeys(program: Command): void {
     .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
     .option('--json', 'print JSON')
     .action(async (opts: { data: string; json?: boolean }) => {
-      const store = await openStore(opts);
+      const store = await openStore({ ...opts, readOnly: storeExists(opts.data) });
       try {
         const list = await listKeys(store);
         if (opts.json) process.stdout.write(`${JSON.stringify(list)}\n`);
@@ -92,8 +97,8 @@ export function registerKeys(program: Command): void {
       if (opts.month !== undefined && !PERIOD_PATTERN.test(opts.month)) throw new Error(`--month must look like 2025-12, got '${opts.month}'`);
       const plans = plansOf(opts);
       const period = opts.allMonths ? undefined : opts.month ?? monthPeriod(Date.now());
-      // With Redis, servers hold the store open read-only; a read-only open can share it.
-      const store = await openStore({ ...opts, readOnly: Boolean(opts.redis) });
+      // Only reads: a read-only open can share the store with servers that run with --redis.
+      const store = await openStore({ ...opts, readOnly: storeExists(opts.data) });
       const backend = await backendOf(opts, store);
       try {
         const matched = await matchKeys(store, idOrPrefix);

@@ -76,9 +76,11 @@ describe('two server processes, one Redis', () => {
     for (const s of [a, b]) expect((await get(s, '/v1/protocols', key)).headers.get('x-ratelimit-remaining')).toBe('50');
   });
 
-  it('`chainq keys usage --redis` reads the shared counters while both servers run', async () => {
+  it('`chainq keys usage --redis` and `keys list` read while both servers run', async () => {
     const { stdout } = await execFileAsync(process.execPath, [path.join(ROOT, 'bin/chainq.js'), 'keys', 'usage', keys.race!.slice(0, 7), '--data', dir, '--redis', redis.url, '--json'], { cwd: ROOT });
     const rows = JSON.parse(stdout) as { plan: string; requests: number; blocks: number; remaining: number }[];
     expect(rows).toEqual([expect.objectContaining({ plan: 'race', requests: 7, blocks: 700, remaining: 50 })]);
+    const list = await execFileAsync(process.execPath, [path.join(ROOT, 'bin/chainq.js'), 'keys', 'list', '--data', dir, '--json'], { cwd: ROOT });
+    expect(JSON.parse(list.stdout)).toHaveLength(3);
   });
 });
