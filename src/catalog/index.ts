@@ -60,6 +60,10 @@ export function validateCatalog(entries: readonly Endpoint[] = catalog): void {
     }
     if (e.family !== 'exchange') {
       if (e.pricedAmount && (!stored.has(e.pricedAmount.amount) || !stored.has(e.pricedAmount.token))) throw new Error(`catalog: ${e.id} pricedAmount names unknown columns`);
+      const named = new Set([...stored, ...e.columns.map((c) => c.name)]);
+      for (const leg of e.pricedLegs?.legs ?? []) {
+        if (!named.has(leg.amount) || !named.has(leg.token)) throw new Error(`catalog: ${e.id} pricedLegs names unknown columns`);
+      }
     }
   }
 }

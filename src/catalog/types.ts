@@ -93,8 +93,16 @@ export interface AggregateSchema {
   readonly columns: readonly AggregateColumn[];
   readonly pivot_columns?: readonly PivotColumn[];
   readonly always_included: readonly string[];
+  /** Output columns that split each bucket into one row per value (Tron and Bitcoin: `token`). */
+  readonly group_columns?: readonly string[];
   /** Whether `with_value=true` adds `agg_value_usd`. */
   readonly valued: boolean;
+}
+
+/** An amount and the symbol of its token: stored or output column names of the endpoint. */
+export interface PricedLeg {
+  readonly amount: string;
+  readonly token: string;
 }
 
 export type Family = 'evm' | 'tron' | 'btc' | 'exchange';
@@ -127,7 +135,13 @@ export interface ChainEndpoint extends EndpointBase {
   /** Extra columns that `verbose=true` appends. */
   readonly verboseColumns: readonly OutputColumn[];
   /** The amount column priced by `with_value`, with the token symbol column beside it. */
-  readonly pricedAmount?: { readonly amount: string; readonly token: string };
+  readonly pricedAmount?: PricedLeg;
+  /**
+   * Rows that move two tokens (pool events), priced leg by leg. `sum` adds the
+   * legs' values (liquidity moves both tokens); `first_priced` takes the first
+   * leg whose token has a price (the two legs of a swap are worth the same).
+   */
+  readonly pricedLegs?: { readonly combine: 'sum' | 'first_priced'; readonly legs: readonly PricedLeg[] };
   readonly aggregate?: AggregateSchema;
   /** Name of the event as emitted on chain, shown in verbose rows. */
   readonly eventName: string;

@@ -136,8 +136,6 @@ export function registerIngestSources(program: Command): void {
           ...(opts.kinds ? { kinds: opts.kinds } : {}), concurrency: opts.concurrency, force: opts.force ?? false, refresh: opts.refresh ?? false,
           http, progress, hooks,
         });
-        // Prices: once klines are stored, the USD price table behind with_value is refreshed from them.
-        // PRICES-HOOK (wired at merge): if ((opts.kinds ?? VENUE_A_KINDS).includes('klines') && summary.done > 0) await refreshPrices(store); // src/reference/prices.ts
         return summary;
       });
     });

@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import { createLogger } from '../internal/logger.ts';
-import { createKey } from '../metering/keys.ts';
+import { createKey, listKeys } from '../metering/keys.ts';
+import { createMeter } from '../metering/meter.ts';
 import { createApp } from '../server/createApp.ts';
 import type { Store } from '../store/createStore.ts';
 import { loadDemo } from './demo.ts';
 import { linkOptions } from './linkOptions.ts';
+import { backendOf, plansOf, PLANS_HELP, REDIS_HELP } from './metering.ts';
 import { DEFAULT_DATA_DIR, openStore, port, positiveInteger, positiveNumber } from './options.ts';
 
 interface ServeOptions {
@@ -17,6 +19,9 @@ interface ServeOptions {
   demo: boolean;
   linkTtl?: number;
   publicUrl?: string;
+  plans?: string;
+  redis?: string;
+  redisPrefix?: string;
 }
 
 /** A store that has never held data nor keys is new: it gets the demo and a first key. */
@@ -38,10 +43,16 @@ export function registerServe(program: Command): void {
     .option('--no-demo', 'do not load the demo dataset into a new store')
     .option('--link-ttl <seconds>', 'lifetime of link=true download URLs (default 3600, or CHAINQ_LINK_TTL)', positiveNumber)
     .option('--public-url <url>', 'base of link download URLs, e.g. https://data.example.com (or CHAINQ_PUBLIC_URL)')
+    .option('--plans <file>', PLANS_HELP)
+    .option('--redis <url>', REDIS_HELP)
+    .option('--redis-prefix <prefix>', 'prefix of every Redis key, to share one Redis between deployments', 'chainq')
     .action(async (opts: ServeOptions) => {
       const logger = createLogger(opts.logLevel);
-      const store = await openStore(opts);
-      if (await isNewStore(store)) {
+      const plans = plansOf(opts);
+      // DuckDB allows one read-write process per file. With Redis holding the
+      // counters, the store is only read, so several servers can share it.
+      const store = await openStore({ ...opts, readOnly: Boolean(opts.redis) });
+      if (!opts.redis && await isNewStore(store)) {
         if (opts.demo) {
           process.stdout.write('new store: loading the demo dataset (synthetic data)…\n');
           await loadDemo(store);
@@ -49,9 +60,14 @@ export function registerServe(program: Command): void {
         const { key } = await createKey(store, { plan: 'free', name: 'first key' });
         process.stdout.write(`first API key (plan free), shown once:\n${key}\n`);
       }
-      const app = await createApp({ store, logger, links: linkOptions(opts) });
+      for (const k of await listKeys(store)) {
+        if (!k.revokedAt && !plans.has(k.plan)) logger.warn({ key: k.prefix, plan: k.plan }, 'key has a plan that is not configured; its requests will fail until the plan is added or the key moved');
+      }
+      const meter = createMeter({ backend: await backendOf(opts, store), plans });
+      const app = await createApp({ store, logger, meter, links: linkOptions(opts) });
       const close = async () => {
         await app.close();
+        await meter.close();
         await store.close();
         process.exit(0);
       };
@@ -59,6 +75,7 @@ export function registerServe(program: Command): void {
       process.once('SIGTERM', close);
       const address = await app.listen({ port: opts.port, host: opts.host });
       const url = new URL(address);
+      logger.info({ metering: meter.backend.kind, plans: [...plans.keys()] }, 'metering ready');
       process.stdout.write(`listening on http://${opts.host}:${url.port}\n`);
     });
 }

@@ -15,6 +15,7 @@ import { addCoverage } from '../store/coverage.ts';
 import { btcDemo } from './btc.ts';
 import { tronDemo } from './tron.ts';
 import { venueDemo } from './venues.ts';
+import { refreshPrices } from '../reference/prices.ts';
 
 export interface DemoOptions {
   /** Multiplies every event rate. */
@@ -288,9 +289,9 @@ function dexEvents(ctx: DemoContext, network: string, fee: number, event: string
 async function dex(ctx: DemoContext, network: string): Promise<void> {
   const key = `'${network}', block_number, log_index, time, tx_hash, pool_address, token0_address, token0, token0_decimals, token1_address, token1, token1_decimals`;
   // Signed pool-side amounts: positive entered the pool.
-  const amounts = (sign: string) => `
-    CASE WHEN token0 = 'WETH' THEN ${sign}weth ELSE ${sign}usdc END AS a0,
-    CASE WHEN token0 = 'WETH' THEN ${sign}usdc ELSE ${sign}weth END AS a1`;
+  const amounts = (sign: string, usdcSign = sign) => `
+    CASE WHEN token0 = 'WETH' THEN ${sign}weth ELSE ${usdcSign}usdc END AS a0,
+    CASE WHEN token0 = 'WETH' THEN ${usdcSign}usdc ELSE ${sign}weth END AS a1`;
   const rawCols = `CAST(round(a0 * pow(10, token0_decimals)) AS HUGEINT)::BIGNUM, round(a0 * pow(10, token0_decimals)) / pow(10, token0_decimals),
                    CAST(round(a1 * pow(10, token1_decimals)) AS HUGEINT)::BIGNUM, round(a1 * pow(10, token1_decimals)) / pow(10, token1_decimals)`;
   const ticks = `(-887220 + 60 * floor(u(i, 'tl') * 100))::INTEGER, (60 * floor(u(i, 'tu') * 100))::INTEGER`;
@@ -305,7 +306,7 @@ async function dex(ctx: DemoContext, network: string): Promise<void> {
       FROM (SELECT *, CASE WHEN token0 = 'WETH' THEN eth_usd ELSE 1 / eth_usd END AS px,
                    CASE WHEN token0 = 'WETH' THEN eth_usd ELSE 1 / eth_usd END * pow(10, token1_decimals::INTEGER - token0_decimals::INTEGER) AS px_raw,
                    2e18 * (1 + 0.3 * sin(block_number / 5000.0)) * (0.9 + 0.2 * u(i, 'liq')) AS liq,
-                   ${amounts("CASE WHEN sells_weth THEN 1 ELSE -1 END * ")}
+                   ${amounts('CASE WHEN sells_weth THEN 1 ELSE -1 END * ', 'CASE WHEN sells_weth THEN -1 ELSE 1 END * ')}
             FROM (SELECT *, weth * eth_usd * (1 - ${fee} / 1e6) AS usdc FROM ${dexEvents(ctx, network, fee, 'swap', swapsPerDay)}))
       ORDER BY block_number, log_index`);
     await ctx.tx.run(`INSERT INTO evm_dex_v3_deposit SELECT ${key}, ${rawCols}, ${party(t('deposit'), 'router', 20)}, ${party(t('deposit'), 'user')}, ${ticks},
@@ -387,4 +388,5 @@ export async function generateDemo(store: Store, opts: DemoOptions = {}): Promis
     if (wanted('btc')) await btcDemo(ctx);
     if (wanted('exchange')) await venueDemo(ctx);
   });
+  await refreshPrices(store);
 }

@@ -79,3 +79,17 @@ export async function revokeKey(store: Store, idOrPrefix: string): Promise<numbe
   if (n === 1) await store.run(`UPDATE api_keys SET revoked_at = now()::TIMESTAMP WHERE (id = $v OR prefix = $v) AND revoked_at IS NULL`, { v: idOrPrefix });
   return n;
 }
+
+/** Moves a key to another plan, by id or visible prefix; returns how many keys matched (changed only when exactly one). */
+export async function setKeyPlan(store: Store, idOrPrefix: string, plan: string): Promise<number> {
+  const rows = await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM api_keys WHERE id = $v OR prefix = $v`, { v: idOrPrefix });
+  const n = Number(rows[0]?.n ?? 0);
+  if (n === 1) await store.run(`UPDATE api_keys SET plan = $plan WHERE id = $v OR prefix = $v`, { v: idOrPrefix, plan });
+  return n;
+}
+
+/** Keys whose id or visible prefix is `idOrPrefix` (all keys when undefined), revoked ones included. */
+export async function matchKeys(store: Store, idOrPrefix?: string): Promise<ApiKeyRecord[]> {
+  const all = await listKeys(store);
+  return idOrPrefix === undefined ? all : all.filter((k) => k.id === idOrPrefix || k.prefix === idOrPrefix);
+}

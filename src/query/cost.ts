@@ -50,31 +50,51 @@ export interface CostInput {
   readonly aggregate: boolean;
 }
 
+/**
+ * Rounds half up after removing binary floating-point noise, so that
+ * 15 × 0.2 × 0.5 = 1.5000000000000002 and 1001 × 0.5 = 500.5 both round the way
+ * the decimal arithmetic of the formula says (2 and 501).
+ */
+export function roundHalfUp(x: number): number {
+  return Math.round(Number(x.toPrecision(12)));
+}
+
+const num = (n: number) => String(n);
+
 export function computeCost(input: CostInput, blocksPerDay: BlocksPerDay = defaultBlocksPerDay): Cost {
   const { costClass, range } = input;
   if (costClass.kind === 'days') {
     const seconds = range.kind === 'time' ? (range.until - range.since) / 1000 : 0;
     const days = Math.max(1, Math.ceil(seconds / SECONDS_PER_DAY));
     const cost = Math.max(costClass.minimum, days * costClass.perDay);
-    const formula = costClass.minimum > 0
-      ? `max(${costClass.minimum}, ${days} days × ${costClass.perDay}) = ${cost}`
-      : `${days} days × ${costClass.perDay} = ${cost}`;
-    return { cost, breakdown: { range_type: 'day', days, cost_per_day: costClass.perDay, minimum: costClass.minimum, formula } };
+    const daysText = `days = max(1, ceil(${num(seconds)} s ÷ ${SECONDS_PER_DAY} s/day)) = ${days}`;
+    const costText = costClass.minimum > 0
+      ? `cost = max(${costClass.minimum}, ${days} × ${costClass.perDay} per day) = ${cost}`
+      : `cost = ${days} × ${costClass.perDay} per day = ${cost}`;
+    return { cost, breakdown: { range_type: 'day', days, cost_per_day: costClass.perDay, minimum: costClass.minimum, formula: `${daysText}; ${costText}` } };
   }
-  const discount = networkInfo(input.network)?.costDiscount ?? 1;
+  const network = input.network.toUpperCase();
+  const discount = networkInfo(network)?.costDiscount ?? 1;
   const aggDiscount = input.aggregate ? AGGREGATE_DISCOUNT : 1;
   const estimated = range.kind === 'time';
-  const blockRange = range.kind === 'blocks'
-    ? range.end - range.start
-    : Math.round(((range.until - range.since) / 1000) * blocksPerDay(input.network) / SECONDS_PER_DAY);
-  const raw = Math.round(blockRange * discount * aggDiscount);
-  const cost = Math.max(MIN_BLOCK_COST, raw);
-  const rangeText = estimated ? `${blockRange} blocks (estimated from ${(range.until - range.since) / 1000} s at ${blocksPerDay(input.network)} blocks/day)` : `${blockRange} blocks`;
-  const formula = `max(${MIN_BLOCK_COST}, round(${rangeText} × ${discount} network × ${aggDiscount} aggregate)) = ${cost}`;
+  let blockRange: number;
+  let rangeText: string;
+  if (range.kind === 'blocks') {
+    blockRange = range.end - range.start;
+    rangeText = `block_range = ${range.end} - ${range.start} = ${blockRange}`;
+  } else {
+    const seconds = (range.until - range.since) / 1000;
+    const perDay = blocksPerDay(network);
+    blockRange = roundHalfUp((seconds * perDay) / SECONDS_PER_DAY);
+    rangeText = `block_range = round(${num(seconds)} s × ${perDay} blocks/day ÷ ${SECONDS_PER_DAY} s/day) = ${blockRange} (estimated from time)`;
+  }
+  const cost = Math.max(MIN_BLOCK_COST, roundHalfUp(blockRange * discount * aggDiscount));
+  const formula = `${rangeText}; cost = max(${MIN_BLOCK_COST}, round(${blockRange} × ${discount} network discount (${network})`
+    + ` × ${aggDiscount} aggregate discount)) = ${cost}`;
   return {
     cost,
     breakdown: {
-      network: input.network.toLowerCase(),
+      network: network.toLowerCase(),
       network_discount: discount,
       is_aggregate: input.aggregate,
       aggregate_discount: aggDiscount,

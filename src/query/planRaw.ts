@@ -7,6 +7,10 @@ import { assertChainCoverage } from './coverage.ts';
 import { isPhysicallyOrdered } from '../store/coverage.ts';
 import { planSelection, type Selection } from './planSelection.ts';
 import { ident } from './sql/builder.ts';
+import { rowValueSql } from './sql/value.ts';
+
+/** The column `with_value=true` appends to raw rows, last. */
+export const VALUE_COLUMN = 'value_usd';
 
 export interface QueryPlan {
   readonly sql: string;
@@ -37,19 +41,25 @@ export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<
   const sel = await planSelection(ctx.store, route, raw);
   const e = sel.endpoint;
   const cols = outputColumns(sel);
-  const select = cols.map((c) => `${sel.columnSql(c.name)} AS ${ident(c.name)}`).join(', ');
+  const value = sel.values.with_value === true ? rowValueSql(e, sel.columnSql) : null;
+  const select = [
+    ...cols.map((c) => `${sel.columnSql(c.name)} AS ${ident(c.name)}`),
+    ...(value ? [`${value.expr} AS ${ident(VALUE_COLUMN)}`] : []),
+  ].join(', ');
+  const from = `${e.table.name} t${value ? ` ${value.joins}` : ''}`;
   await assertChainCoverage(ctx.store, e.id, sel.network, sel.range);
   // Sorting holds the whole result in memory before the first byte; rows that
-  // sit in order already are streamed as they are scanned.
-  const sorted = await isPhysicallyOrdered(ctx.store, e.id, sel.network);
+  // sit in order already are streamed as they are scanned. A join (prices)
+  // does not promise to keep the scan's order, so it always sorts.
+  const sorted = !value && (await isPhysicallyOrdered(ctx.store, e.id, sel.network));
   const order = e.table.orderBy.filter((k) => k !== 'network').map((k) => `t.${ident(k)}`).join(', ');
-  const sql = `SELECT ${select} FROM ${e.table.name} t WHERE ${sel.where.join(' AND ')}${sorted ? '' : ` ORDER BY ${order}`}`;
+  const sql = `SELECT ${select} FROM ${from} WHERE ${sel.where.join(' AND ')}${sorted ? '' : ` ORDER BY ${order}`}`;
   const cost = computeCost({ costClass: e.cost, network: sel.network, range: sel.range, aggregate: false }, ctx.blocksPerDay);
   return {
     sql,
     params: sel.q.params,
     format: sel.format,
-    columns: cols.map((c) => c.name),
+    columns: [...cols.map((c) => c.name), ...(value ? [VALUE_COLUMN] : [])],
     cost,
     basename: `${e.id.replaceAll('/', '-')}-${sel.network}-${rangeText(sel)}`,
   };

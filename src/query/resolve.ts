@@ -66,6 +66,8 @@ export interface ResolvedPool {
   readonly address: string;
   readonly token0: string;
   readonly token1: string;
+  /** The pool's token symbols in the order the request named them (symbol0, symbol1). */
+  readonly requestOrder: readonly [string, string];
 }
 
 /** Canonical symbols a pool-token input may stand for: itself, its registry symbol, and the wrapped native. */
@@ -95,7 +97,11 @@ export async function resolvePool(store: Store, network: string, symbol0: string
     q.params,
   );
   const match = rows.find((r) => r.fee === fee);
-  if (match) return { address: match.pool_address, token0: match.token0, token1: match.token1 };
+  if (match) {
+    const token0First = a.includes(match.token0.toUpperCase());
+    const requestOrder: [string, string] = token0First ? [match.token0, match.token1] : [match.token1, match.token0];
+    return { address: match.pool_address, token0: match.token0, token1: match.token1, requestOrder };
+  }
   const fees = rows.map((r) => r.fee);
   const pair = `${symbol0.toUpperCase()}/${symbol1.toUpperCase()}`;
   throw new ApiError(

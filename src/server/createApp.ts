@@ -10,26 +10,35 @@ import { pino, type Logger } from 'pino';
 import { dataRoutes } from '../catalog/derive/routes.ts';
 import { validateCatalog } from '../catalog/index.ts';
 import { ApiError } from '../errors/apiError.ts';
+import type { Endpoint } from '../catalog/types.ts';
+import { createEmbeddedBackend } from '../metering/embeddedBackend.ts';
+import { createMeter, type Meter } from '../metering/meter.ts';
 import { createLinkStore, type LinkOptions } from '../output/links/linkStore.ts';
-import { planRaw, type PlanContext } from '../query/planRaw.ts';
-import { planVenue } from '../query/planVenue.ts';
+import type { PlanContext } from '../query/planRaw.ts';
 import type { Store } from '../store/createStore.ts';
 import { sendError, toApiError } from './errorHandler.ts';
 import { registerAuth } from './plugins/auth.ts';
+import { registerMetering } from './plugins/metering.ts';
+import { registerCalculateCost } from './routes/calculateCost.ts';
 import { registerDataRoute } from './routes/data.ts';
 import { registerDiscovery } from './routes/discovery.ts';
 import { registerDocs } from './routes/docs.ts';
 import { registerLinkDownloads } from './routes/links.ts';
+import { registerV1Fallback } from './routes/v1Fallback.ts';
 
 export interface AppOptions {
   readonly store: Store;
+  /** The endpoints to serve; the whole catalog by default (tests serve entries not yet flipped to served). */
+  readonly catalog?: readonly Endpoint[];
   readonly logger?: Logger | false;
   /** Link mode; by default links live in `<data>/links` (a temporary folder for an in-memory store) for one hour. */
   readonly links?: Partial<LinkOptions>;
+  /** Rate limits, quota and charges. Default: the embedded meter over `store` with the shipped plans; closed with the app. */
+  readonly meter?: Meter;
 }
 
 export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
-  validateCatalog();
+  validateCatalog(opts.catalog);
   const app = Fastify({
     loggerInstance: opts.logger || pino({ enabled: false }),
     // Repeated parameters arrive as arrays and fail the schema's scalar types;
@@ -65,13 +74,20 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     // An in-memory store's links live in a scratch folder that dies with the app.
     if (scratch) fs.rmSync(linkDir, { recursive: true, force: true });
   });
-  // Outside the /v1 plugin: a link download needs no API key.
+  // Outside the /v1 plugin: a link download needs no API key and is not metered.
   registerLinkDownloads(app, links);
+
+  const meter = opts.meter ?? createMeter({ backend: createEmbeddedBackend(opts.store) });
+  if (!opts.meter) app.addHook('onClose', async () => meter.close());
 
   await app.register(async (v1) => {
     registerAuth(v1, opts.store);
-    registerDiscovery(v1, opts.store);
-    for (const route of dataRoutes()) registerDataRoute(v1, ctx, route, route.endpoint.family === 'exchange' ? planVenue : planRaw, links);
+    registerMetering(v1, meter);
+    registerDiscovery(v1, opts.store, opts.catalog);
+    const routes = dataRoutes(opts.catalog);
+    for (const route of routes) registerDataRoute(v1, ctx, route, links);
+    registerCalculateCost(v1, ctx, routes);
+    registerV1Fallback(v1);
   });
   return app;
 }

@@ -6,19 +6,16 @@
 import {
   DuckDBInstance, DuckDBTimestampValue, DuckDBTypeId, type DuckDBAppender, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBValue,
 } from '@duckdb/node-api';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
-import { promisify } from 'node:util';
 import type { Format } from '../catalog/types.ts';
 import { Semaphore } from '../utils/semaphore.ts';
+import { createFifoMaker } from './fifoMaker.ts';
 import { SCHEMA_VERSION, schemaDdl } from './schema.ts';
-
-const execFileAsync = promisify(execFile);
 
 export type SqlParams = Record<string, DuckDBValue>;
 /** What `Tx.append` accepts for a column value. */
@@ -101,6 +98,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   const shared = await instance.connect();
   const exports = new Semaphore(opts.maxConcurrentExports ?? 8);
   const fifoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-'));
+  const fifos = createFifoMaker();
 
   const all = async <T,>(conn: DuckDBConnection, sql: string, params?: SqlParams): Promise<T[]> => {
     const reader = await conn.runAndReadAll(sql, params);
@@ -161,7 +159,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       let conn: DuckDBConnection | undefined;
       let socket: net.Socket | undefined;
       try {
-        await execFileAsync('mkfifo', ['-m', '600', fifo]);
+        await fifos.make(fifo);
         // The read end is opened first and non-blocking, and read through the
         // event loop (epoll) rather than the thread pool: a slow client then
         // holds no libuv thread, and the engine's open-for-write never waits.
@@ -230,6 +228,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     async close() {
       shared.closeSync();
       instance.closeSync();
+      fifos.close();
       fs.rmSync(fifoDir, { recursive: true, force: true });
     },
   };

@@ -33,8 +33,13 @@ const SYSTEM_DDL = [
   `CREATE TABLE IF NOT EXISTS pools (network VARCHAR, pool_address VARCHAR, fee INTEGER,
      token0_address VARCHAR, token0 VARCHAR, token0_decimals UTINYINT,
      token1_address VARCHAR, token1 VARCHAR, token1_decimals UTINYINT, created_block BIGINT)`,
+  // USD prices per token and minute, rebuilt from venue candles by refreshPrices; minute NULL is a peg valid at every minute.
+  `CREATE TABLE IF NOT EXISTS prices (token VARCHAR, minute TIMESTAMP, usd DOUBLE)`,
   `CREATE TABLE IF NOT EXISTS api_keys (id VARCHAR, key_hash VARCHAR, prefix VARCHAR, plan VARCHAR, name VARCHAR,
      created_at TIMESTAMP, revoked_at TIMESTAMP)`,
+  // The embedded quota ledger: one row per charged request (src/metering/embeddedBackend.ts).
+  `CREATE TABLE IF NOT EXISTS usage_charges (key_id VARCHAR, period VARCHAR, request_id VARCHAR, cost BIGINT,
+     admitted_at TIMESTAMP, charged_at TIMESTAMP)`,
 ];
 
 export function schemaDdl(): string[] {

@@ -126,6 +126,15 @@ describe('venue_a archive ingestion', () => {
     expect(bands.map((b) => b.p)).toEqual([-500, -400, -300, -200, -100, -20, 20, 100, 200, 300, 400, 500]);
   });
 
+  it('rebuilds the USD prices behind with_value from the ingested candles', async () => {
+    await run();
+    for (const token of TOKENS) {
+      const [k] = await store.all<{ time: Date; close: number }>(`SELECT time, close FROM venue_a_klines WHERE token = $token ORDER BY time LIMIT 1`, { token });
+      const [p] = await store.all<{ usd: number }>(`SELECT usd FROM prices WHERE token = $token AND minute = $minute`, { token, minute: k!.time.toISOString().replace('T', ' ').replace('Z', '') });
+      expect(p?.usd).toBe(k!.close);
+    }
+  });
+
   it('records coverage per endpoint dataset and token as whole UTC days (funding: the month)', async () => {
     await run();
     const twoDays: [number, number][] = [[D1, D2 + fx.DAY - 1]];

@@ -36,6 +36,7 @@ export const btcTransfer: ChainEndpoint = {
   aggregate: {
     columns: [{ source_column: 'amount', aggregation: 'sum', output_column: 'agg_amount' }],
     always_included: ['count'],
+    group_columns: ['token'],
     valued: false,
   },
   formats: CHAIN_FORMATS,

@@ -1,6 +1,7 @@
 /** Catalog → the discovery payloads of interface.md §2.2. */
 import { catalog } from '../index.ts';
-import type { AggregateSchema, ChainEndpoint, Endpoint } from '../types.ts';
+import type { ChainEndpoint, Endpoint } from '../types.ts';
+import { publicAggregateSchema, type PublicAggregateSchema } from './aggregate.ts';
 
 const isServedChain = (e: Endpoint): e is ChainEndpoint => e.family !== 'exchange' && e.served;
 
@@ -39,13 +40,12 @@ export function extraArgsOf(eps: readonly ChainEndpoint[]): Record<string, Param
   return out;
 }
 
-export function publicAggregateSchema(s: AggregateSchema): Omit<AggregateSchema, 'valued'> {
-  const { valued: _valued, ...rest } = s;
-  return rest;
-}
-
-export function aggregateSchemaOf(eps: readonly ChainEndpoint[]): Record<string, Omit<AggregateSchema, 'valued'>> {
-  const out: Record<string, Omit<AggregateSchema, 'valued'>> = {};
-  for (const e of eps) if (e.aggregate) out[e.event] = publicAggregateSchema(e.aggregate);
+/** The aggregate schema of a protocol: one entry per aggregatable event type, as the endpoints return it. */
+export function aggregateSchemaOf(eps: readonly ChainEndpoint[]): Record<string, PublicAggregateSchema> {
+  const out: Record<string, PublicAggregateSchema> = {};
+  for (const e of eps) {
+    const s = publicAggregateSchema(e);
+    if (s) out[e.event] = s;
+  }
   return out;
 }

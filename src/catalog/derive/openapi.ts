@@ -2,6 +2,7 @@
 import { API_ERRORS } from '../../errors/apiError.ts';
 import { chainEndpoints } from '../index.ts';
 import type { Endpoint, Format, OutputColumn, Params } from '../types.ts';
+import { aggregateDocColumns } from './aggregate.ts';
 import { paramSchema } from './jsonSchema.ts';
 import { dataRoutes } from './routes.ts';
 import { protocols } from './discovery.ts';
@@ -54,7 +55,7 @@ export function openApiDocument(): Record<string, unknown> {
         tags: [`${e.family}/${e.protocol}`],
         parameters: parameters(r.params),
         responses: {
-          200: { description: 'Rows, in the requested format.', content: formatsContent(e, e.columns) },
+          200: { description: 'Rows, in the requested format.', content: formatsContent(e, r.kind === 'aggregate' && e.family !== 'exchange' ? aggregateDocColumns(e) : e.columns) },
           400: errorResponse('Invalid request; nothing is charged.'),
           401: errorResponse('Missing or invalid API key.'),
         },

@@ -7,6 +7,7 @@ import { chainRangeParams } from '../common.ts';
 import { catalog } from '../index.ts';
 import { linkParams, venueFormatParams } from '../link.ts';
 import type { ChainEndpoint, Endpoint, Params } from '../types.ts';
+import { DEFAULT_PERIODS, GROUP_BY_VALUES, LISTED_TIME_PERIODS, acceptsWithValue } from './aggregate.ts';
 
 export type RouteKind = 'raw' | 'aggregate';
 
@@ -18,28 +19,46 @@ export interface DataRoute {
 }
 
 /** Which route kinds are implemented end to end; a route is exposed only once it works. */
-export const SERVED_KINDS: Readonly<Record<RouteKind, boolean>> = { raw: true, aggregate: false };
+export const SERVED_KINDS: Readonly<Record<RouteKind, boolean>> = { raw: true, aggregate: true };
 
 export function familyParams(e: Endpoint): Params {
   if (e.family === 'exchange') return { ...venueFormatParams(e), ...linkParams(e) };
   return { ...chainRangeParams(e.family === 'evm' ? e.networks : null), ...linkParams(e) };
 }
 
+const withValueParam = (description: string): Params => ({ with_value: { type: 'boolean', default: false, description } });
+
+/** `with_value` on a raw chain route, where the catalog says how a row is priced. */
+export function rawValueParams(e: Endpoint): Params {
+  if (e.family === 'exchange' || !(e.pricedAmount || e.pricedLegs)) return {};
+  return withValueParam('Add value_usd: the amount times the USD price at the minute of the event; null when no price is known.');
+}
+
 export function aggregateParams(e: ChainEndpoint): Params {
+  const evm = e.family === 'evm';
   return {
-    group_by: { type: 'string', required: e.family === 'evm', enum: ['time', 'block_number'], ...(e.family === 'evm' ? {} : { default: 'time' }), description: 'Bucket by time or by block number.' },
-    period: { type: 'string', required: e.family === 'evm', description: 'Bucket size: 1m, 5m, 2h, 1d, 1w… for time; a block count such as 10000 for blocks.' },
-    with_value: { type: 'boolean', default: false, description: 'Add agg_value_usd, the USD value of each bucket.' },
+    group_by: {
+      type: 'string', required: evm, enum: GROUP_BY_VALUES, ...(evm ? {} : { default: 'time' }),
+      description: evm ? 'Bucket by time or by block number.' : 'Bucket by time (default) or by block number.',
+    },
+    period: evm
+      ? { type: 'string', required: true, description: 'Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks.' }
+      : { type: 'string', description: `Bucket size: one of ${LISTED_TIME_PERIODS.join(', ')} for time (default ${DEFAULT_PERIODS.time}); a positive block count for blocks (default ${DEFAULT_PERIODS.block_number}).` },
+    ...(acceptsWithValue(e) ? withValueParam('Add agg_value_usd, the USD value of each bucket, for event types that support it.') : {}),
   };
 }
+
+/** Raw-row presentation options that mean nothing for buckets. */
+const ROW_OPTIONS = new Set(['verbose', 'with_time']);
 
 export function dataRoutes(entries: readonly Endpoint[] = catalog): DataRoute[] {
   const routes: DataRoute[] = [];
   for (const e of entries) {
     if (!e.served) continue;
-    if (SERVED_KINDS.raw) routes.push({ kind: 'raw', path: e.path, endpoint: e, params: { ...familyParams(e), ...e.params } });
+    if (SERVED_KINDS.raw) routes.push({ kind: 'raw', path: e.path, endpoint: e, params: { ...familyParams(e), ...e.params, ...rawValueParams(e) } });
     if (SERVED_KINDS.aggregate && e.family !== 'exchange' && e.aggregate) {
-      routes.push({ kind: 'aggregate', path: `${e.path}/aggregate`, endpoint: e, params: { ...familyParams(e), ...e.params, ...aggregateParams(e) } });
+      const family = Object.fromEntries(Object.entries(familyParams(e)).filter(([name]) => !ROW_OPTIONS.has(name)));
+      routes.push({ kind: 'aggregate', path: `${e.path}/aggregate`, endpoint: e, params: { ...family, ...e.params, ...aggregateParams(e) } });
     }
   }
   return routes;

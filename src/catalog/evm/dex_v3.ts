@@ -29,6 +29,7 @@ interface DexEvent {
   readonly columns: readonly OutputColumn[];
   readonly involving: readonly string[];
   readonly aggregate: AggregateSchema;
+  readonly pricedLegs: NonNullable<ChainEndpoint['pricedLegs']>;
 }
 
 function dexEndpoint(e: DexEvent): ChainEndpoint {
@@ -47,6 +48,7 @@ function dexEndpoint(e: DexEvent): ChainEndpoint {
     columns: [blockNumberColumn, col('pool_address', 'string', 'Pool contract address.'), ...e.columns, timeColumn],
     verboseColumns: evmVerboseColumns(`'${e.eventName}'`),
     aggregate: e.aggregate,
+    pricedLegs: e.pricedLegs,
     formats: CHAIN_FORMATS,
     defaultFormat: 'json',
     cost: { kind: 'blocks' },
@@ -58,6 +60,9 @@ const liquidityAmounts: OutputColumn[] = [
   col('amount0', 'double', 'Amount of token0, in token units.'), col('amount1', 'double', 'Amount of token1, in token units.'),
   col('token0', 'string', 'Symbol of token0.'), col('token1', 'string', 'Symbol of token1.'),
 ];
+
+/** A liquidity event moves both tokens: its value is the sum of both legs. */
+const liquidityLegs = { combine: 'sum', legs: [{ amount: 'amount0', token: 'token0' }, { amount: 'amount1', token: 'token1' }] } as const;
 
 const amountPivot: AggregateSchema = {
   columns: [],
@@ -94,6 +99,8 @@ export const dexSwap = dexEndpoint({
     col('amountBought', 'double', 'Amount received, in token units.', swapBought.amount),
   ],
   involving: ['swapper', 'sender', 'recipient'],
+  // The value of a swap is what the swapper gave, or what they got when the token given has no price.
+  pricedLegs: { combine: 'first_priced', legs: [{ amount: 'amountSold', token: 'tokenSold' }, { amount: 'amountBought', token: 'tokenBought' }] },
   aggregate: {
     columns: [
       { source_column: 'sqrt_based_price', aggregation: 'mean', output_column: 'mean_sqrt_based_price' },
@@ -114,6 +121,7 @@ export const dexDeposit = dexEndpoint({
   columns: [col('sender', 'string', 'Address that called mint.'), col('owner', 'string', 'Position owner.'), ...liquidityAmounts],
   involving: ['sender', 'owner'],
   aggregate: amountPivot,
+  pricedLegs: liquidityLegs,
 });
 
 export const dexWithdraw = dexEndpoint({
@@ -122,6 +130,7 @@ export const dexWithdraw = dexEndpoint({
   columns: [col('owner', 'string', 'Position owner.'), ...liquidityAmounts],
   involving: ['owner'],
   aggregate: amountPivot,
+  pricedLegs: liquidityLegs,
 });
 
 export const dexCollect = dexEndpoint({
@@ -130,6 +139,7 @@ export const dexCollect = dexEndpoint({
   columns: [col('owner', 'string', 'Position owner.'), col('recipient', 'string', 'Address that received the tokens.'), ...liquidityAmounts],
   involving: ['owner', 'recipient'],
   aggregate: amountPivot,
+  pricedLegs: liquidityLegs,
 });
 
 export const dexEndpoints = [dexSwap, dexDeposit, dexWithdraw, dexCollect];

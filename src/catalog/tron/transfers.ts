@@ -7,6 +7,7 @@ const tronVerbose: readonly OutputColumn[] = [col('tx_id', 'string', 'Transactio
 const perTokenSum = {
   columns: [{ source_column: 'amount', aggregation: 'sum', output_column: 'agg_amount' }],
   always_included: ['count'],
+  group_columns: ['token'],
   valued: false,
 } as const;
 

@@ -5,6 +5,7 @@
  * month): its rows replace the period's rows and its coverage is recorded
  * in the same transaction, together with the file's sha256.
  */
+import { refreshPrices } from '../../reference/prices.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -138,6 +139,8 @@ export async function ingestVenueA(opts: VenueAIngestOptions): Promise<IngestSum
     progress.stop();
     fs.rmSync(tmpDir, { recursive: true, force: true });
   }
+  // with_value prices come from the 1-minute candles: rebuild them once new candles are in.
+  if ((opts.kinds ?? VENUE_A_KINDS).includes('klines') && summary.done > 0) await refreshPrices(opts.store);
   return summary;
 }
 

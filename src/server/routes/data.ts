@@ -1,14 +1,23 @@
-/** One GET route per catalog data route: plan, then stream from the engine or hand out a link. */
+/** One GET route per catalog data route: plan, hold the cost, then stream from the engine or hand out a link; charge at the end. */
 import type { FastifyInstance } from 'fastify';
 import { querySchema } from '../../catalog/derive/jsonSchema.ts';
 import type { DataRoute } from '../../catalog/derive/routes.ts';
 import { ApiError } from '../../errors/apiError.ts';
-import { encodeBody } from '../../output/encode.ts';
+import { CONTENT_TYPES, encodeBody } from '../../output/encode.ts';
 import type { LinkStore } from '../../output/links/linkStore.ts';
+import { planAggregate } from '../../query/planAggregate.ts';
 import { planRaw, type PlanContext, type QueryPlan } from '../../query/planRaw.ts';
+import { planVenue } from '../../query/planVenue.ts';
+import { chargeOnCompletion, commitCost, releaseCost, reserveCost } from '../plugins/metering.ts';
 import { requestBaseUrl } from './links.ts';
 
 export type Planner = (ctx: PlanContext, route: DataRoute, query: Readonly<Record<string, unknown>>) => Promise<QueryPlan>;
+
+/** The planner of a route. The cost estimate uses it too, so the estimate and the charge cannot disagree. */
+export function plannerFor(route: DataRoute): Planner {
+  if (route.kind === 'aggregate') return planAggregate;
+  return route.endpoint.family === 'exchange' ? planVenue : planRaw;
+}
 
 /** link=true only makes sense for a file: JSON is a 400 (decisions.md §4). */
 function assertLinkFormat(route: DataRoute, query: Readonly<Record<string, unknown>>): void {
@@ -20,17 +29,32 @@ function assertLinkFormat(route: DataRoute, query: Readonly<Record<string, unkno
   });
 }
 
-export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route: DataRoute, plan: Planner = planRaw, links: LinkStore | null = null): void {
+export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route: DataRoute, links: LinkStore | null = null, plan: Planner = plannerFor(route)): void {
   app.get(route.path, { schema: { querystring: querySchema(route.params) } }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const link = query.link === true;
     if (link) assertLinkFormat(route, query);
     // The plan, and so the cost, is the same with or without link=true.
     const p = await plan(ctx, route, query);
+    // Every check that can answer 4xx has run; the cost is held before the first byte.
+    await reserveCost(request, reply, p.cost.cost);
+    if (request.method === 'HEAD') {
+      // HEAD answers what GET would (including 403) without running the query, so it is never charged.
+      await releaseCost(request);
+      return reply.header('content-type', CONTENT_TYPES[p.format]).send();
+    }
     if (link) {
       if (!links || p.format === 'json') throw new Error('link mode is not configured');
       const format = p.format;
-      const body = await links.create({ format, basename: p.basename, write: (file) => ctx.store.copyToFile(p.sql, p.params, format, file) }, requestBaseUrl(request));
+      let body;
+      try {
+        body = await links.create({ format, basename: p.basename, write: (file) => ctx.store.copyToFile(p.sql, p.params, format, file) }, requestBaseUrl(request));
+      } catch (e) {
+        await releaseCost(request);
+        throw e;
+      }
+      // The file exists: the link is the delivered result, charged like the query.
+      await commitCost(request);
       return reply.header('cache-control', 'no-store').send(body);
     }
     const exp = await ctx.store.copyToStream(p.sql, p.params, p.format);
@@ -46,6 +70,6 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
       throw e;
     }
     reply.headers(encoded.headers);
-    return reply.send(encoded.body);
+    return reply.send(chargeOnCompletion(request, encoded.body));
   });
 }

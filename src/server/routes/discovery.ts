@@ -3,10 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import {
   aggregateSchemaOf, eventTypesOf, extraArgsOf, networksOf, protocolEndpoints, protocols,
 } from '../../catalog/derive/discovery.ts';
+import { catalog } from '../../catalog/index.ts';
+import type { Endpoint } from '../../catalog/types.ts';
 import type { Store } from '../../store/createStore.ts';
 
-export function registerDiscovery(app: FastifyInstance, store: Store): void {
-  app.get('/v1/protocols', async () => protocols());
+export function registerDiscovery(app: FastifyInstance, store: Store, entries: readonly Endpoint[] = catalog): void {
+  app.get('/v1/protocols', async () => protocols(entries));
 
   app.get('/v1/tokens', async () => {
     const rows = await store.all<{ symbol: string; name: string; aliases: string[] | null; deployments: { network: string; address: string; decimals: number }[] }>(
@@ -22,9 +24,9 @@ export function registerDiscovery(app: FastifyInstance, store: Store): void {
     }));
   });
 
-  for (const id of protocols()) {
+  for (const id of protocols(entries)) {
     const [family, protocol] = id.split('/') as [string, string];
-    const eps = protocolEndpoints(family, protocol);
+    const eps = protocolEndpoints(family, protocol, entries);
     const base = `/v1/${family}/${protocol}`;
     if (family === 'evm') {
       app.get(`${base}/networks`, async () => networksOf(eps));

@@ -1,0 +1,149 @@
+/**
+ * Typed errors of the chainq client: one class per kind of failure, built
+ * from the server's error body `{status: "error", error, code, ...extra}`.
+ */
+
+export type ErrorCode =
+  | 'missing_parameter' | 'invalid_parameter' | 'unknown_parameter' | 'conflicting_parameters' | 'invalid_range'
+  | 'range_too_large' | 'unsupported_network' | 'unknown_token' | 'invalid_body'
+  | 'missing_api_key' | 'invalid_api_key'
+  | 'quota_exceeded' | 'not_found' | 'method_not_allowed' | 'link_expired' | 'unsupported_media_type'
+  | 'rate_limited' | 'internal_error' | 'unavailable';
+
+export interface ErrorBody {
+  readonly status: 'error';
+  readonly error: string;
+  readonly code: ErrorCode | (string & {});
+  readonly [extra: string]: unknown;
+}
+
+/** Any answer of the server that is not a success. */
+export class ChainqError extends Error {
+  override readonly name: string = 'ChainqError';
+  /** HTTP status. */
+  readonly status: number;
+  /** The server's error code (decisions.md §5), or `http_<status>` when the body was not an error body. */
+  readonly code: string;
+  /** The whole error body: message, code and any extra fields. */
+  readonly body: ErrorBody;
+  /** X-Request-Id of the response, for support. */
+  readonly requestId: string | null;
+
+  constructor(status: number, body: ErrorBody, requestId: string | null = null) {
+    super(`${body.error} (${status} ${body.code})`);
+    this.status = status;
+    this.code = body.code;
+    this.body = body;
+    this.requestId = requestId;
+  }
+}
+
+/** 400: the request is wrong; the message says how. Nothing was charged. */
+export class InvalidRequestError extends ChainqError {
+  override readonly name = 'InvalidRequestError';
+  /** The parameter at fault, when the server names one. */
+  get parameter(): string | undefined {
+    return typeof this.body.parameter === 'string' ? this.body.parameter : undefined;
+  }
+}
+
+/** 401: no key, or a key that is unknown or revoked. */
+export class AuthenticationError extends ChainqError {
+  override readonly name = 'AuthenticationError';
+}
+
+/** 403: the query costs more than the monthly budget left. Nothing was charged. */
+export class QuotaExceededError extends ChainqError {
+  override readonly name = 'QuotaExceededError';
+  get remaining(): number {
+    return Number(this.body.remaining);
+  }
+  get cost(): number {
+    return Number(this.body.cost);
+  }
+}
+
+/** 404: unknown path, protocol, event type or venue. */
+export class NotFoundError extends ChainqError {
+  override readonly name = 'NotFoundError';
+}
+
+/** 405 */
+export class MethodNotAllowedError extends ChainqError {
+  override readonly name = 'MethodNotAllowedError';
+}
+
+/** 410: a download link that has expired. */
+export class LinkExpiredError extends ChainqError {
+  override readonly name = 'LinkExpiredError';
+}
+
+/** 415 */
+export class UnsupportedMediaTypeError extends ChainqError {
+  override readonly name = 'UnsupportedMediaTypeError';
+}
+
+/** 429 after the client's retries were used up. */
+export class RateLimitedError extends ChainqError {
+  override readonly name = 'RateLimitedError';
+  /** Seconds the server asked to wait, when it said. */
+  readonly retryAfter: number | null;
+  constructor(status: number, body: ErrorBody, requestId: string | null, retryAfter: number | null) {
+    super(status, body, requestId);
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** 500: the server failed; the request was not charged. */
+export class InternalServerError extends ChainqError {
+  override readonly name = 'InternalServerError';
+}
+
+/** 503: the server (or its metering store) is not ready; retry later. */
+export class UnavailableError extends ChainqError {
+  override readonly name = 'UnavailableError';
+}
+
+/** The body broke off before its end (connection lost, or the server failed mid-stream). Such a response is not charged. */
+export class IncompleteResponseError extends Error {
+  override readonly name = 'IncompleteResponseError';
+  constructor(readonly requestId: string | null, options?: { cause?: unknown }) {
+    super('the response broke off before its end; it was not charged, retry the request', options);
+  }
+}
+
+const BY_STATUS: Record<number, new (status: number, body: ErrorBody, requestId: string | null) => ChainqError> = {
+  400: InvalidRequestError,
+  401: AuthenticationError,
+  403: QuotaExceededError,
+  404: NotFoundError,
+  405: MethodNotAllowedError,
+  410: LinkExpiredError,
+  415: UnsupportedMediaTypeError,
+  500: InternalServerError,
+  503: UnavailableError,
+};
+
+/** The typed error for a failed response, from its status, body and headers. */
+export function errorFrom(status: number, text: string, headers: Headers): ChainqError {
+  let body: ErrorBody;
+  try {
+    const parsed = JSON.parse(text) as Partial<ErrorBody>;
+    if (typeof parsed?.error !== 'string' || typeof parsed.code !== 'string') throw new Error('not an error body');
+    body = parsed as ErrorBody;
+  } catch {
+    body = { status: 'error', error: text.slice(0, 200) || `HTTP ${status}`, code: `http_${status}` };
+  }
+  const requestId = headers.get('x-request-id');
+  if (status === 429) return new RateLimitedError(status, body, requestId, parseRetryAfter(headers.get('retry-after')));
+  const Cls = BY_STATUS[status] ?? (status >= 500 ? InternalServerError : ChainqError);
+  return new Cls(status, body, requestId);
+}
+
+/** Retry-After as seconds: an integer, or an HTTP date. Null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (value === null || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
+}

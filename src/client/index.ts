@@ -1,0 +1,243 @@
+/**
+ * The chainq TypeScript client (`chainq/client`).
+ *
+ *   const cq = createClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: process.env.CHAINQ_KEY! });
+ *   const q = cq.evmErc20Transfer({ network: 'ETH', token: 'USDC', block_start: 23_910_000, block_end: 23_910_100 });
+ *   (await q.cost()).cost;                     // priced, not charged
+ *   const { events } = await q.json();         // typed rows
+ *   await cq.evmErc20Transfer({ ...p, format: 'parquet' }).toFile('out.parquet');   // streamed to disk
+ *   for await (const chunk of q.stream()) …   // or as an async iterator of bytes
+ *
+ * One typed method per served data route is generated from the catalog
+ * (routes.generated.ts). A 429 is retried as interface.md §7 says: wait
+ * Retry-After seconds (60 when the header is missing), doubling the wait on
+ * each repeat, up to `maxRetries`. Every other failure becomes a typed error.
+ */
+import fs from 'node:fs';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { errorFrom, IncompleteResponseError, parseRetryAfter } from './errors.ts';
+import { ROUTES, type EvmProtocol, type Protocol, type RouteTypes } from './routes.generated.ts';
+
+export * from './errors.ts';
+export type * from './routes.generated.ts';
+export { ROUTES } from './routes.generated.ts';
+
+export interface ClientOptions {
+  /** Where the server is, e.g. `http://127.0.0.1:8080`. */
+  readonly baseUrl: string;
+  /** The API key (`cq_…`), sent as X-API-Key. */
+  readonly apiKey: string;
+  /** How many times a 429 is retried before RateLimitedError is thrown. Default 5. */
+  readonly maxRetries?: number;
+  /** The wait when a 429 carries no Retry-After, in seconds. Default 60 (interface.md §7). */
+  readonly defaultRetryAfterSeconds?: number;
+  /** The longest single wait, in milliseconds. Default 15 minutes. */
+  readonly maxRetryDelayMs?: number;
+  /** How to wait; injectable so that tests need not wait. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** The fetch implementation. Default: the global fetch. */
+  readonly fetch?: typeof fetch;
+}
+
+/** The metering headers of a response (interface.md §8.2). */
+export interface Metering {
+  /** Requests allowed per minute (2^53-1: no limit). */
+  readonly limit: number;
+  /** Monthly blocks left after this request. */
+  readonly remaining: number;
+  /** Blocks this request costs (charged once its body is complete). */
+  readonly cost: number;
+  /** Seconds until the per-minute window resets. */
+  readonly reset: number;
+  readonly requestId: string | null;
+}
+
+/** The cost estimate of interface.md §2.3. */
+export interface CostEstimate {
+  readonly query: string;
+  readonly cost: number;
+  readonly quota_remaining: number;
+  readonly quota_remaining_after: number;
+  readonly breakdown: Readonly<Record<string, string | number | boolean>> & { readonly formula: string };
+}
+
+/** The JSON envelope of a data response. */
+export interface DataEnvelope<Row> {
+  readonly status: 'success';
+  readonly events: Row[];
+  readonly count: number;
+}
+
+export interface ChainqResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly metering: Metering;
+  readonly body: ReadableStream<Uint8Array>;
+}
+
+type ParamValue = string | number | boolean | readonly string[] | readonly number[] | undefined;
+
+/** Query-string of a parameter object: lists joined with commas, undefined left out. */
+export function toSearch(params: Readonly<Record<string, ParamValue>>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue;
+    p.set(k, Array.isArray(v) ? v.join(',') : String(v));
+  }
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+/** The wait before retry number `attempt` (0 for the first) after a 429. */
+export function retryDelayMs(retryAfter: string | null, attempt: number, opts: { defaultRetryAfterSeconds?: number; maxRetryDelayMs?: number } = {}): number {
+  const seconds = parseRetryAfter(retryAfter) ?? opts.defaultRetryAfterSeconds ?? 60;
+  return Math.min(opts.maxRetryDelayMs ?? 15 * 60_000, Math.max(1, seconds) * 1000 * 2 ** attempt);
+}
+
+function meteringOf(h: Headers): Metering {
+  const n = (name: string) => Number(h.get(name) ?? 0);
+  return { limit: n('x-ratelimit-limit'), remaining: n('x-ratelimit-remaining'), cost: n('x-request-cost'), reset: n('x-ratelimit-reset'), requestId: h.get('x-request-id') };
+}
+
+/** A data query, ready to be priced, read as JSON, streamed, or saved. Each call sends one request. */
+export class Query<Row> {
+  /** The metering headers of the last response this query received. */
+  metering: Metering | null = null;
+
+  constructor(
+    private readonly client: Transport,
+    /** The path and query string, e.g. `/v1/evm/erc20/events/transfer?network=ETH&…`. */
+    readonly target: string,
+    private readonly format: string,
+  ) {}
+
+  /** Prices the query without running it or charging anything. */
+  cost(): Promise<CostEstimate> {
+    return this.client.cost(this.target);
+  }
+
+  /** Sends the query; a non-2xx answer is thrown as a typed error. */
+  async response(): Promise<ChainqResponse> {
+    const r = await this.client.send(this.target);
+    this.metering = r.metering;
+    return r;
+  }
+
+  /** The parsed JSON envelope; the query must be `format: 'json'` (the default on chain endpoints). */
+  async json(): Promise<DataEnvelope<Row>> {
+    if (this.format !== 'json') throw new TypeError(`json() needs format json, this query asks for ${this.format}; use stream() or toFile()`);
+    const chunks: Buffer[] = [];
+    for await (const c of this.stream()) chunks.push(Buffer.from(c));
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as DataEnvelope<Row>;
+  }
+
+  /** The response body as it arrives, in the query's format. Throws IncompleteResponseError if it breaks off. */
+  async *stream(): AsyncGenerator<Uint8Array> {
+    const r = await this.response();
+    const reader = r.body.getReader();
+    try {
+      for (;;) {
+        let next: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          next = await reader.read();
+        } catch (e) {
+          throw new IncompleteResponseError(r.metering.requestId, { cause: e });
+        }
+        if (next.done) return;
+        yield next.value;
+      }
+    } finally {
+      reader.releaseLock();
+      await r.body.cancel().catch(() => undefined);
+    }
+  }
+
+  /** Streams the body into `file`, never holding it in memory. */
+  async toFile(file: string): Promise<{ bytes: number; metering: Metering }> {
+    let bytes = 0;
+    const count = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        bytes += chunk.length;
+        cb(null, chunk);
+      },
+    });
+    await pipeline(Readable.from(this.stream()), count, fs.createWriteStream(file));
+    return { bytes, metering: this.metering! };
+  }
+}
+
+type RouteMethods = {
+  [K in keyof RouteTypes]: (params: RouteTypes[K]['params']) => Query<RouteTypes[K]['row']>;
+};
+
+interface Transport {
+  send(target: string, init?: { method?: string; body?: string }): Promise<ChainqResponse>;
+  cost(query: string): Promise<CostEstimate>;
+}
+
+export interface ClientCore extends Transport {
+  /** Any /v1 path with parameters, for routes newer than this client. */
+  query<Row = Record<string, unknown>>(path: string, params?: Readonly<Record<string, ParamValue>>): Query<Row>;
+  /** GET a discovery path and parse its JSON. */
+  get<T>(path: string): Promise<T>;
+  protocols(): Promise<Protocol[]>;
+  tokens(): Promise<{ symbol: string; name: string; aliases: string[]; [field: string]: unknown }[]>;
+  networks(protocol: EvmProtocol): Promise<string[]>;
+  eventTypes(protocol: EvmProtocol): Promise<string[]>;
+  extraArgs(protocol: EvmProtocol): Promise<Record<string, { description: string; type: string; required: boolean; enum?: (string | number)[] }>>;
+  aggregateSchema(protocol: Protocol): Promise<Record<string, unknown>>;
+}
+
+export type ChainqClient = ClientCore & RouteMethods;
+
+export function createClient(opts: ClientOptions): ChainqClient {
+  const base = opts.baseUrl.replace(/\/+$/, '');
+  const doFetch = opts.fetch ?? globalThis.fetch;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const maxRetries = opts.maxRetries ?? 5;
+
+  async function send(target: string, init: { method?: string; body?: string } = {}): Promise<ChainqResponse> {
+    const headers: Record<string, string> = { 'x-api-key': opts.apiKey };
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    for (let attempt = 0; ; attempt++) {
+      const res = await doFetch(`${base}${target}`, { method: init.method ?? 'GET', headers, ...(init.body !== undefined ? { body: init.body } : {}) });
+      if (res.ok && res.body) return { status: res.status, headers: res.headers, metering: meteringOf(res.headers), body: res.body };
+      const text = await res.text();
+      if (res.status === 429 && attempt < maxRetries) {
+        await sleep(retryDelayMs(res.headers.get('retry-after'), attempt, opts));
+        continue;
+      }
+      throw errorFrom(res.status, text, res.headers);
+    }
+  }
+
+  async function readJson<T>(r: ChainqResponse): Promise<T> {
+    return (await new Response(r.body).json()) as T;
+  }
+
+  const core: ClientCore = {
+    send,
+    async cost(query) {
+      return readJson<CostEstimate>(await send('/v1/calculate-cost', { method: 'POST', body: JSON.stringify({ query }) }));
+    },
+    query<Row>(path: string, params: Readonly<Record<string, ParamValue>> = {}) {
+      return new Query<Row>(core, `${path}${toSearch(params)}`, String(params.format ?? 'json'));
+    },
+    async get<T>(path: string) {
+      return readJson<T>(await send(path));
+    },
+    protocols: () => core.get('/v1/protocols'),
+    tokens: () => core.get('/v1/tokens'),
+    networks: (p) => core.get(`/v1/evm/${p}/networks`),
+    eventTypes: (p) => core.get(`/v1/evm/${p}/events/types`),
+    extraArgs: (p) => core.get(`/v1/evm/${p}/extra_args`),
+    aggregateSchema: (p) => core.get(`/v1/${p}/aggregate_schema`),
+  };
+
+  const methods = {} as Record<string, (params: Readonly<Record<string, ParamValue>>) => Query<unknown>>;
+  for (const [name, route] of Object.entries(ROUTES)) {
+    methods[name] = (params) => new Query(core, `${route.path}${toSearch(params)}`, String(params.format ?? route.defaultFormat));
+  }
+  return Object.assign(core, methods) as unknown as ChainqClient;
+}

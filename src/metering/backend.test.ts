@@ -1,0 +1,119 @@
+/**
+ * The contract both backends keep, checked against each of them: the real
+ * DuckDB store and a real redis-server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStore, type Store } from '../store/createStore.ts';
+import type { MeterBackend, Reservation } from './backend.ts';
+import { createEmbeddedBackend } from './embeddedBackend.ts';
+import { createMeter } from './meter.ts';
+import { parsePlans } from './plans.ts';
+import { createRedisBackend, HOLD_TTL_MS } from './redisBackend.ts';
+import { startRedis, type RedisServer } from '../../test/helpers/redis.ts';
+
+let store: Store;
+let redis: RedisServer;
+beforeAll(async () => {
+  store = await createStore({ dataDir: null, threads: 2 });
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await store?.close();
+  await redis?.stop();
+});
+
+const T = Date.parse('2025-12-10T12:00:00Z');
+let n = 0;
+const hold = (keyId: string, cost: number, at = T): Reservation => ({ id: `r${++n}`, keyId, period: '2025-12', cost, at });
+const balance = (b: MeterBackend, keyId: string, now = T) => b.admit({ keyId, window: 0, period: '2025-12', now, countRequest: false });
+
+const backends: [string, () => Promise<MeterBackend>][] = [
+  ['embedded', async () => createEmbeddedBackend(store)],
+  ['redis', () => createRedisBackend({ url: redis.url, prefix: `t${Date.now()}` })],
+];
+
+describe.each(backends)('%s backend', (_name, make) => {
+  let b: MeterBackend;
+  beforeAll(async () => {
+    b = await make();
+  });
+  afterAll(async () => b?.close());
+
+  it('counts requests per key and window', async () => {
+    const count = (keyId: string, window: number) => b.admit({ keyId, window, period: '2025-12', now: T, countRequest: true }).then((r) => r.count);
+    expect(await count('w1', 100)).toBe(1);
+    expect(await count('w1', 100)).toBe(2);
+    expect(await count('w2', 100)).toBe(1);
+    expect(await count('w1', 101)).toBe(1);
+  });
+
+  it('holds atomically: 50 concurrent holds of 100 against 750 → exactly 7', async () => {
+    const results = await Promise.all(Array.from({ length: 50 }, () => b.reserve(hold('race', 100), 750)));
+    expect(results.filter((r) => r.ok)).toHaveLength(7);
+    expect(await balance(b, 'race')).toMatchObject({ used: 0, reserved: 700 });
+  });
+
+  it('a commit charges, a release gives back; neither happens twice', async () => {
+    const m = createMeter({ backend: b, plans: parsePlans('{"plans": {"p": {"requests_per_minute": null, "monthly_blocks": 1000}}}'), clock: () => T });
+    const a = await m.admit({ id: 'once', plan: 'p' });
+    expect(await m.reserve(a, 300)).toBe(true);
+    await m.commit(a);
+    await m.commit(a);
+    await m.release(a);
+    const c = await m.admit({ id: 'once', plan: 'p' });
+    expect(await m.reserve(c, 200)).toBe(true);
+    await m.release(c);
+    await m.release(c);
+    await m.commit(c);
+    expect(await balance(b, 'once')).toMatchObject({ used: 300, reserved: 0 });
+    expect(await b.usage({ keyId: 'once' })).toEqual([{ keyId: 'once', period: '2025-12', requests: 1, blocks: 300 }]);
+  });
+
+  it('no budget (null) admits any cost', async () => {
+    expect((await b.reserve(hold('free', 1e12), null)).ok).toBe(true);
+  });
+
+  it('lists usage per key and month', async () => {
+    const r = hold('months', 100);
+    await b.reserve(r, null);
+    await b.commit(r);
+    const nov = { ...hold('months', 50), period: '2025-11' };
+    await b.reserve(nov, null);
+    await b.commit(nov);
+    expect(await b.usage({ keyId: 'months' })).toEqual([
+      { keyId: 'months', period: '2025-11', requests: 1, blocks: 50 },
+      { keyId: 'months', period: '2025-12', requests: 1, blocks: 100 },
+    ]);
+    expect(await b.usage({ keyId: 'months', period: '2025-11' })).toHaveLength(1);
+  });
+});
+
+describe('redis backend: holds of a process that died', () => {
+  let b: MeterBackend;
+  beforeAll(async () => {
+    b = await createRedisBackend({ url: redis.url, prefix: 'dead' });
+  });
+  afterAll(async () => b?.close());
+
+  it('expire after the hold TTL and give their budget back', async () => {
+    const r = hold('k', 600);
+    expect((await b.reserve(r, 1000)).ok).toBe(true);
+    expect((await b.reserve(hold('k', 600), 1000)).ok).toBe(false);
+    const later = T + HOLD_TTL_MS + 1;
+    expect(await balance(b, 'k', later)).toMatchObject({ reserved: 0 });
+    expect((await b.reserve(hold('k', 600, later), 1000)).ok).toBe(true);
+  });
+
+  it('an expired hold whose request still completes is charged once, and a retried commit is not charged again', async () => {
+    const r = hold('late', 100);
+    await b.reserve(r, null);
+    await balance(b, 'late', T + HOLD_TTL_MS + 1);
+    await b.commit(r);
+    await b.commit(r);
+    expect(await balance(b, 'late', T + HOLD_TTL_MS + 2)).toMatchObject({ used: 100, reserved: 0 });
+  });
+
+  it('rejects a URL it cannot reach with a clear message', async () => {
+    await expect(createRedisBackend({ url: 'redis://127.0.0.1:1' })).rejects.toThrow(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * Where rate-limit windows and quota counters live. The embedded backend
+ * keeps them in process and the charges in the DuckDB store; the Redis
+ * backend keeps both in Redis, so that several server processes enforce one
+ * limit. Both give the same guarantees: a reservation is checked and taken in
+ * one atomic step, and a charge is durable before `commit` resolves.
+ */
+
+/** A budget hold for one request: taken before streaming, committed or released after. */
+export interface Reservation {
+  /** Unique per request; also the request id shown to the client and stored with the charge. */
+  readonly id: string;
+  readonly keyId: string;
+  /** `YYYY-MM` of the month the request was admitted in: it is charged to that month. */
+  readonly period: string;
+  readonly cost: number;
+  /** Epoch ms when the reservation was taken. */
+  readonly at: number;
+}
+
+export interface Balance {
+  /** Blocks charged this period (committed). */
+  readonly used: number;
+  /** Blocks held by requests still streaming. */
+  readonly reserved: number;
+}
+
+export interface AdmitInput {
+  readonly keyId: string;
+  readonly window: number;
+  readonly period: string;
+  /** Epoch ms of the request, from the meter's clock. */
+  readonly now: number;
+  /** False for keys without a per-minute limit: nothing to count. */
+  readonly countRequest: boolean;
+}
+
+export interface AdmitResult extends Balance {
+  /** Requests in this window including this one (0 when not counted). */
+  readonly count: number;
+}
+
+export interface ReserveResult extends Balance {
+  readonly ok: boolean;
+}
+
+export interface UsageRow {
+  readonly keyId: string;
+  readonly period: string;
+  readonly requests: number;
+  readonly blocks: number;
+}
+
+export interface MeterBackend {
+  readonly kind: 'embedded' | 'redis';
+  /** Counts the request in its minute window and reads the period's balance. */
+  admit(input: AdmitInput): Promise<AdmitResult>;
+  /** Atomically: if used + reserved + cost <= budget (null: no budget), hold cost. */
+  reserve(r: Reservation, budget: number | null): Promise<ReserveResult>;
+  /** Records the charge durably and drops the hold. Resolves only once the charge survives a crash. */
+  commit(r: Reservation): Promise<void>;
+  /** Drops the hold without charging. */
+  release(r: Reservation): Promise<void>;
+  /** Charged usage per key and period, optionally narrowed. */
+  usage(filter?: { keyId?: string | undefined; period?: string | undefined }): Promise<UsageRow[]>;
+  close(): Promise<void>;
+}

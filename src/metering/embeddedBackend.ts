@@ -1,0 +1,146 @@
+/**
+ * The embedded backend: rate-limit windows in memory, charges in the DuckDB
+ * store's `usage_charges` table. One server process owns the store (DuckDB
+ * allows one writer), so in-memory counters are authoritative once loaded.
+ *
+ * Atomicity: a key-month balance is loaded from the store once, under a
+ * per-balance lock (the memoised load promise); after that, check-and-hold is
+ * synchronous JavaScript with no await in between, which Node runs as one
+ * step. Durability: a commit inserts the charge row and resolves only after
+ * DuckDB has committed the transaction (written to its WAL). Commits that
+ * arrive while a write is running are grouped into the next transaction.
+ */
+import type { Store } from '../store/createStore.ts';
+import type { AdmitInput, AdmitResult, MeterBackend, Reservation, ReserveResult, UsageRow } from './backend.ts';
+
+interface MutableBalance {
+  used: number;
+  reserved: number;
+}
+
+interface PendingCharge {
+  readonly r: Reservation;
+  resolve(): void;
+  reject(e: unknown): void;
+}
+
+/** Rows per INSERT statement; keeps the bound-parameter list small. */
+const INSERT_BATCH = 200;
+
+export function createEmbeddedBackend(store: Store): MeterBackend {
+  const windows = new Map<string, { window: number; count: number }>();
+  const balances = new Map<string, Promise<MutableBalance>>();
+  let pending: PendingCharge[] = [];
+  let writing: Promise<void> | null = null;
+
+  const balanceKey = (keyId: string, period: string) => `${keyId}\u0000${period}`;
+
+  function balance(keyId: string, period: string): Promise<MutableBalance> {
+    const k = balanceKey(keyId, period);
+    let b = balances.get(k);
+    if (!b) {
+      b = store
+        .all<{ used: bigint | number | null }>(`SELECT sum(cost) AS used FROM usage_charges WHERE key_id = $keyId AND period = $period`, { keyId, period })
+        .then((rows) => ({ used: Number(rows[0]?.used ?? 0), reserved: 0 }));
+      // A failed load must not poison the key: the next request tries again.
+      b.catch(() => balances.delete(k));
+      balances.set(k, b);
+    }
+    return b;
+  }
+
+  async function writeBatch(batch: PendingCharge[]): Promise<void> {
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < batch.length; i += INSERT_BATCH) {
+        const part = batch.slice(i, i + INSERT_BATCH);
+        const params: Record<string, string | number> = {};
+        const values = part.map(({ r }, j) => {
+          params[`k${j}`] = r.keyId;
+          params[`p${j}`] = r.period;
+          params[`r${j}`] = r.id;
+          params[`c${j}`] = r.cost;
+          params[`t${j}`] = new Date(r.at).toISOString().replace('T', ' ').replace('Z', '');
+          return `($k${j}, $p${j}, $r${j}, $c${j}, CAST($t${j} AS TIMESTAMP), now()::TIMESTAMP)`;
+        });
+        await tx.run(`INSERT INTO usage_charges (key_id, period, request_id, cost, admitted_at, charged_at) VALUES ${values.join(', ')}`, params);
+      }
+    });
+  }
+
+  /** Group commit: one transaction for every charge that queued up while the previous one ran. */
+  function drain(): Promise<void> {
+    if (writing) return writing;
+    writing = (async () => {
+      while (pending.length) {
+        const batch = pending;
+        pending = [];
+        try {
+          await writeBatch(batch);
+          for (const p of batch) p.resolve();
+        } catch (e) {
+          for (const p of batch) p.reject(e);
+        }
+      }
+      writing = null;
+    })();
+    return writing;
+  }
+
+  return {
+    kind: 'embedded',
+
+    async admit(input: AdmitInput): Promise<AdmitResult> {
+      let count = 0;
+      if (input.countRequest) {
+        const w = windows.get(input.keyId);
+        if (w && w.window === input.window) count = ++w.count;
+        else {
+          windows.set(input.keyId, { window: input.window, count: 1 });
+          count = 1;
+        }
+      }
+      const b = await balance(input.keyId, input.period);
+      return { count, used: b.used, reserved: b.reserved };
+    },
+
+    async reserve(r: Reservation, budget: number | null): Promise<ReserveResult> {
+      const b = await balance(r.keyId, r.period);
+      // No await between the check and the hold: this is the atomic step.
+      if (budget !== null && b.used + b.reserved + r.cost > budget) return { ok: false, used: b.used, reserved: b.reserved };
+      b.reserved += r.cost;
+      return { ok: true, used: b.used, reserved: b.reserved };
+    },
+
+    async commit(r: Reservation): Promise<void> {
+      const b = await balance(r.keyId, r.period);
+      await new Promise<void>((resolve, reject) => {
+        pending.push({ r, resolve, reject });
+        void drain();
+      });
+      b.reserved -= r.cost;
+      b.used += r.cost;
+    },
+
+    async release(r: Reservation): Promise<void> {
+      const b = await balance(r.keyId, r.period);
+      b.reserved -= r.cost;
+    },
+
+    async usage(filter = {}): Promise<UsageRow[]> {
+      const where: string[] = [];
+      const params: Record<string, string> = {};
+      if (filter.keyId !== undefined) { where.push('key_id = $keyId'); params.keyId = filter.keyId; }
+      if (filter.period !== undefined) { where.push('period = $period'); params.period = filter.period; }
+      const rows = await store.all<{ key_id: string; period: string; requests: bigint; blocks: bigint | null }>(
+        `SELECT key_id, period, count(*) AS requests, sum(cost) AS blocks FROM usage_charges
+         ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY key_id, period ORDER BY period, key_id`,
+        params,
+      );
+      return rows.map((r) => ({ keyId: r.key_id, period: r.period, requests: Number(r.requests), blocks: Number(r.blocks ?? 0) }));
+    },
+
+    async close(): Promise<void> {
+      await drain();
+    },
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * The Redis backend: rate-limit windows and quota counters in Redis, changed
+ * only by Lua scripts (atomic on the server), so that any number of chainq
+ * processes enforce one limit per key.
+ *
+ * Keys, all tagged with the API key id so that one key's data sits in one
+ * Redis Cluster slot:
+ *   chainq:{<key>}:rl:<window>  request count of a one-minute window (expires after 2 min)
+ *   chainq:{<key>}:q:<YYYY-MM>  hash: used (blocks charged), reserved (blocks held), requests (charged requests)
+ *   chainq:{<key>}:h:<YYYY-MM>  hash: hold id -> cost, for requests still streaming
+ *   chainq:{<key>}:z:<YYYY-MM>  sorted set: hold id -> expiry (epoch ms)
+ *   chainq:{<key>}:x:<YYYY-MM>  hash: expired hold id -> cost, still chargeable if its request completes
+ * A hold whose process died is reaped when it expires (HOLD_TTL_MS). The
+ * month's keys expire after PERIOD_TTL_S so that usage history stays bounded.
+ * Commit and release are idempotent: a retried script never charges twice.
+ */
+import { Redis } from 'ioredis';
+import type { AdmitInput, AdmitResult, MeterBackend, Reservation, ReserveResult, UsageRow } from './backend.ts';
+import { WINDOW_MS } from './period.ts';
+
+export const HOLD_TTL_MS = 60 * 60 * 1000;
+export const PERIOD_TTL_S = 400 * 86_400;
+const DEFAULT_PREFIX = 'chainq';
+
+const REAP = `
+local function reap(q, h, z, x, now)
+  local expired = redis.call('ZRANGEBYSCORE', z, '-inf', now)
+  for _, id in ipairs(expired) do
+    local c = redis.call('HGET', h, id)
+    if c then
+      redis.call('HDEL', h, id)
+      redis.call('HINCRBY', q, 'reserved', -tonumber(c))
+      redis.call('HSET', x, id, c)
+      redis.call('EXPIRE', x, tonumber(ARGV[#ARGV]))
+    end
+  end
+  if #expired > 0 then redis.call('ZREMRANGEBYSCORE', z, '-inf', now) end
+end
+local function balance(q)
+  local v = redis.call('HMGET', q, 'used', 'reserved')
+  return tonumber(v[1] or '0'), tonumber(v[2] or '0')
+end
+`;
+
+// KEYS: rl q h z x · ARGV: count(0|1) windowTtlMs now periodTtl
+const ADMIT = `${REAP}
+local count = 0
+if ARGV[1] == '1' then
+  count = redis.call('INCR', KEYS[1])
+  if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+end
+reap(KEYS[2], KEYS[3], KEYS[4], KEYS[5], tonumber(ARGV[3]))
+local used, reserved = balance(KEYS[2])
+return {count, used, reserved}
+`;
+
+// KEYS: q h z x · ARGV: id cost budget(-1: none) now holdTtlMs periodTtl
+const RESERVE = `${REAP}
+reap(KEYS[1], KEYS[2], KEYS[3], KEYS[4], tonumber(ARGV[4]))
+local used, reserved = balance(KEYS[1])
+local cost = tonumber(ARGV[2])
+local budget = tonumber(ARGV[3])
+if budget >= 0 and used + reserved + cost > budget then return {0, used, reserved} end
+redis.call('HINCRBY', KEYS[1], 'reserved', cost)
+redis.call('HSET', KEYS[2], ARGV[1], cost)
+redis.call('ZADD', KEYS[3], tonumber(ARGV[4]) + tonumber(ARGV[5]), ARGV[1])
+local ttl = tonumber(ARGV[6])
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('EXPIRE', KEYS[2], ttl)
+redis.call('EXPIRE', KEYS[3], ttl)
+return {1, used, reserved + cost}
+`;
+
+// KEYS: q h z x · ARGV: id cost · charges only a hold that is live or expired-but-unsettled
+const COMMIT = `
+local cost = tonumber(ARGV[2])
+if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('HINCRBY', KEYS[1], 'reserved', -cost)
+elseif redis.call('HDEL', KEYS[4], ARGV[1]) == 0 then
+  return 0
+end
+redis.call('HINCRBY', KEYS[1], 'used', cost)
+redis.call('HINCRBY', KEYS[1], 'requests', 1)
+return 1
+`;
+
+// KEYS: q h z x · ARGV: id cost
+const RELEASE = `
+if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('HINCRBY', KEYS[1], 'reserved', -tonumber(ARGV[2]))
+  return 1
+end
+redis.call('HDEL', KEYS[4], ARGV[1])
+return 0
+`;
+
+type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
+
+export interface RedisBackendOptions {
+  readonly url: string;
+  /** Key prefix, so that several deployments can share one Redis. */
+  readonly prefix?: string;
+}
+
+export async function createRedisBackend(opts: RedisBackendOptions): Promise<MeterBackend> {
+  const prefix = opts.prefix ?? DEFAULT_PREFIX;
+  const redis = new Redis(opts.url, {
+    lazyConnect: true,
+    // Fail a command rather than queue it for long: the request then gets 503, not a hang.
+    maxRetriesPerRequest: 2,
+    connectTimeout: 5_000,
+  });
+  // Failures are reported per command (and at connect); an 'error' event must not go unhandled.
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+  } catch (e) {
+    redis.disconnect();
+    throw new Error(`cannot reach Redis at ${redactUrl(opts.url)}: ${(e as Error).message}`);
+  }
+  redis.defineCommand('cqAdmit', { numberOfKeys: 5, lua: ADMIT });
+  redis.defineCommand('cqReserve', { numberOfKeys: 4, lua: RESERVE });
+  redis.defineCommand('cqCommit', { numberOfKeys: 4, lua: COMMIT });
+  redis.defineCommand('cqRelease', { numberOfKeys: 4, lua: RELEASE });
+  const cmd = (name: string) => (redis as unknown as Record<string, ScriptFn>)[name]!.bind(redis);
+  const admitScript = cmd('cqAdmit');
+  const reserveScript = cmd('cqReserve');
+  const commitScript = cmd('cqCommit');
+  const releaseScript = cmd('cqRelease');
+
+  const base = (keyId: string) => `${prefix}:{${keyId}}`;
+  const periodKeys = (keyId: string, period: string) => {
+    const b = base(keyId);
+    return [`${b}:q:${period}`, `${b}:h:${period}`, `${b}:z:${period}`, `${b}:x:${period}`];
+  };
+  const nums = (v: unknown) => (v as (number | string)[]).map(Number);
+
+  return {
+    kind: 'redis',
+
+    async admit(input: AdmitInput): Promise<AdmitResult> {
+      const [count, used, reserved] = nums(await admitScript(
+        `${base(input.keyId)}:rl:${input.window}`, ...periodKeys(input.keyId, input.period),
+        input.countRequest ? 1 : 0, 2 * WINDOW_MS, input.now, PERIOD_TTL_S,
+      ));
+      return { count: count!, used: used!, reserved: reserved! };
+    },
+
+    async reserve(r: Reservation, budget: number | null): Promise<ReserveResult> {
+      const [ok, used, reserved] = nums(await reserveScript(
+        ...periodKeys(r.keyId, r.period), r.id, r.cost, budget ?? -1, r.at, HOLD_TTL_MS, PERIOD_TTL_S,
+      ));
+      return { ok: ok === 1, used: used!, reserved: reserved! };
+    },
+
+    async commit(r: Reservation): Promise<void> {
+      // The reply comes after Redis applied the script; with appendonly on, it is in the AOF.
+      await commitScript(...periodKeys(r.keyId, r.period), r.id, r.cost);
+    },
+
+    async release(r: Reservation): Promise<void> {
+      await releaseScript(...periodKeys(r.keyId, r.period), r.id, r.cost);
+    },
+
+    async usage(filter = {}): Promise<UsageRow[]> {
+      const pattern = `${prefix}:{${filter.keyId ?? '*'}}:q:${filter.period ?? '*'}`;
+      const out: UsageRow[] = [];
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+        cursor = next;
+        for (const k of keys) {
+          const m = /^.*:\{(.+)\}:q:(\d{4}-\d{2})$/.exec(k);
+          if (!m) continue;
+          const h = await redis.hgetall(k);
+          out.push({ keyId: m[1]!, period: m[2]!, requests: Number(h.requests ?? 0), blocks: Number(h.used ?? 0) });
+        }
+      } while (cursor !== '0');
+      return out.sort((a, b) => a.period.localeCompare(b.period) || a.keyId.localeCompare(b.keyId));
+    },
+
+    async close(): Promise<void> {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the given URL';
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * A validated aggregate request → one parameterized SQL query that buckets in
+ * the engine, its cost and its file name. It starts from the same selection
+ * as the raw endpoint, so it takes every filter the raw endpoint takes.
+ */
+import { acceptsWithValue, type GroupBy } from '../catalog/derive/aggregate.ts';
+import type { DataRoute } from '../catalog/derive/routes.ts';
+import { parseBucketing } from './bucketing.ts';
+import { computeCost } from './cost.ts';
+import { assertChainCoverage } from './coverage.ts';
+import { rangeText, type PlanContext, type QueryPlan } from './planRaw.ts';
+import { planSelection, type Selection } from './planSelection.ts';
+import { resolvePool } from './resolve.ts';
+import { aggregateSql } from './sql/aggregate.ts';
+import { rowValueSql } from './sql/value.ts';
+
+/** The tokens a pivot expands over: the pool's two tokens, in the order the request named them. */
+async function pivotTokens(ctx: PlanContext, sel: Selection): Promise<string[]> {
+  const e = sel.endpoint;
+  if (!e.aggregate?.pivot_columns?.length) return [];
+  if (!('symbol0' in e.filters) || e.filters.symbol0?.kind !== 'pool') {
+    throw new Error(`${e.id}: pivot columns need a pool filter to know their tokens`);
+  }
+  const v = sel.values;
+  const pool = await resolvePool(ctx.store, sel.network, String(v.symbol0), String(v.symbol1), Number(v.fee));
+  return [...pool.requestOrder];
+}
+
+export async function planAggregate(ctx: PlanContext, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<QueryPlan> {
+  const sel = await planSelection(ctx.store, route, raw);
+  const e = sel.endpoint;
+  if (!e.aggregate) throw new Error(`${e.id} has no aggregate`);
+  const groupBy = (sel.values.group_by ?? 'time') as GroupBy;
+  const bucketing = parseBucketing(e, groupBy, sel.values.period as string | undefined);
+  const withValue = acceptsWithValue(e) && e.aggregate.valued && sel.values.with_value === true;
+  const { sql, columns } = aggregateSql({
+    endpoint: e,
+    table: e.table.name,
+    where: sel.where,
+    columnSql: sel.columnSql,
+    q: sel.q,
+    bucketing,
+    pivotTokens: await pivotTokens(ctx, sel),
+    value: withValue ? rowValueSql(e, sel.columnSql) : null,
+    epochSecondsTime: e.family === 'btc' && sel.format !== 'csv',
+  });
+  await assertChainCoverage(ctx.store, e.id, sel.network, sel.range);
+  const cost = computeCost({ costClass: e.cost, network: sel.network, range: sel.range, aggregate: true }, ctx.blocksPerDay);
+  return {
+    sql,
+    params: sel.q.params,
+    format: sel.format,
+    columns,
+    cost,
+    basename: `${e.id.replaceAll('/', '-')}-aggregate-${sel.network}-${groupBy}-${bucketing.period}-${rangeText(sel)}`,
+  };
+}

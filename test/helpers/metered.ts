@@ -1,0 +1,160 @@
+/**
+ * Servers with metering under test control: custom plans, an injectable
+ * clock, either backend, and real data (the demo) behind them.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { generateDemo } from '../../src/demo/generate.ts';
+import type { MeterBackend, UsageRow } from '../../src/metering/backend.ts';
+import { createEmbeddedBackend } from '../../src/metering/embeddedBackend.ts';
+import { createKey, hashKey } from '../../src/metering/keys.ts';
+import { createMeter, type Meter } from '../../src/metering/meter.ts';
+import { parsePlans, type Plans } from '../../src/metering/plans.ts';
+import { loadSeed } from '../../src/reference/importReference.ts';
+import { createApp } from '../../src/server/createApp.ts';
+import { createStore, type Store } from '../../src/store/createStore.ts';
+import { TEST_DEMO } from './testApp.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** 100 ETH blocks of USDC transfers: costs the 100-block minimum. */
+export const SMALL_QUERY = '/v1/evm/erc20/events/transfer?network=ETH&token=USDC&block_start=23910000&block_end=23910100';
+export const SMALL_COST = 100;
+
+export async function createDemoStore(dataDir: string | null = null): Promise<Store> {
+  const store = await createStore({ dataDir, threads: 2 });
+  await loadSeed(store);
+  await generateDemo(store, TEST_DEMO);
+  return store;
+}
+
+/** Plans from a literal, e.g. {tiny: {requests_per_minute: 3, monthly_blocks: 1000}}. */
+export function plans(defs: Record<string, { requests_per_minute: number | null; monthly_blocks: number | null }>): Plans {
+  return parsePlans(JSON.stringify({ plans: defs }), 'test plans');
+}
+
+/** A clock the test moves by hand. */
+export class TestClock {
+  constructor(public ms: number) {}
+  readonly now = (): number => this.ms;
+  set(iso: string): void {
+    this.ms = Date.parse(iso);
+  }
+}
+
+export interface MeteredApp {
+  readonly app: FastifyInstance;
+  readonly meter: Meter;
+  readonly store: Store;
+  newKey(plan: string): Promise<string>;
+  get(url: string, key: string): Promise<LightMyRequestResponse>;
+  estimate(query: string, key: string): Promise<LightMyRequestResponse>;
+  /** Charged usage of one key, per month. */
+  usage(key: string): Promise<UsageRow[]>;
+  close(): Promise<void>;
+}
+
+export async function createMeteredApp(store: Store, opts: { plans: Plans; clock?: TestClock; backend?: MeterBackend }): Promise<MeteredApp> {
+  const meter = createMeter({ backend: opts.backend ?? createEmbeddedBackend(store), plans: opts.plans, ...(opts.clock ? { clock: opts.clock.now } : {}) });
+  const app = await createApp({ store, meter });
+  return {
+    app,
+    meter,
+    store,
+    newKey: async (plan) => (await createKey(store, { plan })).key,
+    get: (url, key) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key } }),
+    estimate: (query, key) => app.inject({ method: 'POST', url: '/v1/calculate-cost', headers: { 'x-api-key': key }, payload: { query } }),
+    async usage(key) {
+      const rows = await store.all<{ id: string }>(`SELECT id FROM api_keys WHERE key_hash = $h`, { h: hashKey(key) });
+      return meter.backend.usage({ keyId: rows[0]!.id });
+    },
+    async close() {
+      await app.close();
+      await meter.close();
+    },
+  };
+}
+
+export const METERING_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-request-cost', 'x-ratelimit-reset'] as const;
+
+/** The four metering headers as numbers; fails when one is missing or not a plain integer. */
+export function meteringOf(r: { headers: Record<string, unknown> }): Record<(typeof METERING_HEADERS)[number], number> {
+  const out = {} as Record<(typeof METERING_HEADERS)[number], number>;
+  for (const h of METERING_HEADERS) {
+    const v = r.headers[h];
+    if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new Error(`header ${h} is ${JSON.stringify(v)}, not a plain integer`);
+    out[h] = Number(v);
+  }
+  return out;
+}
+
+/** A `chainq serve` process. */
+export interface ServerProcess {
+  readonly url: string;
+  readonly proc: ChildProcess;
+  /** Everything it printed, for failure messages. */
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function spawnServer(args: readonly string[]): Promise<ServerProcess> {
+  const proc = spawn(process.execPath, [path.join(ROOT, 'bin/chainq.js'), 'serve', '--port', '0', '--log-level', 'warn', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, UV_THREADPOOL_SIZE: '16' },
+  });
+  let out = '';
+  proc.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  proc.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        proc.stdout!.off('data', onData);
+        resolve(m[1]!);
+      }
+    };
+    proc.stdout!.on('data', onData);
+    void exited.then(() => reject(new Error(`chainq serve exited before listening:\n${out}`)));
+  });
+  return {
+    url,
+    proc,
+    output: () => out,
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      await exited;
+    },
+  };
+}
+
+export function writePlansFile(dir: string, defs: Record<string, { requests_per_minute: number | null; monthly_blocks: number | null }>): string {
+  const file = path.join(dir, 'plans.json');
+  fs.writeFileSync(file, JSON.stringify({ plans: defs }, null, 2));
+  return file;
+}
+
+/** The real store, except that every streamed export fails after its first chunk: a server failure mid-stream. */
+export function breakingMidStream(store: Store): Store {
+  return {
+    ...store,
+    async copyToStream(sql, params, format) {
+      const exp = await store.copyToStream(sql, params, format);
+      let sent = 0;
+      const cut = new Readable({ read() {} });
+      exp.stream.on('data', (c: Buffer) => {
+        if (sent++ === 0) cut.push(c);
+        else {
+          exp.cancel();
+          cut.destroy(new Error('engine failed mid-stream'));
+        }
+      });
+      exp.stream.on('end', () => cut.destroy(new Error('engine failed mid-stream')));
+      return { stream: cut, done: exp.done, cancel: exp.cancel };
+    },
+  };
+}

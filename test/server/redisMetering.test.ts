@@ -1,0 +1,63 @@
+/**
+ * The server with the Redis backend, in process with an injectable clock:
+ * the rate-limit reset and the monthly rollover happen in Redis too, and a
+ * Redis that goes away fails requests closed (503, nothing run or charged).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisBackend } from '../../src/metering/redisBackend.ts';
+import type { Store } from '../../src/store/createStore.ts';
+import { createDemoStore, createMeteredApp, meteringOf, plans, SMALL_QUERY, TestClock, type MeteredApp } from '../helpers/metered.ts';
+import { startRedis, type RedisServer } from '../helpers/redis.ts';
+
+let store: Store;
+let redis: RedisServer;
+let m: MeteredApp;
+const clock = new TestClock(Date.parse('2025-11-30T23:59:10Z'));
+
+beforeAll(async () => {
+  store = await createDemoStore();
+  redis = await startRedis();
+  m = await createMeteredApp(store, {
+    plans: plans({ p: { requests_per_minute: 3, monthly_blocks: 250 } }),
+    clock,
+    backend: await createRedisBackend({ url: redis.url }),
+  });
+});
+afterAll(async () => {
+  await m?.close();
+  await redis?.stop();
+  await store?.close();
+});
+
+describe('metering in Redis', () => {
+  it('the per-minute window and the monthly budget both reset at midnight UTC on the 1st', async () => {
+    const key = await m.newKey('p');
+    expect((await m.get(SMALL_QUERY, key)).statusCode).toBe(200);
+    expect((await m.get(SMALL_QUERY, key)).statusCode).toBe(200);
+    const spent = await m.get(SMALL_QUERY, key);
+    expect(spent.statusCode).toBe(403);
+    expect(JSON.parse(spent.body)).toMatchObject({ remaining: 50, cost: 100 });
+    const limited = await m.get(SMALL_QUERY, key);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBe('50');
+
+    clock.set('2025-12-01T00:00:00Z');
+    const fresh = await m.get(SMALL_QUERY, key);
+    expect(fresh.statusCode).toBe(200);
+    expect(meteringOf(fresh)).toMatchObject({ 'x-ratelimit-remaining': 150, 'x-request-cost': 100, 'x-ratelimit-reset': 60 });
+    expect(await m.usage(key)).toEqual([
+      expect.objectContaining({ period: '2025-11', requests: 2, blocks: 200 }),
+      expect.objectContaining({ period: '2025-12', requests: 1, blocks: 100 }),
+    ]);
+  });
+
+  it('without Redis, requests fail closed with 503 unavailable and the headers', async () => {
+    clock.set('2025-12-02T00:00:00Z');
+    const key = await m.newKey('p');
+    await redis.stop();
+    const r = await m.get(SMALL_QUERY, key);
+    expect(r.statusCode).toBe(503);
+    expect(JSON.parse(r.body)).toMatchObject({ code: 'unavailable' });
+    meteringOf(r);
+  });
+});
