@@ -3,7 +3,7 @@ import { generateDemo } from '../demo/generate.ts';
 import { clearDatasets } from '../store/maintenance.ts';
 import { loadSeed } from '../reference/importReference.ts';
 import type { Store } from '../store/createStore.ts';
-import { DEFAULT_DATA_DIR, openStore, positiveNumber } from './options.ts';
+import { DEFAULT_DATA_DIR, withStore, positiveNumber } from './options.ts';
 
 /** Replaces the store's datasets with the synthetic demo dataset. */
 export async function loadDemo(store: Store, opts: { scale?: number; days?: number } = {}): Promise<void> {
@@ -20,13 +20,8 @@ export function registerDemo(program: Command): void {
     .option('--scale <n>', 'multiply every event rate', positiveNumber, 1)
     .option('--days <n>', 'length of the demo window in days, from 2025-12-01', positiveNumber, 2)
     .action(async (opts: { data: string; scale: number; days: number }) => {
-      const store = await openStore(opts);
       const t0 = Date.now();
-      try {
-        await loadDemo(store, { scale: opts.scale, days: opts.days });
-      } finally {
-        await store.close();
-      }
+      await withStore(opts, (store) => loadDemo(store, { scale: opts.scale, days: opts.days }));
       process.stdout.write(`demo dataset loaded into ${opts.data} in ${((Date.now() - t0) / 1000).toFixed(1)} s (scale ${opts.scale}, ${opts.days} days)\n`);
     });
 }

@@ -6,7 +6,7 @@ import { UNLIMITED } from '../metering/meter.ts';
 import { monthPeriod, PERIOD_PATTERN } from '../metering/period.ts';
 import { describePlan, type Plans } from '../metering/plans.ts';
 import { backendOf, plansOf, PLANS_HELP, REDIS_HELP, type MeteringCliOptions } from './metering.ts';
-import { DEFAULT_DATA_DIR, openStore } from './options.ts';
+import { DEFAULT_DATA_DIR, openStore, withStore } from './options.ts';
 
 /** Read-only opens need an existing database file; a new data directory is opened normally (and is empty). */
 const storeExists = (data: string) => fs.existsSync(path.join(path.resolve(data), 'chainq.duckdb'));
@@ -26,13 +26,10 @@ export function registerKeys(program: Command): void {
     .option('--name <text>', 'a note to recognise the key by')
     .action(async (opts: MeteringCliOptions & { plan: string; name?: string }) => {
       requirePlan(plansOf(opts), opts.plan);
-      const store = await openStore(opts);
-      try {
+      await withStore(opts, async (store) => {
         const { key, record } = await createKey(store, { plan: opts.plan, name: opts.name });
         process.stdout.write(`created key ${record.id} (plan ${record.plan}); store it now, it is not shown again:\n${key}\n`);
-      } finally {
-        await store.close();
-      }
+      });
     });
   keys
     .command('list')
@@ -40,30 +37,24 @@ export function registerKeys(program: Command): void {
     .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
     .option('--json', 'print JSON')
     .action(async (opts: { data: string; json?: boolean }) => {
-      const store = await openStore({ ...opts, readOnly: storeExists(opts.data) });
-      try {
+      await withStore({ ...opts, readOnly: storeExists(opts.data) }, async (store) => {
         const list = await listKeys(store);
         if (opts.json) process.stdout.write(`${JSON.stringify(list)}\n`);
         else for (const k of list) process.stdout.write(`${k.id}  ${k.prefix}…  ${k.plan}  ${k.revokedAt ? 'revoked' : 'active'}  ${k.name ?? ''}\n`);
-      } finally {
-        await store.close();
-      }
+      });
     });
   keys
     .command('revoke <id-or-prefix>')
     .description('revoke a key by id or by its visible prefix (cq_xxxx)')
     .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
     .action(async (idOrPrefix: string, opts: { data: string }) => {
-      const store = await openStore(opts);
-      try {
+      await withStore(opts, async (store) => {
         const n = await revokeKey(store, idOrPrefix);
         if (n !== 1) {
           process.stderr.write(n === 0 ? `no active key matches ${idOrPrefix}\n` : `${idOrPrefix} matches ${n} keys; use the id\n`);
           process.exitCode = 1;
         } else process.stdout.write(`revoked ${idOrPrefix}\n`);
-      } finally {
-        await store.close();
-      }
+      });
     });
   keys
     .command('set-plan <id-or-prefix> <plan>')
@@ -72,16 +63,13 @@ export function registerKeys(program: Command): void {
     .option('--plans <file>', PLANS_HELP)
     .action(async (idOrPrefix: string, plan: string, opts: MeteringCliOptions) => {
       requirePlan(plansOf(opts), plan);
-      const store = await openStore(opts);
-      try {
+      await withStore(opts, async (store) => {
         const n = await setKeyPlan(store, idOrPrefix, plan);
         if (n !== 1) {
           process.stderr.write(n === 0 ? `no key matches ${idOrPrefix}\n` : `${idOrPrefix} matches ${n} keys; use the id\n`);
           process.exitCode = 1;
         } else process.stdout.write(`${idOrPrefix} is now on plan ${plan}\n`);
-      } finally {
-        await store.close();
-      }
+      });
     });
   keys
     .command('usage [id-or-prefix]')

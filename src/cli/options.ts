@@ -17,6 +17,16 @@ export function openStore(opts: DataOption & { memoryLimit?: string; readOnly?: 
   });
 }
 
+/** Opens the store, runs `fn`, and closes the store whatever happens. */
+export async function withStore<T>(opts: DataOption & { memoryLimit?: string; readOnly?: boolean; threads?: number }, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(opts);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
 export function positiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`expected a positive number, got '${value}'`);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { importLabels, importTokens } from '../reference/importReference.ts';
-import { DEFAULT_DATA_DIR, openStore } from './options.ts';
+import { DEFAULT_DATA_DIR, withStore } from './options.ts';
 
 export function registerReference(program: Command): void {
   for (const [name, importer, columns] of [
@@ -14,13 +14,10 @@ export function registerReference(program: Command): void {
       .description(`import a CSV with the header ${columns}; rows replace rows with the same key`)
       .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
       .action(async (file: string, opts: { data: string }) => {
-        const store = await openStore(opts);
-        try {
+        await withStore(opts, async (store) => {
           const n = await importer(store, file);
           process.stdout.write(`imported ${n} ${name}\n`);
-        } finally {
-          await store.close();
-        }
+        });
       });
   }
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { compactDatasets, datasetStatus } from '../store/maintenance.ts';
-import { DEFAULT_DATA_DIR, openStore } from './options.ts';
+import { DEFAULT_DATA_DIR, withStore } from './options.ts';
 
 export function registerStatus(program: Command): void {
   program
@@ -8,13 +8,10 @@ export function registerStatus(program: Command): void {
     .description('re-sort tables that ingestion appended out of order, so queries over them stream without sorting')
     .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
     .action(async (opts: { data: string }) => {
-      const store = await openStore(opts);
-      try {
+      await withStore(opts, async (store) => {
         const tables = await compactDatasets(store);
         process.stdout.write(tables.length ? `re-sorted ${tables.join(', ')}\n` : 'every table is in order\n');
-      } finally {
-        await store.close();
-      }
+      });
     });
 
   program
@@ -23,8 +20,7 @@ export function registerStatus(program: Command): void {
     .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
     .option('--json', 'print JSON for scripts')
     .action(async (opts: { data: string; json?: boolean }) => {
-      const store = await openStore(opts);
-      try {
+      await withStore(opts, async (store) => {
         const datasets = await datasetStatus(store);
         if (opts.json) {
           process.stdout.write(`${JSON.stringify({ datasets })}\n`);
@@ -37,8 +33,6 @@ export function registerStatus(program: Command): void {
         const line = (r: string[]) => r.map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
         process.stdout.write(`${[line(head), ...rows.map(line)].join('\n')}\n`);
         if (datasets.length === 0) process.stdout.write('the store holds no data yet: run `chainq demo` or `chainq ingest …`\n');
-      } finally {
-        await store.close();
-      }
+      });
     });
 }
