@@ -11,15 +11,27 @@ const perTokenSum = {
   valued: false,
 } as const;
 
+/** What both Tron transfer endpoints share. */
+const tronTransfer = {
+  family: 'tron',
+  event: 'transfer',
+  networks: ['TRON'],
+  verboseColumns: tronVerbose,
+  pricedAmount: { amount: 'amount', token: 'token' },
+  aggregate: perTokenSum,
+  formats: CHAIN_FORMATS,
+  defaultFormat: 'json',
+  cost: { kind: 'blocks' },
+  served: true,
+} as const;
+
 export const tronTrc20Transfer: ChainEndpoint = {
+  ...tronTransfer,
   id: 'tron/trc20/transfer',
   path: '/v1/tron/trc20/events/transfer',
-  family: 'tron',
   protocol: 'trc20',
-  event: 'transfer',
   eventName: 'Transfer',
   summary: 'TRC-20 Transfer events of one token on Tron.',
-  networks: ['TRON'],
   table: {
     name: 'tron_trc20_transfer',
     columns: [
@@ -38,24 +50,15 @@ export const tronTrc20Transfer: ChainEndpoint = {
   },
   filters: { token: { kind: 'token' }, ...transferFilters() },
   columns: [blockNumberColumn, col('token', 'string', 'Token symbol.'), col('sender', 'string', 'Sender, base58.'), col('receiver', 'string', 'Receiver, base58.'), col('amount', 'double', 'Amount in token units.'), timeColumn],
-  verboseColumns: tronVerbose,
-  pricedAmount: { amount: 'amount', token: 'token' },
-  aggregate: perTokenSum,
-  formats: CHAIN_FORMATS,
-  defaultFormat: 'json',
-  cost: { kind: 'blocks' },
-  served: true,
 };
 
 export const tronNativeTransfer: ChainEndpoint = {
+  ...tronTransfer,
   id: 'tron/native/transfer',
   path: '/v1/tron/native/events/transfer',
-  family: 'tron',
   protocol: 'native',
-  event: 'transfer',
   eventName: 'TransferContract',
   summary: 'TRX transfers (TransferContract) on Tron.',
-  networks: ['TRON'],
   table: {
     name: 'tron_native_transfer',
     columns: [
@@ -69,11 +72,4 @@ export const tronNativeTransfer: ChainEndpoint = {
   params: { ...amountParams, ...addressFilterParams },
   filters: transferFilters(),
   columns: [blockNumberColumn, col('token', 'string', 'Always TRX.'), col('sender', 'string', 'Sender, base58.'), col('receiver', 'string', 'Receiver, base58.'), col('amount', 'double', 'Amount in TRX.'), timeColumn],
-  verboseColumns: tronVerbose,
-  pricedAmount: { amount: 'amount', token: 'token' },
-  aggregate: perTokenSum,
-  formats: CHAIN_FORMATS,
-  defaultFormat: 'json',
-  cost: { kind: 'blocks' },
-  served: true,
 };
