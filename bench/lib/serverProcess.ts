@@ -16,10 +16,13 @@ export function createKeyCli(root: string, dataDir: string, plan = 'unlimited'):
   return out.trim().split('\n').pop()!;
 }
 
+/** Starts `chainq serve` on a data directory and resolves once it listens. */
 export async function startServer(root: string, dataDir: string, extra: string[] = []): Promise<ServerProcess> {
   const child = spawn(process.execPath, [path.join(root, 'bin/chainq.js'), 'serve', '--data', dataDir, '--port', '0', '--log-level', 'warn', '--no-demo', ...extra], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); process.stderr.write(d); });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -27,7 +30,7 @@ export async function startServer(root: string, dataDir: string, extra: string[]
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) resolve(m[1]!);
     });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}${err}`)));
   });
   return {
     url,

@@ -7,11 +7,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { dataRoutes } from '../../src/catalog/derive/routes.ts';
-import { generateDemo, DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
-import { planRaw } from '../../src/query/planRaw.ts';
-import { loadSeed } from '../../src/reference/importReference.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createKeyCli, median, rssOf, startServer, timedGet } from '../lib/serverProcess.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
 
@@ -25,31 +21,17 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
   const query = (format: string) => `/v1/evm/erc20/events/transfer?network=ETH&block_start=${start}&block_end=${start + 10_000}&format=${format}&token=`;
   const tokens = 'USDT';
 
-  ctx.log(`generating demo at scale ${SCALE}`);
-  const store = await createStore({ dataDir });
-  await loadSeed(store);
-  await generateDemo(store, { scale: SCALE, days: 1.4, only: ['evm/erc20'] });
-  const route = dataRoutes().find((r) => r.endpoint.id === 'evm/erc20/transfer' && r.kind === 'raw')!;
+  ctx.log(`generating demo at scale ${SCALE} and timing the engine alone`);
+  const urls = FORMATS.map((f) => `${query(f)}${tokens}`);
+  const prepared = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', path.join(ctx.root, 'bench/lib/serveErc20Prepare.ts'), dataDir, ctx.workDir, String(SCALE), '1.4', String(RUNS), ...urls], { encoding: 'utf8', maxBuffer: 1 << 26 })) as Record<string, { ms: number; rows: number; sql: string }>;
   const baseline: Record<string, number> = {};
   const rows: Record<string, number> = {};
   for (const format of FORMATS) {
-    const url = new URL(`http://x${query(format)}${tokens}`);
-    const plan = await planRaw({ store }, route, Object.fromEntries(url.searchParams));
-    const times: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const file = path.join(ctx.workDir, `baseline.${format}`);
-      const t0 = performance.now();
-      rows[format] = await store.copyToFile(plan.sql, plan.params, format, file);
-      times.push(performance.now() - t0);
-      fs.rmSync(file, { force: true });
-    }
-    baseline[format] = median(times);
+    baseline[format] = prepared[format]!.ms;
+    rows[format] = prepared[format]!.rows;
     ctx.log(`engine alone ${format}: ${baseline[format]!.toFixed(0)} ms for ${rows[format]} rows`);
   }
-  const csvPlan = await planRaw({ store }, route, Object.fromEntries(new URL(`http://x${query('csv')}${tokens}`).searchParams));
   const pgRowsFile = path.join(ctx.workDir, 'pg-rows.csv');
-  await store.copyToFile(`SELECT network, block_number, log_index, time, tx_hash, token_address, token, sender, receiver, amount FROM evm_erc20_transfer WHERE network = 'ETH' ORDER BY block_number, log_index`, {}, 'csv', pgRowsFile);
-  await store.close();
 
   const key = createKeyCli(ctx.root, dataDir);
   const server = await startServer(ctx.root, dataDir);
@@ -92,19 +74,19 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       measured: { idle_rss_mib: Math.round(idle.nowMiB), peak_rss_mib: Math.round(Math.max(peakWhileStreaming, after.peakMiB)) },
     });
 
-    figures.push(await flatnessFigure(ctx, dataDir, key, start));
-
     const pg = await postgresFigure(ctx, pgRowsFile, start, baseline.csv!, figures.find((f) => f.name.includes(', csv,'))!.measured.http_ms as number);
     if (pg) figures.push(pg);
   } finally {
     await server.stop();
   }
+  // Fresh servers of their own: the store admits one server at a time.
+  figures.push(await flatnessFigure(ctx, dataDir, key, start));
   return {
     scenario: 'serve-erc20',
     figures,
     notes: [
       `demo scale ${SCALE}; query: ${query('<format>')}${tokens}; median of ${RUNS} runs after a warm-up`,
-      `SQL: ${csvPlan.sql}`,
+      `SQL: ${prepared.csv!.sql}`,
     ],
   };
 }

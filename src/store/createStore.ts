@@ -67,8 +67,8 @@ export interface Tx {
 }
 
 export class StoreLockedError extends Error {
-  constructor(file: string) {
-    super(`the store ${file} is open in another chainq process (a running server or ingest). Stop it first, or use another --data directory.`);
+  constructor(file: string, holder?: string) {
+    super(`the store ${file} is open in another chainq process${holder ? ` (${holder})` : ''} — a running server or ingest? Stop it first, or use another --data directory.`);
     this.name = 'StoreLockedError';
   }
 }
@@ -88,17 +88,22 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   const config: Record<string, string> = { threads: String(opts.threads ?? Math.max(2, os.availableParallelism())) };
   if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
   if (readOnly) config.access_mode = 'READ_ONLY';
+  // The fifo helper is a child process: started before the database file is
+  // opened, so that it cannot inherit the file's descriptor (and its lock) and
+  // keep the store locked after this process has closed it.
+  const fifos = createFifoMaker();
   let instance: DuckDBInstance;
   try {
     instance = await DuckDBInstance.create(file, config);
   } catch (e) {
-    if (/lock/i.test(String((e as Error).message))) throw new StoreLockedError(file);
+    fifos.close();
+    const message = String((e as Error).message);
+    if (/lock/i.test(message)) throw new StoreLockedError(file, /PID \d+/.exec(message)?.[0]);
     throw e;
   }
   const shared = await instance.connect();
   const exports = new Semaphore(opts.maxConcurrentExports ?? 8);
   const fifoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-'));
-  const fifos = createFifoMaker();
 
   const all = async <T,>(conn: DuckDBConnection, sql: string, params?: SqlParams): Promise<T[]> => {
     const reader = await conn.runAndReadAll(sql, params);

@@ -1,0 +1,39 @@
+/**
+ * The engine-side half of the serve-erc20 scenario, run in its own process:
+ * generate the data, then time DuckDB alone running each format's SQL to a
+ * file. A separate process guarantees the store's file lock is gone before
+ * the server under test opens it. Prints one JSON object on stdout.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { dataRoutes } from '../../src/catalog/derive/routes.ts';
+import { generateDemo } from '../../src/demo/generate.ts';
+import { planRaw } from '../../src/query/planRaw.ts';
+import { loadSeed } from '../../src/reference/importReference.ts';
+import { createStore } from '../../src/store/createStore.ts';
+import { median } from './serverProcess.ts';
+
+const [dataDir, workDir, scale, days, runs, ...urls] = process.argv.slice(2) as [string, string, string, string, string, ...string[]];
+const store = await createStore({ dataDir });
+await loadSeed(store);
+await generateDemo(store, { scale: Number(scale), days: Number(days), only: ['evm/erc20'] });
+const route = dataRoutes().find((r) => r.endpoint.id === 'evm/erc20/transfer' && r.kind === 'raw')!;
+const out: Record<string, { ms: number; rows: number; sql: string }> = {};
+for (const url of urls) {
+  const q = Object.fromEntries(new URL(`http://x${url}`).searchParams);
+  const plan = await planRaw({ store }, route, q);
+  const times: number[] = [];
+  let rows = 0;
+  for (let i = 0; i < Number(runs); i++) {
+    const file = path.join(workDir, `baseline.${plan.format}`);
+    const t0 = performance.now();
+    rows = await store.copyToFile(plan.sql, plan.params, plan.format, file);
+    times.push(performance.now() - t0);
+    fs.rmSync(file, { force: true });
+  }
+  out[plan.format] = { ms: median(times), rows, sql: plan.sql };
+}
+// The same rows, for the PostgreSQL comparison.
+await store.copyToFile(`SELECT network, block_number, log_index, time, tx_hash, token_address, token, sender, receiver, amount FROM evm_erc20_transfer WHERE network = 'ETH' ORDER BY block_number, log_index`, {}, 'csv', path.join(workDir, 'pg-rows.csv'));
+await store.close();
+process.stdout.write(`${JSON.stringify(out)}\n`);
