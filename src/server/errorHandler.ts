@@ -4,6 +4,7 @@
  * becomes `internal_error` with no SQL and no stack in the body.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Params } from '../catalog/types.ts';
 import { ApiError } from '../errors/apiError.ts';
 
 interface AjvError {
@@ -38,7 +39,7 @@ function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-export function validationToApiError(errors: readonly AjvError[], accepted: readonly string[]): ApiError {
+export function validationToApiError(errors: readonly AjvError[], accepted: readonly string[], params: Params = {}): ApiError {
   const e = errors[0];
   if (!e) return new ApiError('invalid_parameter', 'invalid request');
   const param = e.instancePath.replace(/^\//, '');
@@ -50,6 +51,8 @@ export function validationToApiError(errors: readonly AjvError[], accepted: read
     }
     case 'required': {
       const name = String(e.params.missingProperty);
+      const values = params[name]?.enum;
+      if (values) return new ApiError('missing_parameter', `${name} is required; accepted values: ${values.join(', ')}`, { parameter: name, supported: [...values] });
       return new ApiError('missing_parameter', `${name} is required`, { parameter: name });
     }
     case 'type': {
@@ -73,7 +76,8 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   const fe = err as FastifyError & { validation?: AjvError[] };
   if (fe.validation) {
     const schema = (request.routeOptions.schema?.querystring ?? {}) as { properties?: Record<string, unknown> };
-    return validationToApiError(fe.validation, Object.keys(schema.properties ?? {}));
+    const params = (request.routeOptions.config as { catalogParams?: Params } | undefined)?.catalogParams;
+    return validationToApiError(fe.validation, Object.keys(schema.properties ?? {}), params);
   }
   if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError('unsupported_media_type', 'send the body as application/json');
   if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' || (fe.statusCode === 400 && fe.code?.startsWith('FST_ERR_CTP'))) {

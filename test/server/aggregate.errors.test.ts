@@ -23,9 +23,10 @@ async function error(url: string): Promise<{ status: number; body: Record<string
 }
 
 describe('aggregate 400s', () => {
-  it('group_by and period are required on EVM', async () => {
+  it('group_by and period are required on EVM, and a missing group_by lists the accepted values', async () => {
     const a = await error(`${ERC20}&period=1h`);
-    expect(a).toMatchObject({ status: 400, body: { code: 'missing_parameter', parameter: 'group_by' } });
+    expect(a).toMatchObject({ status: 400, body: { code: 'missing_parameter', parameter: 'group_by', supported: ['time', 'block_number'] } });
+    expect(String(a.body.error)).toMatch(/accepted values: time, block_number/);
     const b = await error(`${ERC20}&group_by=time`);
     expect(b).toMatchObject({ status: 400, body: { code: 'missing_parameter', parameter: 'period' } });
   });

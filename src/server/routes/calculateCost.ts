@@ -74,7 +74,7 @@ export function registerCalculateCost(v1: FastifyInstance, ctx: PlanContext, rou
     const raw: Record<string, unknown> = search ? { ...parseQueryString(search) } : {};
     const validate = validatorOf(request.server, route);
     if (!validate(raw)) {
-      throw validationToApiError(validate.errors ?? [], Object.keys(querySchema(route.params).properties));
+      throw validationToApiError(validate.errors ?? [], Object.keys(querySchema(route.params).properties), route.params);
     }
     const plan = await plannerFor(route)(ctx, route, raw);
     return buildEstimate(query, plan.cost, state.remaining);

@@ -30,7 +30,8 @@ function assertLinkFormat(route: DataRoute, query: Readonly<Record<string, unkno
 }
 
 export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route: DataRoute, links: LinkStore | null = null, plan: Planner = plannerFor(route)): void {
-  app.get(route.path, { schema: { querystring: querySchema(route.params) } }, async (request, reply) => {
+  // The catalog's parameters ride along so that a validation error can name accepted values.
+  app.get(route.path, { schema: { querystring: querySchema(route.params) }, config: { catalogParams: route.params } }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const link = query.link === true;
     if (link) assertLinkFormat(route, query);
