@@ -13,12 +13,11 @@ const REDIS_TEST_FILES = [
   'src/metering/backend.test.ts',
   'test/server/redisMetering.test.ts',
   'test/e2e/twoInstances.test.ts',
-  'test/e2e/crash.test.ts',
 ];
 const redisInstalled = spawnSync('redis-server', ['--version']).status === 0;
 if (!redisInstalled) {
   if (process.env.CHAINQ_REQUIRE_REDIS === '1') throw new Error('redis-server is required (CHAINQ_REQUIRE_REDIS=1) but not installed: apt-get install -y redis-server');
-  process.stderr.write(`\nredis-server is not installed: skipping ${REDIS_TEST_FILES.join(', ')}.\nInstall it (apt-get install -y redis-server) to run the shared-limit, two-instance and crash tests.\n\n`);
+  process.stderr.write(`\nredis-server is not installed: skipping ${REDIS_TEST_FILES.join(', ')}.\nInstall it (apt-get install -y redis-server) to run the shared-limit, two-instance and Redis crash tests.\n\n`);
 }
 
 export default defineConfig({
