@@ -4,7 +4,6 @@
  */
 import type { DataRoute } from '../catalog/derive/routes.ts';
 import type { ChainEndpoint, Format } from '../catalog/types.ts';
-import { ApiError } from '../errors/apiError.ts';
 import type { Store } from '../store/createStore.ts';
 import { normalizeQuery, type QueryValues } from './normalize.ts';
 import { checkRangeLimit, parseRange, type QueryRange } from './range.ts';
@@ -28,10 +27,9 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
   const endpoint = route.endpoint;
   if (endpoint.family === 'exchange') throw new Error('planSelection serves chain endpoints');
   const values = normalizeQuery(route.params, raw);
+  // normalizeQuery has checked `network` against the endpoint's networks (the
+  // parameter's enum); single-network families (Tron, Bitcoin) take no network.
   const network = typeof values.network === 'string' ? values.network : endpoint.networks[0]!;
-  if (!endpoint.networks.includes(network)) {
-    throw new ApiError('unsupported_network', `network '${network}' is not supported here; supported: ${endpoint.networks.join(', ')}`, { supported: [...endpoint.networks] });
-  }
   const format = (values.format ?? endpoint.defaultFormat) as Format;
   const range = parseRange({
     block_start: values.block_start as number | undefined,
