@@ -1,7 +1,8 @@
 /**
- * A fetched batch → rows per dataset, in block and log order. Decoding runs in
- * block order across batches (pools found in one batch are known to the
- * next), so it happens at commit time, not while fetching.
+ * A fetched batch → rows per dataset, in block and log order, for the JS
+ * decoders (engine decoders insert their rows at commit, writeBatch.ts).
+ * Decoding runs in block order across batches (pools found in one batch are
+ * known to the next), so it happens at commit time, not while fetching.
  */
 import type { Hex, RpcLog } from '../rpc/getLogs.ts';
 import { NATIVE_DATASET, nativeRow } from './decoders/native.ts';
@@ -22,11 +23,13 @@ export interface DecodeEnv {
 export interface DecodedBatch {
   readonly rows: ReadonlyMap<string, (Row | RowValues)[]>;
   readonly newPools: readonly PoolInfo[];
+  /** Rows of every dataset, the engine decoders' included. */
   readonly events: number;
 }
 
 export function decodeBatch(env: DecodeEnv, batch: FetchedBatch): DecodedBatch {
-  const rows = new Map<string, (Row | RowValues)[]>(env.plan.datasets.map((d) => [d, []]));
+  const byEngine = new Set(env.plan.engineDecoders.flatMap((d) => d.datasets));
+  const rows = new Map<string, (Row | RowValues)[]>(env.plan.datasets.filter((d) => !byEngine.has(d)).map((d) => [d, []]));
   const newPools: PoolInfo[] = [];
   const first = batch.lo;
   const blockOf = (log: RpcLog): BlockInfo => batch.blocks[hexNumber(log.blockNumber) - first]!;
@@ -58,7 +61,8 @@ export function decodeBatch(env: DecodeEnv, batch: FetchedBatch): DecodedBatch {
     },
   };
 
-  for (const log of batch.logs) for (const d of env.plan.decoders) d.decode(log, ctx);
+  for (const log of batch.logs) for (const d of env.plan.jsDecoders) d.decode(log, ctx);
+  for (const e of batch.engine.values()) events += e.events;
 
   if (env.plan.native) {
     const out = rows.get(NATIVE_DATASET)!;

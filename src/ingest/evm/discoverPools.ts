@@ -12,7 +12,7 @@ import { createLogFetcher, type Hex } from '../rpc/getLogs.ts';
 import { POOLS_DATASET, POOL_CREATED_TOPIC } from './decoders/dex_v3.ts';
 import type { PoolBook } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import type { DecodeContext, PoolInfo, ProtocolDecoder } from './types.ts';
+import type { DecodeContext, JsDecoder, PoolInfo } from './types.ts';
 import { writePools } from './writeBatch.ts';
 
 /** Blocks of PoolCreated logs committed at once. */
@@ -24,7 +24,7 @@ export interface DiscoverPoolsParams {
   readonly network: string;
   readonly factory: Hex;
   readonly deployedBlock: number | null;
-  readonly decoder: ProtocolDecoder;
+  readonly decoder: JsDecoder;
   readonly tokens: TokenBook;
   readonly pools: PoolBook;
   /** Ranges the main pass will read itself (their PoolCreated logs come with it). */

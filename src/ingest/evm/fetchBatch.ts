@@ -1,6 +1,9 @@
 /**
  * Everything one block batch needs from the node, fetched together:
- * 1. the logs of every planned dataset, in one eth_getLogs pass;
+ * 1. the logs of every planned dataset, in one eth_getLogs pass, kept as the
+ *    node's JSON in the batch's log file and scanned by the engine
+ *    (logFile.ts): engine decoders read it at commit, JS decoders get their
+ *    logs as objects now;
  * 2. every block header of the range (time, hash, parent hash), with full
  *    transactions where a decoder needs a sender or native transfers need values;
  * 3. call traces (or receipts, without traces) for native transfers;
@@ -9,15 +12,22 @@
  * the header's, and the headers must chain. A mismatch means the chain moved
  * while we read it; the batch is then fetched again.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Store } from '../../store/createStore.ts';
 import { getBlocks, traceBlocks, traceBlocksFlat, type ReceiptSource, type RpcBlock, type RpcTransaction, type TraceSource } from '../rpc/actions.ts';
 import type { Rpc } from '../rpc/createRpc.ts';
 import type { Hex, LogFetcher, RpcLog } from '../rpc/getLogs.ts';
 import { transfersOfBlock, type NativeTransfer } from './decoders/native.ts';
+import { openLogFile, scanLogFile, type LogFileScan } from './logFile.ts';
 import type { DatasetPlan } from './planDatasets.ts';
 import type { TokenBook } from './tokenBook.ts';
-import { hexNumber, type BlockInfo } from './types.ts';
+import { hexNumber, type BlockInfo, type EngineBatch } from './types.ts';
 
 export interface FetchContext {
+  readonly store: Store;
+  /** Where log files are written; the caller removes it when the run ends. */
+  readonly logDir: string;
   readonly rpc: Rpc;
   readonly logs: LogFetcher;
   readonly plan: DatasetPlan;
@@ -30,7 +40,12 @@ export interface FetchContext {
 export interface FetchedBatch {
   readonly lo: number;
   readonly hi: number;
+  /** The logs JS decoders read, in block and log order. */
   readonly logs: readonly RpcLog[];
+  /** The log file engine decoders read at commit (null when the batch has no logs); removed after the commit. */
+  readonly logFile: string | null;
+  /** What each engine decoder inserts at commit, by dataset. */
+  readonly engine: ReadonlyMap<string, EngineBatch>;
   readonly blocks: readonly BlockInfo[];
   /** Native transfers per block number (only when native transfers are planned). */
   readonly native: ReadonlyMap<number, readonly NativeTransfer[]>;
@@ -59,67 +74,93 @@ export function toBlockInfo(b: RpcBlock): BlockInfo {
   };
 }
 
+let files = 0;
+const NO_LOGS: LogFileScan = { blockHashes: new Map(), conflict: null, jsLogs: [], engine: new Map() };
+
+/** Streams the logs of [lo, hi] into a log file and scans it; the file is gone if this throws. */
+async function fetchLogs(ctx: FetchContext, lo: number, hi: number): Promise<{ file: string | null; scan: LogFileScan }> {
+  const writer = openLogFile(path.join(ctx.logDir, `${lo}-${hi}-${++files}.json`));
+  try {
+    await ctx.logs.fetchInto(lo, hi, writer);
+  } catch (e) {
+    writer.discard();
+    throw e;
+  }
+  if (!writer.close()) return { file: null, scan: NO_LOGS };
+  try {
+    const scan = await scanLogFile(ctx.store, writer.path, { js: ctx.plan.jsDecoders, engine: ctx.plan.engineDecoders });
+    if (scan.conflict) throw new ChainMovedError(scan.conflict);
+    return { file: writer.path, scan };
+  } catch (e) {
+    fs.rmSync(writer.path, { force: true });
+    throw e;
+  }
+}
+
 export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Promise<FetchedBatch> {
-  const logs = await ctx.logs.fetch(lo, hi);
-
-  const senderBlocks = new Set<number>();
-  for (const log of logs) {
-    if (ctx.plan.decoders.some((d) => d.needsSender(log))) senderBlocks.add(hexNumber(log.blockNumber));
-  }
-  const wantTxValues = ctx.plan.native && ctx.traces === null;
-  const numbers = Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
-  const tokenWork = ctx.tokens.ensure(tokensNeeded(ctx, logs));
-  const raw = await getBlocks(ctx.rpc, numbers, (n) => wantTxValues || senderBlocks.has(n));
-  const blocks = raw.map((b, i) => {
-    if (!b) throw new ChainMovedError(`the node has no block ${numbers[i]} (yet)`);
-    return toBlockInfo(b);
-  });
-  checkChain(blocks, logs);
-
-  const native = new Map<number, NativeTransfer[]>();
-  if (ctx.plan.native) {
-    const withTxs = blocks.filter((b) => b.txHashes.length > 0);
-    if (ctx.traces === 'debug_trace') {
-      const traces = await traceBlocks(ctx.rpc, withTxs.map((b) => b.hash));
-      withTxs.forEach((b, i) => {
-        const t = traces[i]!;
-        if (t.length !== b.txHashes.length) throw new ChainMovedError(`block ${b.number}: ${t.length} traces for ${b.txHashes.length} transactions`);
-        native.set(b.number, transfersOfBlock(b, { traces: t }));
-      });
-    } else if (ctx.traces === 'trace_block') {
-      // trace_block goes by number: every trace names its block, which must be the header's.
-      const traces = await traceBlocksFlat(ctx.rpc, withTxs.map((b) => b.number));
-      withTxs.forEach((b, i) => {
-        const flat = traces[i]!;
-        if (flat.some((t) => t.blockHash !== undefined && t.blockHash.toLowerCase() !== b.hash)) throw new ChainMovedError(`the traces of block ${b.number} belong to another version of it`);
-        native.set(b.number, transfersOfBlock(b, { flat }));
-      });
-    } else {
-      const paying = withTxs.filter((b) => b.txs!.some((t) => BigInt(t.value) > 0n));
-      const receipts = await ctx.receipts.receipts(paying.map((b) => ({ hash: b.hash, txHashes: b.txHashes })));
-      paying.forEach((b, i) => native.set(b.number, transfersOfBlock(b, { receipts: receipts[i]! })));
+  const { file, scan } = await fetchLogs(ctx, lo, hi);
+  try {
+    const logs = scan.jsLogs;
+    const senderBlocks = new Set<number>();
+    for (const log of logs) {
+      if (ctx.plan.jsDecoders.some((d) => d.needsSender(log))) senderBlocks.add(hexNumber(log.blockNumber));
     }
+    const wantTxValues = ctx.plan.native && ctx.traces === null;
+    const numbers = Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
+    const tokenWork = ctx.tokens.ensure([...tokensNeeded(ctx, logs), ...[...scan.engine.values()].flatMap((e) => e.tokens)]);
+    const raw = await getBlocks(ctx.rpc, numbers, (n) => wantTxValues || senderBlocks.has(n));
+    const blocks = raw.map((b, i) => {
+      if (!b) throw new ChainMovedError(`the node has no block ${numbers[i]} (yet)`);
+      return toBlockInfo(b);
+    });
+    checkChain(blocks, scan.blockHashes);
+
+    const native = new Map<number, NativeTransfer[]>();
+    if (ctx.plan.native) {
+      const withTxs = blocks.filter((b) => b.txHashes.length > 0);
+      if (ctx.traces === 'debug_trace') {
+        const traces = await traceBlocks(ctx.rpc, withTxs.map((b) => b.hash));
+        withTxs.forEach((b, i) => {
+          const t = traces[i]!;
+          if (t.length !== b.txHashes.length) throw new ChainMovedError(`block ${b.number}: ${t.length} traces for ${b.txHashes.length} transactions`);
+          native.set(b.number, transfersOfBlock(b, { traces: t }));
+        });
+      } else if (ctx.traces === 'trace_block') {
+        // trace_block goes by number: every trace names its block, which must be the header's.
+        const traces = await traceBlocksFlat(ctx.rpc, withTxs.map((b) => b.number));
+        withTxs.forEach((b, i) => {
+          const flat = traces[i]!;
+          if (flat.some((t) => t.blockHash !== undefined && t.blockHash.toLowerCase() !== b.hash)) throw new ChainMovedError(`the traces of block ${b.number} belong to another version of it`);
+          native.set(b.number, transfersOfBlock(b, { flat }));
+        });
+      } else {
+        const paying = withTxs.filter((b) => b.txs!.some((t) => BigInt(t.value) > 0n));
+        const receipts = await ctx.receipts.receipts(paying.map((b) => ({ hash: b.hash, txHashes: b.txHashes })));
+        paying.forEach((b, i) => native.set(b.number, transfersOfBlock(b, { receipts: receipts[i]! })));
+      }
+    }
+    await tokenWork;
+    return { lo, hi, logs, logFile: file, engine: scan.engine, blocks, native };
+  } catch (e) {
+    if (file) fs.rmSync(file, { force: true });
+    throw e;
   }
-  await tokenWork;
-  return { lo, hi, logs, blocks, native };
 }
 
 function tokensNeeded(ctx: FetchContext, logs: readonly RpcLog[]): Set<Hex> {
   const out = new Set<Hex>();
-  for (const log of logs) for (const d of ctx.plan.decoders) for (const t of d.tokensOf(log)) out.add(t.toLowerCase() as Hex);
+  for (const log of logs) for (const d of ctx.plan.jsDecoders) for (const t of d.tokensOf(log)) out.add(t.toLowerCase() as Hex);
   return out;
 }
 
-/** Headers chain, and every log belongs to the header of its block. */
-function checkChain(blocks: readonly BlockInfo[], logs: readonly RpcLog[]): void {
+/** Headers chain, and every block with logs is named by its logs with the header's hash. */
+function checkChain(blocks: readonly BlockInfo[], logBlocks: ReadonlyMap<number, string>): void {
   for (let i = 1; i < blocks.length; i++) {
     if (blocks[i]!.parentHash !== blocks[i - 1]!.hash) throw new ChainMovedError(`block ${blocks[i]!.number} does not follow block ${blocks[i - 1]!.number}`);
   }
   const first = blocks[0]?.number ?? 0;
-  for (const log of logs) {
-    const b = blocks[hexNumber(log.blockNumber) - first];
-    if (log.removed || !b || log.blockHash.toLowerCase() !== b.hash) {
-      throw new ChainMovedError(`a log of block ${hexNumber(log.blockNumber)} belongs to another version of that block`);
-    }
+  for (const [n, hash] of logBlocks) {
+    const b = blocks[n - first];
+    if (!b || hash !== b.hash) throw new ChainMovedError(`a log of block ${n} belongs to another version of that block`);
   }
 }

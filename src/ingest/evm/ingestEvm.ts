@@ -16,6 +16,7 @@
  * network, is deleted in one transaction and ingested again. A reorg deeper
  * than `reorgWindow` blocks stops ingestion with an error.
  */
+import fs from 'node:fs';
 import { networkInfo } from '../../catalog/networks.ts';
 import { loadProtocols } from '../../reference/protocols.ts';
 import type { Store } from '../../store/createStore.ts';
@@ -26,10 +27,12 @@ import { createLogFetcher, type Hex, type LogFetcher } from '../rpc/getLogs.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
 import { NATIVE_DATASET } from './decoders/native.ts';
 import { discoverPools } from './discoverPools.ts';
+import { createLogDir } from './logFile.ts';
 import { ChainMovedError, fetchBatch, type FetchContext, type FetchedBatch } from './fetchBatch.ts';
 import { planDatasets, type DatasetPlan, type EvmProtocol } from './planDatasets.ts';
 import { createPoolBook } from './poolBook.ts';
 import { createTokenBook } from './tokenBook.ts';
+import type { EngineBatch } from './types.ts';
 import { rollbackAbove, writeBatch } from './writeBatch.ts';
 
 export interface IngestEvmOptions {
@@ -99,6 +102,7 @@ export const DEFAULT_CONFIRMATIONS: Readonly<Record<string, number>> = { ETH: 65
 export const confirmationsFor = (network: string) => DEFAULT_CONFIRMATIONS[network] ?? 30;
 
 const TARGET_EVENTS_PER_BATCH = 50_000;
+const NO_ROWS: EngineBatch = { events: 0, tokens: [], wide: [] };
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
@@ -112,11 +116,13 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
   if (!info || info.chainId === null) throw new IngestError(`${opts.network} is not an EVM network`);
   const emit = opts.onEvent ?? (() => undefined);
   const signal = opts.signal;
+  // Aborted after a failed batch, so that the fetches still in flight end soon.
+  const abandon = new AbortController();
   const rpc = createRpc({
     url: opts.rpcUrl,
     ...(opts.rpcConcurrency ? { concurrency: opts.rpcConcurrency } : {}),
     ...(opts.rpcBatchSize ? { batchSize: opts.rpcBatchSize } : {}),
-    ...(signal ? { signal } : {}),
+    signal: signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal,
   });
 
   if (!opts.skipChainCheck) {
@@ -157,235 +163,257 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
   const topic0 = [...new Set(plan.decoders.flatMap((d) => d.topic0))];
   const anyAddress = plan.decoders.some((d) => d.addresses === null);
   const logs: LogFetcher = topic0.length === 0
-    ? { range: 0, calls: 0, fetch: async () => [] }
+    ? { range: 0, calls: 0, fetch: async () => [], fetchInto: async () => undefined }
     : createLogFetcher(rpc, { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) }, {
       ...(opts.getLogsRange ? { fixedRange: opts.getLogsRange } : {}),
     });
-  const fetchCtx: FetchContext = { rpc, logs, plan, traces: traceSource, receipts: createReceiptSource(rpc), tokens };
-  const env: DecodeEnv = { network, nativeSymbol: info.nativeSymbol, plan, tokens, pools };
+  const logDir = createLogDir();
+  try {
+    const fetchCtx: FetchContext = { store, logDir, rpc, logs, plan, traces: traceSource, receipts: createReceiptSource(rpc), tokens };
+    const env: DecodeEnv = { network, nativeSymbol: info.nativeSymbol, plan, tokens, pools };
 
-  let blocksDone = 0;
-  let eventsDone = 0;
-  let batches = 0;
-  let size = opts.batchBlocks ?? 20;
-  const maxSize = opts.batchBlocks ?? (plan.native ? 500 : 2_000);
-  let last: { number: number; hash: Hex } | null = null;
+    let blocksDone = 0;
+    let eventsDone = 0;
+    let batches = 0;
+    let size = opts.batchBlocks ?? 20;
+    const maxSize = opts.batchBlocks ?? (plan.native ? 500 : 2_000);
+    let last: { number: number; hash: Hex } | null = null;
 
-  const storedBlocks = async (numbers: number[]) => {
-    const rows = await store.all<{ number: bigint; hash: string; parent_hash: string }>(
-      `SELECT number, hash, parent_hash FROM blocks WHERE network = $network AND number IN (${numbers.map((n) => Math.trunc(n)).join(', ')})`, { network });
-    return new Map(rows.map((r) => [Number(r.number), { hash: r.hash, parentHash: r.parent_hash }]));
-  };
+    const storedBlocks = async (numbers: number[]) => {
+      const rows = await store.all<{ number: bigint; hash: string; parent_hash: string }>(
+        `SELECT number, hash, parent_hash FROM blocks WHERE network = $network AND number IN (${numbers.map((n) => Math.trunc(n)).join(', ')})`, { network });
+      return new Map(rows.map((r) => [Number(r.number), { hash: r.hash, parentHash: r.parent_hash }]));
+    };
 
-  /** Walks back from `block` to the newest block whose stored hash the node agrees with, and drops everything above it. */
-  async function reconcile(block: number): Promise<void> {
-    let ancestor = block;
-    let depth = 0;
-    for (;;) {
-      const stored = (await storedBlocks([ancestor])).get(ancestor);
-      if (!stored) break;
-      const remote = await getBlock(rpc, ancestor);
-      if (remote && remote.hash.toLowerCase() === stored.hash) break;
-      if (++depth > reorgWindow) {
-        throw new IngestError(`reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${ancestor}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest from an earlier block with --force --from ${Math.max(0, ancestor - 1)} (or raise --reorg-window)`);
-      }
-      ancestor--;
-    }
-    await rollbackAbove(store, network, ancestor);
-    await pools.reload();
-    last = null;
-    emit({ type: 'reorg', ancestor, depth, detectedAt: block });
-  }
-
-  async function fetchWithRetry(lo: number, hi: number): Promise<FetchedBatch> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const b = await fetchBatch(fetchCtx, lo, hi);
-        if (!opts.batchBlocks) {
-          const perBlock = (b.logs.length + [...b.native.values()].reduce((n, t) => n + t.length, 0)) / b.blocks.length;
-          const ideal = perBlock > 0 ? TARGET_EVENTS_PER_BATCH / perBlock : maxSize;
-          size = Math.max(1, Math.min(maxSize, Math.round(Math.min(Math.max(ideal, size / 2), size * 2))));
+    /** Walks back from `block` to the newest block whose stored hash the node agrees with, and drops everything above it. */
+    async function reconcile(block: number): Promise<void> {
+      let ancestor = block;
+      let depth = 0;
+      for (;;) {
+        const stored = (await storedBlocks([ancestor])).get(ancestor);
+        if (!stored) break;
+        const remote = await getBlock(rpc, ancestor);
+        if (remote && remote.hash.toLowerCase() === stored.hash) break;
+        if (++depth > reorgWindow) {
+          throw new IngestError(`reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${ancestor}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest from an earlier block with --force --from ${Math.max(0, ancestor - 1)} (or raise --reorg-window)`);
         }
-        return b;
-      } catch (e) {
-        if (!(e instanceof ChainMovedError) || attempt >= 5 || signal?.aborted) throw e;
-        await sleep(500 * (attempt + 1), signal);
+        ancestor--;
+      }
+      await rollbackAbove(store, network, ancestor);
+      await pools.reload();
+      last = null;
+      emit({ type: 'reorg', ancestor, depth, detectedAt: block });
+    }
+
+    async function fetchWithRetry(lo: number, hi: number): Promise<FetchedBatch> {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const b = await fetchBatch(fetchCtx, lo, hi);
+          if (!opts.batchBlocks) {
+            const events = b.logs.length + [...b.engine.values()].reduce((n, e) => n + e.events, 0) + [...b.native.values()].reduce((n, t) => n + t.length, 0);
+            const perBlock = events / b.blocks.length;
+            const ideal = perBlock > 0 ? TARGET_EVENTS_PER_BATCH / perBlock : maxSize;
+            size = Math.max(1, Math.min(maxSize, Math.round(Math.min(Math.max(ideal, size / 2), size * 2))));
+          }
+          return b;
+        } catch (e) {
+          if (!(e instanceof ChainMovedError) || attempt >= 5 || signal?.aborted) throw e;
+          await sleep(500 * (attempt + 1), signal);
+        }
       }
     }
-  }
 
-  /** Ingests `ranges` in order; stops early after a reorg so that the caller recomputes what is missing. */
-  async function runRanges(ranges: readonly Interval[]): Promise<'done' | 'reorged' | 'stopped'> {
-    let r = 0;
-    let cursor = ranges[0]?.lo ?? 0;
-    const next = (): [number, number] | null => {
-      while (r < ranges.length && cursor > ranges[r]!.hi) { r++; cursor = ranges[r]?.lo ?? 0; }
-      if (r >= ranges.length) return null;
-      const lo = cursor;
-      const hi = Math.min(ranges[r]!.hi, lo + size - 1);
-      cursor = hi + 1;
-      return [lo, hi];
-    };
-    const window = Math.max(1, opts.concurrency ?? 4);
-    const inFlight: Promise<FetchedBatch>[] = [];
-    const fill = () => {
-      while (inFlight.length < window) {
-        const n = next();
-        if (!n) return;
-        const p = fetchWithRetry(n[0], n[1]);
-        p.catch(() => undefined); // abandoned after a reorg or a stop; the error surfaces where awaited
-        inFlight.push(p);
-      }
-    };
-    fill();
-    // The commit of one batch runs in DuckDB's threads while the next is decoded.
-    let writing: Promise<void> | null = null;
-    const settle = async () => {
-      if (writing) await writing;
-      writing = null;
-    };
-    while (inFlight.length > 0) {
-      if (signal?.aborted) {
-        await settle();
-        return 'stopped';
-      }
-      let batch: FetchedBatch;
-      try {
-        batch = await inFlight.shift()!;
-      } catch (e) {
-        await settle();
-        if (signal?.aborted) return 'stopped';
-        throw e;
-      }
+    /** Ingests `ranges` in order; stops early after a reorg so that the caller recomputes what is missing. */
+    async function runRanges(ranges: readonly Interval[]): Promise<'done' | 'reorged' | 'stopped'> {
+      let r = 0;
+      let cursor = ranges[0]?.lo ?? 0;
+      const next = (): [number, number] | null => {
+        while (r < ranges.length && cursor > ranges[r]!.hi) { r++; cursor = ranges[r]?.lo ?? 0; }
+        if (r >= ranges.length) return null;
+        const lo = cursor;
+        const hi = Math.min(ranges[r]!.hi, lo + size - 1);
+        cursor = hi + 1;
+        return [lo, hi];
+      };
+      const window = Math.max(1, opts.concurrency ?? 4);
+      const inFlight: Promise<FetchedBatch>[] = [];
+      const fill = () => {
+        while (inFlight.length < window) {
+          const n = next();
+          if (!n) return;
+          const p = fetchWithRetry(n[0], n[1]);
+          p.catch(() => undefined); // abandoned after a reorg or a stop; the error surfaces where awaited
+          inFlight.push(p);
+        }
+      };
       fill();
-      const first = batch.blocks[0]!;
-      const lastBlock = batch.blocks[batch.blocks.length - 1]!;
-      // The previous batch (in `last`) is not committed yet, but it is the one before this batch.
-      const stored = await storedBlocks([batch.lo - 1, batch.hi + 1]);
-      const before = last?.number === batch.lo - 1 ? last.hash : stored.get(batch.lo - 1)?.hash;
-      if (before && first.parentHash !== before) {
-        await settle();
-        await reconcile(batch.lo - 1);
-        return 'reorged';
-      }
-      const after = stored.get(batch.hi + 1);
-      if (after && after.parentHash !== lastBlock.hash) {
-        // What is stored above was read from a chain the node left: it goes, and is ingested again when asked for.
-        await settle();
-        await rollbackAbove(store, network, batch.hi);
-        await pools.reload();
-        emit({ type: 'reorg', ancestor: batch.hi, depth: 0, detectedAt: batch.hi + 1 });
-      }
-      const decoded = decodeBatch(env, batch);
-      await settle();
-      const b = batch;
-      writing = writeBatch(store, {
-        network, lo: b.lo, hi: b.hi, datasets: plan.datasets, decoded, blocks: b.blocks, tokens, pools: !!plan.dexFactory, traces,
-        fresh: plan.datasets.filter((d) => !needsDelete(d, b.lo, b.hi)),
-      }).then(() => {
-        blocksDone += b.blocks.length;
-        eventsDone += decoded.events;
-        batches++;
-        emit({ type: 'batch', lo: b.lo, hi: b.hi, blocks: b.blocks.length, events: decoded.events });
-      });
-      writing.catch(() => undefined); // surfaced by settle()
-      last = { number: lastBlock.number, hash: lastBlock.hash };
-    }
-    await settle();
-    return 'done';
-  }
-
-  /**
-   * Coverage of each planned dataset when the ranges were planned. Only this
-   * run adds coverage, in order, so a batch that was uncovered then holds no
-   * rows of that dataset now and needs no delete before its append.
-   */
-  let plannedCoverage = new Map<string, Interval[]>();
-  const needsDelete = (dataset: string, lo: number, hi: number) => (plannedCoverage.get(dataset) ?? [{ lo, hi }]).some((c) => c.hi >= lo && c.lo <= hi);
-
-  async function missing(from: number, to: number, all: boolean): Promise<Interval[]> {
-    plannedCoverage = new Map();
-    for (const d of plan.datasets) plannedCoverage.set(d, await coveredIntervals(store, d, network));
-    if (all) {
-      plannedCoverage = new Map(); // re-ingesting: everything may hold rows
-      return [{ lo: from, hi: to }];
-    }
-    const out: Interval[] = [];
-    for (const d of plan.datasets) out.push(...gaps(from, to, plannedCoverage.get(d)!));
-    // Native transfers read without traces are not complete once the node can trace.
-    if (traces === true) out.push(...gaps(from, to, await coveredIntervals(store, `${NATIVE_DATASET}:traces`, network)));
-    return union(out);
-  }
-
-  /** Makes [from, to] covered for every planned dataset. */
-  async function backfill(from: number, to: number, reingest: boolean): Promise<'done' | 'stopped'> {
-    let all = reingest;
-    for (;;) {
-      const ranges = await missing(from, to, all);
-      all = false;
-      if (ranges.length === 0) return 'done';
-      emit({ type: 'plan', ranges, blocks: ranges.reduce((n, g) => n + g.hi - g.lo + 1, 0) });
-      if (plan.dexFactory) {
-        const dex = plan.decoders.find((d) => d.protocol === 'dex_v3')!;
-        await discoverPools({
-          store, rpc, network, factory: plan.dexFactory.factory, deployedBlock: plan.dexFactory.deployed_block, decoder: dex, tokens, pools,
-          mainRanges: ranges, upTo: ranges[ranges.length - 1]!.hi, signal, onNotice: (message) => emit({ type: 'notice', message }),
-        });
-      }
-      const result = await runRanges(ranges);
-      if (result !== 'reorged') return result;
-    }
-  }
-
-  let stopped = false;
-  const tipOf = async (from: number) => {
-    const [r] = await store.all<{ tip: bigint | null }>(`SELECT max(number) AS tip FROM blocks WHERE network = $network AND number >= $from`, { network, from });
-    return r?.tip == null ? null : Number(r.tip);
-  };
-
-  if (!opts.follow) {
-    let from = opts.from;
-    if (from === undefined) {
-      // Continue after the last block ingested for the network, as the other chain adapters do.
-      const tip = await tipOf(0);
-      if (tip === null) throw new IngestError(`nothing of ${network} is stored yet: give --from for the first run`);
-      from = tip + 1;
-    }
-    const requested = opts.to ?? head - confirmations;
-    if (requested > head) throw new IngestError(`--to ${requested} is beyond the node's head, block ${head}`);
-    const to = Math.min(requested, head - confirmations);
-    if (to < requested) emit({ type: 'notice', message: `stopping at block ${to}, ${confirmations} confirmations behind the head (${head}); blocks ${to + 1}–${requested} are left for later` });
-    if (to >= from) stopped = (await backfill(from, to, opts.reingest === true)) === 'stopped';
-  } else {
-    const storedTip = await tipOf(opts.from ?? 0);
-    const from = opts.from ?? (storedTip !== null ? storedTip + 1 : Math.max(0, head - confirmations));
-    let reingest = opts.reingest === true;
-    let lastCaughtUp: number | null = null;
-    const poll = opts.pollIntervalMs ?? 2_000;
-    while (!signal?.aborted) {
+      // The commit of one batch runs in DuckDB's threads while the next is decoded.
+      let writing: Promise<void> | null = null;
+      const settle = async () => {
+        if (writing) await writing;
+        writing = null;
+      };
       try {
-        head = await getBlockNumber(rpc);
-        const tip = await tipOf(from);
-        if (tip !== null) {
-          const [remote] = await getBlocks(rpc, [tip], false);
-          const stored = (await storedBlocks([tip])).get(tip);
-          if (stored && remote?.hash.toLowerCase() !== stored.hash) await reconcile(tip);
-        }
-        const safe = head - confirmations;
-        if (safe >= from && (await backfill(from, safe, reingest)) === 'stopped') break;
-        reingest = false;
-        // Once per new safe block, not on every poll.
-        if (safe !== lastCaughtUp) emit({ type: 'caught_up', block: safe, head });
-        lastCaughtUp = safe;
+        return await commitInOrder();
       } catch (e) {
-        if (signal?.aborted) break;
+        abandon.abort(); // fetches still in flight stop at their next node call
         throw e;
+      } finally {
+        // Fetches use the store (their scans): none may outlive the run. Their log files go too.
+        for (const r of await Promise.allSettled(inFlight)) if (r.status === 'fulfilled' && r.value.logFile) fs.rmSync(r.value.logFile, { force: true });
       }
-      await sleep(poll, signal);
-    }
-    stopped = true;
-  }
 
-  return { blocks: blocksDone, events: eventsDone, batches, seconds: (performance.now() - t0) / 1000, stopped: stopped || signal?.aborted === true, rpc: rpc.stats, traces };
+      async function commitInOrder(): Promise<'done' | 'reorged' | 'stopped'> {
+        while (inFlight.length > 0) {
+          if (signal?.aborted) {
+            await settle();
+            return 'stopped';
+          }
+          let batch: FetchedBatch;
+          try {
+            batch = await inFlight.shift()!;
+          } catch (e) {
+            await settle();
+            if (signal?.aborted) return 'stopped';
+            throw e;
+          }
+          fill();
+          const first = batch.blocks[0]!;
+          const lastBlock = batch.blocks[batch.blocks.length - 1]!;
+          // The previous batch (in `last`) is not committed yet, but it is the one before this batch.
+          const stored = await storedBlocks([batch.lo - 1, batch.hi + 1]);
+          const before = last?.number === batch.lo - 1 ? last.hash : stored.get(batch.lo - 1)?.hash;
+          if (before && first.parentHash !== before) {
+            await settle();
+            await reconcile(batch.lo - 1);
+            return 'reorged';
+          }
+          const after = stored.get(batch.hi + 1);
+          if (after && after.parentHash !== lastBlock.hash) {
+            // What is stored above was read from a chain the node left: it goes, and is ingested again when asked for.
+            await settle();
+            await rollbackAbove(store, network, batch.hi);
+            await pools.reload();
+            emit({ type: 'reorg', ancestor: batch.hi, depth: 0, detectedAt: batch.hi + 1 });
+          }
+          const decoded = decodeBatch(env, batch);
+          await settle();
+          const b = batch;
+          writing = writeBatch(store, {
+            network, lo: b.lo, hi: b.hi, datasets: plan.datasets, decoded, blocks: b.blocks, tokens, pools: !!plan.dexFactory, traces,
+            engine: plan.engineDecoders.map((decoder) => ({ decoder, batch: b.engine.get(decoder.datasets[0]!) ?? NO_ROWS })),
+            logFile: b.logFile,
+            fresh: plan.datasets.filter((d) => !needsDelete(d, b.lo, b.hi)),
+          }).then(() => {
+            if (b.logFile) fs.rmSync(b.logFile, { force: true });
+            blocksDone += b.blocks.length;
+            eventsDone += decoded.events;
+            batches++;
+            emit({ type: 'batch', lo: b.lo, hi: b.hi, blocks: b.blocks.length, events: decoded.events });
+          });
+          writing.catch(() => undefined); // surfaced by settle()
+          last = { number: lastBlock.number, hash: lastBlock.hash };
+        }
+        await settle();
+        return 'done';
+      }
+    }
+
+    /**
+     * Coverage of each planned dataset when the ranges were planned. Only this
+     * run adds coverage, in order, so a batch that was uncovered then holds no
+     * rows of that dataset now and needs no delete before its append.
+     */
+    let plannedCoverage = new Map<string, Interval[]>();
+    const needsDelete = (dataset: string, lo: number, hi: number) => (plannedCoverage.get(dataset) ?? [{ lo, hi }]).some((c) => c.hi >= lo && c.lo <= hi);
+
+    async function missing(from: number, to: number, all: boolean): Promise<Interval[]> {
+      plannedCoverage = new Map();
+      for (const d of plan.datasets) plannedCoverage.set(d, await coveredIntervals(store, d, network));
+      if (all) {
+        plannedCoverage = new Map(); // re-ingesting: everything may hold rows
+        return [{ lo: from, hi: to }];
+      }
+      const out: Interval[] = [];
+      for (const d of plan.datasets) out.push(...gaps(from, to, plannedCoverage.get(d)!));
+      // Native transfers read without traces are not complete once the node can trace.
+      if (traces === true) out.push(...gaps(from, to, await coveredIntervals(store, `${NATIVE_DATASET}:traces`, network)));
+      return union(out);
+    }
+
+    /** Makes [from, to] covered for every planned dataset. */
+    async function backfill(from: number, to: number, reingest: boolean): Promise<'done' | 'stopped'> {
+      let all = reingest;
+      for (;;) {
+        const ranges = await missing(from, to, all);
+        all = false;
+        if (ranges.length === 0) return 'done';
+        emit({ type: 'plan', ranges, blocks: ranges.reduce((n, g) => n + g.hi - g.lo + 1, 0) });
+        if (plan.dexFactory) {
+          const dex = plan.jsDecoders.find((d) => d.protocol === 'dex_v3')!;
+          await discoverPools({
+            store, rpc, network, factory: plan.dexFactory.factory, deployedBlock: plan.dexFactory.deployed_block, decoder: dex, tokens, pools,
+            mainRanges: ranges, upTo: ranges[ranges.length - 1]!.hi, signal, onNotice: (message) => emit({ type: 'notice', message }),
+          });
+        }
+        const result = await runRanges(ranges);
+        if (result !== 'reorged') return result;
+      }
+    }
+
+    let stopped = false;
+    const tipOf = async (from: number) => {
+      const [r] = await store.all<{ tip: bigint | null }>(`SELECT max(number) AS tip FROM blocks WHERE network = $network AND number >= $from`, { network, from });
+      return r?.tip == null ? null : Number(r.tip);
+    };
+
+    if (!opts.follow) {
+      let from = opts.from;
+      if (from === undefined) {
+        // Continue after the last block ingested for the network, as the other chain adapters do.
+        const tip = await tipOf(0);
+        if (tip === null) throw new IngestError(`nothing of ${network} is stored yet: give --from for the first run`);
+        from = tip + 1;
+      }
+      const requested = opts.to ?? head - confirmations;
+      if (requested > head) throw new IngestError(`--to ${requested} is beyond the node's head, block ${head}`);
+      const to = Math.min(requested, head - confirmations);
+      if (to < requested) emit({ type: 'notice', message: `stopping at block ${to}, ${confirmations} confirmations behind the head (${head}); blocks ${to + 1}–${requested} are left for later` });
+      if (to >= from) stopped = (await backfill(from, to, opts.reingest === true)) === 'stopped';
+    } else {
+      const storedTip = await tipOf(opts.from ?? 0);
+      const from = opts.from ?? (storedTip !== null ? storedTip + 1 : Math.max(0, head - confirmations));
+      let reingest = opts.reingest === true;
+      let lastCaughtUp: number | null = null;
+      const poll = opts.pollIntervalMs ?? 2_000;
+      while (!signal?.aborted) {
+        try {
+          head = await getBlockNumber(rpc);
+          const tip = await tipOf(from);
+          if (tip !== null) {
+            const [remote] = await getBlocks(rpc, [tip], false);
+            const stored = (await storedBlocks([tip])).get(tip);
+            if (stored && remote?.hash.toLowerCase() !== stored.hash) await reconcile(tip);
+          }
+          const safe = head - confirmations;
+          if (safe >= from && (await backfill(from, safe, reingest)) === 'stopped') break;
+          reingest = false;
+          // Once per new safe block, not on every poll.
+          if (safe !== lastCaughtUp) emit({ type: 'caught_up', block: safe, head });
+          lastCaughtUp = safe;
+        } catch (e) {
+          if (signal?.aborted) break;
+          throw e;
+        }
+        await sleep(poll, signal);
+      }
+      stopped = true;
+    }
+
+    return { blocks: blocksDone, events: eventsDone, batches, seconds: (performance.now() - t0) / 1000, stopped: stopped || signal?.aborted === true, rpc: rpc.stats, traces };
+  } finally {
+    // Log files of batches never committed (a stop, a reorg, an error).
+    fs.rmSync(logDir, { recursive: true, force: true });
+  }
 }
 

@@ -11,7 +11,7 @@ import { createErc20Decoder } from './decoders/erc20.ts';
 import { createLendingDecoder } from './decoders/lending_v3.ts';
 import { NATIVE_DATASET } from './decoders/native.ts';
 import { createStakingDecoder } from './decoders/staking.ts';
-import type { ProtocolDecoder } from './types.ts';
+import type { EngineDecoder, JsDecoder, ProtocolDecoder } from './types.ts';
 
 export const EVM_PROTOCOLS = ['erc20', 'native', 'lending_v3', 'dex_v3', 'staking'] as const;
 export type EvmProtocol = (typeof EVM_PROTOCOLS)[number];
@@ -21,6 +21,9 @@ export interface DatasetPlan {
   /** Dataset ids this run fills and records coverage for. */
   readonly datasets: readonly string[];
   readonly decoders: readonly ProtocolDecoder[];
+  /** The decoders that read logs as JS objects, and those whose rows the engine computes. */
+  readonly jsDecoders: readonly JsDecoder[];
+  readonly engineDecoders: readonly EngineDecoder[];
   readonly native: boolean;
   readonly dexFactory: DexFactory | undefined;
   /** Catalog datasets of the network this run does not fill, and why. */
@@ -81,6 +84,8 @@ export function planDatasets(network: string, protocols: Protocols, only?: reado
     network,
     datasets,
     decoders,
+    jsDecoders: decoders.filter((d): d is JsDecoder => d.engine === undefined),
+    engineDecoders: decoders.filter((d): d is EngineDecoder => d.engine !== undefined),
     native: datasets.includes(NATIVE_DATASET),
     dexFactory: datasets.some((d) => d.startsWith('evm/dex_v3/')) ? protocols.dex_v3[network] : undefined,
     skipped,

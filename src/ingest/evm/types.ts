@@ -1,5 +1,5 @@
 /** Shapes shared by the EVM ingestion modules. */
-import type { AppendValue } from '../../store/createStore.ts';
+import type { AppendValue, Tx } from '../../store/createStore.ts';
 import type { RpcTransaction } from '../rpc/actions.ts';
 import type { Hex, RpcLog } from '../rpc/getLogs.ts';
 
@@ -64,19 +64,73 @@ export interface DecodeContext {
   emit(dataset: string, row: Row | RowValues): void;
 }
 
-/** One protocol's log decoding: which logs it reads and what rows they become. */
-export interface ProtocolDecoder {
+/** What every protocol decoder declares: which logs it reads, which datasets they fill. */
+interface DecoderBase {
   readonly protocol: string;
   /** Dataset ids (catalog endpoint ids) this decoder fills. */
   readonly datasets: readonly string[];
   readonly topic0: readonly Hex[];
   /** Contracts whose logs it reads; null when any contract may emit them. */
   readonly addresses: readonly Hex[] | null;
+}
+
+/** A decoder that turns each log into rows in JS, with viem's ABI codec. */
+export interface JsDecoder extends DecoderBase {
+  readonly engine?: undefined;
   /** Token contracts whose metadata decoding this log needs. */
   tokensOf(log: RpcLog): readonly Hex[];
   /** Whether decoding this log needs its transaction's sender. */
   needsSender(log: RpcLog): boolean;
   decode(log: RpcLog, ctx: DecodeContext): void;
+}
+
+/**
+ * A decoder whose rows DuckDB computes from the batch's log file in one
+ * INSERT … SELECT (logFile.ts): the hot path, for datasets with one row per
+ * log of a fixed shape (ERC-20 transfers). It fills one dataset.
+ */
+export interface EngineDecoder extends DecoderBase {
+  readonly engine: {
+    /** Reads from the batch's logs what the commit needs. */
+    prepare(tx: Tx, logs: LogRelation): Promise<EngineBatch>;
+    /** Inserts the batch's rows in block and log order, inside the batch's transaction. */
+    insert(tx: Tx, p: EngineInsert): Promise<void>;
+  };
+}
+
+export type ProtocolDecoder = JsDecoder | EngineDecoder;
+
+/** The batch's logs as a relation to select from (columns named as the node names them), with its bound parameters. */
+export interface LogRelation {
+  readonly sql: string;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+/** An integer the engine cannot compute exactly from a log (above its integer types), computed in JS. */
+export interface WideValue {
+  readonly block_number: number;
+  readonly log_index: number;
+  /** Decimal digits. */
+  readonly value: string;
+}
+
+export interface EngineBatch {
+  /** Rows the insert will write. */
+  readonly events: number;
+  /** Token contracts whose metadata the rows need (resolved before the commit). */
+  readonly tokens: readonly Hex[];
+  readonly wide: readonly WideValue[];
+}
+
+export interface EngineInsert {
+  readonly network: string;
+  /** Block range of the batch; its headers are already in `blocks`. */
+  readonly lo: number;
+  readonly hi: number;
+  /** The batch's log file (logFile.ts). */
+  readonly file: string;
+  readonly batch: EngineBatch;
+  token(address: Hex): TokenInfo;
 }
 
 /** A hex quantity (block number, log index) as a number. */

@@ -17,7 +17,8 @@ import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
 import type { DecodedBatch } from './decodeBatch.ts';
 import { appendPools } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import type { BlockInfo, Row, RowValues } from './types.ts';
+import type { BlockInfo, EngineBatch, EngineDecoder, Row, RowValues, TokenInfo } from './types.ts';
+import type { Hex } from '../rpc/getLogs.ts';
 
 export function tableOf(dataset: string): TableDef {
   const e = endpointById(dataset);
@@ -53,6 +54,9 @@ export interface WriteBatchParams {
   readonly hi: number;
   readonly datasets: readonly string[];
   readonly decoded: DecodedBatch;
+  /** Engine decoders with what they insert, and the batch's log file they read. */
+  readonly engine: readonly { readonly decoder: EngineDecoder; readonly batch: EngineBatch }[];
+  readonly logFile: string | null;
   readonly blocks: readonly BlockInfo[];
   readonly tokens: TokenBook;
   /** Whether pools were discovered over this range (dex planned). */
@@ -65,15 +69,22 @@ export interface WriteBatchParams {
 
 export async function writeBatch(store: Store, p: WriteBatchParams): Promise<void> {
   const range = { network: p.network, lo: p.lo, hi: p.hi };
+  const token = (address: Hex): TokenInfo => p.tokens.get(address);
   await store.transaction(async (tx) => {
+    // Headers first: engine decoders read the block times from them.
+    await tx.run(`DELETE FROM blocks WHERE network = $network AND number BETWEEN $lo AND $hi`, range);
+    await tx.append('blocks', p.blocks.map((b) => [p.network, b.number, b.time, b.hash, b.parentHash]));
     for (const dataset of p.datasets) {
       const table = tableOf(dataset);
       if (!p.fresh?.includes(dataset)) await tx.run(`DELETE FROM ${table.name} WHERE network = $network AND block_number BETWEEN $lo AND $hi`, range);
       const rows = p.decoded.rows.get(dataset) ?? [];
       if (rows.length) await tx.append(table.name, toColumns(table, rows));
     }
-    await tx.run(`DELETE FROM blocks WHERE network = $network AND number BETWEEN $lo AND $hi`, range);
-    await tx.append('blocks', p.blocks.map((b) => [p.network, b.number, b.time, b.hash, b.parentHash]));
+    for (const { decoder, batch } of p.engine) {
+      if (batch.events === 0) continue;
+      if (!p.logFile) throw new Error(`${decoder.protocol}: ${batch.events} rows to insert, but the batch has no log file`);
+      await decoder.engine.insert(tx, { network: p.network, lo: p.lo, hi: p.hi, file: p.logFile, batch, token });
+    }
     if (p.pools) {
       await tx.run(`DELETE FROM pools WHERE network = $network AND created_block BETWEEN $lo AND $hi`, range);
       await appendPools(tx, p.network, p.decoded.newPools);

@@ -13,6 +13,7 @@
 import { getLogsRetryHelper } from '@ponder/utils';
 import { Semaphore } from '../../utils/semaphore.ts';
 import { RpcError, RpcHttpError, RpcResponseError } from './errors.ts';
+import { createArrayExtractor, type ArrayStreamEnd } from './resultBytes.ts';
 
 export interface RpcCall {
   readonly method: string;
@@ -32,6 +33,13 @@ export interface RpcOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Where one attempt of `requestArrayInto` writes the array's contents (without its brackets). */
+export interface ArraySink {
+  write(bytes: Buffer): void;
+  /** The attempt failed: forget what it wrote. */
+  abort(): void;
+}
+
 export interface RpcStats {
   httpRequests: number;
   calls: number;
@@ -42,6 +50,13 @@ export interface Rpc {
   readonly url: string;
   readonly stats: RpcStats;
   request<T>(method: string, params: readonly unknown[]): Promise<T>;
+  /**
+   * A call whose result is an array: the JSON text of the array's contents
+   * is streamed, unparsed, into a sink opened per attempt (see
+   * resultBytes.ts); an attempt that fails aborts its sink. Same retries as
+   * `request`. Resolves to the bytes written.
+   */
+  requestArrayInto(method: string, params: readonly unknown[], open: () => ArraySink): Promise<number>;
   /** Many calls, sent as batch arrays; throws the first error that retries could not cure. */
   requestMany<T>(calls: readonly RpcCall[]): Promise<T[]>;
   /** Many calls; each one settles on its own (for calls that may legitimately fail, such as eth_call). */
@@ -79,8 +94,11 @@ export function createRpc(opts: RpcOptions): Rpc {
   let nextId = 1;
   const stats: RpcStats = { httpRequests: 0, calls: 0, retries: 0 };
 
-  /** One HTTP POST; throws RpcHttpError for transport failures. */
-  async function post(body: unknown, method: string): Promise<unknown> {
+  /** Parsed from the bytes: a text() first would decode large answers (logs, blocks) twice. */
+  const readJson = async (res: Response): Promise<unknown> => (await res.json()) as unknown;
+
+  /** One HTTP POST, its answer read by `read` (JSON by default); throws RpcHttpError for transport failures. */
+  async function post<T = unknown>(body: unknown, method: string, read: (res: Response) => Promise<T> = readJson as (res: Response) => Promise<T>): Promise<T> {
     const release = await gate.acquire();
     try {
       stats.httpRequests++;
@@ -104,10 +122,10 @@ export function createRpc(opts: RpcOptions): Rpc {
         });
       }
       try {
-        // Parsed from the bytes: a text() first would decode large answers (logs, blocks) twice.
-        return (await res.json()) as unknown;
+        return await read(res);
       } catch (e) {
         if (opts.signal?.aborted) throw opts.signal.reason;
+        if (e instanceof RpcError) throw e;
         throw new RpcHttpError(method, { status: res.status, message: `the answer is not JSON (${(e as Error).message})`, cause: e });
       }
     } finally {
@@ -138,6 +156,48 @@ export function createRpc(opts: RpcOptions): Rpc {
         if (r && typeof r === 'object' && 'result' in r && !r.error) return r.result as T;
         throw toError(call, r);
       } catch (e) {
+        if (!shouldRetry(call, e, attempt)) throw e;
+        await backoff(attempt, e);
+      }
+    }
+  }
+
+  /** Streams the body through the array extractor into `sink`. */
+  const streamArray = (method: string, sink: ArraySink) => async (res: Response): Promise<ArrayStreamEnd> => {
+    const extractor = createArrayExtractor((b) => sink.write(b));
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) extractor.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    } catch (e) {
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      throw new RpcHttpError(method, { message: `the answer broke off: ${(e as Error).message}${causeText(e)}`, retryable: true, cause: e });
+    }
+    return extractor.end();
+  };
+
+  async function requestArrayInto(method: string, params: readonly unknown[], open: () => ArraySink): Promise<number> {
+    const call = { method, params };
+    for (let attempt = 0; ; attempt++) {
+      const sink = open();
+      try {
+        stats.calls++;
+        const answer = await post({ jsonrpc: '2.0', id: nextId++, method, params }, method, streamArray(method, sink));
+        if (answer.kind === 'array') return answer.bytes;
+        // Not streamed as an array result: an error answer, or a small result spelled unusually.
+        let r: JsonRpcResponse;
+        try {
+          r = JSON.parse(answer.body.toString('utf8')) as JsonRpcResponse;
+        } catch (e) {
+          throw new RpcHttpError(method, { status: 200, message: `the answer is not JSON (${(e as Error).message})`, cause: e });
+        }
+        if (r && typeof r === 'object' && 'result' in r && !r.error) {
+          if (!Array.isArray(r.result)) throw new RpcHttpError(method, { status: 200, message: `the result is not an array: ${JSON.stringify(r.result).slice(0, 200)}` });
+          const text = Buffer.from(JSON.stringify(r.result).slice(1, -1));
+          sink.write(text);
+          return text.length;
+        }
+        throw toError(call, r);
+      } catch (e) {
+        sink.abort();
         if (!shouldRetry(call, e, attempt)) throw e;
         await backoff(attempt, e);
       }
@@ -203,6 +263,7 @@ export function createRpc(opts: RpcOptions): Rpc {
     url,
     stats,
     request,
+    requestArrayInto,
     async requestMany<T>(calls: readonly RpcCall[]): Promise<T[]> {
       const settled = await settleAll<T>(calls);
       return settled.map((s) => {

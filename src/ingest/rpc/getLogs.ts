@@ -10,7 +10,7 @@
  * every caller of one fetcher: one fetcher per node and filter shape.
  */
 import { getLogsRetryHelper } from '@ponder/utils';
-import type { Rpc } from './createRpc.ts';
+import type { ArraySink, Rpc } from './createRpc.ts';
 import { RpcError } from './errors.ts';
 
 export type Hex = `0x${string}`;
@@ -43,9 +43,20 @@ export interface LogFetcherOptions {
   readonly fixedRange?: number;
 }
 
+/**
+ * Where answers go: each eth_getLogs call (each attempt of one) opens a page,
+ * to which the contents of the answer's array are written as the node sent
+ * them; pages are opened in block order within one address chunk.
+ */
+export interface LogSink {
+  page(): ArraySink;
+}
+
 export interface LogFetcher {
   /** Every matching log of [from, to], in block and log order. */
   fetch(from: number, to: number): Promise<RpcLog[]>;
+  /** Every matching log of [from, to], streamed into `sink` (not sorted across address chunks). */
+  fetchInto(from: number, to: number, sink: LogSink): Promise<void>;
   /** The range the next call would use. */
   readonly range: number;
   readonly calls: number;
@@ -54,6 +65,8 @@ export interface LogFetcher {
 const toHex = (n: number): Hex => `0x${n.toString(16)}`;
 /** Addresses per call: providers limit the address list (Ponder uses 50). */
 const ADDRESS_CHUNK = 50;
+/** An answer below this size lets the range grow fast (about 2,000 logs). */
+const SMALL_ANSWER_BYTES = 1_000_000;
 
 export function createLogFetcher(rpc: Rpc, filter: LogFilter, opts: LogFetcherOptions = {}): LogFetcher {
   const maxRange = opts.fixedRange ?? opts.maxRange ?? 100_000;
@@ -64,7 +77,7 @@ export function createLogFetcher(rpc: Rpc, filter: LogFilter, opts: LogFetcherOp
   if (filter.address === undefined) addressChunks.push(undefined);
   else for (let i = 0; i < filter.address.length; i += ADDRESS_CHUNK) addressChunks.push(filter.address.slice(i, i + ADDRESS_CHUNK));
 
-  async function call(from: number, to: number, address: readonly Hex[] | undefined): Promise<RpcLog[]> {
+  async function call(from: number, to: number, address: readonly Hex[] | undefined, sink: LogSink): Promise<void> {
     // No trailing null topics: many providers break on them.
     const params = {
       ...(address === undefined ? {} : { address: address.length === 1 ? address[0] : address }),
@@ -74,9 +87,8 @@ export function createLogFetcher(rpc: Rpc, filter: LogFilter, opts: LogFetcherOp
     };
     calls++;
     try {
-      const logs = await rpc.request<RpcLog[]>('eth_getLogs', [params]);
-      if (!confirmed) estimated = Math.min(maxRange, Math.max(estimated, Math.ceil((to - from + 1) * (logs.length < 2_000 ? 1.5 : 1.05))));
-      return logs;
+      const bytes = await rpc.requestArrayInto('eth_getLogs', [params], () => sink.page());
+      if (!confirmed) estimated = Math.min(maxRange, Math.max(estimated, Math.ceil((to - from + 1) * (bytes < SMALL_ANSWER_BYTES ? 1.5 : 1.05))));
     } catch (e) {
       if (!(e instanceof RpcError) || opts.fixedRange !== undefined) throw e;
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -89,33 +101,45 @@ export function createLogFetcher(rpc: Rpc, filter: LogFilter, opts: LogFetcherOp
         if (to === from || !wider.shouldRetry) throw e;
         // A refused suggestion means the limit is just below it; otherwise halve.
         estimated = confirmed ? to - from : Math.max(1, Math.floor((to - from + 1) / 2));
-        const out: RpcLog[] = [];
-        for (let lo = from; lo <= to; lo += estimated) out.push(...(await call(lo, Math.min(to, lo + estimated - 1), address)));
-        return out;
+        for (let lo = from; lo <= to; lo += estimated) await call(lo, Math.min(to, lo + estimated - 1), address, sink);
+        return;
       }
       const first = advice.ranges[0]!;
       const size = Number(BigInt(first.toBlock) - BigInt(first.fromBlock)) + 1;
       if (advice.isSuggestedRange) { estimated = size; confirmed = true; }
       else estimated = Math.max(1, Math.min(estimated, size));
-      const out: RpcLog[] = [];
-      for (const r of advice.ranges) out.push(...(await call(Number(BigInt(r.fromBlock)), Number(BigInt(r.toBlock)), address)));
-      return out;
+      for (const r of advice.ranges) await call(Number(BigInt(r.fromBlock)), Number(BigInt(r.toBlock)), address, sink);
+    }
+  }
+
+  async function fetchInto(from: number, to: number, sink: LogSink): Promise<void> {
+    for (const address of addressChunks) {
+      let lo = from;
+      while (lo <= to) {
+        const hi = Math.min(to, lo + estimated - 1);
+        await call(lo, hi, address, sink);
+        lo = hi + 1;
+      }
     }
   }
 
   return {
     get range() { return estimated; },
     get calls() { return calls; },
+    fetchInto,
     async fetch(from, to) {
+      const pages: Buffer[][] = [];
+      await fetchInto(from, to, {
+        page() {
+          const chunks: Buffer[] = [];
+          pages.push(chunks);
+          return { write: (b) => { chunks.push(b); }, abort: () => { chunks.length = 0; } };
+        },
+      });
       const out: RpcLog[] = [];
-      for (const address of addressChunks) {
-        let lo = from;
-        while (lo <= to) {
-          const hi = Math.min(to, lo + estimated - 1);
-          const logs = await call(lo, hi, address);
-          for (const l of logs) out.push(l);
-          lo = hi + 1;
-        }
+      for (const chunks of pages) {
+        if (chunks.length === 0) continue;
+        for (const l of JSON.parse(`[${Buffer.concat(chunks).toString('utf8')}]`) as RpcLog[]) out.push(l);
       }
       if (addressChunks.length > 1) out.sort(compareLogs);
       return out;

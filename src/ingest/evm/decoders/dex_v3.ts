@@ -17,7 +17,7 @@ import { parseAbiItem } from 'viem';
 import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
-import type { PoolInfo, ProtocolDecoder, Row } from '../types.ts';
+import type { PoolInfo, JsDecoder, Row } from '../types.ts';
 
 export const DEX_EVENTS = {
   poolCreated: parseAbiItem('event PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool)'),
@@ -60,7 +60,7 @@ function poolColumns(p: PoolInfo, amount0: bigint, amount1: bigint): Row {
   };
 }
 
-export function createDexDecoder(factory: Hex): ProtocolDecoder {
+export function createDexDecoder(factory: Hex): JsDecoder {
   const isFactoryLog = (log: RpcLog) => log.topics[0] === POOL_CREATED_TOPIC && log.address.toLowerCase() === factory;
   return {
     protocol: 'dex_v3',

@@ -10,7 +10,7 @@ import type { LendingMarket } from '../../../reference/protocols.ts';
 import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
 import { createEventDecoder, type EventArgs } from '../eventDecoder.ts';
-import type { DecodeContext, ProtocolDecoder, Row } from '../types.ts';
+import type { DecodeContext, JsDecoder, Row } from '../types.ts';
 
 export const LENDING_EVENTS = {
   deposit: parseAbiItem('event Supply(address indexed reserve, address user, address indexed onBehalfOf, uint256 amount, uint16 indexed referralCode)'),
@@ -44,7 +44,7 @@ function reserve(ctx: DecodeContext, address: Hex, prefix = ''): Row {
 
 const amount = (name: string, raw: bigint, decimals: number): Row => ({ [`${name}_raw`]: raw, [name]: scaleAmount(raw, decimals) });
 
-export function createLendingDecoder(markets: readonly LendingMarket[]): ProtocolDecoder {
+export function createLendingDecoder(markets: readonly LendingMarket[]): JsDecoder {
   const marketOf = new Map(markets.map((m) => [m.pool, m.market]));
   const parse = (log: RpcLog): [LendingEvent, EventArgs] | null => {
     if (!marketOf.has(log.address.toLowerCase() as Hex)) return null;

@@ -19,7 +19,7 @@ import { DEFAULT_BRIDGE_KIND, L1_WSTETH, type BridgeKind, type StakingContracts 
 import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
 import { createEventDecoder, type EventArgs, type EventDecoder } from '../eventDecoder.ts';
-import type { DecodeContext, ProtocolDecoder, Row } from '../types.ts';
+import type { DecodeContext, JsDecoder, Row } from '../types.ts';
 
 export const STAKING_L1_EVENTS = {
   deposit: parseAbiItem('event Submitted(address indexed sender, uint256 amount, address referral)'),
@@ -72,7 +72,7 @@ export interface StakingDecoderOptions {
   readonly datasets: readonly string[];
 }
 
-export function createStakingDecoder(opts: StakingDecoderOptions): ProtocolDecoder {
+export function createStakingDecoder(opts: StakingDecoderOptions): JsDecoder {
   const c = opts.contracts;
   const want = new Set(opts.datasets);
   const kind: BridgeKind = c.bridge_kind ?? DEFAULT_BRIDGE_KIND[opts.network] ?? 'optimism';

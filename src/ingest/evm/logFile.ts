@@ -1,0 +1,167 @@
+/**
+ * A batch's logs as the engine reads them: the eth_getLogs answers, streamed
+ * unparsed into one JSON array file that DuckDB's `read_json` reads (in its
+ * own threads, faster than V8, with no JS object per log).
+ *
+ * The file is read again for each question. When the batch is fetched,
+ * `scanLogFile` reads what must be known before the commit: each
+ * block's hash (checked against the headers), what engine decoders need
+ * (token contracts, values only JS computes exactly), and the few logs that
+ * JS decoders take, as objects. At commit, engine decoders read the file
+ * again in their INSERT … SELECT (writeBatch.ts).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Store, Tx } from '../../store/createStore.ts';
+import type { ArraySink } from '../rpc/createRpc.ts';
+import type { LogSink, RpcLog } from '../rpc/getLogs.ts';
+import type { EngineBatch, EngineDecoder, JsDecoder, LogRelation } from './types.ts';
+
+/** The log fields read from the file; every one is kept as the node's text. */
+const LOG_COLUMNS = `{address: 'VARCHAR', topics: 'VARCHAR[]', data: 'VARCHAR', blockNumber: 'VARCHAR', blockHash: 'VARCHAR', transactionHash: 'VARCHAR', transactionIndex: 'VARCHAR', logIndex: 'VARCHAR', removed: 'BOOLEAN'}`;
+
+/** The file bound to `$<param>` as a relation of logs (columns as the node names them). */
+export const logFileRelation = (param: string) => `read_json($${param}, format = 'array', columns = ${LOG_COLUMNS})`;
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * A fresh folder for log files: in shared memory where the system has it
+ * (the files live for seconds; a disk would write back pages already deleted),
+ * else in the temporary folder. The caller removes it.
+ */
+export function createLogDir(): string {
+  const shm = '/dev/shm';
+  let base = os.tmpdir();
+  try {
+    fs.accessSync(shm, fs.constants.W_OK);
+    base = shm;
+  } catch {
+    // no shared memory folder: the temporary folder
+  }
+  return fs.mkdtempSync(path.join(base, 'chainq-logs-'));
+}
+
+export interface LogFileWriter extends LogSink {
+  readonly path: string;
+  /** Ends the array and closes the file; false when no page held a log (the file is then removed). */
+  close(): boolean;
+  /** Closes and removes the file (a failed fetch). */
+  discard(): void;
+}
+
+const OPEN = Buffer.from('[');
+const CLOSE = Buffer.from(']');
+const COMMA = Buffer.from(',');
+
+/**
+ * A log file being written: one JSON array holding the contents of every
+ * page, comma-separated. Writes are synchronous (the file is in memory, see
+ * createLogDir); a page whose attempt failed is cut off again.
+ */
+export function openLogFile(file: string): LogFileWriter {
+  const fd = fs.openSync(file, 'w');
+  let offset = 0;
+  let hasLogs = false;
+  let open = true;
+  const write = (b: Buffer) => {
+    let done = 0;
+    while (done < b.length) done += fs.writeSync(fd, b, done, b.length - done, offset + done);
+    offset += b.length;
+  };
+  write(OPEN);
+  const finish = () => {
+    if (open) fs.closeSync(fd);
+    open = false;
+  };
+  return {
+    path: file,
+    page(): ArraySink {
+      const mark = { offset, hasLogs };
+      let started = false;
+      return {
+        write(b) {
+          if (!started) {
+            if (b.every(isSpace)) return;
+            started = true;
+            if (hasLogs) write(COMMA);
+            hasLogs = true;
+          }
+          write(b);
+        },
+        abort() {
+          fs.ftruncateSync(fd, mark.offset);
+          offset = mark.offset;
+          hasLogs = mark.hasLogs;
+          started = false;
+        },
+      };
+    },
+    close() {
+      write(CLOSE);
+      finish();
+      if (!hasLogs) fs.rmSync(file, { force: true });
+      return hasLogs;
+    },
+    discard() {
+      finish();
+      fs.rmSync(file, { force: true });
+    },
+  };
+}
+
+/** Writes the logs of JSON arrays (as eth_getLogs answers hold them) as one log file. */
+export function writeLogFile(file: string, arrays: readonly string[]): void {
+  const writer = openLogFile(file);
+  for (const a of arrays) {
+    const text = a.trim();
+    writer.page().write(Buffer.from(text.slice(1, -1)));
+  }
+  writer.close();
+}
+
+export interface LogFileScan {
+  /** Hash of every block that has logs, as the logs name it; a block named with two hashes appears as a conflict. */
+  readonly blockHashes: ReadonlyMap<number, string>;
+  /** A block whose logs disagree on its hash, or a log the node marks removed: the chain moved while we read. */
+  readonly conflict: string | null;
+  /** The logs JS decoders read, in block and log order. */
+  readonly jsLogs: readonly RpcLog[];
+  /** What each engine decoder needs at commit, by dataset. */
+  readonly engine: ReadonlyMap<string, EngineBatch>;
+}
+
+export async function scanLogFile(store: Store, file: string, decoders: { readonly js: readonly JsDecoder[]; readonly engine: readonly EngineDecoder[] }): Promise<LogFileScan> {
+  // Each query reads the file itself: DuckDB parses only the fields a query names, which costs less than staging every field once.
+  const logs: LogRelation = { sql: logFileRelation('file'), params: { file } };
+  return store.transaction(async (tx) => {
+    const blocks = await tx.all<{ n: bigint; hash: string; hashes: bigint; removed: boolean }>(
+      `SELECT blockNumber::BIGINT AS n, lower(min(blockHash)) AS hash, count(DISTINCT lower(blockHash)) AS hashes, bool_or(coalesce(removed, false)) AS removed
+       FROM ${logs.sql} GROUP BY 1`, logs.params,
+    );
+    const blockHashes = new Map<number, string>();
+    let conflict: string | null = null;
+    for (const b of blocks) {
+      const n = Number(b.n);
+      blockHashes.set(n, b.hash);
+      if (b.removed) conflict ??= `the node marks a log of block ${n} removed`;
+      if (Number(b.hashes) > 1) conflict ??= `the logs of block ${n} name two versions of it`;
+    }
+    const engine = new Map<string, EngineBatch>();
+    for (const d of decoders.engine) engine.set(d.datasets[0]!, await d.engine.prepare(tx, logs));
+    const jsLogs = decoders.js.length === 0 ? [] : await jsLogsOf(tx, logs, [...new Set(decoders.js.flatMap((d) => d.topic0))]);
+    return { blockHashes, conflict, jsLogs, engine };
+  });
+}
+
+async function jsLogsOf(tx: Tx, logs: LogRelation, topic0: readonly string[]): Promise<RpcLog[]> {
+  if (topic0.length === 0) return [];
+  const params = { ...logs.params, ...Object.fromEntries(topic0.map((t, i) => [`t${i}`, t])) };
+  return tx.all<RpcLog>(
+    `SELECT address, topics, data, blockNumber, blockHash, transactionHash, transactionIndex, logIndex
+     FROM ${logs.sql} WHERE topics[1] IN (${topic0.map((_, i) => `$t${i}`).join(', ')})
+     ORDER BY blockNumber::BIGINT, logIndex::BIGINT`,
+    params,
+  );
+}
