@@ -13,7 +13,12 @@ export interface Fault {
   readonly body: unknown;
 }
 
-export type FaultRule = (request: unknown, index: number) => Fault | null;
+/** Forwards to the node, but the answer breaks off after this many bytes (the connection is destroyed). */
+export interface Cut {
+  readonly cutAfter: number;
+}
+
+export type FaultRule = (request: unknown, index: number) => Fault | Cut | null;
 
 export interface FaultyProxy {
   readonly url: string;
@@ -38,6 +43,12 @@ export async function startFaultyProxy(target: string, rule: FaultRule = () => n
       const body = JSON.parse(raw) as unknown;
       const index = requests.push(body) - 1;
       const fault = proxy.rule(body, index);
+      if (fault && 'cutAfter' in fault) {
+        const upstream = Buffer.from(await (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw })).arrayBuffer());
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(upstream.length) });
+        res.write(upstream.subarray(0, fault.cutAfter), () => res.destroy());
+        return;
+      }
       if (fault) {
         res.writeHead(fault.status ?? 200, { 'content-type': 'application/json', ...fault.headers });
         res.end(JSON.stringify(fault.body));

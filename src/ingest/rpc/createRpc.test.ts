@@ -2,11 +2,15 @@
  * The JSON-RPC transport and the getLogs range splitter against a real anvil,
  * behind a proxy that injects the faults real providers produce.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startAnvil, type Anvil } from '../../../test/helpers/anvil.ts';
 import { connectChain } from '../../../test/helpers/chain.ts';
 import { startFaultyProxy, type FaultyProxy } from '../../../test/helpers/faultyProxy.ts';
+import { openLogFile } from '../evm/logFile.ts';
 import { createRpc } from './createRpc.ts';
 import { isUnsupportedMethod, RpcResponseError } from './errors.ts';
 import { createLogFetcher, type RpcLog } from './getLogs.ts';
@@ -107,6 +111,21 @@ describe('JSON-RPC transport and getLogs splitting, against anvil behind a fault
     expect(await fetcher.fetch(0, head)).toEqual(allLogs);
     expect(proxy.requests.filter((b) => !isBatch(b) && width(b as Req) > 8).length).toBeGreaterThan(0);
     expect(fetcher.range).toBeGreaterThan(8); // grown back after accepted calls, ready for quieter blocks
+  });
+
+  it('getLogs: an answer that breaks off mid-array is fetched again, and what the first attempt wrote is cut from the log file', async () => {
+    proxy.rule = (b, i) => (i === 0 && !isBatch(b) && (b as Req).method === 'eth_getLogs' ? { cutAfter: 3000 } : null);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cut-'));
+    try {
+      const writer = openLogFile(path.join(dir, 'logs.json'));
+      const fetcher = createLogFetcher(createRpc({ url: proxy.url }), { topic0: [TRANSFER] }, { initialRange: 1000 });
+      await fetcher.fetchInto(0, head, writer);
+      expect(writer.close()).toBe(true);
+      expect(JSON.parse(fs.readFileSync(path.join(dir, 'logs.json'), 'utf8'))).toEqual(allLogs);
+      expect(proxy.requests.length).toBe(2);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('getLogs: an error that is not about the range fails the fetch instead of looping', async () => {
