@@ -3,8 +3,8 @@
  * unparsed into one JSON array file that DuckDB's `read_json` reads (in its
  * own threads, faster than V8, with no JS object per log).
  *
- * The file is read again for each question. When the batch is fetched,
- * `scanLogFile` reads what must be known before the commit: each
+ * When the batch is fetched, `scanLogFile` reads what must be known before
+ * the commit: each
  * block's hash (checked against the headers), what engine decoders need
  * (token contracts, values only JS computes exactly), and the few logs that
  * JS decoders take, as objects. At commit, engine decoders read the file
@@ -16,7 +16,7 @@ import path from 'node:path';
 import type { Store, Tx } from '../../store/createStore.ts';
 import type { ArraySink } from '../rpc/createRpc.ts';
 import type { LogSink, RpcLog } from '../rpc/getLogs.ts';
-import type { EngineBatch, EngineDecoder, JsDecoder, LogRelation } from './types.ts';
+import type { EngineBatch, EngineDecoder, JsDecoder } from './types.ts';
 
 /** The log fields read from the file; every one is kept as the node's text. */
 const LOG_COLUMNS = `{address: 'VARCHAR', topics: 'VARCHAR[]', data: 'VARCHAR', blockNumber: 'VARCHAR', blockHash: 'VARCHAR', transactionHash: 'VARCHAR', transactionIndex: 'VARCHAR', logIndex: 'VARCHAR', removed: 'BOOLEAN'}`;
@@ -132,13 +132,26 @@ export interface LogFileScan {
   readonly engine: ReadonlyMap<string, EngineBatch>;
 }
 
+/**
+ * One pass over the file, grouped by block: each block's hash as its logs
+ * name it, and every engine decoder's aggregates. JS decoders' logs, when
+ * any is planned, take a second pass.
+ */
 export async function scanLogFile(store: Store, file: string, decoders: { readonly js: readonly JsDecoder[]; readonly engine: readonly EngineDecoder[] }): Promise<LogFileScan> {
-  // Each query reads the file itself: DuckDB parses only the fields a query names, which costs less than staging every field once.
-  const logs: LogRelation = { sql: logFileRelation('file'), params: { file } };
+  const params: Record<string, string> = { file };
+  const aggregates: string[] = [];
+  decoders.engine.forEach((d, i) => {
+    for (const [name, value] of Object.entries(d.engine.scanParams)) {
+      if (name in params) throw new Error(`${d.protocol}: the scan parameter ${name} is taken`);
+      params[name] = value;
+    }
+    for (const [name, sql] of Object.entries(d.engine.scan)) aggregates.push(`${sql} AS "e${i}.${name}"`);
+  });
   return store.transaction(async (tx) => {
-    const blocks = await tx.all<{ n: bigint; hash: string; hashes: bigint; removed: boolean }>(
-      `SELECT blockNumber::BIGINT AS n, lower(min(blockHash)) AS hash, count(DISTINCT lower(blockHash)) AS hashes, bool_or(coalesce(removed, false)) AS removed
-       FROM ${logs.sql} GROUP BY 1`, logs.params,
+    const blocks = await tx.all<Record<string, unknown> & { n: bigint; hash: string; hashes: bigint; removed: boolean }>(
+      `SELECT blockNumber::BIGINT AS n, lower(min(blockHash)) AS hash, count(DISTINCT lower(blockHash)) AS hashes,
+              bool_or(coalesce(removed, false)) AS removed${aggregates.map((a) => `, ${a}`).join('')}
+       FROM ${logFileRelation('file')} GROUP BY 1`, params,
     );
     const blockHashes = new Map<number, string>();
     let conflict: string | null = null;
@@ -149,18 +162,22 @@ export async function scanLogFile(store: Store, file: string, decoders: { readon
       if (Number(b.hashes) > 1) conflict ??= `the logs of block ${n} name two versions of it`;
     }
     const engine = new Map<string, EngineBatch>();
-    for (const d of decoders.engine) engine.set(d.datasets[0]!, await d.engine.prepare(tx, logs));
-    const jsLogs = decoders.js.length === 0 ? [] : await jsLogsOf(tx, logs, [...new Set(decoders.js.flatMap((d) => d.topic0))]);
+    decoders.engine.forEach((d, i) => {
+      const names = Object.keys(d.engine.scan);
+      const perBlock = blocks.map((b) => Object.fromEntries(names.map((name) => [name, b[`e${i}.${name}`]])));
+      engine.set(d.datasets[0]!, d.engine.prepare(perBlock));
+    });
+    const jsLogs = decoders.js.length === 0 ? [] : await jsLogsOf(tx, file, [...new Set(decoders.js.flatMap((d) => d.topic0))]);
     return { blockHashes, conflict, jsLogs, engine };
   });
 }
 
-async function jsLogsOf(tx: Tx, logs: LogRelation, topic0: readonly string[]): Promise<RpcLog[]> {
+async function jsLogsOf(tx: Tx, file: string, topic0: readonly string[]): Promise<RpcLog[]> {
   if (topic0.length === 0) return [];
-  const params = { ...logs.params, ...Object.fromEntries(topic0.map((t, i) => [`t${i}`, t])) };
+  const params = { file, ...Object.fromEntries(topic0.map((t, i) => [`t${i}`, t])) };
   return tx.all<RpcLog>(
     `SELECT address, topics, data, blockNumber, blockHash, transactionHash, transactionIndex, logIndex
-     FROM ${logs.sql} WHERE topics[1] IN (${topic0.map((_, i) => `$t${i}`).join(', ')})
+     FROM ${logFileRelation('file')} WHERE topics[1] IN (${topic0.map((_, i) => `$t${i}`).join(', ')})
      ORDER BY blockNumber::BIGINT, logIndex::BIGINT`,
     params,
   );

@@ -91,8 +91,15 @@ export interface JsDecoder extends DecoderBase {
  */
 export interface EngineDecoder extends DecoderBase {
   readonly engine: {
-    /** Reads from the batch's logs what the commit needs. */
-    prepare(tx: Tx, logs: LogRelation): Promise<EngineBatch>;
+    /**
+     * What the commit needs, as SQL aggregates by name over one block's logs
+     * (columns named as the node names them), with the parameters they bind.
+     * They run in the batch's one scan of its log file (logFile.ts).
+     */
+    readonly scan: Readonly<Record<string, string>>;
+    readonly scanParams: Readonly<Record<string, string>>;
+    /** Sums the per-block aggregates up. */
+    prepare(perBlock: readonly Readonly<Record<string, unknown>>[]): EngineBatch;
     /** Inserts the batch's rows in block and log order, inside the batch's transaction. */
     insert(tx: Tx, p: EngineInsert): Promise<void>;
   };
@@ -100,11 +107,6 @@ export interface EngineDecoder extends DecoderBase {
 
 export type ProtocolDecoder = JsDecoder | EngineDecoder;
 
-/** The batch's logs as a relation to select from (columns named as the node names them), with its bound parameters. */
-export interface LogRelation {
-  readonly sql: string;
-  readonly params: Readonly<Record<string, string>>;
-}
 
 /** An integer the engine cannot compute exactly from a log (above its integer types), computed in JS. */
 export interface WideValue {

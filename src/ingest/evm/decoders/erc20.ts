@@ -15,7 +15,7 @@ import { parseAbiItem } from 'viem';
 import type { Tx } from '../../../store/createStore.ts';
 import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
-import type { EngineBatch, EngineDecoder, EngineInsert, LogRelation } from '../types.ts';
+import type { EngineBatch, EngineDecoder, EngineInsert, WideValue } from '../types.ts';
 import { columnOrder, tableOf } from '../writeBatch.ts';
 import { logFileRelation } from '../logFile.ts';
 
@@ -38,17 +38,25 @@ const topicAddress = (i: number) => `'0x' || lower(substr(topics[${i}], 27))`;
 
 const COLUMNS = ['network', 'block_number', 'log_index', 'time', 'tx_hash', 'token_address', 'token', 'token_decimals', 'sender', 'receiver', 'amount_raw', 'amount'];
 
-async function prepare(tx: Tx, logs: LogRelation): Promise<EngineBatch> {
-  const [r] = await tx.all<{ events: bigint; tokens: string[] | null; wide: { block_number: bigint; log_index: bigint; data: Hex }[] | null }>(
-    `SELECT count(*) AS events, list(DISTINCT lower(address)) AS tokens,
-            list({block_number: blockNumber::BIGINT, log_index: logIndex::BIGINT, data: data}) FILTER (WHERE NOT ${NARROW}) AS wide
-     FROM ${logs.sql} WHERE ${IS_TRANSFER}`,
-    { ...logs.params, transfer: transferDecoder.selector });
-  return {
-    events: Number(r?.events ?? 0),
-    tokens: (r?.tokens ?? []) as Hex[],
-    wide: (r?.wide ?? []).map((w) => ({ block_number: Number(w.block_number), log_index: Number(w.log_index), value: BigInt(w.data).toString() })),
-  };
+/** Per block: transfers, token contracts, and the amounts too wide for the engine. */
+const SCAN = {
+  events: `count(*) FILTER (WHERE ${IS_TRANSFER})`,
+  tokens: `list(DISTINCT lower(address)) FILTER (WHERE ${IS_TRANSFER})`,
+  wide: `list({block_number: blockNumber::BIGINT, log_index: logIndex::BIGINT, data: data}) FILTER (WHERE ${IS_TRANSFER} AND NOT ${NARROW})`,
+};
+
+type WideRow = { block_number: bigint; log_index: bigint; data: Hex };
+
+function prepare(perBlock: readonly Readonly<Record<string, unknown>>[]): EngineBatch {
+  let events = 0;
+  const tokens = new Set<Hex>();
+  const wide: WideValue[] = [];
+  for (const b of perBlock) {
+    events += Number(b.events as bigint);
+    for (const t of (b.tokens as Hex[] | null) ?? []) tokens.add(t);
+    for (const w of (b.wide as WideRow[] | null) ?? []) wide.push({ block_number: Number(w.block_number), log_index: Number(w.log_index), value: BigInt(w.data).toString() });
+  }
+  return { events, tokens: [...tokens], wide };
 }
 
 async function insert(tx: Tx, p: EngineInsert): Promise<void> {
@@ -95,6 +103,6 @@ export function createErc20Decoder(): EngineDecoder {
     datasets: [ERC20_DATASET],
     topic0: [transferDecoder.selector],
     addresses: null,
-    engine: { prepare, insert },
+    engine: { scan: SCAN, scanParams: { transfer: transferDecoder.selector }, prepare, insert },
   };
 }
