@@ -15,9 +15,11 @@
  *     command to having the data (chainq: the CLI exits; Ponder: /ready says
  *     historical indexing is complete).
  *
- * chainq runs twice in process: with every EVM dataset (what `chainq ingest
- * evm` does by default: headers, call traces for native transfers, the one
- * getLogs pass for all protocols) and with `--only erc20`.
+ * chainq runs in process with every EVM dataset (what `chainq ingest evm`
+ * does by default: headers, call traces for native transfers, the one
+ * getLogs pass for all protocols) and with `--only erc20`. Each sweep and
+ * each chainq variant runs twice and keeps its faster time, so that noise
+ * on this shared 2-core machine favours neither side.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -199,15 +201,17 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     const chain = await buildChain(anvil);
     const { from, to, events } = chain;
 
-    const sequential = await sweep(anvil.url, from, to, 1);
-    const parallel = await sweep(anvil.url, from, to, 4);
+    // Each side is timed twice and keeps its faster run: the machine's noise then cuts neither way.
+    const faster = <T extends { seconds: number }>(a: T, b: T) => (a.seconds <= b.seconds ? a : b);
+    const sequential = faster(await sweep(anvil.url, from, to, 1), await sweep(anvil.url, from, to, 1));
+    const parallel = faster(await sweep(anvil.url, from, to, 4), await sweep(anvil.url, from, to, 4));
     if (sequential.logs !== events || parallel.logs !== events) throw new Error(`the sweep saw ${sequential.logs}/${parallel.logs} logs, expected ${events}`);
     const sweepSeconds = Math.min(sequential.seconds, parallel.seconds);
     const sweepRate = events / sweepSeconds;
     ctx.log(`bare eth_getLogs sweep: ${sequential.seconds.toFixed(2)} s sequential, ${parallel.seconds.toFixed(2)} s with 4 in flight`);
 
-    const all = await chainq(ctx, anvil.url, from, to, 'chainq-all');
-    const erc20 = await chainq(ctx, anvil.url, from, to, 'chainq-erc20', 'erc20');
+    const all = faster(await chainq(ctx, anvil.url, from, to, 'chainq-all'), await chainq(ctx, anvil.url, from, to, 'chainq-all-2'));
+    const erc20 = faster(await chainq(ctx, anvil.url, from, to, 'chainq-erc20', 'erc20'), await chainq(ctx, anvil.url, from, to, 'chainq-erc20-2', 'erc20'));
     for (const s of [all, erc20]) if (s.events !== events) throw new Error(`chainq stored ${s.events} events, expected ${events}`);
     ctx.log(`chainq: all datasets ${all.seconds.toFixed(2)} s, erc20 only ${erc20.seconds.toFixed(2)} s`);
 
@@ -219,7 +223,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         name: `chainq ingest evm, ${name}: ${events.toLocaleString('en-US')} Transfer events, ${to - from + 1} blocks`,
         ratio: events / s.seconds / sweepRate,
         ratio_meaning: 'chainq events/s ÷ bare eth_getLogs sweep events/s (higher is better)',
-        baseline: 'eth_getLogs of the same range in 100-block requests, fetch + JSON.parse only (faster of 1 and 4 in flight)',
+        baseline: 'eth_getLogs of the same range in 100-block requests, fetch + JSON.parse only (fastest of 1 and 4 in flight, each run twice)',
         target: '>= 0.5',
         measured: {
           chainq_s: round(s.seconds), chainq_events_per_s: Math.round(events / s.seconds),
@@ -259,6 +263,8 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     notes.push(
       'anvil 1.7.1 from @foundry-rs/anvil, chain id 1, 820 transactions of 250 Transfer logs; chainq and the sweeps read the same blocks. anvil runs on the same 2 cores as chainq (and as the sweep, which does nothing else), so the node competes with the indexer for CPU.',
       'Both timings of the Ponder figure include process start-up (chainq: tsx and DuckDB; Ponder: its build and PGlite).',
+      'The in-process chainq figures time ingestEvm from call to return, every batch committed; opening and closing the store are outside them (the CLI figure includes both).',
+      'ERC-20 transfers are decoded by DuckDB from the eth_getLogs answers streamed unparsed into a log file per batch (src/ingest/evm/logFile.ts); the other protocols decode in JS.',
       `ponder@${PONDER_VERSION}: the newest 0.x release whose dependencies the registry mirror here serves (0.17.7 needs @ponder/utils@0.3.0, which it lacks).`,
     );
     return { scenario: 'ingest-evm', figures, notes };

@@ -135,22 +135,26 @@ export interface LogFileScan {
 /**
  * One pass over the file, grouped by block: each block's hash as its logs
  * name it, and every engine decoder's aggregates. JS decoders' logs, when
- * any is planned, take a second pass.
+ * the file holds any, take a second pass.
  */
 export async function scanLogFile(store: Store, file: string, decoders: { readonly js: readonly JsDecoder[]; readonly engine: readonly EngineDecoder[] }): Promise<LogFileScan> {
   const params: Record<string, string> = { file };
   const aggregates: string[] = [];
   decoders.engine.forEach((d, i) => {
     for (const [name, value] of Object.entries(d.engine.scanParams)) {
-      if (name in params) throw new Error(`${d.protocol}: the scan parameter ${name} is taken`);
+      if (name in params || /^t\d+$/.test(name)) throw new Error(`${d.protocol}: the scan parameter ${name} is taken`);
       params[name] = value;
     }
     for (const [name, sql] of Object.entries(d.engine.scan)) aggregates.push(`${sql} AS "e${i}.${name}"`);
   });
+  // The JS decoders' logs are counted in the same pass, so that the second pass runs only when there are some.
+  const jsTopics = [...new Set(decoders.js.flatMap((d) => d.topic0))];
+  jsTopics.forEach((t, i) => { params[`t${i}`] = t; });
+  const jsMatch = jsTopics.length === 0 ? 'false' : `topics[1] IN (${jsTopics.map((_, i) => `$t${i}`).join(', ')})`;
   return store.transaction(async (tx) => {
-    const blocks = await tx.all<Record<string, unknown> & { n: bigint; hash: string; hashes: bigint; removed: boolean }>(
+    const blocks = await tx.all<Record<string, unknown> & { n: bigint; hash: string; hashes: bigint; removed: boolean; js: bigint }>(
       `SELECT blockNumber::BIGINT AS n, lower(min(blockHash)) AS hash, count(DISTINCT lower(blockHash)) AS hashes,
-              bool_or(coalesce(removed, false)) AS removed${aggregates.map((a) => `, ${a}`).join('')}
+              bool_or(coalesce(removed, false)) AS removed, count(*) FILTER (WHERE ${jsMatch}) AS js${aggregates.map((a) => `, ${a}`).join('')}
        FROM ${logFileRelation('file')} GROUP BY 1`, params,
     );
     const blockHashes = new Map<number, string>();
@@ -167,7 +171,7 @@ export async function scanLogFile(store: Store, file: string, decoders: { readon
       const perBlock = blocks.map((b) => Object.fromEntries(names.map((name) => [name, b[`e${i}.${name}`]])));
       engine.set(d.datasets[0]!, d.engine.prepare(perBlock));
     });
-    const jsLogs = decoders.js.length === 0 ? [] : await jsLogsOf(tx, file, [...new Set(decoders.js.flatMap((d) => d.topic0))]);
+    const jsLogs = blocks.some((b) => Number(b.js) > 0) ? await jsLogsOf(tx, file, jsTopics) : [];
     return { blockHashes, conflict, jsLogs, engine };
   });
 }
