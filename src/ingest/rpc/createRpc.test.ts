@@ -128,6 +128,16 @@ describe('JSON-RPC transport and getLogs splitting, against anvil behind a fault
     }
   });
 
+  it('getLogs: a rate limit (HTTP 429 with Retry-After) on a streamed call is waited out and the call sent again', async () => {
+    proxy.rule = (b, i) => (i === 0 && !isBatch(b) && (b as Req).method === 'eth_getLogs' ? { status: 429, headers: { 'retry-after': '0.2' }, body: { error: 'slow down' } } : null);
+    const rpc = createRpc({ url: proxy.url });
+    const fetcher = createLogFetcher(rpc, { topic0: [TRANSFER] }, { initialRange: 1000 });
+    const started = performance.now();
+    expect(await fetcher.fetch(0, head)).toEqual(allLogs);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140); // 0.2 s, less the jitter
+    expect(rpc.stats.retries).toBe(1);
+  });
+
   it('getLogs: an error that is not about the range fails the fetch instead of looping', async () => {
     proxy.rule = (b) => (!isBatch(b) && (b as Req).method === 'eth_getLogs' ? { body: { jsonrpc: '2.0', id: (b as Req).id, error: { code: -32602, message: 'invalid topic' } } } : null);
     const fetcher = createLogFetcher(createRpc({ url: proxy.url }), { topic0: [TRANSFER] });
