@@ -92,7 +92,8 @@ async function sweep(url: string, from: number, to: number, inFlight: number): P
 }
 
 async function chainq(ctx: BenchContext, url: string, from: number, to: number, name: string, only?: 'erc20'): Promise<IngestSummary> {
-  const store = await createStore({ dataDir: path.join(ctx.workDir, name), threads: 2 });
+  // As `chainq ingest evm` opens it: one DuckDB thread per query (see --threads).
+  const store = await createStore({ dataDir: path.join(ctx.workDir, name), threads: 1 });
   try {
     await loadSeed(store);
     return await ingestEvm(store, { network: 'ETH', rpcUrl: url, from, to, confirmations: 0, ...(only ? { only: [only] } : {}) });

@@ -39,6 +39,7 @@ interface IngestEvmCliOptions {
   skipChainCheck?: boolean;
   log?: boolean;
   memoryLimit?: string;
+  threads: number;
 }
 
 function blockNumber(value: string): number {
@@ -92,6 +93,8 @@ export function registerIngest(program: Command): void {
     .option('--skip-chain-check', "do not check that the node's chain id is the network's")
     .option('--log', 'JSON log lines instead of the progress bar')
     .addOption(new Option('--memory-limit <size>', 'DuckDB memory limit, e.g. 2GB'))
+    // The batches in flight already run their queries side by side; DuckDB's worker threads mostly spin waiting on them.
+    .option('--threads <n>', 'DuckDB threads per query', positiveInt, 1)
     .action(async (opts: IngestEvmCliOptions) => runIngestEvm(opts));
 }
 
