@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openLogFile } from './logFile.ts';
+import { spawnSync } from 'node:child_process';
+import { createLogDir, openLogFile } from './logFile.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'logfile-test-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -48,5 +49,17 @@ describe('log file', () => {
     dropped.page().write(contents([log(1)]));
     dropped.discard();
     expect(fs.existsSync(path.join(dir, 'd.json'))).toBe(false);
+  });
+
+  it('a new run removes the log folders of runs whose process is gone, and keeps those of live ones', () => {
+    const base = fs.mkdtempSync(path.join(dir, 'base-'));
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    fs.mkdirSync(path.join(base, `chainq-logs-${dead}-abc123`));
+    fs.writeFileSync(path.join(base, `chainq-logs-${dead}-abc123`, '1-20-1.json'), '[]');
+    fs.mkdirSync(path.join(base, `chainq-logs-${process.pid}-live01`));
+    fs.mkdirSync(path.join(base, 'someone-else'));
+    const mine = createLogDir(base);
+    expect(path.basename(mine)).toMatch(new RegExp(`^chainq-logs-${process.pid}-`));
+    expect(fs.readdirSync(base).sort()).toEqual([path.basename(mine), `chainq-logs-${process.pid}-live01`, 'someone-else'].sort());
   });
 });

@@ -29,18 +29,46 @@ const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0
 /**
  * A fresh folder for log files: in shared memory where the system has it
  * (the files live for seconds; a disk would write back pages already deleted),
- * else in the temporary folder. The caller removes it.
+ * else in the temporary folder. The caller removes it. Folders left by runs
+ * that were killed (their process is gone) are removed first: in shared
+ * memory they would hold RAM until the next boot.
  */
-export function createLogDir(): string {
-  const shm = '/dev/shm';
-  let base = os.tmpdir();
+export function createLogDir(base: string = defaultLogBase()): string {
+  removeOrphans(base);
+  return fs.mkdtempSync(path.join(base, `${LOG_DIR_PREFIX}${process.pid}-`));
+}
+
+const LOG_DIR_PREFIX = 'chainq-logs-';
+
+function defaultLogBase(): string {
   try {
-    fs.accessSync(shm, fs.constants.W_OK);
-    base = shm;
+    fs.accessSync('/dev/shm', fs.constants.W_OK);
+    return '/dev/shm';
   } catch {
-    // no shared memory folder: the temporary folder
+    return os.tmpdir();
   }
-  return fs.mkdtempSync(path.join(base, 'chainq-logs-'));
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // someone else's live process
+  }
+};
+
+function removeOrphans(base: string): void {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(base);
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    const pid = new RegExp(`^${LOG_DIR_PREFIX}(\\d+)-`).exec(name)?.[1];
+    if (pid !== undefined && !alive(Number(pid))) fs.rmSync(path.join(base, name), { recursive: true, force: true });
+  }
 }
 
 export interface LogFileWriter extends LogSink {
