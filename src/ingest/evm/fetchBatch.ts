@@ -108,6 +108,7 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
     const wantTxValues = ctx.plan.native && ctx.traces === null;
     const numbers = Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
     const tokenWork = ctx.tokens.ensure([...tokensNeeded(ctx, logs), ...[...scan.engine.values()].flatMap((e) => e.tokens)]);
+    tokenWork.catch(() => undefined); // awaited below; a header error may come first
     const raw = await getBlocks(ctx.rpc, numbers, (n) => wantTxValues || senderBlocks.has(n));
     const blocks = raw.map((b, i) => {
       if (!b) throw new ChainMovedError(`the node has no block ${numbers[i]} (yet)`);

@@ -4,11 +4,10 @@
  * own threads, faster than V8, with no JS object per log).
  *
  * When the batch is fetched, `scanLogFile` reads what must be known before
- * the commit: each
- * block's hash (checked against the headers), what engine decoders need
- * (token contracts, values only JS computes exactly), and the few logs that
- * JS decoders take, as objects. At commit, engine decoders read the file
- * again in their INSERT … SELECT (writeBatch.ts).
+ * the commit: each block's hash (checked against the headers), what engine
+ * decoders need (token contracts, values only JS computes exactly), and the
+ * logs JS decoders take, as objects. At commit, engine decoders read the
+ * file again in their INSERT … SELECT (writeBatch.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
