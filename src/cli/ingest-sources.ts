@@ -4,13 +4,12 @@
  * work commits with its checkpoint) and can be interrupted with Ctrl-C.
  */
 import type { Command } from 'commander';
-import { ingestBtc } from '../ingest/btc/ingestBtc.ts';
 import type { HttpOptions } from '../ingest/http/fetchWithRetry.ts';
 import { DEFAULT_RETRY } from '../ingest/http/retry.ts';
 import type { IngestHooks, IngestProgress, IngestSummary } from '../ingest/progress.ts';
-import { ingestTron, TRON_DATASETS, type TronDatasetName } from '../ingest/tron/ingestTron.ts';
+import { TRON_DATASETS, type TronDatasetName } from '../ingest/tron/datasets.ts';
 import { ingestVenueA, VENUE_A_DEFAULT_ARCHIVE } from '../ingest/venues/ingestVenueA.ts';
-import { ingestVenueB, VENUE_B_DATASETS, type VenueBDataset } from '../ingest/venues/ingestVenueB.ts';
+import { VENUE_B_DATASETS, type VenueBDataset } from '../ingest/venues/venueBDatasets.ts';
 import { VENUE_B_DEFAULT_INFO_URL } from '../ingest/venues/venueBInfo.ts';
 import { VENUE_A_KINDS, type VenueAKind } from '../ingest/venues/venueAArchive.ts';
 import { parseTime } from '../query/time.ts';
@@ -156,6 +155,7 @@ export function registerIngestSources(program: Command): void {
           progress.note('no --source: skipping fills, trades and positions (they come from node fills files)');
           datasets = datasets.filter((d) => d !== 'fills');
         }
+        const { ingestVenueB } = await import('../ingest/venues/ingestVenueB.ts');
         return ingestVenueB({
           store, tokens: opts.token, since: opts.since, until: opts.until, source: opts.source, infoUrl: opts.infoUrl, datasets,
           force: opts.force ?? false, http, progress, hooks,
@@ -179,6 +179,8 @@ export function registerIngestSources(program: Command): void {
     .action(async (opts: CommonOptions & { api?: string; from?: number; to?: number; follow?: boolean; confirmations: number; datasets?: TronDatasetName[]; allContracts?: boolean; batch: number; concurrency: number; poll: number; force?: boolean }) => {
       if (!opts.api) throw new Error('give --api (or set CHAINQ_TRON_API): the full node HTTP API, e.g. http://fullnode:8090');
       const api = opts.api;
+      // Adapters load when their command runs: the other commands need none of their modules.
+      const { ingestTron } = await import('../ingest/tron/ingestTron.ts');
       await runIngest(opts, 'tron', 'block', ({ store, http, progress, hooks }) => ingestTron({
         store, api, from: opts.from, to: opts.to, follow: opts.follow ?? false, confirmations: opts.confirmations,
         ...(opts.datasets ? { datasets: opts.datasets } : {}), anyContract: opts.allContracts ?? false, batchSize: opts.batch,
@@ -200,6 +202,7 @@ export function registerIngestSources(program: Command): void {
     .action(async (opts: CommonOptions & { rpc?: string; from?: number; to?: number; follow?: boolean; confirmations: number; batch: number; concurrency: number; poll: number; force?: boolean }) => {
       if (!opts.rpc) throw new Error('give --rpc (or set CHAINQ_BTC_RPC): http://user:pass@host:8332');
       const rpc = opts.rpc;
+      const { ingestBtc } = await import('../ingest/btc/ingestBtc.ts');
       await runIngest(opts, 'btc', 'block', ({ store, http, progress, hooks }) => ingestBtc({
         store, rpc, from: opts.from, to: opts.to, follow: opts.follow ?? false, confirmations: opts.confirmations, batchSize: opts.batch,
         concurrency: opts.concurrency, pollMs: opts.poll * 1000, force: opts.force ?? false, http, progress, hooks,

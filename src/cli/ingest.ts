@@ -9,8 +9,8 @@ import cliProgress from 'cli-progress';
 import { Command, Option } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
-import { EVM_PROTOCOLS, type EvmProtocol } from '../ingest/evm/planDatasets.ts';
-import { IngestError, ingestEvm, type IngestEvent } from '../ingest/evm/ingestEvm.ts';
+import { EVM_PROTOCOLS, type EvmProtocol } from '../ingest/evm/evmProtocols.ts';
+import type { IngestEvent } from '../ingest/evm/ingestEvm.ts';
 import { createLogger } from '../internal/logger.ts';
 import { loadSeed } from '../reference/importReference.ts';
 import { ProtocolConfigError } from '../reference/protocols.ts';
@@ -105,6 +105,8 @@ function positiveInt(value: string): number {
 }
 
 async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
+  // Loaded here, not at the top: other commands (serve above all) need none of ingestion's modules.
+  const { IngestError, ingestEvm } = await import('../ingest/evm/ingestEvm.ts');
   const logger = createLogger();
   const store = await openStore(opts);
   const controller = new AbortController();

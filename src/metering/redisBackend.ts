@@ -14,7 +14,7 @@
  * month's keys expire after PERIOD_TTL_S so that usage history stays bounded.
  * Commit and release are idempotent: a retried script never charges twice.
  */
-import { Redis } from 'ioredis';
+import type { Redis as RedisClient } from 'ioredis';
 import type { AdmitInput, AdmitResult, MeterBackend, Reservation, ReserveResult, UsageRow } from './backend.ts';
 import { WINDOW_MS } from './period.ts';
 
@@ -106,7 +106,9 @@ export interface RedisBackendOptions {
 
 export async function createRedisBackend(opts: RedisBackendOptions): Promise<MeterBackend> {
   const prefix = opts.prefix ?? DEFAULT_PREFIX;
-  const redis = new Redis(opts.url, {
+  // Loaded only by a server that uses Redis.
+  const { Redis } = await import('ioredis');
+  const redis: RedisClient = new Redis(opts.url, {
     lazyConnect: true,
     // Fail a command rather than queue it for long: the request then gets 503, not a hang.
     maxRetriesPerRequest: 2,

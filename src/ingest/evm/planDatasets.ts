@@ -13,8 +13,9 @@ import { NATIVE_DATASET } from './decoders/native.ts';
 import { createStakingDecoder } from './decoders/staking.ts';
 import type { EngineDecoder, JsDecoder, ProtocolDecoder } from './types.ts';
 
-export const EVM_PROTOCOLS = ['erc20', 'native', 'lending_v3', 'dex_v3', 'staking'] as const;
-export type EvmProtocol = (typeof EVM_PROTOCOLS)[number];
+import { EVM_PROTOCOLS, type EvmProtocol } from './evmProtocols.ts';
+
+export { EVM_PROTOCOLS, type EvmProtocol };
 
 export interface DatasetPlan {
   readonly network: string;

@@ -3,7 +3,6 @@
  * logs from /wallet/gettransactioninfobyblocknum (TRC-20 transfers), stored
  * in batches of blocks with their checkpoint (see chain/ingestBlocks.ts).
  */
-import { tronNativeTransfer, tronTrc20Transfer } from '../../catalog/tron/transfers.ts';
 import type { Store } from '../../store/createStore.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import { ingestBlocks, type ChainDataset, type FetchedBatch, type StoreRow } from '../chain/ingestBlocks.ts';
@@ -11,14 +10,10 @@ import { runChain } from '../chain/runChain.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
 import type { IngestHooks, IngestProgress, IngestSummary } from '../progress.ts';
 import { mayHaveLogs, nativeTransfers, registryFromTokens, trc20Transfers, TRON_NETWORK, type Trc20Registry } from './decode.ts';
+import { TRON_DATASETS, type TronDatasetName } from './datasets.ts';
 import { blockNumber, createTronNodeClient, type TronTransactionInfo } from './nodeClient.ts';
 
-export const TRON_DATASETS = {
-  native: { id: tronNativeTransfer.id, table: tronNativeTransfer.table.name },
-  trc20: { id: tronTrc20Transfer.id, table: tronTrc20Transfer.table.name },
-} as const satisfies Record<string, ChainDataset>;
-
-export type TronDatasetName = keyof typeof TRON_DATASETS;
+export { TRON_DATASETS, type TronDatasetName };
 
 export interface TronIngestOptions {
   readonly store: Store;

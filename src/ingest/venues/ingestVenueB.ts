@@ -26,11 +26,11 @@ import { createFileSource, type FileSource } from '../http/fileSource.ts';
 import { emptySummary, silentProgress, type IngestHooks, type IngestProgress, type IngestSummary } from '../progress.ts';
 import { utcDays, utcHours, type Period } from './periods.ts';
 import { CANDLE_HISTORY, createVenueBInfoClient, VENUE_B_DEFAULT_INFO_URL, type VenueBInfoClient } from './venueBInfo.ts';
+import { VENUE_B_DATASETS, type VenueBDataset } from './venueBDatasets.ts';
 import { derivePositions, type PositionFill, type PositionState } from './venueBPositions.ts';
 import { deletePeriod, isCovered, markCovered } from './venueCoverage.ts';
 
-export type VenueBDataset = 'fills' | 'candles' | 'funding';
-export const VENUE_B_DATASETS: readonly VenueBDataset[] = ['fills', 'candles', 'funding'];
+export { VENUE_B_DATASETS, type VenueBDataset };
 
 /** Coverage datasets completed by one hour file. */
 const FILL_DATASETS = [venueBFills.id, venueBRawTrades.id, venueBPositions.id];
