@@ -107,19 +107,9 @@ export function createRpc(opts: RpcOptions): Rpc {
         res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
       } catch (e) {
         if (opts.signal?.aborted) throw opts.signal.reason;
-        const timedOut = (e as Error).name === 'TimeoutError';
-        throw new RpcHttpError(method, { message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${(e as Error).message}${causeText(e)}`, cause: e });
+        throw transportError(method, e, (e as Error).name === 'TimeoutError', timeoutMs);
       }
-      if (res.status !== 200) {
-        const text = await res.text().catch(() => '');
-        const retryAfter = Number(res.headers.get('retry-after'));
-        throw new RpcHttpError(method, {
-          status: res.status,
-          body: text.slice(0, 2000),
-          message: `HTTP ${res.status}${text ? `: ${text.slice(0, 300)}` : ''}`,
-          ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfter } : {}),
-        });
-      }
+      if (res.status !== 200) throw statusError(method, res.status, await res.text().catch(() => ''), res.headers.get('retry-after'));
       try {
         // Parsed from the bytes: a text() first would decode large answers (logs, blocks) twice.
         return (await res.json()) as unknown;
@@ -177,24 +167,13 @@ export function createRpc(opts: RpcOptions): Rpc {
       await new Promise<void>((resolve, reject) => {
         const fail = (e: unknown) => {
           if (opts.signal?.aborted) return reject(opts.signal.reason);
-          if (e instanceof RpcError) return reject(e);
-          if (timeout.aborted) return reject(new RpcHttpError(method, { message: `no answer within ${timeoutMs} ms`, cause: e }));
-          reject(new RpcHttpError(method, { message: `request failed: ${(e as Error).message}${causeText(e)}`, retryable: true, cause: e }));
+          reject(e instanceof RpcError ? e : transportError(method, e, timeout.aborted, timeoutMs));
         };
         const req = client.request(target, { method: 'POST', agent, signal, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
           if (res.statusCode !== 200) {
             const parts: Buffer[] = [];
             res.on('data', (c: Buffer) => { if (parts.length < 8) parts.push(c); });
-            res.on('end', () => {
-              const text = Buffer.concat(parts).toString('utf8');
-              const retryAfter = Number(res.headers['retry-after']);
-              fail(new RpcHttpError(method, {
-                status: res.statusCode ?? 0,
-                body: text.slice(0, 2000),
-                message: `HTTP ${res.statusCode}${text ? `: ${text.slice(0, 300)}` : ''}`,
-                ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfter } : {}),
-              }));
-            });
+            res.on('end', () => fail(statusError(method, res.statusCode ?? 0, Buffer.concat(parts).toString('utf8'), res.headers['retry-after'])));
             res.on('error', fail);
             return;
           }
@@ -325,6 +304,22 @@ export function createRpc(opts: RpcOptions): Rpc {
     },
     requestManySettled: settleAll,
   };
+}
+
+/** A request that got no answer: refused, reset, or timed out. */
+function transportError(method: string, e: unknown, timedOut: boolean, timeoutMs: number): RpcHttpError {
+  return new RpcHttpError(method, { message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${(e as Error).message}${causeText(e)}`, cause: e });
+}
+
+/** An answer with an HTTP status other than 200; its Retry-After, when given, paces the retry. */
+function statusError(method: string, status: number, text: string, retryAfterHeader: string | null | undefined): RpcHttpError {
+  const retryAfter = Number(retryAfterHeader);
+  return new RpcHttpError(method, {
+    status,
+    body: text.slice(0, 2000),
+    message: `HTTP ${status}${text ? `: ${text.slice(0, 300)}` : ''}`,
+    ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfter } : {}),
+  });
 }
 
 function causeText(e: unknown): string {
