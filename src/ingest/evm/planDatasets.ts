@@ -11,11 +11,8 @@ import { createErc20Decoder } from './decoders/erc20.ts';
 import { createLendingDecoder } from './decoders/lending_v3.ts';
 import { NATIVE_DATASET } from './decoders/native.ts';
 import { createStakingDecoder } from './decoders/staking.ts';
-import type { EngineDecoder, JsDecoder, ProtocolDecoder } from './types.ts';
-
 import { EVM_PROTOCOLS, type EvmProtocol } from './evmProtocols.ts';
-
-export { EVM_PROTOCOLS, type EvmProtocol };
+import type { EngineDecoder, JsDecoder, ProtocolDecoder } from './types.ts';
 
 export interface DatasetPlan {
   readonly network: string;

@@ -107,7 +107,6 @@ export interface EngineDecoder extends DecoderBase {
 
 export type ProtocolDecoder = JsDecoder | EngineDecoder;
 
-
 /** An integer the engine cannot compute exactly from a log (above its integer types), computed in JS. */
 export interface WideValue {
   readonly block_number: number;

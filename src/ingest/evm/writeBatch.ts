@@ -17,8 +17,7 @@ import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
 import type { DecodedBatch } from './decodeBatch.ts';
 import { appendPools } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import type { BlockInfo, EngineBatch, EngineDecoder, Row, RowValues, TokenInfo } from './types.ts';
-import type { Hex } from '../rpc/getLogs.ts';
+import type { BlockInfo, EngineBatch, EngineDecoder, Row, RowValues } from './types.ts';
 
 export function tableOf(dataset: string): TableDef {
   const e = endpointById(dataset);
@@ -69,7 +68,6 @@ export interface WriteBatchParams {
 
 export async function writeBatch(store: Store, p: WriteBatchParams): Promise<void> {
   const range = { network: p.network, lo: p.lo, hi: p.hi };
-  const token = (address: Hex): TokenInfo => p.tokens.get(address);
   await store.transaction(async (tx) => {
     // Headers first: engine decoders read the block times from them.
     await tx.run(`DELETE FROM blocks WHERE network = $network AND number BETWEEN $lo AND $hi`, range);
@@ -83,7 +81,7 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
     for (const { decoder, batch } of p.engine) {
       if (batch.events === 0) continue;
       if (!p.logFile) throw new Error(`${decoder.protocol}: ${batch.events} rows to insert, but the batch has no log file`);
-      await decoder.engine.insert(tx, { network: p.network, lo: p.lo, hi: p.hi, file: p.logFile, batch, token });
+      await decoder.engine.insert(tx, { network: p.network, lo: p.lo, hi: p.hi, file: p.logFile, batch, token: (a) => p.tokens.get(a) });
     }
     if (p.pools) {
       await tx.run(`DELETE FROM pools WHERE network = $network AND created_block BETWEEN $lo AND $hi`, range);

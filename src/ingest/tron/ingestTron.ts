@@ -13,8 +13,6 @@ import { mayHaveLogs, nativeTransfers, registryFromTokens, trc20Transfers, TRON_
 import { TRON_DATASETS, type TronDatasetName } from './datasets.ts';
 import { blockNumber, createTronNodeClient, type TronTransactionInfo } from './nodeClient.ts';
 
-export { TRON_DATASETS, type TronDatasetName };
-
 export interface TronIngestOptions {
   readonly store: Store;
   /** Full node HTTP API base, e.g. http://fullnode:8090. */

@@ -30,8 +30,6 @@ import { VENUE_B_DATASETS, type VenueBDataset } from './venueBDatasets.ts';
 import { derivePositions, type PositionFill, type PositionState } from './venueBPositions.ts';
 import { deletePeriod, isCovered, markCovered } from './venueCoverage.ts';
 
-export { VENUE_B_DATASETS, type VenueBDataset };
-
 /** Coverage datasets completed by one hour file. */
 const FILL_DATASETS = [venueBFills.id, venueBRawTrades.id, venueBPositions.id];
 

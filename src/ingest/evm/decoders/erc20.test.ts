@@ -53,14 +53,15 @@ afterAll(async () => {
 });
 
 describe('erc20 engine decoder', () => {
-  it('stores what viem decodes and scaleAmount scales, for amounts across the uint256 range and any token symbol', async () => {
+  it('stores what viem decodes and scaleAmount scales, for amounts across the uint256 range and any token symbol; only logs of 3 topics and 32 data bytes count (an ERC-721 Transfer does not)', async () => {
     const tokens = Object.keys(TOKENS);
     const logs = AMOUNTS.flatMap((a, k) => tokens.map((t, j) => transferLog(k * tokens.length + j, t, a)));
     const nft = { ...transferLog(999, tokens[0]!, 1n), topics: [...logs[0]!.topics, `0x${'0'.repeat(63)}7`] as Hex[], data: '0x' as Hex, logIndex: '0x9' as Hex };
     const short = { ...transferLog(998, tokens[0]!, 1n), data: '0x01' as Hex, logIndex: '0x8' as Hex };
+    const long = { ...transferLog(997, tokens[0]!, 1n), data: `${transferLog(997, tokens[0]!, 1n).data}00` as Hex, logIndex: '0x7' as Hex };
     const file = path.join(dir, 'logs.json');
     // Two pages, as two eth_getLogs answers, one of them empty.
-    writeLogFile(file, [JSON.stringify(logs.slice(0, 10)), '[ ]', JSON.stringify([...logs.slice(10), nft, short])]);
+    writeLogFile(file, [JSON.stringify(logs.slice(0, 10)), '[ ]', JSON.stringify([...logs.slice(10), nft, short, long])]);
 
     const scan = await scanLogFile(store, file, { js: [], engine: [decoder] });
     const batch = scan.engine.get('evm/erc20/transfer')!;

@@ -13,7 +13,7 @@
  */
 import { parseAbiItem } from 'viem';
 import type { Tx } from '../../../store/createStore.ts';
-import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
+import type { Hex } from '../../rpc/getLogs.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
 import type { EngineBatch, EngineDecoder, EngineInsert, WideValue } from '../types.ts';
 import { columnOrder, tableOf } from '../writeBatch.ts';
@@ -23,12 +23,7 @@ export const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from,
 export const transferDecoder = createEventDecoder(TRANSFER_EVENT);
 export const ERC20_DATASET = 'evm/erc20/transfer';
 
-/** The 3-topic, 32-byte shape of an ERC-20 Transfer. */
-export function isErc20Transfer(log: Pick<RpcLog, 'topics' | 'data'>): boolean {
-  return log.topics.length === 3 && log.topics[0] === transferDecoder.selector && log.data.length === 66;
-}
-
-/** isErc20Transfer, in SQL over a log relation (`$transfer` bound to the selector). */
+/** The 3-topic, 32-byte shape of an ERC-20 Transfer, in SQL over a log relation (`$transfer` bound to the selector). */
 const IS_TRANSFER = `topics[1] = $transfer AND len(topics) = 3 AND length(data) = 66`;
 /** The amount is below 2^124: its first 33 of 64 hex digits are zero. */
 const NARROW = `substr(data, 3, 33) = '${'0'.repeat(33)}'`;
