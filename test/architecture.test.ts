@@ -1,7 +1,8 @@
 /**
  * Imports flow one way (architecture.md §2.11): the server uses query, query
  * uses store, nothing reaches back up. Only store/ talks to DuckDB and only
- * server/ to Fastify.
+ * server/ to Fastify. The catalog, the planners and the server describe
+ * queries without engine SQL; each store backend renders them (docs/storage.md).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -61,6 +62,33 @@ describe('architecture', () => {
         .filter((s) => (s.startsWith('@duckdb/') && !rel.startsWith('store')) || (/^(fastify|@fastify\/)/.test(s) && !rel.startsWith('server')))
         .map((s) => `${rel} imports ${s}`);
     });
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps engine SQL and engine types out of catalog/, query/ and server/', () => {
+    // SQL statements and clauses, engine functions and casts, engine column
+    // types, and placeholders of either dialect ($name, {name:Type}).
+    const ENGINE_TEXT = [
+      /\b(SELECT|INSERT\s+INTO|DELETE\s+FROM|CREATE\s+TABLE|GROUP\s+BY|ORDER\s+BY|LEFT\s+JOIN|CASE\s+WHEN)\b/,
+      /\b(strftime|date_trunc|epoch_ms|make_timestamp|time_bucket|arg_min|arg_max|list_contains|formatDateTime|toDateTime64?)\s*\(/,
+      /\bCAST\s*\(|::[A-Z]/,
+      /\b(VARCHAR|BIGINT|BIGNUM|UBIGINT|UTINYINT|HUGEINT|TIMESTAMP|UInt256|Int256|DateTime64|LowCardinality)\b/,
+      /(^|[^$\w])\$(?!ref\b)[a-z]\w*/, /\{[a-z]\w*:[A-Z]\w*(\(\d+\))?\}/,
+    ];
+    const code = (file: string) => fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    const offenders = all
+      .filter((file) => /^(catalog|query|server)$/.test(path.relative(SRC, file).split(path.sep)[0]!))
+      .flatMap((file) => code(file).split('\n').map((line, i) => ({ file, line, n: i + 1 })))
+      .filter(({ line }) => ENGINE_TEXT.some((re) => re.test(line)))
+      .map(({ file, line, n }) => `${path.relative(SRC, file)}:${n}: ${line.trim()}`);
+    expect(offenders).toEqual([]);
+  });
+
+  it('lets catalog/, query/ and server/ reach the engine only through store functions, never raw statements', () => {
+    const offenders = all
+      .filter((file) => /^(catalog|query|server)$/.test(path.relative(SRC, file).split(path.sep)[0]!))
+      .filter((file) => /\b(store|tx|ctx\.store)\.(all|run|transaction)\s*[<(]/.test(fs.readFileSync(file, 'utf8')))
+      .map((file) => path.relative(SRC, file));
     expect(offenders).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * and filters that most endpoints have in common, so that each protocol file
  * states only what differs.
  */
-import type { FilterDef, Format, OutputColumn, Params, RangeLimit, StoredColumn } from './types.ts';
+import type { ColumnExpr, FilterDef, Format, OutputColumn, Params, RangeLimit, StoredColumn } from './types.ts';
 
 export const SECONDS_PER_DAY = 86_400;
 
@@ -81,11 +81,11 @@ export function involvingFilters(columns: readonly string[]): Record<string, Fil
 
 /** Columns every stored EVM log event carries, whether or not rows show them. */
 export const evmLogKey: readonly StoredColumn[] = [
-  { name: 'network', type: 'VARCHAR' },
-  { name: 'block_number', type: 'BIGINT' },
-  { name: 'log_index', type: 'INTEGER' },
-  { name: 'time', type: 'TIMESTAMP' },
-  { name: 'tx_hash', type: 'VARCHAR' },
+  { name: 'network', type: 'string' },
+  { name: 'block_number', type: 'int64' },
+  { name: 'log_index', type: 'int32' },
+  { name: 'time', type: 'timestamp' },
+  { name: 'tx_hash', type: 'string' },
 ];
 
 export const EVM_LOG_ORDER = ['network', 'block_number', 'log_index'] as const;
@@ -94,21 +94,27 @@ export const EVM_LOG_ORDER = ['network', 'block_number', 'log_index'] as const;
 export const timeColumn: OutputColumn = {
   name: 'time',
   type: 'string',
-  sql: `strftime(t.time, '%Y-%m-%dT%H:%M:%SZ')`,
+  expr: { kind: 'iso_time', arg: { kind: 'column', name: 'time' }, millis: false },
   description: 'Block time, ISO 8601 UTC.',
 };
 
 export const blockNumberColumn: OutputColumn = { name: 'block_number', type: 'integer', description: 'Block number.' };
 
-export function evmVerboseColumns(eventNameSql: string): readonly OutputColumn[] {
+/** A stored column of the dataset's table, in an output column's expression. */
+export const stored = (name: string): ColumnExpr => ({ kind: 'column', name });
+
+/** A text constant of the catalog. */
+export const text = (value: string): ColumnExpr => ({ kind: 'literal', value, type: 'string' });
+
+export function evmVerboseColumns(eventName: string): readonly OutputColumn[] {
   return [
     { name: 'network', type: 'string', description: 'Network code.' },
-    { name: 'tx_id', type: 'string', sql: 't.tx_hash', description: 'Transaction hash.' },
+    { name: 'tx_id', type: 'string', expr: stored('tx_hash'), description: 'Transaction hash.' },
     { name: 'log_index', type: 'integer', description: 'Index of the log in its block.' },
-    { name: 'name', type: 'string', sql: eventNameSql, description: 'Event name as emitted on chain.' },
+    { name: 'name', type: 'string', expr: text(eventName), description: 'Event name as emitted on chain.' },
   ];
 }
 
-/** Shorthand for a column shown as stored. */
-export const col = (name: string, type: OutputColumn['type'], description: string, sql?: string): OutputColumn =>
-  sql === undefined ? { name, type, description } : { name, type, description, sql };
+/** Shorthand for a column shown as stored, or computed by `expr`. */
+export const col = (name: string, type: OutputColumn['type'], description: string, expr?: ColumnExpr): OutputColumn =>
+  expr === undefined ? { name, type, description } : { name, type, description, expr };

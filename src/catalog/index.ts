@@ -48,7 +48,7 @@ export function validateCatalog(entries: readonly Endpoint[] = catalog): void {
     for (const k of e.table.orderBy) if (!stored.has(k)) throw new Error(`catalog: ${e.id} orders by unknown column ${k}`);
     const outputs = [...e.columns, ...(e.family === 'exchange' ? [] : e.verboseColumns)];
     for (const c of outputs) {
-      if (c.sql === undefined && !stored.has(c.name)) throw new Error(`catalog: ${e.id} column ${c.name} is not stored and has no sql`);
+      if (c.expr === undefined && !stored.has(c.name)) throw new Error(`catalog: ${e.id} column ${c.name} is not stored and has no expression`);
     }
     for (const [name, f] of Object.entries(e.filters)) {
       if (!(name in e.params)) throw new Error(`catalog: ${e.id} filter ${name} has no parameter`);

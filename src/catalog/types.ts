@@ -29,18 +29,42 @@ export type Params = Readonly<Record<string, ParamDef>>;
 /** The wire type of an output column, shared by JSON, CSV and Parquet. */
 export type ColumnType = 'integer' | 'double' | 'string' | 'boolean';
 
+/**
+ * How an output column is computed from a stored row, engine-neutral: each
+ * store backend renders it in its own dialect. Only values from the catalog
+ * appear here; request values are bound by the planner.
+ */
+export type ColumnExpr =
+  /** A stored column of the dataset's table. */
+  | { readonly kind: 'column'; readonly name: string }
+  /** A constant of the catalog; `null` typed as the output column's type. */
+  | { readonly kind: 'literal'; readonly value: string | number | null; readonly type: ColumnType }
+  | { readonly kind: 'negate'; readonly arg: ColumnExpr }
+  /** `then` when `left op right` holds, else `else`. */
+  | { readonly kind: 'if'; readonly left: ColumnExpr; readonly op: '=' | '>'; readonly right: ColumnExpr; readonly then: ColumnExpr; readonly else: ColumnExpr }
+  /** A stored timestamp as ISO 8601 UTC text: `2025-01-02T03:04:05Z`, or with `.mmm` milliseconds. */
+  | { readonly kind: 'iso_time'; readonly arg: ColumnExpr; readonly millis: boolean };
+
 export interface OutputColumn {
   readonly name: string;
   readonly type: ColumnType;
-  /** SQL expression over the dataset table aliased `t`; defaults to `t.<name>`. */
-  readonly sql?: string;
+  /** How the value is computed; defaults to the stored column of the same name. */
+  readonly expr?: ColumnExpr;
   readonly description: string;
 }
 
-/** A stored column: DuckDB type. */
+/**
+ * The engine-neutral type of a stored column; each store backend maps it to
+ * its own (DuckDB `BIGNUM`, ClickHouse `UInt256`…). Raw on-chain integers are
+ * `uint256`/`int256` and must be kept exact.
+ */
+export type StoredType =
+  | 'string' | 'boolean' | 'uint8' | 'int32' | 'int64' | 'uint64' | 'float64' | 'timestamp' | 'uint256' | 'int256';
+
+/** A stored column. */
 export interface StoredColumn {
   readonly name: string;
-  readonly type: string;
+  readonly type: StoredType;
 }
 
 export interface TableDef {

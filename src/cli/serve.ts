@@ -4,6 +4,7 @@ import { createKey, listKeys } from '../metering/keys.ts';
 import { createMeter } from '../metering/meter.ts';
 import { createApp } from '../server/createApp.ts';
 import type { Store } from '../store/createStore.ts';
+import { isEmptyStore } from '../store/coverage.ts';
 import { loadDemo } from './demo.ts';
 import { linkOptions } from './linkOptions.ts';
 import { backendOf, plansOf, PLANS_HELP, REDIS_HELP } from './metering.ts';
@@ -26,8 +27,7 @@ interface ServeOptions {
 
 /** A store that has never held data nor keys is new: it gets the demo and a first key. */
 async function isNewStore(store: Store): Promise<boolean> {
-  const [r] = await store.all<{ n: bigint }>(`SELECT (SELECT count(*) FROM coverage) + (SELECT count(*) FROM api_keys) AS n`);
-  return Number(r?.n ?? 0) === 0;
+  return isEmptyStore(store);
 }
 
 export function registerServe(program: Command): void {

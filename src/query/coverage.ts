@@ -5,9 +5,9 @@
  */
 import { ApiError } from '../errors/apiError.ts';
 import type { Store } from '../store/createStore.ts';
-import { coveredIntervals, gaps, type Interval } from '../store/coverage.ts';
+import { blocksAround, coveredIntervals, gaps, type Interval } from '../store/coverage.ts';
 import type { QueryRange } from './range.ts';
-import { isoSeconds, toSqlTimestamp } from './time.ts';
+import { isoSeconds } from './time.ts';
 
 const describe = (g: readonly Interval[]) => g.slice(0, 5).map((i) => (i.lo === i.hi ? `${i.lo}` : `${i.lo}–${i.hi}`)).join(', ') + (g.length > 5 ? ', …' : '');
 
@@ -27,14 +27,10 @@ export async function assertChainCoverage(store: Store, dataset: string, network
       missing_blocks: missing.map((g) => [g.lo, g.hi]),
     });
   }
-  const [edges] = await store.all<{ before: bigint | null; after: bigint | null }>(
-    `SELECT (SELECT max(number) FROM blocks WHERE network = $network AND time < CAST($since AS TIMESTAMP)) AS before,
-            (SELECT min(number) FROM blocks WHERE network = $network AND time >= CAST($until AS TIMESTAMP)) AS after`,
-    { network, since: toSqlTimestamp(range.since), until: toSqlTimestamp(range.until) },
-  );
+  const edges = await blocksAround(store, network, range.since, range.until);
   const timeText = `${isoSeconds(range.since)} to ${isoSeconds(range.until)}`;
-  if (edges?.before == null || edges.after == null) {
-    const side = edges?.before == null ? `before ${isoSeconds(range.since)}` : `at or after ${isoSeconds(range.until)}`;
+  if (edges.before === null || edges.after === null) {
+    const side = edges.before === null ? `before ${isoSeconds(range.since)}` : `at or after ${isoSeconds(range.until)}`;
     throw new ApiError('invalid_range', `the time range ${timeText} reaches past the ingested blocks of ${network}: no block ${side} is known${have}`, {
       missing_time: [isoSeconds(range.since), isoSeconds(range.until)],
     });

@@ -1,6 +1,6 @@
 /**
- * A validated aggregate request → one parameterized SQL query that buckets in
- * the engine, its cost and its file name. It starts from the same selection
+ * A validated aggregate request → the description of one query that buckets
+ * in the engine (rendered by the store with bound parameters), its cost and its file name. It starts from the same selection
  * as the raw endpoint, so it takes every filter the raw endpoint takes.
  */
 import { acceptsWithValue, type GroupBy } from '../catalog/derive/aggregate.ts';
@@ -11,8 +11,9 @@ import { assertChainCoverage } from './coverage.ts';
 import { rangeText, type PlanContext, type QueryPlan } from './planRaw.ts';
 import { planSelection, type Selection } from './planSelection.ts';
 import { resolvePool } from './resolve.ts';
-import { aggregateSql } from './sql/aggregate.ts';
-import { rowValueSql } from './sql/value.ts';
+import { aggregateQuery } from './plan/aggregateQuery.ts';
+import { rowValue } from './plan/rowValue.ts';
+import type { BoundQuery } from '../store/query.ts';
 
 /** The tokens a pivot expands over: the pool's two tokens, in the order the request named them. */
 async function pivotTokens(ctx: PlanContext, sel: Selection): Promise<string[]> {
@@ -33,22 +34,22 @@ export async function planAggregate(ctx: PlanContext, route: DataRoute, raw: Rea
   const groupBy = (sel.values.group_by ?? 'time') as GroupBy;
   const bucketing = parseBucketing(e, groupBy, sel.values.period as string | undefined);
   const withValue = acceptsWithValue(e) && e.aggregate.valued && sel.values.with_value === true;
-  const { sql, columns } = aggregateSql({
+  const { query, columns } = aggregateQuery({
     endpoint: e,
-    table: e.table.name,
     where: sel.where,
-    columnSql: sel.columnSql,
+    columnExpr: sel.columnExpr,
     q: sel.q,
     bucketing,
     pivotTokens: await pivotTokens(ctx, sel),
-    value: withValue ? rowValueSql(e, sel.columnSql) : null,
+    value: withValue ? rowValue(e, sel.columnExpr) : null,
     epochSecondsTime: e.family === 'btc' && sel.format !== 'csv',
   });
   await assertChainCoverage(ctx.store, e.id, sel.network, sel.range);
   const cost = computeCost({ costClass: e.cost, network: sel.network, range: sel.range, aggregate: true }, ctx.blocksPerDay);
+  const bound: BoundQuery = { query, params: sel.q.params };
   return {
-    sql,
-    params: sel.q.params,
+    query: bound,
+    ...ctx.store.render(bound),
     format: sel.format,
     columns,
     cost,

@@ -1,18 +1,21 @@
-/** A validated raw event request → one parameterized SQL query, its cost and its file name. */
+/** A validated raw event request → one query description (rendered by the store with bound parameters), its cost and its file name. */
 import type { DataRoute } from '../catalog/derive/routes.ts';
 import type { Format, OutputColumn } from '../catalog/types.ts';
 import type { SqlParams, Store } from '../store/createStore.ts';
+import type { BoundQuery } from '../store/query.ts';
 import { computeCost, type BlocksPerDay, type Cost } from './cost.ts';
 import { assertChainCoverage } from './coverage.ts';
 import { isPhysicallyOrdered } from '../store/coverage.ts';
 import { planSelection, type Selection } from './planSelection.ts';
-import { ident } from './sql/builder.ts';
-import { rowValueSql } from './sql/value.ts';
+import { rowValue } from './plan/rowValue.ts';
 
 /** The column `with_value=true` appends to raw rows, last. */
 export const VALUE_COLUMN = 'value_usd';
 
 export interface QueryPlan {
+  /** What to answer, engine-neutral. */
+  readonly query: BoundQuery;
+  /** `query` rendered by the store that will run it: its own dialect and parameter values. */
   readonly sql: string;
   readonly params: SqlParams;
   readonly format: Format;
@@ -41,23 +44,27 @@ export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<
   const sel = await planSelection(ctx.store, route, raw);
   const e = sel.endpoint;
   const cols = outputColumns(sel);
-  const value = sel.values.with_value === true ? rowValueSql(e, sel.columnSql) : null;
-  const select = [
-    ...cols.map((c) => `${sel.columnSql(c.name)} AS ${ident(c.name)}`),
-    ...(value ? [`${value.expr} AS ${ident(VALUE_COLUMN)}`] : []),
-  ].join(', ');
-  const from = `${e.table.name} t${value ? ` ${value.joins}` : ''}`;
+  const value = sel.values.with_value === true ? rowValue(e, sel.columnExpr) : null;
   await assertChainCoverage(ctx.store, e.id, sel.network, sel.range);
   // Sorting holds the whole result in memory before the first byte; rows that
   // sit in order already are streamed as they are scanned. A join (prices)
   // does not promise to keep the scan's order, so it always sorts.
   const sorted = !value && (await isPhysicallyOrdered(ctx.store, e.id, sel.network));
-  const order = e.table.orderBy.filter((k) => k !== 'network').map((k) => `t.${ident(k)}`).join(', ');
-  const sql = `SELECT ${select} FROM ${from} WHERE ${sel.where.join(' AND ')}${sorted ? '' : ` ORDER BY ${order}`}`;
+  const query: BoundQuery = {
+    query: {
+      kind: 'rows',
+      table: e.table.name,
+      columns: cols.map((c) => ({ name: c.name, expr: sel.columnExpr(c.name) })),
+      value: value ? { name: VALUE_COLUMN, value } : null,
+      where: sel.where,
+      orderBy: sorted ? [] : e.table.orderBy.filter((k) => k !== 'network'),
+    },
+    params: sel.q.params,
+  };
   const cost = computeCost({ costClass: e.cost, network: sel.network, range: sel.range, aggregate: false }, ctx.blocksPerDay);
   return {
-    sql,
-    params: sel.q.params,
+    query,
+    ...ctx.store.render(query),
     format: sel.format,
     columns: [...cols.map((c) => c.name), ...(value ? [VALUE_COLUMN] : [])],
     cost,

@@ -1,15 +1,15 @@
 /**
  * A validated request → what it selects: endpoint, network, range, format,
- * and the bound WHERE conditions. Raw and aggregate plans both start here.
+ * and the conditions with their bound values. Raw and aggregate plans both start here.
  */
 import type { DataRoute } from '../catalog/derive/routes.ts';
 import type { ChainEndpoint, Format } from '../catalog/types.ts';
 import type { Store } from '../store/createStore.ts';
 import { normalizeQuery, type QueryValues } from './normalize.ts';
 import { checkRangeLimit, parseRange, type QueryRange } from './range.ts';
-import { SqlBuilder, ident } from './sql/builder.ts';
-import { buildFilters } from './sql/filters.ts';
-import { toSqlTimestamp } from './time.ts';
+import type { Condition, Expr } from '../store/query.ts';
+import { buildFilters } from './plan/filters.ts';
+import { ParamBinder, column } from './plan/params.ts';
 
 export interface Selection {
   readonly endpoint: ChainEndpoint;
@@ -17,10 +17,10 @@ export interface Selection {
   readonly range: QueryRange;
   readonly format: Format;
   readonly values: QueryValues;
-  readonly q: SqlBuilder;
-  readonly where: readonly string[];
-  /** SQL of an output column by name, under this request. */
-  columnSql(name: string): string;
+  readonly q: ParamBinder;
+  readonly where: readonly Condition[];
+  /** The expression of an output column by name, under this request. */
+  columnExpr(name: string): Expr;
 }
 
 export async function planSelection(store: Store, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<Selection> {
@@ -39,20 +39,19 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
   });
   checkRangeLimit(range, format, network);
 
-  const q = new SqlBuilder();
-  const where = [`t.network = ${q.bind(network)}`];
-  if (range.kind === 'blocks') where.push(`t.block_number BETWEEN ${q.bind(range.start)} AND ${q.bind(range.end)}`);
-  else where.push(`t.time >= CAST(${q.bind(toSqlTimestamp(range.since))} AS TIMESTAMP) AND t.time < CAST(${q.bind(toSqlTimestamp(range.until))} AS TIMESTAMP)`);
+  const q = new ParamBinder();
+  const where: Condition[] = [{ kind: 'compare', left: column('network'), op: '=', right: q.bind(network) }];
+  if (range.kind === 'blocks') where.push({ kind: 'between', arg: column('block_number'), low: q.bind(range.start), high: q.bind(range.end) });
+  else {
+    where.push(
+      { kind: 'compare', left: column('time'), op: '>=', right: q.bind(range.since, 'timestamp') },
+      { kind: 'compare', left: column('time'), op: '<', right: q.bind(range.until, 'timestamp') },
+    );
+  }
   const filters = await buildFilters(store, endpoint, network, values, q);
   where.push(...filters.where);
 
   const all = [...endpoint.columns, ...endpoint.verboseColumns];
-  const columnSql = (name: string): string => {
-    const override = filters.overrides[name];
-    if (override) return override;
-    const col = all.find((c) => c.name === name);
-    if (col?.sql) return col.sql;
-    return `t.${ident(name)}`;
-  };
-  return { endpoint, network, range, format, values, q, where, columnSql };
+  const columnExpr = (name: string): Expr => filters.overrides[name] ?? all.find((c) => c.name === name)?.expr ?? column(name);
+  return { endpoint, network, range, format, values, q, where, columnExpr };
 }

@@ -1,17 +1,18 @@
 /**
- * A validated exchange-venue request → one parameterized SQL query, its cost
- * and its file name. Venue rows come out ascending by time; candles are
- * built by the engine from the stored 1-minute candles in the same query.
+ * A validated exchange-venue request → one query description (rendered by
+ * the store with bound parameters), its cost and its file name. Venue rows
+ * come out ascending by time; candles are built by the engine from the
+ * stored 1-minute candles in the same query.
  */
 import type { DataRoute } from '../catalog/derive/routes.ts';
 import type { FilterDef, Format, OutputColumn, VenueEndpoint } from '../catalog/types.ts';
+import type { BoundQuery, Condition, DataQuery } from '../store/query.ts';
 import { ApiError } from '../errors/apiError.ts';
 import { normalizeAddress, splitList } from './addresses.ts';
 import { computeCost } from './cost.ts';
 import { normalizeQuery, type QueryValues } from './normalize.ts';
 import type { PlanContext, QueryPlan } from './planRaw.ts';
-import { SqlBuilder, ident } from './sql/builder.ts';
-import { toSqlTimestamp } from './time.ts';
+import { ParamBinder, column } from './plan/params.ts';
 import { assertVenueCoverage } from './venueCoverage.ts';
 import { parseVenueRange } from './venueRange.ts';
 
@@ -28,35 +29,26 @@ export function venueToken(value: unknown): string {
   return token;
 }
 
-function filterCondition(param: string, f: FilterDef, value: string | number | boolean, q: SqlBuilder): string {
+function filterCondition(param: string, f: FilterDef, value: string | number | boolean, q: ParamBinder): Condition {
   if (f.kind !== 'address') throw new Error(`venue filter kind ${f.kind} is not implemented`);
-  const inList = q.bindList(splitList(String(value), param).map((a) => normalizeAddress('exchange', a, param)));
-  return `(${f.columns.map((c) => `t.${ident(c)} IN ${inList}`).join(' OR ')})`;
+  const values = q.bindList(splitList(String(value), param).map((a) => normalizeAddress('exchange', a, param)));
+  return { kind: 'or', args: f.columns.map((c) => ({ kind: 'in', arg: column(c), values })) };
 }
 
 /** The rows of a plain venue endpoint: its catalog columns over its table. */
-function rowsSql(e: VenueEndpoint, values: QueryValues, where: readonly string[]): { sql: string; columns: OutputColumn[] } {
+function rowsQuery(e: VenueEndpoint, values: QueryValues, where: readonly Condition[]): { query: DataQuery; columns: OutputColumn[] } {
   const columns = e.columns.filter((c) => !(c.name === 'id' && values.skip_id === true));
-  const select = columns.map((c) => `${c.sql ?? `t.${ident(c.name)}`} AS ${ident(c.name)}`).join(', ');
-  const order = e.table.orderBy.filter((k) => k !== 'token').map((k) => `t.${ident(k)}`).join(', ');
-  return { sql: `SELECT ${select} FROM ${e.table.name} t WHERE ${where.join(' AND ')} ORDER BY ${order}`, columns };
-}
-
-/**
- * Candles of `window` from 1-minute candles: windows aligned to the Unix
- * epoch, open of the first minute, highest high, lowest low, close of the
- * last minute, volume (to 8 decimals) and trade count summed. Only the minutes inside
- * [since, until) count; a window is labelled with its start.
- */
-function candlesSql(e: VenueEndpoint, windowSeconds: number, where: readonly string[], q: SqlBuilder): string {
-  const w = q.bind(windowSeconds);
-  return `SELECT strftime(c.w, '%Y-%m-%dT%H:%M:%SZ') AS "time", c.open, c.high, c.low, c.close, c.volume, c.trade_count
-    FROM (SELECT time_bucket(to_seconds(CAST(${w} AS BIGINT)), t.time, TIMESTAMP '1970-01-01') AS w,
-                 arg_min(t.open, t.time) AS open, max(t.high) AS high, min(t.low) AS low, arg_max(t.close, t.time) AS close,
-                 -- Rounded to 1e-8 so that binary summation noise does not show.
-                 round(sum(t.volume), 8) AS volume, CAST(sum(t.trade_count) AS BIGINT) AS trade_count
-          FROM ${e.table.name} t WHERE ${where.join(' AND ')} GROUP BY 1) c
-    ORDER BY c.w`;
+  return {
+    query: {
+      kind: 'rows',
+      table: e.table.name,
+      columns: columns.map((c) => ({ name: c.name, expr: c.expr ?? column(c.name) })),
+      value: null,
+      where,
+      orderBy: e.table.orderBy.filter((k) => k !== 'token'),
+    },
+    columns,
+  };
 }
 
 export async function planVenue(ctx: PlanContext, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<QueryPlan> {
@@ -67,32 +59,34 @@ export async function planVenue(ctx: PlanContext, route: DataRoute, raw: Readonl
   const token = venueToken(values.token);
   const range = parseVenueRange(e, values.since as string | undefined, values.until as string | undefined);
 
-  const q = new SqlBuilder();
-  const where = [
-    `t.token = ${q.bind(token)}`,
-    `t.time >= CAST(${q.bind(toSqlTimestamp(range.since))} AS TIMESTAMP)`,
-    `t.time < CAST(${q.bind(toSqlTimestamp(range.until))} AS TIMESTAMP)`,
+  const q = new ParamBinder();
+  const where: Condition[] = [
+    { kind: 'compare', left: column('token'), op: '=', right: q.bind(token) },
+    { kind: 'compare', left: column('time'), op: '>=', right: q.bind(range.since, 'timestamp') },
+    { kind: 'compare', left: column('time'), op: '<', right: q.bind(range.until, 'timestamp') },
   ];
   for (const [param, f] of Object.entries(e.filters)) {
     const value = values[param];
     if (value !== undefined) where.push(filterCondition(param, f, value, q));
   }
 
-  let sql: string;
+  let query: DataQuery;
   let columns: readonly OutputColumn[];
   if (e.event === 'ohlcv') {
+    // Candles of `window` from the stored 1-minute candles: only the minutes inside [since, until) count.
     const window = String(values.window ?? '1h');
-    sql = candlesSql(e, WINDOW_SECONDS[window]!, where, q);
+    query = { kind: 'candles', table: e.table.name, where, windowSeconds: q.bind(WINDOW_SECONDS[window]!, 'int64') };
     columns = e.columns;
   } else {
-    ({ sql, columns } = rowsSql(e, values, where));
+    ({ query, columns } = rowsQuery(e, values, where));
   }
+  const bound: BoundQuery = { query, params: q.params };
 
   await assertVenueCoverage(ctx.store, e.id, token, range);
   const cost = computeCost({ costClass: e.cost, network: e.protocol, range, aggregate: false }, ctx.blocksPerDay);
   return {
-    sql,
-    params: q.params,
+    query: bound,
+    ...ctx.store.render(bound),
     format,
     columns: columns.map((c) => c.name),
     cost,

@@ -6,7 +6,7 @@
  */
 import { ApiError } from '../errors/apiError.ts';
 import type { Store } from '../store/createStore.ts';
-import { coveredIntervals, gaps, type Interval } from '../store/coverage.ts';
+import { coveredIntervals, coveredScopes, gaps, type Interval } from '../store/coverage.ts';
 import type { TimeRange } from './venueRange.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
@@ -16,9 +16,8 @@ const list = (xs: readonly Interval[]) => xs.slice(0, 5).map(span).join(', ') + 
 export async function assertVenueCoverage(store: Store, dataset: string, token: string, range: TimeRange): Promise<void> {
   const covered = await coveredIntervals(store, dataset, token);
   if (covered.length === 0) {
-    const held = await store.all<{ scope: string }>(`SELECT DISTINCT scope FROM coverage WHERE dataset = $dataset ORDER BY scope`, { dataset });
-    if (held.length === 0) throw new ApiError('invalid_range', `nothing of ${dataset} has been ingested`, { missing_time: [[iso(range.since), iso(range.until)]] });
-    const tokens = held.map((h) => h.scope);
+    const tokens = await coveredScopes(store, dataset);
+    if (tokens.length === 0) throw new ApiError('invalid_range', `nothing of ${dataset} has been ingested`, { missing_time: [[iso(range.since), iso(range.until)]] });
     throw new ApiError('unknown_token', `no ${dataset} data for token '${token}'; tokens held: ${tokens.join(', ')}`, { parameter: 'token', supported: tokens });
   }
   // [since, until) in milliseconds is [since, until - 1] inclusive.

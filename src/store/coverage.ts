@@ -33,6 +33,32 @@ export async function coveredIntervals(store: Store, dataset: string, scope: str
   return rows.map((r) => ({ lo: Number(r.lo), hi: Number(r.hi) }));
 }
 
+/** Scopes (tokens, networks) that hold any coverage of `dataset`, sorted. */
+export async function coveredScopes(store: Store, dataset: string): Promise<string[]> {
+  const rows = await store.all<{ scope: string }>(`SELECT DISTINCT scope FROM coverage WHERE dataset = $dataset ORDER BY scope`, { dataset });
+  return rows.map((r) => r.scope);
+}
+
+/**
+ * The last known block of `network` before `sinceMs` and the first at or
+ * after `untilMs` (epoch milliseconds); null where the blocks table has none.
+ */
+export async function blocksAround(store: Store, network: string, sinceMs: number, untilMs: number): Promise<{ before: number | null; after: number | null }> {
+  const ts = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+  const [edges] = await store.all<{ before: bigint | null; after: bigint | null }>(
+    `SELECT (SELECT max(number) FROM blocks WHERE network = $network AND time < CAST($since AS TIMESTAMP)) AS before,
+            (SELECT min(number) FROM blocks WHERE network = $network AND time >= CAST($until AS TIMESTAMP)) AS after`,
+    { network, since: ts(sinceMs), until: ts(untilMs) },
+  );
+  return { before: edges?.before == null ? null : Number(edges.before), after: edges?.after == null ? null : Number(edges.after) };
+}
+
+/** Whether the store has never held data nor keys. */
+export async function isEmptyStore(store: Store): Promise<boolean> {
+  const [r] = await store.all<{ n: bigint }>(`SELECT (SELECT count(*) FROM coverage) + (SELECT count(*) FROM api_keys) AS n`);
+  return Number(r?.n ?? 0) === 0;
+}
+
 /** Records [lo, hi] as covered, merging with touching intervals. Call inside the transaction that wrote the rows. */
 export async function addCoverage(tx: Tx, dataset: string, scope: string, lo: number, hi: number): Promise<void> {
   // Rows are appended at the table's end. If they are not past everything held

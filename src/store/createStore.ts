@@ -15,6 +15,8 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { Format } from '../catalog/types.ts';
 import { Semaphore } from '../utils/semaphore.ts';
 import { createFifoMaker } from './fifoMaker.ts';
+import { renderDuckDb } from './duckdb/render.ts';
+import type { BoundQuery } from './query.ts';
 import { SCHEMA_VERSION, schemaDdl } from './schema.ts';
 
 export type SqlParams = Record<string, DuckDBValue>;
@@ -45,6 +47,8 @@ export interface CopyStream {
 export interface Store {
   readonly dataDir: string | null;
   readonly readOnly: boolean;
+  /** The engine's text and parameter values for an engine-neutral data query, to pass to `copyToStream`/`copyToFile`. */
+  render(query: BoundQuery): { sql: string; params: SqlParams };
   all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
   run(sql: string, params?: SqlParams): Promise<void>;
   /** Runs `fn` inside one transaction on a dedicated connection. */
@@ -119,6 +123,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   const store: Store = {
     dataDir: opts.dataDir,
     readOnly,
+    render: renderDuckDb,
     all: (sql, params) => all(shared, sql, params),
     run: async (sql, params) => { await shared.run(sql, params); },
 

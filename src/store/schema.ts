@@ -3,12 +3,18 @@
  * (blocks, coverage, reference data, keys) are declared here.
  */
 import { catalog } from '../catalog/index.ts';
-import type { TableDef } from '../catalog/types.ts';
+import type { StoredType, TableDef } from '../catalog/types.ts';
 
 export const SCHEMA_VERSION = 1;
 
+/** DuckDB's type for each catalog column type; raw on-chain integers are exact BIGNUMs. */
+export const DUCKDB_TYPES: Readonly<Record<StoredType, string>> = {
+  string: 'VARCHAR', boolean: 'BOOLEAN', uint8: 'UTINYINT', int32: 'INTEGER', int64: 'BIGINT', uint64: 'UBIGINT',
+  float64: 'DOUBLE', timestamp: 'TIMESTAMP', uint256: 'BIGNUM', int256: 'BIGNUM',
+};
+
 export function tableDdl(t: TableDef): string {
-  const cols = t.columns.map((c) => `"${c.name}" ${c.type}`).join(', ');
+  const cols = t.columns.map((c) => `"${c.name}" ${DUCKDB_TYPES[c.type]}`).join(', ');
   return `CREATE TABLE IF NOT EXISTS ${t.name} (${cols})`;
 }
 

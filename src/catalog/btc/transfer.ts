@@ -1,4 +1,4 @@
-import { CHAIN_FORMATS, addressFilterParams, amountParams, blockNumberColumn, col, timeColumn, transferFilters } from '../common.ts';
+import { CHAIN_FORMATS, addressFilterParams, amountParams, blockNumberColumn, col, stored, timeColumn, transferFilters } from '../common.ts';
 import type { ChainEndpoint } from '../types.ts';
 
 /**
@@ -21,17 +21,17 @@ export const btcTransfer: ChainEndpoint = {
   table: {
     name: 'btc_native_transfer',
     columns: [
-      { name: 'network', type: 'VARCHAR' }, { name: 'block_number', type: 'BIGINT' }, { name: 'tx_index', type: 'INTEGER' },
-      { name: 'vout', type: 'INTEGER' }, { name: 'time', type: 'TIMESTAMP' }, { name: 'tx_hash', type: 'VARCHAR' },
-      { name: 'token', type: 'VARCHAR' }, { name: 'sender', type: 'VARCHAR' }, { name: 'receiver', type: 'VARCHAR' },
-      { name: 'amount_raw', type: 'BIGINT' }, { name: 'amount', type: 'DOUBLE' },
+      { name: 'network', type: 'string' }, { name: 'block_number', type: 'int64' }, { name: 'tx_index', type: 'int32' },
+      { name: 'vout', type: 'int32' }, { name: 'time', type: 'timestamp' }, { name: 'tx_hash', type: 'string' },
+      { name: 'token', type: 'string' }, { name: 'sender', type: 'string' }, { name: 'receiver', type: 'string' },
+      { name: 'amount_raw', type: 'int64' }, { name: 'amount', type: 'float64' },
     ],
     orderBy: ['network', 'block_number', 'tx_index', 'vout'],
   },
   params: { ...amountParams, ...addressFilterParams },
   filters: transferFilters(),
   columns: [blockNumberColumn, col('token', 'string', 'Always BTC.'), col('sender', 'string', 'Largest funding input address; null for coinbase.'), col('receiver', 'string', 'Receiving address.'), col('amount', 'double', 'Amount in BTC.'), timeColumn],
-  verboseColumns: [col('tx_id', 'string', 'Transaction id.', 't.tx_hash'), col('vout', 'integer', 'Output index in the transaction.')],
+  verboseColumns: [col('tx_id', 'string', 'Transaction id.', stored('tx_hash')), col('vout', 'integer', 'Output index in the transaction.')],
   pricedAmount: { amount: 'amount', token: 'token' },
   aggregate: {
     columns: [{ source_column: 'amount', aggregation: 'sum', output_column: 'agg_amount' }],

@@ -1,5 +1,5 @@
-import { CHAIN_FORMATS, EVM_LOG_ORDER, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, timeColumn } from '../common.ts';
-import type { AggregateSchema, ChainEndpoint, OutputColumn, Params, StoredColumn } from '../types.ts';
+import { CHAIN_FORMATS, EVM_LOG_ORDER, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, stored, timeColumn } from '../common.ts';
+import type { AggregateSchema, ChainEndpoint, ColumnExpr, OutputColumn, Params, StoredColumn } from '../types.ts';
 
 export const DEX_NETWORKS = ['ETH', 'ARB', 'OP', 'POLYGON', 'BASE', 'BSC', 'AVAX', 'CELO', 'BLAST', 'ZK', 'ZORA', 'WORLD', 'BERA'] as const;
 export const DEX_FEES = [100, 500, 3000, 10000] as const;
@@ -12,14 +12,14 @@ export const poolParams: Params = {
 
 /** Columns of every pool event: which pool and what its two tokens are. */
 const poolStored: StoredColumn[] = [
-  { name: 'pool_address', type: 'VARCHAR' },
-  { name: 'token0_address', type: 'VARCHAR' }, { name: 'token0', type: 'VARCHAR' }, { name: 'token0_decimals', type: 'UTINYINT' },
-  { name: 'token1_address', type: 'VARCHAR' }, { name: 'token1', type: 'VARCHAR' }, { name: 'token1_decimals', type: 'UTINYINT' },
-  { name: 'amount0_raw', type: 'BIGNUM' }, { name: 'amount0', type: 'DOUBLE' },
-  { name: 'amount1_raw', type: 'BIGNUM' }, { name: 'amount1', type: 'DOUBLE' },
+  { name: 'pool_address', type: 'string' },
+  { name: 'token0_address', type: 'string' }, { name: 'token0', type: 'string' }, { name: 'token0_decimals', type: 'uint8' },
+  { name: 'token1_address', type: 'string' }, { name: 'token1', type: 'string' }, { name: 'token1_decimals', type: 'uint8' },
+  { name: 'amount0_raw', type: 'int256' }, { name: 'amount0', type: 'float64' },
+  { name: 'amount1_raw', type: 'int256' }, { name: 'amount1', type: 'float64' },
 ];
 
-const tickRange: StoredColumn[] = [{ name: 'tick_lower', type: 'INTEGER' }, { name: 'tick_upper', type: 'INTEGER' }];
+const tickRange: StoredColumn[] = [{ name: 'tick_lower', type: 'int32' }, { name: 'tick_upper', type: 'int32' }];
 
 interface DexEvent {
   readonly event: string;
@@ -46,7 +46,7 @@ function dexEndpoint(e: DexEvent): ChainEndpoint {
     params: { ...poolParams, ...involvingParams },
     filters: { symbol0: { kind: 'pool' }, ...involvingFilters(e.involving) },
     columns: [blockNumberColumn, col('pool_address', 'string', 'Pool contract address.'), ...e.columns, timeColumn],
-    verboseColumns: evmVerboseColumns(`'${e.eventName}'`),
+    verboseColumns: evmVerboseColumns(e.eventName),
     aggregate: e.aggregate,
     pricedLegs: e.pricedLegs,
     formats: CHAIN_FORMATS,
@@ -75,21 +75,24 @@ const amountPivot: AggregateSchema = {
 };
 
 /** The pool's view of a swap: a positive amount entered the pool (the swapper sold it). */
+const whenToken0Sold = (then: ColumnExpr, otherwise: ColumnExpr): ColumnExpr =>
+  ({ kind: 'if', left: stored('amount0'), op: '>', right: { kind: 'literal', value: 0, type: 'double' }, then, else: otherwise });
+const negate = (arg: ColumnExpr): ColumnExpr => ({ kind: 'negate', arg });
 export const swapSold = {
-  token: 'CASE WHEN t.amount0 > 0 THEN t.token0 ELSE t.token1 END',
-  amount: 'CASE WHEN t.amount0 > 0 THEN t.amount0 ELSE t.amount1 END',
+  token: whenToken0Sold(stored('token0'), stored('token1')),
+  amount: whenToken0Sold(stored('amount0'), stored('amount1')),
 };
 export const swapBought = {
-  token: 'CASE WHEN t.amount0 > 0 THEN t.token1 ELSE t.token0 END',
-  amount: 'CASE WHEN t.amount0 > 0 THEN -t.amount1 ELSE -t.amount0 END',
+  token: whenToken0Sold(stored('token1'), stored('token0')),
+  amount: whenToken0Sold(negate(stored('amount1')), negate(stored('amount0'))),
 };
 
 export const dexSwap = dexEndpoint({
   event: 'swap', eventName: 'Swap', summary: 'Pool swaps.',
   stored: [
-    { name: 'sender', type: 'VARCHAR' }, { name: 'recipient', type: 'VARCHAR' }, { name: 'swapper', type: 'VARCHAR' },
-    { name: 'sqrt_price_x96', type: 'BIGNUM' }, { name: 'sqrt_based_price', type: 'DOUBLE' },
-    { name: 'liquidity_raw', type: 'BIGNUM' }, { name: 'liquidity', type: 'DOUBLE' }, { name: 'tick', type: 'INTEGER' },
+    { name: 'sender', type: 'string' }, { name: 'recipient', type: 'string' }, { name: 'swapper', type: 'string' },
+    { name: 'sqrt_price_x96', type: 'uint256' }, { name: 'sqrt_based_price', type: 'float64' },
+    { name: 'liquidity_raw', type: 'uint256' }, { name: 'liquidity', type: 'float64' }, { name: 'tick', type: 'int32' },
   ],
   columns: [
     col('swapper', 'string', 'The transaction sender (the account that initiated the swap).'),
@@ -117,7 +120,7 @@ export const dexSwap = dexEndpoint({
 
 export const dexDeposit = dexEndpoint({
   event: 'deposit', eventName: 'Mint', summary: 'Liquidity added to a pool (Mint events).',
-  stored: [{ name: 'sender', type: 'VARCHAR' }, { name: 'owner', type: 'VARCHAR' }, ...tickRange, { name: 'liquidity_raw', type: 'BIGNUM' }],
+  stored: [{ name: 'sender', type: 'string' }, { name: 'owner', type: 'string' }, ...tickRange, { name: 'liquidity_raw', type: 'uint256' }],
   columns: [col('sender', 'string', 'Address that called mint.'), col('owner', 'string', 'Position owner.'), ...liquidityAmounts],
   involving: ['sender', 'owner'],
   aggregate: amountPivot,
@@ -126,7 +129,7 @@ export const dexDeposit = dexEndpoint({
 
 export const dexWithdraw = dexEndpoint({
   event: 'withdraw', eventName: 'Burn', summary: 'Liquidity removed from a pool (Burn events).',
-  stored: [{ name: 'owner', type: 'VARCHAR' }, ...tickRange, { name: 'liquidity_raw', type: 'BIGNUM' }],
+  stored: [{ name: 'owner', type: 'string' }, ...tickRange, { name: 'liquidity_raw', type: 'uint256' }],
   columns: [col('owner', 'string', 'Position owner.'), ...liquidityAmounts],
   involving: ['owner'],
   aggregate: amountPivot,
@@ -135,7 +138,7 @@ export const dexWithdraw = dexEndpoint({
 
 export const dexCollect = dexEndpoint({
   event: 'collect', eventName: 'Collect', summary: 'Fees and withdrawn liquidity collected from a pool.',
-  stored: [{ name: 'owner', type: 'VARCHAR' }, { name: 'recipient', type: 'VARCHAR' }, ...tickRange],
+  stored: [{ name: 'owner', type: 'string' }, { name: 'recipient', type: 'string' }, ...tickRange],
   columns: [col('owner', 'string', 'Position owner.'), col('recipient', 'string', 'Address that received the tokens.'), ...liquidityAmounts],
   involving: ['owner', 'recipient'],
   aggregate: amountPivot,

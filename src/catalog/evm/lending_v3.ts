@@ -7,13 +7,13 @@ export const LENDING_NETWORKS = ['ETH', 'POLYGON', 'AVAX', 'ARB', 'OP', 'BASE', 
 export const ETH_MARKETS = ['Core', 'Prime', 'EtherFi'] as const;
 
 const reserve = (prefix = ''): StoredColumn[] => [
-  { name: `${prefix}token_address`, type: 'VARCHAR' },
-  { name: `${prefix}token`, type: 'VARCHAR' },
-  { name: `${prefix}token_decimals`, type: 'UTINYINT' },
+  { name: `${prefix}token_address`, type: 'string' },
+  { name: `${prefix}token`, type: 'string' },
+  { name: `${prefix}token_decimals`, type: 'uint8' },
 ];
 const amount = (name: string): StoredColumn[] => [
-  { name: `${name}_raw`, type: 'BIGNUM' },
-  { name, type: 'DOUBLE' },
+  { name: `${name}_raw`, type: 'uint256' },
+  { name, type: 'float64' },
 ];
 
 interface LendingEvent {
@@ -39,7 +39,7 @@ function lendingEndpoint(e: LendingEvent): ChainEndpoint {
     networks: LENDING_NETWORKS,
     table: {
       name: `evm_lending_v3_${e.event}`,
-      columns: [...evmLogKey, { name: 'market', type: 'VARCHAR' }, { name: 'pool_address', type: 'VARCHAR' }, ...e.stored],
+      columns: [...evmLogKey, { name: 'market', type: 'string' }, { name: 'pool_address', type: 'string' }, ...e.stored],
       orderBy: EVM_LOG_ORDER,
     },
     params: {
@@ -51,7 +51,7 @@ function lendingEndpoint(e: LendingEvent): ChainEndpoint {
     },
     filters: { eth_market_type: { kind: 'market', column: 'market', network: 'ETH' }, ...involvingFilters(e.involving) },
     columns: [blockNumberColumn, ...e.columns, timeColumn],
-    verboseColumns: evmVerboseColumns(`'${e.eventName}'`),
+    verboseColumns: evmVerboseColumns(e.eventName),
     pricedAmount: e.pricedAmount,
     aggregate: { columns: e.aggregate, always_included: ['count'], valued: true },
     formats: CHAIN_FORMATS,
@@ -67,7 +67,7 @@ const sumAmount: AggregateColumn[] = [{ source_column: 'amount', aggregation: 's
 
 export const lendingDeposit = lendingEndpoint({
   event: 'deposit', eventName: 'Supply', summary: 'Supplies to the lending pool (Supply events).',
-  stored: [{ name: 'user', type: 'VARCHAR' }, { name: 'on_behalf_of', type: 'VARCHAR' }, { name: 'referral_code', type: 'INTEGER' }, ...reserve(), ...amount('amount')],
+  stored: [{ name: 'user', type: 'string' }, { name: 'on_behalf_of', type: 'string' }, { name: 'referral_code', type: 'int32' }, ...reserve(), ...amount('amount')],
   columns: [col('user', 'string', 'Address that supplied.'), tokenCol, amountCol, col('on_behalf_of', 'string', 'Address credited with the supply.'), col('referral_code', 'integer', 'Referral code.')],
   involving: ['user', 'on_behalf_of'],
   aggregate: sumAmount,
@@ -76,7 +76,7 @@ export const lendingDeposit = lendingEndpoint({
 
 export const lendingWithdraw = lendingEndpoint({
   event: 'withdraw', eventName: 'Withdraw', summary: 'Withdrawals from the lending pool.',
-  stored: [{ name: 'user', type: 'VARCHAR' }, { name: 'recipient', type: 'VARCHAR' }, ...reserve(), ...amount('amount')],
+  stored: [{ name: 'user', type: 'string' }, { name: 'recipient', type: 'string' }, ...reserve(), ...amount('amount')],
   columns: [col('user', 'string', 'Address that withdrew.'), tokenCol, amountCol, col('recipient', 'string', 'Address that received the funds.')],
   involving: ['user', 'recipient'],
   aggregate: sumAmount,
@@ -86,8 +86,8 @@ export const lendingWithdraw = lendingEndpoint({
 export const lendingBorrow = lendingEndpoint({
   event: 'borrow', eventName: 'Borrow', summary: 'Borrows from the lending pool.',
   stored: [
-    { name: 'user', type: 'VARCHAR' }, { name: 'on_behalf_of', type: 'VARCHAR' }, { name: 'interest_rate_mode', type: 'INTEGER' },
-    ...amount('borrow_rate'), { name: 'referral_code', type: 'INTEGER' }, ...reserve(), ...amount('amount'),
+    { name: 'user', type: 'string' }, { name: 'on_behalf_of', type: 'string' }, { name: 'interest_rate_mode', type: 'int32' },
+    ...amount('borrow_rate'), { name: 'referral_code', type: 'int32' }, ...reserve(), ...amount('amount'),
   ],
   columns: [
     col('user', 'string', 'Address that borrowed.'), tokenCol, amountCol, col('on_behalf_of', 'string', 'Address whose debt grows.'),
@@ -101,7 +101,7 @@ export const lendingBorrow = lendingEndpoint({
 
 export const lendingRepay = lendingEndpoint({
   event: 'repay', eventName: 'Repay', summary: 'Debt repayments.',
-  stored: [{ name: 'user', type: 'VARCHAR' }, { name: 'repayer', type: 'VARCHAR' }, { name: 'use_a_tokens', type: 'BOOLEAN' }, ...reserve(), ...amount('amount')],
+  stored: [{ name: 'user', type: 'string' }, { name: 'repayer', type: 'string' }, { name: 'use_a_tokens', type: 'boolean' }, ...reserve(), ...amount('amount')],
   columns: [col('user', 'string', 'Address whose debt was repaid.'), tokenCol, amountCol, col('repayer', 'string', 'Address that paid.'), col('use_a_tokens', 'boolean', 'Repaid with aTokens.')],
   involving: ['user', 'repayer'],
   aggregate: sumAmount,
@@ -111,8 +111,8 @@ export const lendingRepay = lendingEndpoint({
 export const lendingFlashloan = lendingEndpoint({
   event: 'flashloan', eventName: 'FlashLoan', summary: 'Flash loans.',
   stored: [
-    { name: 'initiator', type: 'VARCHAR' }, { name: 'target', type: 'VARCHAR' }, { name: 'interest_rate_mode', type: 'INTEGER' },
-    { name: 'referral_code', type: 'INTEGER' }, ...reserve(), ...amount('amount'), ...amount('premium'),
+    { name: 'initiator', type: 'string' }, { name: 'target', type: 'string' }, { name: 'interest_rate_mode', type: 'int32' },
+    { name: 'referral_code', type: 'int32' }, ...reserve(), ...amount('amount'), ...amount('premium'),
   ],
   columns: [col('initiator', 'string', 'Address that started the loan.'), tokenCol, amountCol, col('premium', 'double', 'Fee paid, in token units.'), col('target', 'string', 'Receiver contract of the loan.')],
   involving: ['initiator', 'target'],
@@ -123,7 +123,7 @@ export const lendingFlashloan = lendingEndpoint({
 export const lendingLiquidation = lendingEndpoint({
   event: 'liquidation', eventName: 'LiquidationCall', summary: 'Liquidations.',
   stored: [
-    { name: 'owner', type: 'VARCHAR' }, { name: 'liquidator', type: 'VARCHAR' }, { name: 'receive_a_token', type: 'BOOLEAN' },
+    { name: 'owner', type: 'string' }, { name: 'liquidator', type: 'string' }, { name: 'receive_a_token', type: 'boolean' },
     ...reserve('debt_'), ...reserve('collateral_'), ...amount('debt_to_cover'), ...amount('liquidated_collateral'),
   ],
   columns: [

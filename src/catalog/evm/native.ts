@@ -1,5 +1,5 @@
 import {
-  CHAIN_FORMATS, addressFilterParams, amountParams, blockNumberColumn, col, timeColumn, transferFilters,
+  CHAIN_FORMATS, addressFilterParams, amountParams, blockNumberColumn, col, stored, text, timeColumn, transferFilters,
 } from '../common.ts';
 import type { ChainEndpoint } from '../types.ts';
 
@@ -22,17 +22,17 @@ export const nativeTransfer: ChainEndpoint = {
   table: {
     name: 'evm_native_transfer',
     columns: [
-      { name: 'network', type: 'VARCHAR' },
-      { name: 'block_number', type: 'BIGINT' },
-      { name: 'tx_index', type: 'INTEGER' },
-      { name: 'trace_index', type: 'INTEGER' },
-      { name: 'time', type: 'TIMESTAMP' },
-      { name: 'tx_hash', type: 'VARCHAR' },
-      { name: 'token', type: 'VARCHAR' },
-      { name: 'sender', type: 'VARCHAR' },
-      { name: 'receiver', type: 'VARCHAR' },
-      { name: 'amount_raw', type: 'BIGNUM' },
-      { name: 'amount', type: 'DOUBLE' },
+      { name: 'network', type: 'string' },
+      { name: 'block_number', type: 'int64' },
+      { name: 'tx_index', type: 'int32' },
+      { name: 'trace_index', type: 'int32' },
+      { name: 'time', type: 'timestamp' },
+      { name: 'tx_hash', type: 'string' },
+      { name: 'token', type: 'string' },
+      { name: 'sender', type: 'string' },
+      { name: 'receiver', type: 'string' },
+      { name: 'amount_raw', type: 'uint256' },
+      { name: 'amount', type: 'float64' },
     ],
     orderBy: ['network', 'block_number', 'tx_index', 'trace_index'],
   },
@@ -48,10 +48,10 @@ export const nativeTransfer: ChainEndpoint = {
   ],
   verboseColumns: [
     col('network', 'string', 'Network code.'),
-    col('tx_id', 'string', 'Transaction hash.', 't.tx_hash'),
-    col('log_index', 'integer', 'Always null: native transfers are not logs. Rows are ordered by transaction index, then trace position.', 'NULL::INTEGER'),
+    col('tx_id', 'string', 'Transaction hash.', stored('tx_hash')),
+    col('log_index', 'integer', 'Always null: native transfers are not logs. Rows are ordered by transaction index, then trace position.', { kind: 'literal', value: null, type: 'integer' }),
     col('name', 'string', "'transfer' for a transaction's own value, 'internal_transfer' for a call inside it.",
-      `CASE WHEN t.trace_index = 0 THEN 'transfer' ELSE 'internal_transfer' END`),
+      { kind: 'if', left: stored('trace_index'), op: '=', right: { kind: 'literal', value: 0, type: 'integer' }, then: text('transfer'), else: text('internal_transfer') }),
   ],
   pricedAmount: { amount: 'amount', token: 'token' },
   aggregate: {

@@ -16,7 +16,7 @@ interface StakingEvent {
   readonly pricedAmount: { amount: string; token: string };
 }
 
-const amount = (name: string): StoredColumn[] => [{ name: `${name}_raw`, type: 'BIGNUM' }, { name, type: 'DOUBLE' }];
+const amount = (name: string): StoredColumn[] => [{ name: `${name}_raw`, type: 'uint256' }, { name, type: 'float64' }];
 
 function stakingEndpoint(e: StakingEvent): ChainEndpoint {
   return {
@@ -28,11 +28,11 @@ function stakingEndpoint(e: StakingEvent): ChainEndpoint {
     eventName: e.eventName,
     summary: e.summary,
     networks: e.networks,
-    table: { name: `evm_staking_${e.event}`, columns: [...evmLogKey, { name: 'contract_address', type: 'VARCHAR' }, ...e.stored], orderBy: EVM_LOG_ORDER },
+    table: { name: `evm_staking_${e.event}`, columns: [...evmLogKey, { name: 'contract_address', type: 'string' }, ...e.stored], orderBy: EVM_LOG_ORDER },
     params: { ...involvingParams },
     filters: involvingFilters(e.involving),
     columns: [blockNumberColumn, ...e.columns, timeColumn],
-    verboseColumns: evmVerboseColumns(`'${e.eventName}'`),
+    verboseColumns: evmVerboseColumns(e.eventName),
     pricedAmount: e.pricedAmount,
     aggregate: { columns: [e.aggregate], always_included: ['count'], valued: true },
     formats: CHAIN_FORMATS,
@@ -44,7 +44,7 @@ function stakingEndpoint(e: StakingEvent): ChainEndpoint {
 
 export const stakingDeposit = stakingEndpoint({
   event: 'deposit', eventName: 'Submitted', summary: 'ETH staked for stETH (Submitted events).', networks: STAKING_L1_NETWORKS,
-  stored: [{ name: 'sender', type: 'VARCHAR' }, { name: 'referral', type: 'VARCHAR' }, ...amount('minted_amount'), { name: 'minted_token', type: 'VARCHAR' }],
+  stored: [{ name: 'sender', type: 'string' }, { name: 'referral', type: 'string' }, ...amount('minted_amount'), { name: 'minted_token', type: 'string' }],
   columns: [col('sender', 'string', 'Staker.'), col('referral', 'string', 'Referral address.'), col('minted_amount', 'double', 'stETH minted (equal to the ETH submitted).'), col('minted_token', 'string', 'Minted token symbol.')],
   involving: ['sender'],
   aggregate: { source_column: 'minted_amount', aggregation: 'sum', output_column: 'agg_minted_amount' },
@@ -53,7 +53,7 @@ export const stakingDeposit = stakingEndpoint({
 
 export const stakingWithdrawalRequest = stakingEndpoint({
   event: 'withdrawal_request', eventName: 'WithdrawalRequested', summary: 'Withdrawal requests to the withdrawal queue.', networks: STAKING_L1_NETWORKS,
-  stored: [{ name: 'request_id', type: 'UBIGINT' }, { name: 'requestor', type: 'VARCHAR' }, { name: 'owner', type: 'VARCHAR' }, ...amount('burned_amount'), ...amount('burned_shares'), { name: 'burned_token', type: 'VARCHAR' }],
+  stored: [{ name: 'request_id', type: 'uint64' }, { name: 'requestor', type: 'string' }, { name: 'owner', type: 'string' }, ...amount('burned_amount'), ...amount('burned_shares'), { name: 'burned_token', type: 'string' }],
   columns: [col('request_id', 'integer', 'Withdrawal request id.'), col('requestor', 'string', 'Address that requested.'), col('owner', 'string', 'Owner of the request.'), col('burned_amount', 'double', 'stETH locked for withdrawal.'), col('burned_token', 'string', 'Burned token symbol.')],
   involving: ['requestor', 'owner'],
   aggregate: { source_column: 'burned_amount', aggregation: 'sum', output_column: 'agg_burned_amount' },
@@ -62,7 +62,7 @@ export const stakingWithdrawalRequest = stakingEndpoint({
 
 export const stakingWithdrawalClaimed = stakingEndpoint({
   event: 'withdrawal_claimed', eventName: 'WithdrawalClaimed', summary: 'Claimed withdrawals.', networks: STAKING_L1_NETWORKS,
-  stored: [{ name: 'request_id', type: 'UBIGINT' }, { name: 'receiver', type: 'VARCHAR' }, { name: 'owner', type: 'VARCHAR' }, ...amount('withdraw_amount'), { name: 'withdraw_token', type: 'VARCHAR' }],
+  stored: [{ name: 'request_id', type: 'uint64' }, { name: 'receiver', type: 'string' }, { name: 'owner', type: 'string' }, ...amount('withdraw_amount'), { name: 'withdraw_token', type: 'string' }],
   columns: [col('request_id', 'integer', 'Withdrawal request id.'), col('receiver', 'string', 'Address that received ETH.'), col('owner', 'string', 'Owner of the request.'), col('withdraw_amount', 'double', 'ETH paid out.'), col('withdraw_token', 'string', 'Paid token symbol.')],
   involving: ['receiver', 'owner'],
   aggregate: { source_column: 'withdraw_amount', aggregation: 'sum', output_column: 'agg_withdraw_amount' },
@@ -70,8 +70,8 @@ export const stakingWithdrawalClaimed = stakingEndpoint({
 });
 
 const l2Stored = (from: string, to: string): StoredColumn[] => [
-  { name: 'l1_token', type: 'VARCHAR' }, { name: 'l2_token', type: 'VARCHAR' },
-  { name: from, type: 'VARCHAR' }, { name: to, type: 'VARCHAR' }, ...amount('amount'), { name: 'token', type: 'VARCHAR' },
+  { name: 'l1_token', type: 'string' }, { name: 'l2_token', type: 'string' },
+  { name: from, type: 'string' }, { name: to, type: 'string' }, ...amount('amount'), { name: 'token', type: 'string' },
 ];
 
 export const stakingL2Deposit = stakingEndpoint({

@@ -1,7 +1,7 @@
-import { CHAIN_FORMATS, addressFilterParams, amountParams, blockNumberColumn, col, timeColumn, transferFilters } from '../common.ts';
+import { CHAIN_FORMATS, addressFilterParams, amountParams, blockNumberColumn, col, stored, timeColumn, transferFilters } from '../common.ts';
 import type { ChainEndpoint, OutputColumn } from '../types.ts';
 
-const tronVerbose: readonly OutputColumn[] = [col('tx_id', 'string', 'Transaction id.', 't.tx_hash')];
+const tronVerbose: readonly OutputColumn[] = [col('tx_id', 'string', 'Transaction id.', stored('tx_hash'))];
 
 /** Aggregates of Tron and Bitcoin: one row per bucket and token (interface.md §2.6). */
 const perTokenSum = {
@@ -35,11 +35,11 @@ export const tronTrc20Transfer: ChainEndpoint = {
   table: {
     name: 'tron_trc20_transfer',
     columns: [
-      { name: 'network', type: 'VARCHAR' }, { name: 'block_number', type: 'BIGINT' }, { name: 'log_index', type: 'INTEGER' },
-      { name: 'time', type: 'TIMESTAMP' }, { name: 'tx_hash', type: 'VARCHAR' },
-      { name: 'token_address', type: 'VARCHAR' }, { name: 'token', type: 'VARCHAR' }, { name: 'token_decimals', type: 'UTINYINT' },
-      { name: 'sender', type: 'VARCHAR' }, { name: 'receiver', type: 'VARCHAR' },
-      { name: 'amount_raw', type: 'BIGNUM' }, { name: 'amount', type: 'DOUBLE' },
+      { name: 'network', type: 'string' }, { name: 'block_number', type: 'int64' }, { name: 'log_index', type: 'int32' },
+      { name: 'time', type: 'timestamp' }, { name: 'tx_hash', type: 'string' },
+      { name: 'token_address', type: 'string' }, { name: 'token', type: 'string' }, { name: 'token_decimals', type: 'uint8' },
+      { name: 'sender', type: 'string' }, { name: 'receiver', type: 'string' },
+      { name: 'amount_raw', type: 'uint256' }, { name: 'amount', type: 'float64' },
     ],
     orderBy: ['network', 'block_number', 'log_index'],
   },
@@ -62,10 +62,10 @@ export const tronNativeTransfer: ChainEndpoint = {
   table: {
     name: 'tron_native_transfer',
     columns: [
-      { name: 'network', type: 'VARCHAR' }, { name: 'block_number', type: 'BIGINT' }, { name: 'tx_index', type: 'INTEGER' },
-      { name: 'time', type: 'TIMESTAMP' }, { name: 'tx_hash', type: 'VARCHAR' }, { name: 'token', type: 'VARCHAR' },
-      { name: 'sender', type: 'VARCHAR' }, { name: 'receiver', type: 'VARCHAR' },
-      { name: 'amount_raw', type: 'BIGINT' }, { name: 'amount', type: 'DOUBLE' },
+      { name: 'network', type: 'string' }, { name: 'block_number', type: 'int64' }, { name: 'tx_index', type: 'int32' },
+      { name: 'time', type: 'timestamp' }, { name: 'tx_hash', type: 'string' }, { name: 'token', type: 'string' },
+      { name: 'sender', type: 'string' }, { name: 'receiver', type: 'string' },
+      { name: 'amount_raw', type: 'int64' }, { name: 'amount', type: 'float64' },
     ],
     orderBy: ['network', 'block_number', 'tx_index'],
   },

@@ -16,7 +16,7 @@ export const windowParam: Params = {
 export const venueTime: OutputColumn = {
   name: 'time',
   type: 'string',
-  sql: `strftime(t.time, '%Y-%m-%dT%H:%M:%S.%gZ')`,
+  expr: { kind: 'iso_time', arg: { kind: 'column', name: 'time' }, millis: true },
   description: 'Event time, ISO 8601 UTC with milliseconds.',
 };
 

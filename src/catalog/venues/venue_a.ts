@@ -1,22 +1,22 @@
 /** venue_a: a USDT-margined perpetual futures exchange; markets are <TOKEN>USDT (decisions.md §8). */
-import type { StoredColumn, TableDef, VenueEndpoint } from '../types.ts';
+import type { OutputColumn, StoredColumn, TableDef, VenueEndpoint } from '../types.ts';
 import { candleColumns, venueParams, venueTime, windowParam } from './common.ts';
 
 const base = { family: 'exchange', protocol: 'venue_a', formats: ['csv', 'parquet'], defaultFormat: 'csv', filters: {}, served: true } as const;
-const key: StoredColumn[] = [{ name: 'token', type: 'VARCHAR' }, { name: 'time', type: 'TIMESTAMP' }];
+const key: StoredColumn[] = [{ name: 'token', type: 'string' }, { name: 'time', type: 'timestamp' }];
 const table = (name: string, columns: StoredColumn[], orderBy: string[] = ['token', 'time']): TableDef => ({ name, columns: [...key, ...columns], orderBy });
 
 const metricsTable = table('venue_a_metrics', [
-  { name: 'open_interest', type: 'DOUBLE' }, { name: 'open_interest_value', type: 'DOUBLE' },
-  { name: 'top_trader_count_ratio', type: 'DOUBLE' }, { name: 'top_trader_vol_ratio', type: 'DOUBLE' },
-  { name: 'long_short_count_ratio', type: 'DOUBLE' }, { name: 'taker_long_short_vol_ratio', type: 'DOUBLE' },
+  { name: 'open_interest', type: 'float64' }, { name: 'open_interest_value', type: 'float64' },
+  { name: 'top_trader_count_ratio', type: 'float64' }, { name: 'top_trader_vol_ratio', type: 'float64' },
+  { name: 'long_short_count_ratio', type: 'float64' }, { name: 'taker_long_short_vol_ratio', type: 'float64' },
 ]);
-const exchangeCol = { name: 'exchange', type: 'integer', sql: '1', description: 'Exchange code: 1 for venue_a.' } as const;
+const exchangeCol: OutputColumn = { name: 'exchange', type: 'integer', expr: { kind: 'literal', value: 1, type: 'integer' }, description: 'Exchange code: 1 for venue_a.' };
 
 export const venueARawTrades: VenueEndpoint = {
   ...base, id: 'exchange/venue_a/raw_trades', path: '/v1/exchange/venue_a/raw_trades', event: 'raw_trades',
   summary: 'Every trade of the <TOKEN>USDT perpetual.', maxDays: 7, cost: { kind: 'days', perDay: 1000, minimum: 0 },
-  table: table('venue_a_trades', [{ name: 'id', type: 'BIGINT' }, { name: 'price', type: 'DOUBLE' }, { name: 'amount', type: 'DOUBLE' }, { name: 'quote_amount', type: 'DOUBLE' }, { name: 'buy', type: 'BOOLEAN' }], ['token', 'time', 'id']),
+  table: table('venue_a_trades', [{ name: 'id', type: 'int64' }, { name: 'price', type: 'float64' }, { name: 'amount', type: 'float64' }, { name: 'quote_amount', type: 'float64' }, { name: 'buy', type: 'boolean' }], ['token', 'time', 'id']),
   params: { ...venueParams, skip_id: { type: 'boolean', default: false, description: 'Leave out the id column.' } },
   columns: [venueTime, { name: 'price', type: 'double', description: 'Trade price in USDT.' }, { name: 'amount', type: 'double', description: 'Base-asset quantity.' },
     { name: 'buy', type: 'boolean', description: 'true when the taker bought (the buyer was not the maker).' }, { name: 'id', type: 'integer', description: 'Exchange trade id.' }],
@@ -25,8 +25,8 @@ export const venueARawTrades: VenueEndpoint = {
 export const venueAOhlcv: VenueEndpoint = {
   ...base, id: 'exchange/venue_a/ohlcv', path: '/v1/exchange/venue_a/ohlcv', event: 'ohlcv', formats: ['csv', 'parquet', 'json'],
   summary: 'Candles of the <TOKEN>USDT perpetual, built from 1-minute candles.', maxDays: 31, cost: { kind: 'days', perDay: 100, minimum: 0 },
-  table: table('venue_a_klines', [{ name: 'open', type: 'DOUBLE' }, { name: 'high', type: 'DOUBLE' }, { name: 'low', type: 'DOUBLE' }, { name: 'close', type: 'DOUBLE' },
-    { name: 'volume', type: 'DOUBLE' }, { name: 'quote_volume', type: 'DOUBLE' }, { name: 'trade_count', type: 'BIGINT' }, { name: 'taker_buy_volume', type: 'DOUBLE' }]),
+  table: table('venue_a_klines', [{ name: 'open', type: 'float64' }, { name: 'high', type: 'float64' }, { name: 'low', type: 'float64' }, { name: 'close', type: 'float64' },
+    { name: 'volume', type: 'float64' }, { name: 'quote_volume', type: 'float64' }, { name: 'trade_count', type: 'int64' }, { name: 'taker_buy_volume', type: 'float64' }]),
   params: { ...venueParams, ...windowParam },
   columns: candleColumns,
 };
@@ -34,7 +34,7 @@ export const venueAOhlcv: VenueEndpoint = {
 export const venueABookDepth: VenueEndpoint = {
   ...base, id: 'exchange/venue_a/book_depth', path: '/v1/exchange/venue_a/book_depth', event: 'book_depth',
   summary: 'Cumulative order-book depth at 12 fixed distances from mid, about every 30 s.', maxDays: 31, cost: { kind: 'days', perDay: 100, minimum: 0 },
-  table: table('venue_a_book_depth', [{ name: 'percentage', type: 'INTEGER' }, { name: 'depth', type: 'DOUBLE' }, { name: 'value', type: 'DOUBLE' }], ['token', 'time', 'percentage']),
+  table: table('venue_a_book_depth', [{ name: 'percentage', type: 'int32' }, { name: 'depth', type: 'float64' }, { name: 'value', type: 'float64' }], ['token', 'time', 'percentage']),
   params: venueParams,
   columns: [venueTime, { name: 'token', type: 'string', description: 'Token symbol.' },
     { name: 'percentage', type: 'integer', description: 'Distance from mid in basis points: -500…-20 bids, 20…500 asks.' },
@@ -54,7 +54,7 @@ export const venueAOpenInterest: VenueEndpoint = {
 export const venueAFundingRate: VenueEndpoint = {
   ...base, id: 'exchange/venue_a/funding_rate', path: '/v1/exchange/venue_a/funding_rate', event: 'funding_rate',
   summary: 'Funding rates, at each funding time (typically every 8 hours).', maxDays: 31, cost: { kind: 'days', perDay: 10, minimum: 0 },
-  table: table('venue_a_funding', [{ name: 'rate', type: 'DOUBLE' }, { name: 'interval_hours', type: 'INTEGER' }]),
+  table: table('venue_a_funding', [{ name: 'rate', type: 'float64' }, { name: 'interval_hours', type: 'int32' }]),
   params: venueParams,
   columns: [venueTime, { name: 'token', type: 'string', description: 'Token symbol.' }, { name: 'rate', type: 'double', description: 'Funding rate for the interval, as a fraction.' }],
 };

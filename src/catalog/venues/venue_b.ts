@@ -3,7 +3,7 @@ import type { StoredColumn, TableDef, VenueEndpoint } from '../types.ts';
 import { candleColumns, venueParams, venueTime, windowParam } from './common.ts';
 
 const base = { family: 'exchange', protocol: 'venue_b', formats: ['csv', 'parquet'], defaultFormat: 'csv', filters: {}, served: true, maxDays: 31 } as const;
-const key: StoredColumn[] = [{ name: 'token', type: 'VARCHAR' }, { name: 'time', type: 'TIMESTAMP' }];
+const key: StoredColumn[] = [{ name: 'token', type: 'string' }, { name: 'time', type: 'timestamp' }];
 const table = (name: string, columns: StoredColumn[], orderBy: string[] = ['token', 'time']): TableDef => ({ name, columns: [...key, ...columns], orderBy });
 const walletParam = { wallet: { type: 'string', list: true, description: 'Wallet address(es), 0x hex; a comma-separated list means any of them.' } } as const;
 const walletFilter = { wallet: { kind: 'address', columns: ['wallet'] } } as const;
@@ -11,7 +11,7 @@ const walletFilter = { wallet: { kind: 'address', columns: ['wallet'] } } as con
 export const venueBRawTrades: VenueEndpoint = {
   ...base, id: 'exchange/venue_b/raw_trades', path: '/v1/exchange/venue_b/raw_trades', event: 'raw_trades',
   summary: 'Every trade, from the taker side of fills.', cost: { kind: 'days', perDay: 1000, minimum: 100 },
-  table: table('venue_b_trades', [{ name: 'tid', type: 'BIGINT' }, { name: 'price', type: 'DOUBLE' }, { name: 'amount', type: 'DOUBLE' }, { name: 'buy', type: 'BOOLEAN' }, { name: 'hash', type: 'VARCHAR' }], ['token', 'time', 'tid']),
+  table: table('venue_b_trades', [{ name: 'tid', type: 'int64' }, { name: 'price', type: 'float64' }, { name: 'amount', type: 'float64' }, { name: 'buy', type: 'boolean' }, { name: 'hash', type: 'string' }], ['token', 'time', 'tid']),
   params: venueParams,
   columns: [venueTime, { name: 'price', type: 'double', description: 'Trade price in USD.' }, { name: 'amount', type: 'double', description: 'Base-asset quantity.' },
     { name: 'buy', type: 'boolean', description: 'true when the taker bought.' }],
@@ -20,8 +20,8 @@ export const venueBRawTrades: VenueEndpoint = {
 export const venueBOhlcv: VenueEndpoint = {
   ...base, id: 'exchange/venue_b/ohlcv', path: '/v1/exchange/venue_b/ohlcv', event: 'ohlcv', formats: ['csv', 'parquet', 'json'],
   summary: 'Candles, built from 1-minute candles.', cost: { kind: 'days', perDay: 100, minimum: 100 },
-  table: table('venue_b_candles', [{ name: 'open', type: 'DOUBLE' }, { name: 'high', type: 'DOUBLE' }, { name: 'low', type: 'DOUBLE' }, { name: 'close', type: 'DOUBLE' },
-    { name: 'volume', type: 'DOUBLE' }, { name: 'trade_count', type: 'BIGINT' }]),
+  table: table('venue_b_candles', [{ name: 'open', type: 'float64' }, { name: 'high', type: 'float64' }, { name: 'low', type: 'float64' }, { name: 'close', type: 'float64' },
+    { name: 'volume', type: 'float64' }, { name: 'trade_count', type: 'int64' }]),
   params: { ...venueParams, ...windowParam },
   columns: candleColumns,
 };
@@ -30,10 +30,10 @@ export const venueBFills: VenueEndpoint = {
   ...base, id: 'exchange/venue_b/fills', path: '/v1/exchange/venue_b/fills', event: 'fills',
   summary: 'Fills of every wallet: both sides of each trade.', cost: { kind: 'days', perDay: 1000, minimum: 100 },
   table: table('venue_b_fills', [
-    { name: 'wallet', type: 'VARCHAR' }, { name: 'price', type: 'DOUBLE' }, { name: 'size', type: 'DOUBLE' }, { name: 'side', type: 'VARCHAR' },
-    { name: 'dir', type: 'VARCHAR' }, { name: 'start_position', type: 'DOUBLE' }, { name: 'closed_pnl', type: 'DOUBLE' }, { name: 'fee', type: 'DOUBLE' },
-    { name: 'fee_token', type: 'VARCHAR' }, { name: 'crossed', type: 'BOOLEAN' }, { name: 'tid', type: 'BIGINT' }, { name: 'oid', type: 'BIGINT' },
-    { name: 'hash', type: 'VARCHAR' }, { name: 'block_number', type: 'BIGINT' },
+    { name: 'wallet', type: 'string' }, { name: 'price', type: 'float64' }, { name: 'size', type: 'float64' }, { name: 'side', type: 'string' },
+    { name: 'dir', type: 'string' }, { name: 'start_position', type: 'float64' }, { name: 'closed_pnl', type: 'float64' }, { name: 'fee', type: 'float64' },
+    { name: 'fee_token', type: 'string' }, { name: 'crossed', type: 'boolean' }, { name: 'tid', type: 'int64' }, { name: 'oid', type: 'int64' },
+    { name: 'hash', type: 'string' }, { name: 'block_number', type: 'int64' },
   ], ['token', 'time', 'tid', 'wallet']),
   params: { ...venueParams, ...walletParam },
   filters: walletFilter,
@@ -53,8 +53,8 @@ export const venueBPositions: VenueEndpoint = {
   ...base, id: 'exchange/venue_b/positions', path: '/v1/exchange/venue_b/positions', event: 'positions',
   summary: 'Position snapshots per wallet and token, derived from fills and valued at the mark.', cost: { kind: 'days', perDay: 100, minimum: 100 },
   table: table('venue_b_positions', [
-    { name: 'wallet', type: 'VARCHAR' }, { name: 'side', type: 'VARCHAR' }, { name: 'size', type: 'DOUBLE' }, { name: 'avg_entry', type: 'DOUBLE' },
-    { name: 'mark_price', type: 'DOUBLE' }, { name: 'unrealized_pnl', type: 'DOUBLE' },
+    { name: 'wallet', type: 'string' }, { name: 'side', type: 'string' }, { name: 'size', type: 'float64' }, { name: 'avg_entry', type: 'float64' },
+    { name: 'mark_price', type: 'float64' }, { name: 'unrealized_pnl', type: 'float64' },
   ], ['token', 'time', 'wallet']),
   params: { ...venueParams, ...walletParam },
   filters: walletFilter,
@@ -69,7 +69,7 @@ export const venueBPositions: VenueEndpoint = {
 export const venueBFunding: VenueEndpoint = {
   ...base, id: 'exchange/venue_b/funding', path: '/v1/exchange/venue_b/funding', event: 'funding',
   summary: 'Hourly funding rates.', cost: { kind: 'days', perDay: 10, minimum: 100 },
-  table: table('venue_b_funding', [{ name: 'rate', type: 'DOUBLE' }, { name: 'premium', type: 'DOUBLE' }]),
+  table: table('venue_b_funding', [{ name: 'rate', type: 'float64' }, { name: 'premium', type: 'float64' }]),
   params: venueParams,
   columns: [venueTime, { name: 'token', type: 'string', description: 'Coin.' }, { name: 'rate', type: 'double', description: 'Funding rate for the hour, as a fraction.' }],
 };

@@ -6,20 +6,17 @@ import {
 import { catalog } from '../../catalog/index.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import type { Store } from '../../store/createStore.ts';
+import { tokenDirectory } from '../../store/registry.ts';
 
 export function registerDiscovery(app: FastifyInstance, store: Store, entries: readonly Endpoint[] = catalog): void {
   app.get('/v1/protocols', async () => protocols(entries));
 
   app.get('/v1/tokens', async () => {
-    const rows = await store.all<{ symbol: string; name: string; aliases: string[] | null; deployments: { network: string; address: string; decimals: number }[] }>(
-      `SELECT symbol, any_value(name) AS name, any_value(aliases) AS aliases,
-              list({'network': network, 'address': address, 'decimals': decimals} ORDER BY network) AS deployments
-       FROM tokens GROUP BY symbol ORDER BY symbol`,
-    );
+    const rows = await tokenDirectory(store);
     return rows.map((r) => ({
       symbol: r.symbol,
       name: r.name,
-      aliases: r.aliases ?? [],
+      aliases: r.aliases,
       networks: Object.fromEntries(r.deployments.map((d) => [d.network, { address: d.address || null, decimals: Number(d.decimals) }])),
     }));
   });

@@ -1,10 +1,11 @@
 /**
- * Collects bound parameters while SQL text is assembled, so that no user value
- * is ever spliced into the text: every value goes through `bind`.
+ * Binds values while DuckDB SQL text is assembled by hand, for the lookups
+ * that still write DuckDB SQL outside the store (see docs/storage.md): every
+ * value goes through `bind`, never into the text.
  */
-import type { SqlParams } from '../../store/createStore.ts';
+import type { SqlParams } from '../createStore.ts';
 
-export class SqlBuilder {
+export class DuckDbBinder {
   readonly params: SqlParams = {};
   #n = 0;
 
@@ -20,6 +21,3 @@ export class SqlBuilder {
     return `(${values.map((v) => this.bind(v)).join(', ')})`;
   }
 }
-
-/** Quotes an identifier that comes from the catalog (never from a request). */
-export const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;
