@@ -49,7 +49,7 @@ export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<
   // Sorting holds the whole result in memory before the first byte; rows that
   // sit in order already are streamed as they are scanned. A join (prices)
   // does not promise to keep the scan's order, so it always sorts.
-  const sorted = !value && (await isPhysicallyOrdered(ctx.store, e.id, sel.network));
+  const inOrder = !value && (await isPhysicallyOrdered(ctx.store, e.id, sel.network));
   const query: BoundQuery = {
     query: {
       kind: 'rows',
@@ -57,7 +57,8 @@ export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<
       columns: cols.map((c) => ({ name: c.name, expr: sel.columnExpr(c.name) })),
       value: value ? { name: VALUE_COLUMN, value } : null,
       where: sel.where,
-      orderBy: sorted ? [] : e.table.orderBy.filter((k) => k !== 'network'),
+      orderBy: e.table.orderBy.filter((k) => k !== 'network'),
+      storedInOrder: inOrder,
     },
     params: sel.q.params,
   };

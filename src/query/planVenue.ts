@@ -46,6 +46,7 @@ function rowsQuery(e: VenueEndpoint, values: QueryValues, where: readonly Condit
       value: null,
       where,
       orderBy: e.table.orderBy.filter((k) => k !== 'token'),
+      storedInOrder: false,
     },
     columns,
   };

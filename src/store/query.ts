@@ -72,8 +72,13 @@ export interface RowsQuery {
   /** Appended last under this name when set. */
   readonly value: { readonly name: string; readonly value: RowValue } | null;
   readonly where: readonly Condition[];
-  /** Stored columns to sort by; empty when the rows are stored in that order already. */
+  /** Stored columns to sort by. */
   readonly orderBy: readonly string[];
+  /**
+   * The rows sit in the table in `orderBy` order already (DuckDB keeps
+   * insertion order): an engine that preserves it may stream without sorting.
+   */
+  readonly storedInOrder: boolean;
 }
 
 /**

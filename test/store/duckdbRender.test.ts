@@ -19,7 +19,7 @@ describe('renderDuckDb', () => {
   it('writes request values as $name placeholders only and binds timestamps as TIMESTAMP text', () => {
     const q: BoundQuery = {
       query: {
-        kind: 'rows', table: 'evm_erc20_transfer', value: null, orderBy: ['block_number'],
+        kind: 'rows', table: 'evm_erc20_transfer', value: null, orderBy: ['block_number'], storedInOrder: false,
         columns: [{ name: 'time', expr: { kind: 'iso_time', arg: { kind: 'column', name: 'time' }, millis: false } }],
         where: [
           { kind: 'compare', left: { kind: 'column', name: 'sender' }, op: '=', right: { kind: 'param', name: 'p0' } },
@@ -46,7 +46,7 @@ describe('renderDuckDb', () => {
   it('renders a label set that DuckDB runs, scoped to the network or to every network', async () => {
     const q: BoundQuery = {
       query: {
-        kind: 'rows', table: 'labels', value: null, orderBy: ['address'],
+        kind: 'rows', table: 'labels', value: null, orderBy: ['address'], storedInOrder: false,
         columns: [{ name: 'address', expr: { kind: 'column', name: 'address' } }],
         where: [{
           kind: 'in_labels', arg: { kind: 'column', name: 'address' },

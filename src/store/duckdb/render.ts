@@ -110,7 +110,7 @@ class Renderer {
       ...(value && q.value ? [`${value.expr} AS ${ident(q.value.name)}`] : []),
     ].join(', ');
     const from = `${q.table} t${value ? ` ${value.joins}` : ''}`;
-    const order = q.orderBy.length ? ` ORDER BY ${q.orderBy.map((k) => `t.${ident(k)}`).join(', ')}` : '';
+    const order = q.orderBy.length && !q.storedInOrder ? ` ORDER BY ${q.orderBy.map((k) => `t.${ident(k)}`).join(', ')}` : '';
     return `SELECT ${select} FROM ${from} WHERE ${this.where(q.where)}${order}`;
   }
 
