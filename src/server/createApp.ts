@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
+import { createMetrics, type Metrics } from '../internal/metrics.ts';
 import { dataRoutes } from '../catalog/derive/routes.ts';
 import { validateCatalog } from '../catalog/index.ts';
 import { ApiError } from '../errors/apiError.ts';
@@ -17,8 +18,10 @@ import { createLinkStore, type LinkOptions } from '../output/links/linkStore.ts'
 import type { PlanContext } from '../query/planRaw.ts';
 import type { Store } from '../store/createStore.ts';
 import { sendError, toApiError } from './errorHandler.ts';
+import { clientGone, registerClientLeftLog, serverLogger, ServerLogController } from './logging.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerMetering } from './plugins/metering.ts';
+import { registerHttpMetrics, registerMetricsRoute } from './plugins/metrics.ts';
 import { registerCalculateCost } from './routes/calculateCost.ts';
 import { registerDataRoute } from './routes/data.ts';
 import { registerDiscovery } from './routes/discovery.ts';
@@ -35,12 +38,20 @@ export interface AppOptions {
   readonly links?: Partial<LinkOptions>;
   /** Rate limits, quota and charges. Default: the embedded meter over `store` with the shipped plans; closed with the app. */
   readonly meter?: Meter;
+  /** Where the app records its requests; a fresh registry by default. Served by the operator's listener, not by this app. */
+  readonly metrics?: Metrics;
+  /** Also answer `GET /metrics` on this app, the public listener (`chainq serve --metrics-on-api`). */
+  readonly metricsRoute?: boolean;
 }
 
 export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   validateCatalog(opts.catalog);
   const app = Fastify({
-    loggerInstance: opts.logger || pino({ enabled: false }),
+    loggerInstance: opts.logger ? serverLogger(opts.logger) : pino({ enabled: false }),
+    logController: new ServerLogController(),
+    // While draining (README "Operating": Shutdown), a request that still
+    // arrives on an open connection gets the API's own 503 below, not Fastify's.
+    return503OnClosing: false,
     // Repeated parameters arrive as arrays and fail the schema's scalar types;
     // unknown ones must stay in the query to be reported, not be removed.
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: false, allErrors: false } },
@@ -48,9 +59,30 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   }) as unknown as FastifyInstance;
   const ctx: PlanContext = { store: opts.store };
 
+  const metrics = opts.metrics ?? createMetrics();
+  registerHttpMetrics(app, metrics);
+  registerClientLeftLog(app);
+  if (opts.metricsRoute) registerMetricsRoute(app, metrics);
+
+  let draining = false;
+  app.addHook('preClose', (done) => {
+    draining = true;
+    done();
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (!draining) return;
+    reply.header('connection', 'close');
+    throw new ApiError('unavailable', 'the server is shutting down; retry shortly');
+  });
+
   app.setErrorHandler((err, request, reply) => {
+    // A failure after the client left (the engine interrupted on its
+    // behalf, a write to a closed socket) is the consequence, not a fault.
+    // registerClientLeftLog says so once, at info.
+    if (clientGone(request, reply)) return reply;
     const apiErr = toApiError(err, request);
-    if (apiErr.code === 'internal_error') request.log.error({ err }, 'internal error');
+    // 4xx is the client's mistake (its `request completed` line says so); 5xx is ours.
+    if (apiErr.status >= 500 && apiErr.code !== 'unavailable') request.log.error({ err }, 'internal error');
     return sendError(apiErr, reply);
   });
 
