@@ -6,10 +6,12 @@ import { createApp } from '../server/createApp.ts';
 import type { Store } from '../store/createStore.ts';
 import { loadDemo } from './demo.ts';
 import { linkOptions } from './linkOptions.ts';
+import type { MetricsListener } from '../server/metricsListener.ts';
+import { addOperateOptions, serveMetrics, serveShutdown, startOperatorMetrics, type OperateFlags } from './operateOptions.ts';
 import { backendOf, plansOf, PLANS_HELP, REDIS_HELP } from './metering.ts';
 import { DEFAULT_DATA_DIR, openStore, port, positiveInteger, positiveNumber } from './options.ts';
 
-interface ServeOptions {
+interface ServeOptions extends OperateFlags {
   data: string;
   port: number;
   host: string;
@@ -31,8 +33,7 @@ async function isNewStore(store: Store): Promise<boolean> {
 }
 
 export function registerServe(program: Command): void {
-  program
-    .command('serve')
+  addOperateOptions(program.command('serve'))
     .description('serve the HTTP API')
     .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
     .option('--port <n>', 'port', port, 8080)
@@ -64,16 +65,20 @@ export function registerServe(program: Command): void {
         if (!k.revokedAt && !plans.has(k.plan)) logger.warn({ key: k.prefix, plan: k.plan }, 'key has a plan that is not configured; its requests will fail until the plan is added or the key moved');
       }
       const meter = createMeter({ backend: await backendOf(opts, store), plans });
-      const app = await createApp({ store, logger, meter, links: linkOptions(opts) });
-      const close = async () => {
-        await app.close();
-        await meter.close();
-        await store.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', close);
-      process.once('SIGTERM', close);
+      const metrics = serveMetrics();
+      const app = await createApp({ store, logger, meter, links: linkOptions(opts), metrics, metricsRoute: opts.metricsOnApi });
+      let metricsListener: MetricsListener | null = null;
+      serveShutdown(opts, {
+        app,
+        logger,
+        close: async () => {
+          await metricsListener?.close();
+          await meter.close();
+          await store.close();
+        },
+      });
       const address = await app.listen({ port: opts.port, host: opts.host });
+      metricsListener = await startOperatorMetrics(opts, metrics, logger);
       const url = new URL(address);
       logger.info({ metering: meter.backend.kind, plans: [...plans.keys()] }, 'metering ready');
       process.stdout.write(`listening on http://${opts.host}:${url.port}\n`);
