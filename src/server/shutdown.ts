@@ -6,8 +6,9 @@
  *    refused); a request that still arrives on an open keep-alive connection
  *    gets 503 `unavailable` with `Connection: close`;
  * 2. in-flight responses run to their end, for at most the grace period; a
- *    connection left idle by a finished response is closed straight away, so
- *    keep-alive clients do not hold the process for their idle timeout;
+ *    connection left idle by a finished response is closed straight away
+ *    (createApp does that while draining), so keep-alive clients do not hold
+ *    the process for their idle timeout;
  *    `onBeforeClose` (e.g. stop ingestion at a batch boundary) runs meanwhile;
  * 3. when the grace period is over, the connections still open are destroyed;
  * 4. `close()` releases the rest (meter, store, other listeners), and the
@@ -15,6 +16,7 @@
  *
  * A second signal during the drain ends the grace period at once.
  */
+import type { Server } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 
@@ -41,8 +43,14 @@ export interface Shutdown {
   uninstall(): void;
 }
 
-/** How often connections left idle by a finished response are closed during the drain. */
-const REAP_IDLE_MS = 100;
+/** Resolves once `server` no longer listens (app.close() gets there after its preClose hooks). */
+async function listenerClosed(server: Server): Promise<void> {
+  while (server.listening) await new Promise((r) => setImmediate(r));
+}
+
+function openConnections(server: Server): Promise<number> {
+  return new Promise((resolve) => server.getConnections((err, n) => resolve(err ? -1 : n)));
+}
 
 export function installShutdown(opts: ShutdownOptions): Shutdown {
   const { app, logger } = opts;
@@ -54,7 +62,6 @@ export function installShutdown(opts: ShutdownOptions): Shutdown {
   async function run(reason: string): Promise<void> {
     logger.info({ reason, graceSeconds: opts.graceMs / 1000 }, 'shutting down: no new connections; in-flight responses may finish within the grace period');
     const server = app.server;
-    const reaper = setInterval(() => server.closeIdleConnections(), REAP_IDLE_MS);
     let forced = false;
     forceClose = () => {
       if (forced) return;
@@ -73,12 +80,14 @@ export function installShutdown(opts: ShutdownOptions): Shutdown {
     };
     try {
       // app.close() stops the listener, waits for every connection, then runs the app's onClose hooks.
-      await Promise.all([
-        app.close().catch(step('closing the HTTP server')),
-        opts.onBeforeClose?.().catch(step('onBeforeClose')),
-      ]);
+      const drained = app.close().catch(step('closing the HTTP server'));
+      const stopped = opts.onBeforeClose?.().catch(step('onBeforeClose'));
+      await listenerClosed(server);
+      logger.info({ connections: await openConnections(server) }, 'no longer accepting connections; waiting for in-flight responses');
+      await Promise.all([drained, stopped]);
+    } catch (e) {
+      step('draining')(e);
     } finally {
-      clearInterval(reaper);
       clearTimeout(grace);
     }
     await opts.close().catch(step('closing'));

@@ -6,10 +6,10 @@
 /** 32 random bytes in base64url, unpadded. */
 export const LINK_ID = /^[A-Za-z0-9_-]{43}$/;
 
-/** Whatever follows `/links/` in a URL path, valid id or not: a mistyped id is still most of a secret. */
-const LINK_PATH = /(\/links\/)[^/?#\s]+/g;
+/** Whatever follows `/v1/links/` in a URL, valid id or not: a mistyped id is still most of a secret. */
+const LINK_PATH = /(\/v1\/links\/)[^/?#\s'"]+/g;
 /** A link id on its own, as in a payload's file name (`<id>.csv`, `.tmp-<id>.csv`) or object key. */
-const BARE_ID = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
+const BARE_ID = /(?:(?<![A-Za-z0-9_-])|(?<=\.tmp-))[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 
 export const REDACTED = '[redacted]';
 
