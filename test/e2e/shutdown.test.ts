@@ -109,7 +109,7 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe('chainq serve on SIGTERM', () => {
   it('lets a slow download in flight finish whole, refuses new connections, and exits 0', async () => {
-    const server = await startServer(dataDir, { logLevel: 'info', args: ['--metrics-port', '0'] });
+    const server = await startServer(dataDir, ['--log-level', 'info', '--metrics-port', '0']);
     try {
       const whole = await fetch(`${server.url}${DOWNLOAD}`, { headers: { 'x-api-key': server.key } });
       expect(whole.status).toBe(200);
@@ -149,7 +149,7 @@ describe('chainq serve on SIGTERM', () => {
   });
 
   it('closes a connection still open when the grace period ends, and exits 0', async () => {
-    const server = await startServer(dataDir, { logLevel: 'info', args: ['--grace-period', '1'] });
+    const server = await startServer(dataDir, ['--log-level', 'info', '--grace-period', '1']);
     try {
       // A client that reads a little and then nothing at all.
       const stuck = slowDownload(server, DOWNLOAD, 64 * 1024, 3_600_000);

@@ -11,19 +11,13 @@ import { runCli, spawnCli, type RunningCli } from './cli.ts';
 export interface Server {
   readonly url: string;
   readonly key: string;
-  /** The `chainq serve` process: its JSON log lines, its exit. */
+  readonly child: ChildProcess;
+  /** The `chainq serve` process as the CLI helper sees it: its JSON log lines, its exit. */
   readonly cli: RunningCli;
   /** What `chainq serve` printed on stdout up to now. */
   stdout(): string;
   get(pathAndQuery: string): Promise<{ status: number; body: Record<string, unknown> }>;
   stop(): Promise<void>;
-}
-
-export interface ServerOptions {
-  /** More `chainq serve` flags, e.g. `['--grace-period', '5']`. */
-  readonly args?: readonly string[];
-  /** Default warn; info to watch requests and the shutdown. */
-  readonly logLevel?: string;
 }
 
 /** Writes a store with the synthetic demo into `dataDir` (in this process, then closed), for a server to open. */
@@ -37,11 +31,14 @@ export async function writeDemoStore(dataDir: string, demo: DemoOptions): Promis
   }
 }
 
-export async function startServer(dataDir: string, opts: ServerOptions = {}): Promise<Server> {
-  const created = await runCli(['keys', 'create', '--plan', 'unlimited', '--data', dataDir]);
-  if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
-  const key = created.stdout.trim().split('\n').pop()!.trim();
-  const cli = spawnCli(['serve', '--data', dataDir, '--port', '0', '--no-demo', '--log-level', opts.logLevel ?? 'warn', ...(opts.args ?? [])]);
+export async function startServer(dataDir: string, extraArgs: readonly string[] = [], key?: string): Promise<Server> {
+  if (key === undefined) {
+    const created = await runCli(['keys', 'create', '--plan', 'unlimited', '--data', dataDir]);
+    if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
+    key = created.stdout.trim().split('\n').pop()!.trim();
+  }
+  const apiKey = key;
+  const cli = spawnCli(['serve', '--data', dataDir, '--port', '0', '--no-demo', '--log-level', 'warn', ...extraArgs]);
   const child: ChildProcess = cli.child;
   let out = '';
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
@@ -55,11 +52,12 @@ export async function startServer(dataDir: string, opts: ServerOptions = {}): Pr
   });
   return {
     url,
-    key,
+    key: apiKey,
+    child,
     cli,
     stdout: () => out,
     async get(pathAndQuery) {
-      const res = await fetch(`${url}${pathAndQuery}`, { headers: { 'x-api-key': key } });
+      const res = await fetch(`${url}${pathAndQuery}`, { headers: { 'x-api-key': apiKey } });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
     async stop() {
