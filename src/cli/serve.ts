@@ -10,6 +10,7 @@ import { createApp } from '../server/createApp.ts';
 import { startOperatorChannel } from '../server/operatorChannel.ts';
 import type { Store } from '../store/createStore.ts';
 import type { MetricsListener } from '../server/metricsListener.ts';
+import { registerMetricsRoute } from '../server/plugins/metrics.ts';
 import { linkOptions } from './linkOptions.ts';
 import { addOperateOptions, serveMetrics, serveShutdown, startOperatorMetrics, type OperateFlags } from './operateOptions.ts';
 import { backendOf, plansOf, PLANS_HELP, REDIS_HELP } from './metering.ts';
@@ -84,7 +85,7 @@ export function registerServe(program: Command): void {
         return next;
       };
       const operator: OperatorContext = { store, plans: () => meter.plans, reloadPlans, meterBackend: async () => meter.backend };
-      const channel = await startOperatorChannel({ dataDir, actions: operator, jobs, logger });
+      const channel = await startOperatorChannel({ dataDir, actions: operator, jobs, logger, extend: (a) => registerMetricsRoute(a, metrics) });
 
       let metricsListener: MetricsListener | null = null;
       // SIGTERM/SIGINT: refuse new connections, let responses in flight finish

@@ -2,7 +2,7 @@
  * Black-box: `chainq serve` on SIGTERM stops taking connections at once, lets
  * a download in flight finish whole, and exits 0; with a short grace period
  * it cuts off a client that does not read, and still exits 0. Also: /metrics
- * is on the operator's metrics port, never on the API port unless asked.
+ * is on the operator's metrics port and socket, never on the API port unless asked.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -122,6 +122,14 @@ describe('chainq serve on SIGTERM', () => {
       expect(scraped.status).toBe(200);
       expect(await scraped.text()).toMatch(/chainq_http_requests_total\{method="GET",route="\/v1\/evm\/erc20\/events\/transfer",status="200"\} 1/);
       expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
+      const viaSocket = await new Promise<string>((resolve, reject) => {
+        http.get({ socketPath: path.join(dataDir, 'chainq.sock'), path: '/metrics' }, (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => { text += d.toString(); });
+          res.on('end', () => resolve(text));
+        }).on('error', reject);
+      });
+      expect(viaSocket).toContain('# TYPE chainq_http_requests_total counter');
 
       // About 3 MB/s: the server waits on this client for a few seconds.
       const download = slowDownload(server, DOWNLOAD, 64 * 1024, 20);
