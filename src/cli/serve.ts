@@ -77,7 +77,25 @@ export function registerServe(program: Command): void {
       const metrics = serveMetrics();
       const app = await createApp({ store, logger, meter, links: linkOptions(opts), metrics, metricsRoute: opts.metricsOnApi });
       const dataDir = path.resolve(opts.data);
-      const jobs = createJobManager({ store, dataDir, logger });
+      // The jobs report to /metrics: rows per batch and dataset, the head and the lag behind it, states and failures.
+      const heads = new Map<string, number>();
+      const jobName = (j: { name: string | null; label: string }) => j.name ?? j.label;
+      const jobs = createJobManager({
+        store, dataDir, logger,
+        observe: {
+          batch(b) {
+            metrics.ingest.batch(b);
+            const head = heads.get(b.network);
+            if (head !== undefined) metrics.ingest.head({ network: b.network, head: Math.max(head, b.newest), newest: b.newest });
+          },
+          head(h) {
+            heads.set(h.network, h.head);
+            if (h.newest !== null) metrics.ingest.head({ network: h.network, head: h.head, newest: h.newest });
+          },
+          state: (j) => metrics.jobs.state(jobName(j), j.state),
+          failed: (j) => metrics.jobs.failed(jobName(j)),
+        },
+      });
       const reloadPlans = () => {
         const next = plansOf(opts);
         meter.setPlans(next);
