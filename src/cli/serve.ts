@@ -10,11 +10,14 @@ import { createApp } from '../server/createApp.ts';
 import { startOperatorChannel } from '../server/operatorChannel.ts';
 import type { Store } from '../store/createStore.ts';
 import { isEmptyStore } from '../store/coverage.ts';
+import type { MetricsListener } from '../server/metricsListener.ts';
+import { registerMetricsRoute } from '../server/plugins/metrics.ts';
 import { linkOptions } from './linkOptions.ts';
+import { addOperateOptions, serveMetrics, serveShutdown, startOperatorMetrics, type OperateFlags } from './operateOptions.ts';
 import { backendOf, plansOf, PLANS_HELP, REDIS_HELP } from './metering.ts';
 import { DEFAULT_DATA_DIR, openStore, port, positiveInteger, positiveNumber } from './options.ts';
 
-interface ServeOptions {
+interface ServeOptions extends OperateFlags {
   data: string;
   port: number;
   host: string;
@@ -36,8 +39,7 @@ async function isNewStore(store: Store): Promise<boolean> {
 }
 
 export function registerServe(program: Command): void {
-  program
-    .command('serve')
+  addOperateOptions(program.command('serve'))
     .description('serve the HTTP API; ingestion jobs and operator commands run inside it while it serves')
     .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
     .option('--port <n>', 'port', port, 8080)
@@ -72,9 +74,28 @@ export function registerServe(program: Command): void {
         if (!k.revokedAt && !plans.has(k.plan)) logger.warn({ key: k.prefix, plan: k.plan }, 'key has a plan that is not configured; its requests will fail until the plan is added or the key moved');
       }
       const meter = createMeter({ backend: await backendOf(opts, store), plans });
-      const app = await createApp({ store, logger, meter, links: linkOptions(opts) });
+      const metrics = serveMetrics();
+      const app = await createApp({ store, logger, meter, links: linkOptions(opts), metrics, metricsRoute: opts.metricsOnApi });
       const dataDir = path.resolve(opts.data);
-      const jobs = createJobManager({ store, dataDir, logger });
+      // The jobs report to /metrics: rows per batch and dataset, the head and the lag behind it, states and failures.
+      const heads = new Map<string, number>();
+      const jobName = (j: { name: string | null; label: string }) => j.name ?? j.label;
+      const jobs = createJobManager({
+        store, dataDir, logger,
+        observe: {
+          batch(b) {
+            metrics.ingest.batch(b);
+            const head = heads.get(b.network);
+            if (head !== undefined) metrics.ingest.head({ network: b.network, head: Math.max(head, b.newest), newest: b.newest });
+          },
+          head(h) {
+            heads.set(h.network, h.head);
+            if (h.newest !== null) metrics.ingest.head({ network: h.network, head: h.head, newest: h.newest });
+          },
+          state: (j) => metrics.jobs.state(jobName(j), j.state),
+          failed: (j) => metrics.jobs.failed(jobName(j)),
+        },
+      });
       const reloadPlans = () => {
         const next = plansOf(opts);
         meter.setPlans(next);
@@ -82,21 +103,22 @@ export function registerServe(program: Command): void {
         return next;
       };
       const operator: OperatorContext = { store, plans: () => meter.plans, reloadPlans, meterBackend: async () => meter.backend };
-      const channel = await startOperatorChannel({ dataDir, actions: operator, jobs, logger });
+      const channel = await startOperatorChannel({ dataDir, actions: operator, jobs, logger, extend: (a) => registerMetricsRoute(a, metrics) });
 
-      let closing = false;
-      const close = async () => {
-        if (closing) return;
-        closing = true;
-        logger.info('shutting down: finishing in-flight responses, stopping ingestion at a batch boundary');
-        await Promise.all([app.close(), jobs.stopAll()]);
-        await channel.close();
-        await meter.close();
-        await store.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', close);
-      process.once('SIGTERM', close);
+      let metricsListener: MetricsListener | null = null;
+      // SIGTERM/SIGINT: refuse new connections, let responses in flight finish
+      // within --grace-period while jobs stop at a batch boundary, then close.
+      serveShutdown(opts, {
+        app,
+        logger,
+        onBeforeClose: () => jobs.stopAll(),
+        close: async () => {
+          await channel.close();
+          await metricsListener?.close();
+          await meter.close();
+          await store.close();
+        },
+      });
       process.on('SIGHUP', () => {
         try {
           reloadPlans();
@@ -105,6 +127,7 @@ export function registerServe(program: Command): void {
         }
       });
       const address = await app.listen({ port: opts.port, host: opts.host });
+      metricsListener = await startOperatorMetrics(opts, metrics, logger);
       const url = new URL(address);
       logger.info({ metering: meter.backend.kind, plans: [...plans.keys()], operator: channel.socket }, 'metering ready');
       for (const j of config.jobs) jobs.start(j.spec, { name: j.name, supervised: true });

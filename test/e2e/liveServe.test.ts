@@ -4,6 +4,7 @@
  * plans change, and every operator command goes through its operator channel.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { Hex } from 'viem';
@@ -109,6 +110,19 @@ describe('a live server', () => {
     await stopFollower(follower);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     expect((await rows(transfers.at(-1)!)).length).toBe(transfers.length);
+    // The operator channel's /metrics shows what the job did.
+    const metrics = await new Promise<string>((resolve, reject) => {
+      const info = JSON.parse(fs.readFileSync(path.join(dir, 'chainq.operator.json'), 'utf8')) as { socket: string };
+      http.get({ socketPath: info.socket, path: '/metrics' }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => { text += c.toString(); });
+        res.on('end', () => resolve(text));
+      }).on('error', reject);
+    });
+    const rowsTotal = /chainq_ingest_rows_total\{network="ETH",dataset="evm\/erc20\/transfer"\} (\d+)/.exec(metrics);
+    expect(Number(rowsTotal?.[1])).toBe(transfers.length);
+    expect(metrics).toMatch(/chainq_ingest_lag_blocks\{network="ETH"\} \d+/);
+    expect(metrics).toMatch(/chainq_job_state\{job="evm ETH \(follow\)",state="stopped"\} 1/);
     const status = await runCli(['status', '--data', dir, '--json']);
     const jobs = (JSON.parse(status.stdout) as { server: { jobs: { state: string; label: string }[] } }).server.jobs;
     expect(jobs).toEqual([expect.objectContaining({ label: 'evm ETH (follow)', state: 'stopped' })]);

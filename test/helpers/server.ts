@@ -3,14 +3,32 @@
  * made by `chainq keys create` first, queried over HTTP on a real port.
  */
 import type { ChildProcess } from 'node:child_process';
-import { runCli, spawnCli } from './cli.ts';
+import { generateDemo, type DemoOptions } from '../../src/demo/generate.ts';
+import { loadSeed } from '../../src/reference/importReference.ts';
+import { createStore } from '../../src/store/createStore.ts';
+import { runCli, spawnCli, type RunningCli } from './cli.ts';
 
 export interface Server {
   readonly url: string;
   readonly key: string;
   readonly child: ChildProcess;
+  /** The `chainq serve` process as the CLI helper sees it: its JSON log lines, its exit. */
+  readonly cli: RunningCli;
+  /** What `chainq serve` printed on stdout up to now. */
+  stdout(): string;
   get(pathAndQuery: string): Promise<{ status: number; body: Record<string, unknown> }>;
   stop(): Promise<void>;
+}
+
+/** Writes a store with the synthetic demo into `dataDir` (in this process, then closed), for a server to open. */
+export async function writeDemoStore(dataDir: string, demo: DemoOptions): Promise<void> {
+  const store = await createStore({ dataDir, threads: 2 });
+  try {
+    await loadSeed(store);
+    await generateDemo(store, demo);
+  } finally {
+    await store.close();
+  }
 }
 
 export async function startServer(dataDir: string, extraArgs: readonly string[] = [], key?: string): Promise<Server> {
@@ -22,10 +40,10 @@ export async function startServer(dataDir: string, extraArgs: readonly string[] 
   const apiKey = key;
   const cli = spawnCli(['serve', '--data', dataDir, '--port', '0', '--no-demo', '--log-level', 'warn', ...extraArgs]);
   const child: ChildProcess = cli.child;
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
   const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
+    const onData = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) { child.stdout!.off('data', onData); resolve(m[1]!); }
     };
@@ -36,6 +54,8 @@ export async function startServer(dataDir: string, extraArgs: readonly string[] 
     url,
     key: apiKey,
     child,
+    cli,
+    stdout: () => out,
     async get(pathAndQuery) {
       const res = await fetch(`${url}${pathAndQuery}`, { headers: { 'x-api-key': apiKey } });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };

@@ -17,6 +17,7 @@ import type { Format } from '../../catalog/types.ts';
 import { CONTENT_TYPES } from '../encode.ts';
 import type { LinkBackend } from './backend.ts';
 import { createLocalBackend } from './localBackend.ts';
+import { LINK_ID } from './redact.ts';
 import { createS3Backend, type S3LinkOptions } from './s3Backend.ts';
 
 export type LinkFormat = Exclude<Format, 'json'>;
@@ -91,7 +92,6 @@ export interface LinkStore {
   stop(): void;
 }
 
-const ID = /^[A-Za-z0-9_-]{43}$/;
 const TMP_PREFIX = '.tmp-';
 const isoMs = (ms: number) => new Date(ms).toISOString();
 
@@ -155,7 +155,7 @@ export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
     },
 
     async open(id) {
-      if (!ID.test(id)) return { kind: 'missing' };
+      if (!LINK_ID.test(id)) return { kind: 'missing' };
       const record = await readRecord(id);
       if (!record) return { kind: 'missing' };
       if (now() >= record.expires_at || record.removed) {

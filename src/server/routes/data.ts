@@ -54,7 +54,13 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
         const format = p.format;
         let body;
         try {
-          body = await links.create({ format, basename: p.basename, write: (file) => snap.copyToFile(p.sql, p.params, format, file) }, requestBaseUrl(request));
+          const write = async (file: string) => {
+            const started = performance.now();
+            const rows = await snap.copyToFile(p.sql, p.params, format, file);
+            request.server.metrics.engine.query({ route: route.path, format, seconds: (performance.now() - started) / 1000 });
+            return rows;
+          };
+          body = await links.create({ format, basename: p.basename, write }, requestBaseUrl(request));
         } catch (e) {
           await releaseCost(request);
           throw e;
@@ -63,8 +69,11 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
         await commitCost(request);
         return reply.header('cache-control', 'no-store').send(body);
       }
+      const started = performance.now();
       const exp = await snap.copyToStream(p.sql, p.params, p.format);
       handedOver = true;
+      // Failures reach the client through the body; only completed queries are timed.
+      exp.done.then(() => request.server.metrics.engine.query({ route: route.path, format: p.format, seconds: (performance.now() - started) / 1000 }), () => undefined);
       // The snapshot ends when the engine is done with it.
       exp.done.finally(() => snap.close()).catch(() => undefined);
       // A client that leaves mid-stream stops the engine at once.
