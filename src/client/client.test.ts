@@ -8,7 +8,7 @@ import type { Store } from '../store/createStore.ts';
 import { breakingMidStream, createDemoStore, createMeteredApp, plans, TestClock, type MeteredApp } from '../../test/helpers/metered.ts';
 import { generateClientRoutes, GENERATED_FILE } from './generate.ts';
 import {
-  AuthenticationError, createClient, IncompleteResponseError, InvalidRequestError, NotFoundError, QuotaExceededError,
+  AuthenticationError, CostOverLimitError, createClient, IncompleteResponseError, InvalidRequestError, NotFoundError, QuotaExceededError,
   RateLimitedError, retryDelayMs, ROUTES, type ChainqClient, type EvmErc20TransferRow,
 } from './index.ts';
 
@@ -145,6 +145,16 @@ describe('typed errors from error bodies', () => {
     const e = await cq.query('/v1/evm/erc20/events/transfer', { ...P, block_stat: 1 }).json().catch((x: unknown) => x);
     expect(e).toBeInstanceOf(InvalidRequestError);
     expect(e).toMatchObject({ status: 400, code: 'unknown_parameter', parameter: 'block_stat' });
+  });
+
+  it('max_cost: a query over the cap → CostOverLimitError with cost and cap, nothing charged', async () => {
+    const cq = await client('roomy');
+    const q = cq.evmErc20Transfer({ ...P, block_end: 23_910_500, max_cost: 499 });
+    const e = await q.json().catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(CostOverLimitError);
+    expect(e).toBeInstanceOf(InvalidRequestError);
+    expect(e).toMatchObject({ status: 400, code: 'cost_over_limit', cost: 500, maxCost: 499 });
+    expect((await cq.evmErc20Transfer({ ...P, block_end: 23_910_500, max_cost: 500 }).json()).status).toBe('success');
   });
 
   it('401 → AuthenticationError', async () => {

@@ -26,6 +26,8 @@ export interface EvmErc20TransferParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol or alias (case-insensitive), or contract address. */
   token: string;
   /** Token decimals when a contract address is given; default: the registry value, else 18. */
@@ -98,6 +100,8 @@ export interface EvmErc20TransferAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol or alias (case-insensitive), or contract address. */
   token: string;
   /** Token decimals when a contract address is given; default: the registry value, else 18. */
@@ -155,6 +159,8 @@ export interface EvmNativeTransferParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -223,6 +229,8 @@ export interface EvmNativeTransferAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -276,6 +284,8 @@ export interface EvmLendingV3DepositParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -332,6 +342,8 @@ export interface EvmLendingV3DepositAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -371,6 +383,8 @@ export interface EvmLendingV3WithdrawParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -425,6 +439,8 @@ export interface EvmLendingV3WithdrawAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -464,6 +480,8 @@ export interface EvmLendingV3BorrowParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -522,6 +540,8 @@ export interface EvmLendingV3BorrowAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -561,6 +581,8 @@ export interface EvmLendingV3RepayParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -617,6 +639,8 @@ export interface EvmLendingV3RepayAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -656,6 +680,8 @@ export interface EvmLendingV3FlashloanParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -712,6 +738,8 @@ export interface EvmLendingV3FlashloanAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -751,6 +779,8 @@ export interface EvmLendingV3LiquidationParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -809,6 +839,8 @@ export interface EvmLendingV3LiquidationAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -848,6 +880,8 @@ export interface EvmDexV3SwapParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -910,6 +944,8 @@ export interface EvmDexV3SwapAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -953,6 +989,8 @@ export interface EvmDexV3DepositParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1017,6 +1055,8 @@ export interface EvmDexV3DepositAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1060,6 +1100,8 @@ export interface EvmDexV3WithdrawParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1122,6 +1164,8 @@ export interface EvmDexV3WithdrawAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1165,6 +1209,8 @@ export interface EvmDexV3CollectParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1229,6 +1275,8 @@ export interface EvmDexV3CollectAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1272,6 +1320,8 @@ export interface EvmStakingDepositParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1324,6 +1374,8 @@ export interface EvmStakingDepositAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1361,6 +1413,8 @@ export interface EvmStakingWithdrawalRequestParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1415,6 +1469,8 @@ export interface EvmStakingWithdrawalRequestAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1452,6 +1508,8 @@ export interface EvmStakingWithdrawalClaimedParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1506,6 +1564,8 @@ export interface EvmStakingWithdrawalClaimedAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1543,6 +1603,8 @@ export interface EvmStakingL2DepositParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1593,6 +1655,8 @@ export interface EvmStakingL2DepositAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1630,6 +1694,8 @@ export interface EvmStakingL2WithdrawalRequestParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1680,6 +1746,8 @@ export interface EvmStakingL2WithdrawalRequestAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1715,6 +1783,8 @@ export interface TronTrc20TransferParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol (case-insensitive) or base58 T… contract address. */
   token: string;
   /** Minimum amount in token units, inclusive. */
@@ -1777,6 +1847,8 @@ export interface TronTrc20TransferAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol (case-insensitive) or base58 T… contract address. */
   token: string;
   /** Minimum amount in token units, inclusive. */
@@ -1828,6 +1900,8 @@ export interface TronNativeTransferParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1888,6 +1962,8 @@ export interface TronNativeTransferAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1937,6 +2013,8 @@ export interface BtcNativeTransferParams {
   with_time?: boolean;
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1999,6 +2077,8 @@ export interface BtcNativeTransferAggregateParams {
   format?: 'json' | 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -2036,6 +2116,8 @@ export interface ExchangeVenueARawTradesParams {
   format?: 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2066,6 +2148,8 @@ export interface ExchangeVenueAOhlcvParams {
   format?: 'csv' | 'parquet' | 'json';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2100,6 +2184,8 @@ export interface ExchangeVenueABookDepthParams {
   format?: 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2130,6 +2216,8 @@ export interface ExchangeVenueAOpenInterestParams {
   format?: 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2158,6 +2246,8 @@ export interface ExchangeVenueAFundingRateParams {
   format?: 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2182,6 +2272,8 @@ export interface ExchangeVenueALongShortRatiosParams {
   format?: 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2214,6 +2306,8 @@ export interface ExchangeVenueBRawTradesParams {
   format?: 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2240,6 +2334,8 @@ export interface ExchangeVenueBOhlcvParams {
   format?: 'csv' | 'parquet' | 'json';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2274,6 +2370,8 @@ export interface ExchangeVenueBFillsParams {
   format?: 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2326,6 +2424,8 @@ export interface ExchangeVenueBPositionsParams {
   format?: 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2362,6 +2462,8 @@ export interface ExchangeVenueBFundingParams {
   format?: 'csv' | 'parquet';
   /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */

@@ -14,6 +14,7 @@ export const API_ERRORS = {
   unsupported_network: 400,
   unknown_token: 400,
   invalid_body: 400,
+  cost_over_limit: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
   quota_exceeded: 403,

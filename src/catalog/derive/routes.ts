@@ -6,6 +6,7 @@
 import { chainRangeParams } from '../common.ts';
 import { catalog } from '../index.ts';
 import { linkParams, venueFormatParams } from '../link.ts';
+import { maxCostParams } from '../spendCap.ts';
 import type { ChainEndpoint, Endpoint, Params } from '../types.ts';
 import { DEFAULT_PERIODS, GROUP_BY_VALUES, LISTED_TIME_PERIODS, acceptsWithValue } from './aggregate.ts';
 
@@ -22,8 +23,8 @@ export interface DataRoute {
 export const SERVED_KINDS: Readonly<Record<RouteKind, boolean>> = { raw: true, aggregate: true };
 
 export function familyParams(e: Endpoint): Params {
-  if (e.family === 'exchange') return { ...venueFormatParams(e), ...linkParams(e) };
-  return { ...chainRangeParams(e.family === 'evm' ? e.networks : null), ...linkParams(e) };
+  if (e.family === 'exchange') return { ...venueFormatParams(e), ...linkParams(e), ...maxCostParams };
+  return { ...chainRangeParams(e.family === 'evm' ? e.networks : null), ...linkParams(e), ...maxCostParams };
 }
 
 const withValueParam = (description: string): Params => ({ with_value: { type: 'boolean', default: false, description } });

@@ -8,6 +8,7 @@ import type { LinkStore } from '../../output/links/linkStore.ts';
 import { planAggregate } from '../../query/planAggregate.ts';
 import { planRaw, type PlanContext, type QueryPlan } from '../../query/planRaw.ts';
 import { planVenue } from '../../query/planVenue.ts';
+import { assertWithinSpendCap } from '../../query/spendCap.ts';
 import { chargeOnCompletion, commitCost, releaseCost, reserveCost } from '../plugins/metering.ts';
 import { requestBaseUrl } from './links.ts';
 
@@ -15,8 +16,13 @@ export type Planner = (ctx: PlanContext, route: DataRoute, query: Readonly<Recor
 
 /** The planner of a route. The cost estimate uses it too, so the estimate and the charge cannot disagree. */
 export function plannerFor(route: DataRoute): Planner {
-  if (route.kind === 'aggregate') return planAggregate;
-  return route.endpoint.family === 'exchange' ? planVenue : planRaw;
+  const plan: Planner = route.kind === 'aggregate' ? planAggregate : route.endpoint.family === 'exchange' ? planVenue : planRaw;
+  return async (ctx, r, query) => {
+    const p = await plan(ctx, r, query);
+    // The spend cap is judged on the planned cost, before anything is held or run.
+    assertWithinSpendCap(p.cost.cost, query.max_cost);
+    return p;
+  };
 }
 
 /** link=true only makes sense for a file: JSON is a 400 (decisions.md §4). */
