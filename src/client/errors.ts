@@ -40,7 +40,7 @@ export class ChainqError extends Error {
 
 /** 400: the request is wrong; the message says how. Nothing was charged. */
 export class InvalidRequestError extends ChainqError {
-  override readonly name = 'InvalidRequestError';
+  override readonly name: string = 'InvalidRequestError';
   /** The parameter at fault, when the server names one. */
   get parameter(): string | undefined {
     return typeof this.body.parameter === 'string' ? this.body.parameter : undefined;
