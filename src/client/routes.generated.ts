@@ -28,9 +28,11 @@ export interface EvmErc20TransferParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
-  /** Token symbol or alias (case-insensitive), or contract address. */
-  token: string;
-  /** Token decimals when a contract address is given; default: the registry value, else 18. */
+  /** Token symbol or alias (case-insensitive), or contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
+  token: string | readonly string[];
+  /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
+  ignore_unknown_tokens?: boolean;
+  /** Token decimals when a single contract address is given; default: the registry value, else 18. */
   decimals?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
@@ -102,9 +104,11 @@ export interface EvmErc20TransferAggregateParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
-  /** Token symbol or alias (case-insensitive), or contract address. */
-  token: string;
-  /** Token decimals when a contract address is given; default: the registry value, else 18. */
+  /** Token symbol or alias (case-insensitive), or contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
+  token: string | readonly string[];
+  /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
+  ignore_unknown_tokens?: boolean;
+  /** Token decimals when a single contract address is given; default: the registry value, else 18. */
   decimals?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
@@ -1785,8 +1789,10 @@ export interface TronTrc20TransferParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
-  /** Token symbol (case-insensitive) or base58 T… contract address. */
-  token: string;
+  /** Token symbol (case-insensitive) or base58 T… contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
+  token: string | readonly string[];
+  /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
+  ignore_unknown_tokens?: boolean;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1849,8 +1855,10 @@ export interface TronTrc20TransferAggregateParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
-  /** Token symbol (case-insensitive) or base58 T… contract address. */
-  token: string;
+  /** Token symbol (case-insensitive) or base58 T… contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
+  token: string | readonly string[];
+  /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
+  ignore_unknown_tokens?: boolean;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */

@@ -20,6 +20,15 @@ export interface QueryPlan {
   readonly cost: Cost;
   /** Suggested download name, without extension. */
   readonly basename: string;
+  /** Response headers the plan adds (chainq's extensions, docs/api.md). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Names the tokens `ignore_unknown_tokens=true` dropped, each percent-encoded, comma-separated. */
+export const DROPPED_TOKENS_HEADER = 'x-chainq-dropped-tokens';
+
+export function selectionHeaders(sel: Selection): Record<string, string> {
+  return sel.droppedTokens.length ? { [DROPPED_TOKENS_HEADER]: sel.droppedTokens.map(encodeURIComponent).join(',') } : {};
 }
 
 export interface PlanContext {
@@ -62,5 +71,6 @@ export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<
     columns: [...cols.map((c) => c.name), ...(value ? [VALUE_COLUMN] : [])],
     cost,
     basename: `${e.id.replaceAll('/', '-')}-${sel.network}-${rangeText(sel)}`,
+    headers: selectionHeaders(sel),
   };
 }

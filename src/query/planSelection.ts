@@ -19,6 +19,10 @@ export interface Selection {
   readonly values: QueryValues;
   readonly q: SqlBuilder;
   readonly where: readonly string[];
+  /** How many tokens the token filter selects; 0 without one. */
+  readonly tokenCount: number;
+  /** Tokens dropped as unknown under `ignore_unknown_tokens=true`. */
+  readonly droppedTokens: readonly string[];
   /** SQL of an output column by name, under this request. */
   columnSql(name: string): string;
 }
@@ -54,5 +58,5 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
     if (col?.sql) return col.sql;
     return `t.${ident(name)}`;
   };
-  return { endpoint, network, range, format, values, q, where, columnSql };
+  return { endpoint, network, range, format, values, q, where, tokenCount: filters.tokenCount, droppedTokens: filters.droppedTokens, columnSql };
 }

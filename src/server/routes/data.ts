@@ -45,6 +45,7 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
     const p = await plan(ctx, route, query);
     // Every check that can answer 4xx has run; the cost is held before the first byte.
     await reserveCost(request, reply, p.cost.cost);
+    if (p.headers) reply.headers(p.headers);
     if (request.method === 'HEAD') {
       // HEAD answers what GET would (including 403) without running the query, so it is never charged.
       await releaseCost(request);
