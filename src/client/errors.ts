@@ -7,7 +7,7 @@ export type ErrorCode =
   | 'missing_parameter' | 'invalid_parameter' | 'unknown_parameter' | 'conflicting_parameters' | 'invalid_range'
   | 'range_too_large' | 'unsupported_network' | 'unknown_token' | 'invalid_body' | 'cost_over_limit'
   | 'missing_api_key' | 'invalid_api_key'
-  | 'quota_exceeded' | 'not_found' | 'method_not_allowed' | 'link_expired' | 'unsupported_media_type'
+  | 'quota_exceeded' | 'not_found' | 'method_not_allowed' | 'link_expired' | 'unsupported_media_type' | 'range_not_satisfiable'
   | 'rate_limited' | 'internal_error' | 'unavailable';
 
 export interface ErrorBody {

@@ -24,7 +24,7 @@ export interface EvmErc20TransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -100,7 +100,7 @@ export interface EvmErc20TransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -161,7 +161,7 @@ export interface EvmNativeTransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -231,7 +231,7 @@ export interface EvmNativeTransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -286,7 +286,7 @@ export interface EvmLendingV3DepositParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -344,7 +344,7 @@ export interface EvmLendingV3DepositAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -385,7 +385,7 @@ export interface EvmLendingV3WithdrawParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -441,7 +441,7 @@ export interface EvmLendingV3WithdrawAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -482,7 +482,7 @@ export interface EvmLendingV3BorrowParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -542,7 +542,7 @@ export interface EvmLendingV3BorrowAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -583,7 +583,7 @@ export interface EvmLendingV3RepayParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -641,7 +641,7 @@ export interface EvmLendingV3RepayAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -682,7 +682,7 @@ export interface EvmLendingV3FlashloanParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -740,7 +740,7 @@ export interface EvmLendingV3FlashloanAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -781,7 +781,7 @@ export interface EvmLendingV3LiquidationParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -841,7 +841,7 @@ export interface EvmLendingV3LiquidationAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -882,7 +882,7 @@ export interface EvmDexV3SwapParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -946,7 +946,7 @@ export interface EvmDexV3SwapAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -991,7 +991,7 @@ export interface EvmDexV3DepositParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1057,7 +1057,7 @@ export interface EvmDexV3DepositAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1102,7 +1102,7 @@ export interface EvmDexV3WithdrawParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1166,7 +1166,7 @@ export interface EvmDexV3WithdrawAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1211,7 +1211,7 @@ export interface EvmDexV3CollectParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1277,7 +1277,7 @@ export interface EvmDexV3CollectAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1322,7 +1322,7 @@ export interface EvmStakingDepositParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1376,7 +1376,7 @@ export interface EvmStakingDepositAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1415,7 +1415,7 @@ export interface EvmStakingWithdrawalRequestParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1471,7 +1471,7 @@ export interface EvmStakingWithdrawalRequestAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1510,7 +1510,7 @@ export interface EvmStakingWithdrawalClaimedParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1566,7 +1566,7 @@ export interface EvmStakingWithdrawalClaimedAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1605,7 +1605,7 @@ export interface EvmStakingL2DepositParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1657,7 +1657,7 @@ export interface EvmStakingL2DepositAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1696,7 +1696,7 @@ export interface EvmStakingL2WithdrawalRequestParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1748,7 +1748,7 @@ export interface EvmStakingL2WithdrawalRequestAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1785,7 +1785,7 @@ export interface TronTrc20TransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1851,7 +1851,7 @@ export interface TronTrc20TransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1906,7 +1906,7 @@ export interface TronNativeTransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -1968,7 +1968,7 @@ export interface TronNativeTransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2019,7 +2019,7 @@ export interface BtcNativeTransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2083,7 +2083,7 @@ export interface BtcNativeTransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2122,7 +2122,7 @@ export type BtcNativeTransferAggregateRow = Record<string, string | number | nul
 export interface ExchangeVenueARawTradesParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2154,7 +2154,7 @@ export interface ExchangeVenueARawTradesRow {
 export interface ExchangeVenueAOhlcvParams {
   /** Output format: csv, parquet, json; default csv. Default: csv. */
   format?: 'csv' | 'parquet' | 'json';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2190,7 +2190,7 @@ export interface ExchangeVenueAOhlcvRow {
 export interface ExchangeVenueABookDepthParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2222,7 +2222,7 @@ export interface ExchangeVenueABookDepthRow {
 export interface ExchangeVenueAOpenInterestParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2252,7 +2252,7 @@ export interface ExchangeVenueAOpenInterestRow {
 export interface ExchangeVenueAFundingRateParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2278,7 +2278,7 @@ export interface ExchangeVenueAFundingRateRow {
 export interface ExchangeVenueALongShortRatiosParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2312,7 +2312,7 @@ export interface ExchangeVenueALongShortRatiosRow {
 export interface ExchangeVenueBRawTradesParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2340,7 +2340,7 @@ export interface ExchangeVenueBRawTradesRow {
 export interface ExchangeVenueBOhlcvParams {
   /** Output format: csv, parquet, json; default csv. Default: csv. */
   format?: 'csv' | 'parquet' | 'json';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2376,7 +2376,7 @@ export interface ExchangeVenueBOhlcvRow {
 export interface ExchangeVenueBFillsParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2430,7 +2430,7 @@ export interface ExchangeVenueBFillsRow {
 export interface ExchangeVenueBPositionsParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
@@ -2468,7 +2468,7 @@ export interface ExchangeVenueBPositionsRow {
 export interface ExchangeVenueBFundingParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;

@@ -22,6 +22,7 @@ export const API_ERRORS = {
   method_not_allowed: 405,
   link_expired: 410,
   unsupported_media_type: 415,
+  range_not_satisfiable: 416,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
