@@ -20,8 +20,10 @@ const ALLOWED: Record<string, string[]> = {
   metering: ['store', 'catalog', 'query'],
   demo: ['store', 'catalog', 'reference', 'ingest'],
   client: ['catalog', 'errors'],
-  server: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest'],
-  cli: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'demo', 'server'],
+  // MCP tools reach data only through the HTTP API; they read the catalog to describe it.
+  mcp: ['catalog', 'query'],
+  server: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'mcp'],
+  cli: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'demo', 'server', 'mcp'],
   errors: [],
   utils: [],
   internal: [],

@@ -24,6 +24,7 @@ import { registerDataRoute } from './routes/data.ts';
 import { registerDiscovery } from './routes/discovery.ts';
 import { registerDocs } from './routes/docs.ts';
 import { registerLinkDownloads } from './routes/links.ts';
+import { registerMcpRoute } from './routes/mcp.ts';
 import { registerV1Fallback } from './routes/v1Fallback.ts';
 
 export interface AppOptions {
@@ -76,6 +77,8 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   // Outside the /v1 plugin: a link download needs no API key and is not metered.
   registerLinkDownloads(app, links);
+  // Outside /v1 too: it authenticates the caller itself, and each tool call it makes goes through /v1.
+  registerMcpRoute(app, opts.store);
 
   const meter = opts.meter ?? createMeter({ backend: createEmbeddedBackend(opts.store) });
   if (!opts.meter) app.addHook('onClose', async () => meter.close());
