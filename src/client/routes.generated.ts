@@ -56,6 +56,8 @@ export interface EvmErc20TransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -132,6 +134,8 @@ export interface EvmErc20TransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -187,6 +191,8 @@ export interface EvmNativeTransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -257,6 +263,8 @@ export interface EvmNativeTransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -298,6 +306,8 @@ export interface EvmLendingV3DepositParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -356,6 +366,8 @@ export interface EvmLendingV3DepositAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -397,6 +409,8 @@ export interface EvmLendingV3WithdrawParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -453,6 +467,8 @@ export interface EvmLendingV3WithdrawAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -494,6 +510,8 @@ export interface EvmLendingV3BorrowParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -554,6 +572,8 @@ export interface EvmLendingV3BorrowAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -595,6 +615,8 @@ export interface EvmLendingV3RepayParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -653,6 +675,8 @@ export interface EvmLendingV3RepayAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -694,6 +718,8 @@ export interface EvmLendingV3FlashloanParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -752,6 +778,8 @@ export interface EvmLendingV3FlashloanAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -793,6 +821,8 @@ export interface EvmLendingV3LiquidationParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -853,6 +883,8 @@ export interface EvmLendingV3LiquidationAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -898,6 +930,8 @@ export interface EvmDexV3SwapParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -962,6 +996,8 @@ export interface EvmDexV3SwapAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1007,6 +1043,8 @@ export interface EvmDexV3DepositParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1073,6 +1111,8 @@ export interface EvmDexV3DepositAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1118,6 +1158,8 @@ export interface EvmDexV3WithdrawParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1182,6 +1224,8 @@ export interface EvmDexV3WithdrawAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1227,6 +1271,8 @@ export interface EvmDexV3CollectParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1293,6 +1339,8 @@ export interface EvmDexV3CollectAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1332,6 +1380,8 @@ export interface EvmStakingDepositParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1386,6 +1436,8 @@ export interface EvmStakingDepositAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1425,6 +1477,8 @@ export interface EvmStakingWithdrawalRequestParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1481,6 +1535,8 @@ export interface EvmStakingWithdrawalRequestAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1520,6 +1576,8 @@ export interface EvmStakingWithdrawalClaimedParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1576,6 +1634,8 @@ export interface EvmStakingWithdrawalClaimedAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1615,6 +1675,8 @@ export interface EvmStakingL2DepositParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1667,6 +1729,8 @@ export interface EvmStakingL2DepositAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1706,6 +1770,8 @@ export interface EvmStakingL2WithdrawalRequestParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1758,6 +1824,8 @@ export interface EvmStakingL2WithdrawalRequestAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1815,6 +1883,8 @@ export interface TronTrc20TransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1881,6 +1951,8 @@ export interface TronTrc20TransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time (default) or by block number. Default: time. */
   group_by?: 'time' | 'block_number';
   /** Bucket size: one of 1m, 5m, 30m, 1h, 1d, 1w for time (default 1h); a positive block count for blocks (default 1000). */
@@ -1932,6 +2004,8 @@ export interface TronNativeTransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1994,6 +2068,8 @@ export interface TronNativeTransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time (default) or by block number. Default: time. */
   group_by?: 'time' | 'block_number';
   /** Bucket size: one of 1m, 5m, 30m, 1h, 1d, 1w for time (default 1h); a positive block count for blocks (default 1000). */
@@ -2045,6 +2121,8 @@ export interface BtcNativeTransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -2109,6 +2187,8 @@ export interface BtcNativeTransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time (default) or by block number. Default: time. */
   group_by?: 'time' | 'block_number';
   /** Bucket size: one of 1m, 5m, 30m, 1h, 1d, 1w for time (default 1h); a positive block count for blocks (default 1000). */

@@ -27,7 +27,7 @@ async function pivotTokens(ctx: PlanContext, sel: Selection): Promise<string[]> 
 }
 
 export async function planAggregate(ctx: PlanContext, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<QueryPlan> {
-  const sel = await planSelection(ctx.store, route, raw);
+  const sel = await planSelection(ctx.store, route, raw, ctx.keyId);
   const e = sel.endpoint;
   if (!e.aggregate) throw new Error(`${e.id} has no aggregate`);
   const groupBy = (sel.values.group_by ?? 'time') as GroupBy;

@@ -39,6 +39,8 @@ export function selectionHeaders(sel: Selection): Record<string, string> {
 export interface PlanContext {
   readonly store: Store;
   readonly blocksPerDay?: BlocksPerDay;
+  /** The caller's key id: whose label namespaces `wallet_namespace` may name. */
+  readonly keyId?: string;
 }
 
 export function outputColumns(sel: Selection): OutputColumn[] {
@@ -52,7 +54,7 @@ export function rangeText(sel: Selection): string {
 }
 
 export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<QueryPlan> {
-  const sel = await planSelection(ctx.store, route, raw);
+  const sel = await planSelection(ctx.store, route, raw, ctx.keyId);
   const e = sel.endpoint;
   const cols = outputColumns(sel);
   const value = sel.values.with_value === true ? rowValueSql(e, sel.columnSql) : null;

@@ -27,7 +27,7 @@ export interface Selection {
   columnSql(name: string): string;
 }
 
-export async function planSelection(store: Store, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<Selection> {
+export async function planSelection(store: Store, route: DataRoute, raw: Readonly<Record<string, unknown>>, keyId?: string): Promise<Selection> {
   const endpoint = route.endpoint;
   if (endpoint.family === 'exchange') throw new Error('planSelection serves chain endpoints');
   const values = normalizeQuery(route.params, raw);
@@ -47,7 +47,7 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
   const where = [`t.network = ${q.bind(network)}`];
   if (range.kind === 'blocks') where.push(`t.block_number BETWEEN ${q.bind(range.start)} AND ${q.bind(range.end)}`);
   else where.push(`t.time >= CAST(${q.bind(toSqlTimestamp(range.since))} AS TIMESTAMP) AND t.time < CAST(${q.bind(toSqlTimestamp(range.until))} AS TIMESTAMP)`);
-  const filters = await buildFilters(store, endpoint, network, values, q);
+  const filters = await buildFilters(store, endpoint, network, values, q, keyId);
   where.push(...filters.where);
 
   const all = [...endpoint.columns, ...endpoint.verboseColumns];

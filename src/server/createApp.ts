@@ -23,6 +23,7 @@ import { registerCalculateCost } from './routes/calculateCost.ts';
 import { registerDataRoute } from './routes/data.ts';
 import { registerDiscovery } from './routes/discovery.ts';
 import { registerDocs } from './routes/docs.ts';
+import { registerLabelRoutes } from './routes/labels.ts';
 import { registerLinkDownloads } from './routes/links.ts';
 import { registerMcpRoute } from './routes/mcp.ts';
 import { registerV1Fallback } from './routes/v1Fallback.ts';
@@ -90,6 +91,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     const routes = dataRoutes(opts.catalog);
     for (const route of routes) registerDataRoute(v1, ctx, route, links);
     registerCalculateCost(v1, ctx, routes);
+    registerLabelRoutes(v1, opts.store);
     registerV1Fallback(v1);
   });
   return app;

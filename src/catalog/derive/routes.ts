@@ -6,6 +6,7 @@
 import { chainRangeParams } from '../common.ts';
 import { catalog } from '../index.ts';
 import { linkParams, venueFormatParams } from '../link.ts';
+import { walletNamespaceParams } from '../labelNamespace.ts';
 import { maxCostParams } from '../spendCap.ts';
 import type { ChainEndpoint, Endpoint, Params } from '../types.ts';
 import { DEFAULT_PERIODS, GROUP_BY_VALUES, LISTED_TIME_PERIODS, acceptsWithValue } from './aggregate.ts';
@@ -56,10 +57,10 @@ export function dataRoutes(entries: readonly Endpoint[] = catalog): DataRoute[] 
   const routes: DataRoute[] = [];
   for (const e of entries) {
     if (!e.served) continue;
-    if (SERVED_KINDS.raw) routes.push({ kind: 'raw', path: e.path, endpoint: e, params: { ...familyParams(e), ...e.params, ...rawValueParams(e) } });
+    if (SERVED_KINDS.raw) routes.push({ kind: 'raw', path: e.path, endpoint: e, params: { ...familyParams(e), ...e.params, ...walletNamespaceParams(e), ...rawValueParams(e) } });
     if (SERVED_KINDS.aggregate && e.family !== 'exchange' && e.aggregate) {
       const family = Object.fromEntries(Object.entries(familyParams(e)).filter(([name]) => !ROW_OPTIONS.has(name)));
-      routes.push({ kind: 'aggregate', path: `${e.path}/aggregate`, endpoint: e, params: { ...family, ...e.params, ...aggregateParams(e) } });
+      routes.push({ kind: 'aggregate', path: `${e.path}/aggregate`, endpoint: e, params: { ...family, ...e.params, ...walletNamespaceParams(e), ...aggregateParams(e) } });
     }
   }
   return routes;

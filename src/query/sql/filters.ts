@@ -9,6 +9,21 @@ import { isEvmAddress, normalizeAddress, splitList } from '../addresses.ts';
 import type { QueryValues } from '../normalize.ts';
 import { resolvePool, resolveTokenSymbol, resolveTronToken, tokenDecimals } from '../resolve.ts';
 import { ident, type SqlBuilder } from './builder.ts';
+import { namespaceExists, namespaceName, notFound } from '../../reference/userLabels.ts';
+
+/**
+ * The labels the label and category filters match: the shared table, plus
+ * the caller's own namespace under `wallet_namespace` (docs/labels.md).
+ * Only the caller's key id selects from user_labels, so another key's
+ * namespace is not found rather than read.
+ */
+async function labelSource(store: Store, namespace: unknown, keyId: string | undefined, q: SqlBuilder): Promise<string> {
+  if (typeof namespace !== 'string') return 'labels';
+  const name = namespaceName(namespace);
+  if (!keyId || !(await namespaceExists(store, keyId, name))) throw notFound(name);
+  return `(SELECT address, label, category, network FROM labels
+    UNION ALL SELECT address, label, category, network FROM user_labels WHERE key_id = ${q.bind(keyId)} AND namespace = ${q.bind(name)})`;
+}
 
 export interface FilterResult {
   readonly where: string[];
@@ -28,6 +43,7 @@ export async function buildFilters(
   network: string,
   values: QueryValues,
   q: SqlBuilder,
+  keyId?: string,
 ): Promise<FilterResult> {
   const where: string[] = [];
   const overrides: Record<string, string> = {};
@@ -36,6 +52,7 @@ export async function buildFilters(
   let boundNetwork: string | undefined;
   const labelScope = () => `(l.network IS NULL OR l.network = '' OR l.network = ${(boundNetwork ??= q.bind(network))})`;
   const amountExpr = (column: string) => overrides[column] ?? c(column);
+  const labels = await labelSource(store, values.wallet_namespace, keyId, q);
 
   // Token first: a custom `decimals` changes the amount that amount filters see.
   const entries = Object.entries(endpoint.filters).sort(([, a], [, b]) => Number(b.kind === 'token') - Number(a.kind === 'token'));
@@ -60,12 +77,12 @@ export async function buildFilters(
       }
       case 'label': {
         const subs = splitList(String(value), param).map((s) => `contains(lower(l.label), ${q.bind(s.toLowerCase())})`);
-        const set = `(SELECT l.address FROM labels l WHERE ${labelScope()} AND (${subs.join(' OR ')}))`;
+        const set = `(SELECT l.address FROM ${labels} l WHERE ${labelScope()} AND (${subs.join(' OR ')}))`;
         return [`(${f.columns.map((col) => `${c(col)} IN ${set}`).join(' OR ')})`];
       }
       case 'category': {
         const cats = q.bindList(splitList(String(value), param).map((s) => s.toLowerCase()));
-        const set = `(SELECT l.address FROM labels l WHERE ${labelScope()} AND lower(l.category) IN ${cats})`;
+        const set = `(SELECT l.address FROM ${labels} l WHERE ${labelScope()} AND lower(l.category) IN ${cats})`;
         return [`(${f.columns.map((col) => `${c(col)} IN ${set}`).join(' OR ')})`];
       }
       case 'min_amount':

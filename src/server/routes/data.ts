@@ -42,7 +42,7 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
     const link = query.link === true;
     if (link) assertLinkFormat(route, query);
     // The plan, and so the cost, is the same with or without link=true.
-    const p = await plan(ctx, route, query);
+    const p = await plan({ ...ctx, ...(request.apiKey ? { keyId: request.apiKey.id } : {}) }, route, query);
     // Every check that can answer 4xx has run; the cost is held before the first byte.
     await reserveCost(request, reply, p.cost.cost);
     if (p.headers) reply.headers(p.headers);
