@@ -22,8 +22,10 @@ const ALLOWED: Record<string, string[]> = {
   client: ['catalog', 'errors'],
   // MCP tools reach data only through the HTTP API; they read the catalog to describe it.
   mcp: ['catalog', 'query'],
-  server: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'mcp'],
-  cli: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'demo', 'server', 'mcp'],
+  // Operator actions and ingestion jobs, run by the CLI or inside a server.
+  operator: ['catalog', 'store', 'query', 'metering', 'reference', 'ingest', 'demo'],
+  server: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'operator', 'mcp'],
+  cli: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'demo', 'server', 'operator', 'mcp'],
   errors: [],
   utils: [],
   internal: [],

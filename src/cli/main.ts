@@ -6,6 +6,7 @@ import { registerIngest } from './ingest.ts';
 import { registerIngestSources } from './ingest-sources.ts';
 import { registerKeys } from './keys.ts';
 import { registerMcp } from './mcp.ts';
+import { registerOperator } from './operator.ts';
 import { registerReference } from './reference.ts';
 import { registerServe } from './serve.ts';
 import { registerStatus } from './status.ts';
@@ -19,6 +20,7 @@ registerStatus(program);
 registerReference(program);
 registerIngestSources(program);
 registerMcp(program);
+registerOperator(program);
 
 try {
   await program.parseAsync(process.argv);
