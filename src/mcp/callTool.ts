@@ -3,6 +3,7 @@
  * for describe_endpoint, which reads the catalog), turned into a compact
  * result. Errors are the API's own messages and codes.
  */
+import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER } from '../catalog/responseHeaders.ts';
 import type { ApiCall, ApiResponse } from './api.ts';
 import { DEFAULT_ROWS, MAX_ROWS, describeEndpoint, routeOf, type ToolName } from './tools.ts';
 
@@ -152,8 +153,8 @@ async function runQuery(api: ApiCall, args: Args, kind: 'raw' | 'aggregate'): Pr
     ...(body.count > shown.length
       ? { note: `${shown.length} of ${body.count} rows shown; call get_download_link with the same endpoint and params (format csv or parquet) for all of them, at the same cost` }
       : {}),
-    ...(r.headers['x-chainq-covered-range'] ? { covered_range: r.headers['x-chainq-covered-range'] } : {}),
-    ...(r.headers['x-chainq-dropped-tokens'] ? { dropped_tokens: r.headers['x-chainq-dropped-tokens'].split(',').map(decodeURIComponent) } : {}),
+    ...(r.headers[COVERED_RANGE_HEADER] ? { covered_range: r.headers[COVERED_RANGE_HEADER] } : {}),
+    ...(r.headers[DROPPED_TOKENS_HEADER] ? { dropped_tokens: r.headers[DROPPED_TOKENS_HEADER].split(',').map(decodeURIComponent) } : {}),
     ...metering(r),
   });
 }
@@ -165,7 +166,7 @@ async function downloadLink(api: ApiCall, args: Args): Promise<ToolResult> {
   if (r.status !== 200) return apiError(r);
   return ok({
     ...(JSON.parse(r.text) as Record<string, unknown>),
-    ...(r.headers['x-chainq-covered-range'] ? { covered_range: r.headers['x-chainq-covered-range'] } : {}),
+    ...(r.headers[COVERED_RANGE_HEADER] ? { covered_range: r.headers[COVERED_RANGE_HEADER] } : {}),
     ...metering(r),
   });
 }

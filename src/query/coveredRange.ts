@@ -4,9 +4,8 @@
  * all of it, so the requested range is the covered one; the header lets a
  * client that stores answers know exactly which range a file stands for.
  */
+import { COVERED_RANGE_HEADER } from '../catalog/responseHeaders.ts';
 import type { QueryRange } from './range.ts';
-
-export const COVERED_RANGE_HEADER = 'x-chainq-covered-range';
 
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 

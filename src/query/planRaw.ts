@@ -2,6 +2,7 @@
 import type { DataRoute } from '../catalog/derive/routes.ts';
 import type { Format, OutputColumn } from '../catalog/types.ts';
 import type { SqlParams, Store } from '../store/createStore.ts';
+import { DROPPED_TOKENS_HEADER } from '../catalog/responseHeaders.ts';
 import { coveredRangeHeader } from './coveredRange.ts';
 import { computeCost, type BlocksPerDay, type Cost } from './cost.ts';
 import { assertChainCoverage } from './coverage.ts';
@@ -25,8 +26,6 @@ export interface QueryPlan {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** Names the tokens `ignore_unknown_tokens=true` dropped, each percent-encoded, comma-separated. */
-export const DROPPED_TOKENS_HEADER = 'x-chainq-dropped-tokens';
 
 /** The headers of a chain answer: the range it covers, and the tokens it dropped. */
 export function selectionHeaders(sel: Selection): Record<string, string> {
