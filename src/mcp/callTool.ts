@@ -5,7 +5,7 @@
  */
 import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER } from '../catalog/responseHeaders.ts';
 import type { ApiCall, ApiResponse } from './api.ts';
-import { DEFAULT_ROWS, MAX_ROWS, describeEndpoint, routeOf, type ToolName } from './tools.ts';
+import { DEFAULT_ROWS, MAX_ROWS, describeEndpoint, routeOf, servedEndpointIds, type ToolName } from './tools.ts';
 
 export interface ToolResult {
   readonly content: { type: 'text'; text: string }[];
@@ -96,24 +96,24 @@ async function listDatasets(api: ApiCall, args: Args): Promise<ToolResult> {
   const filter = Object.fromEntries(['family', 'protocol', 'network'].flatMap((k) => (str(args[k]) ? [[k, str(args[k])!]] : [])));
   const r = await api('GET', `/v1/coverage${queryString(filter)}`);
   if (r.status !== 200) return apiError(r);
-  const coverage = (JSON.parse(r.text) as { coverage: { dataset: string; network?: string; token?: string; unit: string; ranges: unknown[]; gaps?: unknown[]; newest?: unknown }[] }).coverage;
-  const byDataset = new Map<string, typeof coverage>();
-  for (const c of coverage) byDataset.set(c.dataset, [...(byDataset.get(c.dataset) ?? []), c]);
-  const datasets = [];
-  for (const [id, entries] of byDataset) {
-    const d = describeEndpoint(id);
-    if (!d) continue;
-    datasets.push({
-      endpoint: id,
+  type Entry = { dataset: string; network?: string; token?: string; unit: string; ranges: unknown[] };
+  const coverage = (JSON.parse(r.text) as { coverage: Entry[] }).coverage;
+  const network = filter.network?.toUpperCase();
+  // Every served endpoint the filters select, with what the store covers of it (possibly nothing yet).
+  const datasets = servedEndpointIds()
+    .map((id) => describeEndpoint(id)!)
+    .filter((d) => (!filter.family || d.family === filter.family) && (!filter.protocol || d.protocol === filter.protocol))
+    .filter((d) => !network || d.family === 'exchange' || (d.networks as string[]).includes(network))
+    .map((d) => ({
+      endpoint: d.endpoint,
       summary: d.summary,
       path: d.path,
       aggregate: d.aggregate !== undefined,
       formats: d.formats,
       ...(d.networks ? { networks: d.networks } : {}),
-      coverage: entries.map(({ dataset: _d, ...rest }) => rest),
-    });
-  }
-  return ok({ datasets, note: 'describe_endpoint gives the parameters, columns, range limits and cost rule of one endpoint.' });
+      coverage: coverage.filter((c) => c.dataset === d.endpoint).map(({ dataset: _d, ...rest }) => rest),
+    }));
+  return ok({ datasets, note: 'describe_endpoint gives the parameters, columns, range limits and cost rule of one endpoint; an empty coverage means nothing of it is stored yet.' });
 }
 
 async function listTokens(api: ApiCall, args: Args): Promise<ToolResult> {

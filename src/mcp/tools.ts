@@ -147,6 +147,11 @@ export function toolDefs(): ToolDef[] {
   ];
 }
 
+/** Ids of every served endpoint, in catalog order. */
+export function servedEndpointIds(): string[] {
+  return ids(dataRoutes());
+}
+
 /** The route of a tool call, or null when the endpoint has no such route. */
 export function routeOf(id: string, kind: DataRoute['kind']): DataRoute | null {
   return dataRoutes().find((r) => r.endpoint.id === id && r.kind === kind) ?? null;

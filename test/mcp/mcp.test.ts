@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataRoutes } from '../../src/catalog/derive/routes.ts';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import type { Store } from '../../src/store/createStore.ts';
 import { createDemoStore, createMeteredApp, plans, ROOT, type MeteredApp } from '../helpers/metered.ts';
@@ -133,7 +134,9 @@ describe('every tool over Streamable HTTP, compared with the HTTP API', () => {
     expect(r.isError).toBe(false);
     const cov = JSON.parse((await m.get('/v1/coverage?family=evm&network=ETH', key)).body) as { coverage: { dataset: string; ranges: unknown[] }[] };
     const datasets = r.json.datasets as { endpoint: string; path: string; aggregate: boolean; coverage: { ranges: unknown[] }[] }[];
-    expect(datasets.map((d) => d.endpoint).sort()).toEqual([...new Set(cov.coverage.map((c) => c.dataset))].sort());
+    const evm = dataRoutes().filter((x) => x.endpoint.family === 'evm' && x.endpoint.networks.includes('ETH'));
+    expect(datasets.map((d) => d.endpoint).sort()).toEqual([...new Set(evm.map((x) => x.endpoint.id))].sort());
+    for (const c of cov.coverage) expect(datasets.find((d) => d.endpoint === c.dataset), c.dataset).toBeTruthy();
     const erc20 = datasets.find((d) => d.endpoint === 'evm/erc20/transfer')!;
     expect(erc20).toMatchObject({ path: '/v1/evm/erc20/events/transfer', aggregate: true });
     expect(erc20.coverage[0]!.ranges).toEqual(cov.coverage.find((c) => c.dataset === 'evm/erc20/transfer')!.ranges);
