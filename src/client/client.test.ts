@@ -157,6 +157,22 @@ describe('typed errors from error bodies', () => {
     expect((await cq.evmErc20Transfer({ ...P, block_end: 23_910_500, max_cost: 500 }).json()).status).toBe('success');
   });
 
+  it('label namespaces: put, list, get and delete, then filter with wallet_namespace; bad CSV names the line', async () => {
+    const cq = await client('roomy');
+    const rows = (await cq.evmErc20Transfer(P).json()).events;
+    const sender = rows[0]!.sender;
+    expect(await cq.labels.put('desks', `address,label,category\n${sender},Desk A,desk\n`)).toMatchObject({ status: 'success', namespace: 'desks', rows: 1 });
+    expect((await cq.labels.list()).namespaces.map((n) => n.namespace)).toEqual(['desks']);
+    expect(await cq.labels.get('desks')).toBe(`address,label,category,network\n${sender},Desk A,desk,\n`);
+    const mine = await cq.evmErc20Transfer({ ...P, sender_category: 'desk', wallet_namespace: 'desks' }).json();
+    expect(mine.events).toEqual(rows.filter((r) => r.sender === sender));
+    const bad = await cq.labels.put('desks', 'address,label,category\nnope,a,b\n').catch((x: unknown) => x);
+    expect(bad).toBeInstanceOf(InvalidRequestError);
+    expect(bad).toMatchObject({ code: 'invalid_body', body: { line: 2 } });
+    expect(await cq.labels.delete('desks')).toMatchObject({ deleted: true });
+    await expect(cq.labels.get('desks')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   it('401 → AuthenticationError', async () => {
     const cq = createClient({ baseUrl, apiKey: 'cq_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
     await expect(cq.protocols()).rejects.toBeInstanceOf(AuthenticationError);
