@@ -4,7 +4,12 @@
  * other key (404, exactly as if absent); bad CSV named by line and reason;
  * label text that looks like SQL stays text.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/server/createApp.ts';
+import { createStore } from '../../src/store/createStore.ts';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createKey } from '../../src/metering/keys.ts';
 import { LABEL_LIMITS } from '../../src/reference/userLabels.ts';
@@ -160,5 +165,29 @@ describe('bad uploads', () => {
     expect(over.statusCode).toBe(400);
     expect(over.json()).toMatchObject({ code: 'invalid_parameter', limit: LABEL_LIMITS.namespaces });
     expect((await put('n0', `address,label,category\n${whales[0]},a,b\n`, key)).statusCode).toBe(200);
+  });
+});
+
+describe('a read-only store (Redis mode)', () => {
+  it('refuses to change labels with 503 unavailable, stores nothing, and still reads', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-labels-ro-'));
+    try {
+      const writable = await createStore({ dataDir: dir, threads: 1 });
+      const { key } = await createKey(writable, { plan: 'unlimited' });
+      await writable.close();
+      const store = await createStore({ dataDir: dir, threads: 1, readOnly: true });
+      const app = await createApp({ store });
+      try {
+        const r = await app.inject({ method: 'PUT', url: '/v1/labels/x', headers: { 'x-api-key': key, 'content-type': 'text/csv' }, payload: 'address,label,category\n' });
+        expect(r.statusCode).toBe(503);
+        expect(r.json()).toMatchObject({ code: 'unavailable' });
+        expect((await app.inject({ method: 'GET', url: '/v1/labels', headers: { 'x-api-key': key } })).json()).toEqual({ namespaces: [] });
+      } finally {
+        await app.close();
+        await store.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

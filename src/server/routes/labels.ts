@@ -20,6 +20,13 @@ function keyIdOf(request: FastifyRequest): string {
   return id;
 }
 
+/** A server on a read-only store (Redis mode) cannot store labels: say so rather than fail inside the engine. */
+function assertWritable(store: Store): void {
+  if (store.readOnly) {
+    throw new ApiError('unavailable', 'this server opened the store read-only (shared metering with Redis), so label namespaces cannot be changed here; nothing was stored');
+  }
+}
+
 function isCsv(header: string | undefined): boolean {
   return header?.split(';')[0]!.trim().toLowerCase() === 'text/csv';
 }
@@ -37,6 +44,7 @@ export function registerLabelRoutes(v1: FastifyInstance, store: Store): void {
       throw new ApiError('unsupported_media_type', 'send the labels as Content-Type: text/csv, with the header address,label,category[,network]');
     }
     const rows = parseLabelCsv(typeof request.body === 'string' ? request.body : '');
+    assertWritable(store);
     const { created, info } = await putNamespace(store, keyId, namespace, rows);
     return reply.code(created ? 201 : 200).send({ status: 'success', ...info });
   });
@@ -54,6 +62,8 @@ export function registerLabelRoutes(v1: FastifyInstance, store: Store): void {
   v1.delete<{ Params: { namespace: string } }>(PATH, async (request) => {
     const keyId = keyIdOf(request);
     const namespace = namespaceName(request.params.namespace);
+    if (!(await namespaceExists(store, keyId, namespace))) throw notFound(namespace);
+    assertWritable(store);
     if (!(await deleteNamespace(store, keyId, namespace))) throw notFound(namespace);
     return { status: 'success', namespace, deleted: true };
   });
