@@ -102,6 +102,8 @@ describe('ERC-20 with several tokens', () => {
     const usdt = await get('USDT');
     const usdc = await get('USDC');
     expect(usdt[0]).not.toHaveProperty('token');
+    // The same token named twice is one token: no split.
+    expect(await get('usdt,USDT,0xdac17f958d2ee523a2206206994597c13d831ec7')).toEqual(usdt);
     const both = await get('USDT,USDC');
     expect(both.length).toBe(usdt.length + usdc.length);
     const strip = (rows: AggRow[], token: string) => rows.filter((r) => r.token === token).map(({ token: _, ...rest }) => rest);

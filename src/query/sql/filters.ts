@@ -115,12 +115,15 @@ export async function buildFilters(
       throw new ApiError('invalid_parameter', 'decimals applies only when token is a single contract address; a symbol carries its own decimals', { parameter: 'decimals' });
     }
     const addresses = new Set<string>();
+    // Distinct tokens by what they resolve to: `usdt,USDT` or a symbol and its own contract are one token.
+    const tokens = new Set<string>();
     const unknown: { input: string; error: ApiError }[] = [];
     const defaultDecimals: string[] = [];
     for (const input of inputs) {
       try {
         const resolved = await resolveOne(input);
         for (const a of resolved.addresses) addresses.add(a);
+        tokens.add([...resolved.addresses].sort().join(','));
         if (resolved.defaultDecimals) defaultDecimals.push(...resolved.addresses);
       } catch (e) {
         if (!(e instanceof ApiError) || e.code !== 'unknown_token') throw e;
@@ -137,7 +140,7 @@ export async function buildFilters(
       });
     }
     droppedTokens.push(...unknown.map((u) => u.input));
-    tokenCount = inputs.length - unknown.length;
+    tokenCount = tokens.size;
     if (defaultDecimals.length > 0) {
       // Not in the registry: the documented default of 18 decimals applies to those contracts.
       const rescaled = `(t.amount * power(10, t.token_decimals::INTEGER - 18))`;
