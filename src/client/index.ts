@@ -173,8 +173,15 @@ type RouteMethods = {
   [K in keyof RouteTypes]: (params: RouteTypes[K]['params']) => Query<RouteTypes[K]['row']>;
 };
 
+interface SendInit {
+  method?: string;
+  body?: string;
+  /** Content-Type of `body`; JSON by default. */
+  contentType?: string;
+}
+
 interface Transport {
-  send(target: string, init?: { method?: string; body?: string }): Promise<ChainqResponse>;
+  send(target: string, init?: SendInit): Promise<ChainqResponse>;
   cost(query: string): Promise<CostEstimate>;
 }
 
@@ -191,6 +198,23 @@ export interface ClientCore extends Transport {
   aggregateSchema(protocol: Protocol): Promise<Record<string, unknown>>;
   /** What is covered (queryable), per dataset and network; free. */
   coverage(filter?: CoverageFilter): Promise<{ coverage: CoverageEntry[] }>;
+  /** Your own label namespaces (docs/labels.md); free. Use one with `wallet_namespace` on any label or category filter. */
+  readonly labels: LabelNamespaces;
+}
+
+export interface LabelNamespace {
+  readonly namespace: string;
+  readonly rows: number;
+  readonly updated_at: string;
+}
+
+export interface LabelNamespaces {
+  list(): Promise<{ namespaces: LabelNamespace[] }>;
+  /** Creates or replaces the namespace from CSV `address,label,category[,network]` with its header row. */
+  put(namespace: string, csv: string): Promise<LabelNamespace & { status: 'success' }>;
+  /** The namespace as CSV. */
+  get(namespace: string): Promise<string>;
+  delete(namespace: string): Promise<{ status: 'success'; namespace: string; deleted: true }>;
 }
 
 export type ChainqClient = ClientCore & RouteMethods;
@@ -201,9 +225,9 @@ export function createClient(opts: ClientOptions): ChainqClient {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const maxRetries = opts.maxRetries ?? 5;
 
-  async function send(target: string, init: { method?: string; body?: string } = {}): Promise<ChainqResponse> {
+  async function send(target: string, init: SendInit = {}): Promise<ChainqResponse> {
     const headers: Record<string, string> = { 'x-api-key': opts.apiKey };
-    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
     for (let attempt = 0; ; attempt++) {
       const res = await doFetch(`${base}${target}`, { method: init.method ?? 'GET', headers, ...(init.body !== undefined ? { body: init.body } : {}) });
       if (res.ok && res.body) return { status: res.status, headers: res.headers, metering: meteringOf(res.headers), body: res.body };
@@ -237,6 +261,12 @@ export function createClient(opts: ClientOptions): ChainqClient {
     eventTypes: (p) => core.get(`/v1/evm/${p}/events/types`),
     extraArgs: (p) => core.get(`/v1/evm/${p}/extra_args`),
     aggregateSchema: (p) => core.get(`/v1/${p}/aggregate_schema`),
+    labels: {
+      list: () => core.get('/v1/labels'),
+      put: async (ns, csv) => readJson(await send(`/v1/labels/${encodeURIComponent(ns)}`, { method: 'PUT', body: csv, contentType: 'text/csv' })),
+      get: async (ns) => new Response((await send(`/v1/labels/${encodeURIComponent(ns)}`)).body).text(),
+      delete: async (ns) => readJson(await send(`/v1/labels/${encodeURIComponent(ns)}`, { method: 'DELETE' })),
+    },
     coverage: (filter = {}) => core.get(`/v1/coverage${toSearch(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as Record<string, string>)}`),
   };
 

@@ -24,11 +24,15 @@ export interface EvmErc20TransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
-  /** Token symbol or alias (case-insensitive), or contract address. */
-  token: string;
-  /** Token decimals when a contract address is given; default: the registry value, else 18. */
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
+  /** Token symbol or alias (case-insensitive), or contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
+  token: string | readonly string[];
+  /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
+  ignore_unknown_tokens?: boolean;
+  /** Token decimals when a single contract address is given; default: the registry value, else 18. */
   decimals?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
@@ -52,6 +56,8 @@ export interface EvmErc20TransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -96,11 +102,15 @@ export interface EvmErc20TransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
-  /** Token symbol or alias (case-insensitive), or contract address. */
-  token: string;
-  /** Token decimals when a contract address is given; default: the registry value, else 18. */
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
+  /** Token symbol or alias (case-insensitive), or contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
+  token: string | readonly string[];
+  /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
+  ignore_unknown_tokens?: boolean;
+  /** Token decimals when a single contract address is given; default: the registry value, else 18. */
   decimals?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
@@ -124,6 +134,8 @@ export interface EvmErc20TransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -153,8 +165,10 @@ export interface EvmNativeTransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -177,6 +191,8 @@ export interface EvmNativeTransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -221,8 +237,10 @@ export interface EvmNativeTransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -245,6 +263,8 @@ export interface EvmNativeTransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -274,8 +294,10 @@ export interface EvmLendingV3DepositParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -284,6 +306,8 @@ export interface EvmLendingV3DepositParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -330,8 +354,10 @@ export interface EvmLendingV3DepositAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -340,6 +366,8 @@ export interface EvmLendingV3DepositAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -369,8 +397,10 @@ export interface EvmLendingV3WithdrawParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -379,6 +409,8 @@ export interface EvmLendingV3WithdrawParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -423,8 +455,10 @@ export interface EvmLendingV3WithdrawAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -433,6 +467,8 @@ export interface EvmLendingV3WithdrawAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -462,8 +498,10 @@ export interface EvmLendingV3BorrowParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -472,6 +510,8 @@ export interface EvmLendingV3BorrowParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -520,8 +560,10 @@ export interface EvmLendingV3BorrowAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -530,6 +572,8 @@ export interface EvmLendingV3BorrowAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -559,8 +603,10 @@ export interface EvmLendingV3RepayParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -569,6 +615,8 @@ export interface EvmLendingV3RepayParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -615,8 +663,10 @@ export interface EvmLendingV3RepayAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -625,6 +675,8 @@ export interface EvmLendingV3RepayAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -654,8 +706,10 @@ export interface EvmLendingV3FlashloanParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -664,6 +718,8 @@ export interface EvmLendingV3FlashloanParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -710,8 +766,10 @@ export interface EvmLendingV3FlashloanAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -720,6 +778,8 @@ export interface EvmLendingV3FlashloanAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -749,8 +809,10 @@ export interface EvmLendingV3LiquidationParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -759,6 +821,8 @@ export interface EvmLendingV3LiquidationParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -807,8 +871,10 @@ export interface EvmLendingV3LiquidationAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -817,6 +883,8 @@ export interface EvmLendingV3LiquidationAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -846,8 +914,10 @@ export interface EvmDexV3SwapParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -860,6 +930,8 @@ export interface EvmDexV3SwapParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -908,8 +980,10 @@ export interface EvmDexV3SwapAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -922,6 +996,8 @@ export interface EvmDexV3SwapAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -951,8 +1027,10 @@ export interface EvmDexV3DepositParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -965,6 +1043,8 @@ export interface EvmDexV3DepositParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1015,8 +1095,10 @@ export interface EvmDexV3DepositAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1029,6 +1111,8 @@ export interface EvmDexV3DepositAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1058,8 +1142,10 @@ export interface EvmDexV3WithdrawParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1072,6 +1158,8 @@ export interface EvmDexV3WithdrawParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1120,8 +1208,10 @@ export interface EvmDexV3WithdrawAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1134,6 +1224,8 @@ export interface EvmDexV3WithdrawAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1163,8 +1255,10 @@ export interface EvmDexV3CollectParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1177,6 +1271,8 @@ export interface EvmDexV3CollectParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1227,8 +1323,10 @@ export interface EvmDexV3CollectAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1241,6 +1339,8 @@ export interface EvmDexV3CollectAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1270,14 +1370,18 @@ export interface EvmStakingDepositParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1322,14 +1426,18 @@ export interface EvmStakingDepositAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1359,14 +1467,18 @@ export interface EvmStakingWithdrawalRequestParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1413,14 +1525,18 @@ export interface EvmStakingWithdrawalRequestAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1450,14 +1566,18 @@ export interface EvmStakingWithdrawalClaimedParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1504,14 +1624,18 @@ export interface EvmStakingWithdrawalClaimedAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1541,14 +1665,18 @@ export interface EvmStakingL2DepositParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1591,14 +1719,18 @@ export interface EvmStakingL2DepositAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1628,14 +1760,18 @@ export interface EvmStakingL2WithdrawalRequestParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1678,14 +1814,18 @@ export interface EvmStakingL2WithdrawalRequestAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1713,10 +1853,14 @@ export interface TronTrc20TransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
-  /** Token symbol (case-insensitive) or base58 T… contract address. */
-  token: string;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
+  /** Token symbol (case-insensitive) or base58 T… contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
+  token: string | readonly string[];
+  /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
+  ignore_unknown_tokens?: boolean;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1739,6 +1883,8 @@ export interface TronTrc20TransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1775,10 +1921,14 @@ export interface TronTrc20TransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
-  /** Token symbol (case-insensitive) or base58 T… contract address. */
-  token: string;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
+  /** Token symbol (case-insensitive) or base58 T… contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
+  token: string | readonly string[];
+  /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
+  ignore_unknown_tokens?: boolean;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1801,6 +1951,8 @@ export interface TronTrc20TransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time (default) or by block number. Default: time. */
   group_by?: 'time' | 'block_number';
   /** Bucket size: one of 1m, 5m, 30m, 1h, 1d, 1w for time (default 1h); a positive block count for blocks (default 1000). */
@@ -1826,8 +1978,10 @@ export interface TronNativeTransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1850,6 +2004,8 @@ export interface TronNativeTransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1886,8 +2042,10 @@ export interface TronNativeTransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1910,6 +2068,8 @@ export interface TronNativeTransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time (default) or by block number. Default: time. */
   group_by?: 'time' | 'block_number';
   /** Bucket size: one of 1m, 5m, 30m, 1h, 1d, 1w for time (default 1h); a positive block count for blocks (default 1000). */
@@ -1935,8 +2095,10 @@ export interface BtcNativeTransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1959,6 +2121,8 @@ export interface BtcNativeTransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1997,8 +2161,10 @@ export interface BtcNativeTransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -2021,6 +2187,8 @@ export interface BtcNativeTransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time (default) or by block number. Default: time. */
   group_by?: 'time' | 'block_number';
   /** Bucket size: one of 1m, 5m, 30m, 1h, 1d, 1w for time (default 1h); a positive block count for blocks (default 1000). */
@@ -2034,8 +2202,10 @@ export type BtcNativeTransferAggregateRow = Record<string, string | number | nul
 export interface ExchangeVenueARawTradesParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2064,8 +2234,10 @@ export interface ExchangeVenueARawTradesRow {
 export interface ExchangeVenueAOhlcvParams {
   /** Output format: csv, parquet, json; default csv. Default: csv. */
   format?: 'csv' | 'parquet' | 'json';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2098,8 +2270,10 @@ export interface ExchangeVenueAOhlcvRow {
 export interface ExchangeVenueABookDepthParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2128,8 +2302,10 @@ export interface ExchangeVenueABookDepthRow {
 export interface ExchangeVenueAOpenInterestParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2156,8 +2332,10 @@ export interface ExchangeVenueAOpenInterestRow {
 export interface ExchangeVenueAFundingRateParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2180,8 +2358,10 @@ export interface ExchangeVenueAFundingRateRow {
 export interface ExchangeVenueALongShortRatiosParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2212,8 +2392,10 @@ export interface ExchangeVenueALongShortRatiosRow {
 export interface ExchangeVenueBRawTradesParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2238,8 +2420,10 @@ export interface ExchangeVenueBRawTradesRow {
 export interface ExchangeVenueBOhlcvParams {
   /** Output format: csv, parquet, json; default csv. Default: csv. */
   format?: 'csv' | 'parquet' | 'json';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2272,8 +2456,10 @@ export interface ExchangeVenueBOhlcvRow {
 export interface ExchangeVenueBFillsParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2324,8 +2510,10 @@ export interface ExchangeVenueBFillsRow {
 export interface ExchangeVenueBPositionsParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2360,8 +2548,10 @@ export interface ExchangeVenueBPositionsRow {
 export interface ExchangeVenueBFundingParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */

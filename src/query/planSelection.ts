@@ -19,11 +19,15 @@ export interface Selection {
   readonly values: QueryValues;
   readonly q: SqlBuilder;
   readonly where: readonly string[];
+  /** How many tokens the token filter selects; 0 without one. */
+  readonly tokenCount: number;
+  /** Tokens dropped as unknown under `ignore_unknown_tokens=true`. */
+  readonly droppedTokens: readonly string[];
   /** SQL of an output column by name, under this request. */
   columnSql(name: string): string;
 }
 
-export async function planSelection(store: Store, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<Selection> {
+export async function planSelection(store: Store, route: DataRoute, raw: Readonly<Record<string, unknown>>, keyId?: string): Promise<Selection> {
   const endpoint = route.endpoint;
   if (endpoint.family === 'exchange') throw new Error('planSelection serves chain endpoints');
   const values = normalizeQuery(route.params, raw);
@@ -43,7 +47,7 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
   const where = [`t.network = ${q.bind(network)}`];
   if (range.kind === 'blocks') where.push(`t.block_number BETWEEN ${q.bind(range.start)} AND ${q.bind(range.end)}`);
   else where.push(`t.time >= CAST(${q.bind(toSqlTimestamp(range.since))} AS TIMESTAMP) AND t.time < CAST(${q.bind(toSqlTimestamp(range.until))} AS TIMESTAMP)`);
-  const filters = await buildFilters(store, endpoint, network, values, q);
+  const filters = await buildFilters(store, endpoint, network, values, q, keyId);
   where.push(...filters.where);
 
   const all = [...endpoint.columns, ...endpoint.verboseColumns];
@@ -54,5 +58,5 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
     if (col?.sql) return col.sql;
     return `t.${ident(name)}`;
   };
-  return { endpoint, network, range, format, values, q, where, columnSql };
+  return { endpoint, network, range, format, values, q, where, tokenCount: filters.tokenCount, droppedTokens: filters.droppedTokens, columnSql };
 }

@@ -1,6 +1,7 @@
 /** Catalog → the generated endpoint tables of docs/endpoints.md. */
 import { catalog } from '../index.ts';
 import type { Endpoint, Params } from '../types.ts';
+import { walletNamespaceParams } from '../labelNamespace.ts';
 import { aggregateParams, familyParams } from './routes.ts';
 
 const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
@@ -22,7 +23,7 @@ function section(e: Endpoint): string[] {
   else out.push(`Maximum range: ${e.maxDays} days.`, '');
   const cost = e.cost.kind === 'blocks' ? 'block-based' : `${e.cost.perDay} per day queried${e.cost.minimum ? `, minimum ${e.cost.minimum}` : ''}`;
   out.push(`Formats: ${e.formats.join(', ')} (default ${e.defaultFormat}). Cost: ${cost}.`, '');
-  out.push(...paramTable({ ...familyParams(e), ...e.params }), '');
+  out.push(...paramTable({ ...familyParams(e), ...e.params, ...walletNamespaceParams(e) }), '');
   out.push('| Column | Type | Meaning |', '|---|---|---|');
   for (const c of e.columns) out.push(`| \`${c.name}\` | ${c.type} | ${cell(c.description)} |`);
   if (e.family !== 'exchange' && e.verboseColumns.length) {

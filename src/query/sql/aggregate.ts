@@ -20,6 +20,8 @@ export interface AggregateSqlInput {
   readonly pivotTokens: readonly string[];
   /** The per-row USD value when `agg_value_usd` is wanted. */
   readonly value: RowValueSql | null;
+  /** Add `token` to the group columns (several tokens asked of an endpoint that does not split by token). */
+  readonly splitByToken?: boolean;
   /** Bitcoin time buckets in JSON and Parquet: `time` as integer epoch seconds (interface.md §2.1). */
   readonly epochSecondsTime: boolean;
 }
@@ -59,7 +61,9 @@ export function aggregateSql(input: AggregateSqlInput): { sql: string; columns: 
     if (names.length === 2) outer.push({ sql: `(__bucket + 1) * CAST(${width} AS BIGINT) - 1`, name: names[1]! });
   }
 
-  (schema.group_columns ?? []).forEach((g, i) => {
+  const groupColumns = [...(schema.group_columns ?? [])];
+  if (input.splitByToken && !groupColumns.includes('token')) groupColumns.push('token');
+  groupColumns.forEach((g, i) => {
     inner.push(`${columnSql(g)} AS __g${i}`);
     outer.push({ sql: `__g${i}`, name: g });
     groupKeys.push(`__g${i}`);
