@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { errorFrom, IncompleteResponseError, parseRetryAfter } from './errors.ts';
-import { ROUTES, type EvmProtocol, type Protocol, type RouteTypes } from './routes.generated.ts';
+import { ROUTES, type EvmProtocol, type Protocol, type RouteTypes, type Usage, type UsageParams } from './routes.generated.ts';
 
 export * from './errors.ts';
 export type * from './routes.generated.ts';
@@ -187,6 +187,8 @@ export interface ClientCore extends Transport {
   eventTypes(protocol: EvmProtocol): Promise<string[]>;
   extraArgs(protocol: EvmProtocol): Promise<Record<string, { description: string; type: string; required: boolean; enum?: (string | number)[] }>>;
   aggregateSchema(protocol: Protocol): Promise<Record<string, unknown>>;
+  /** The key's plan, limits, blocks used and left this month, and its latest charges (free). */
+  usage(params?: UsageParams): Promise<Usage>;
 }
 
 export type ChainqClient = ClientCore & RouteMethods;
@@ -233,6 +235,7 @@ export function createClient(opts: ClientOptions): ChainqClient {
     eventTypes: (p) => core.get(`/v1/evm/${p}/events/types`),
     extraArgs: (p) => core.get(`/v1/evm/${p}/extra_args`),
     aggregateSchema: (p) => core.get(`/v1/${p}/aggregate_schema`),
+    usage: (params = {}) => core.get(`/v1/usage${toSearch({ ...params })}`),
   };
 
   const methods = {} as Record<string, (params: Readonly<Record<string, ParamValue>>) => Query<unknown>>;

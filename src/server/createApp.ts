@@ -24,6 +24,7 @@ import { registerDataRoute } from './routes/data.ts';
 import { registerDiscovery } from './routes/discovery.ts';
 import { registerDocs } from './routes/docs.ts';
 import { registerLinkDownloads } from './routes/links.ts';
+import { registerUsage } from './routes/usage.ts';
 import { registerV1Fallback } from './routes/v1Fallback.ts';
 
 export interface AppOptions {
@@ -87,6 +88,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     const routes = dataRoutes(opts.catalog);
     for (const route of routes) registerDataRoute(v1, ctx, route, links);
     registerCalculateCost(v1, ctx, routes);
+    registerUsage(v1);
     registerV1Fallback(v1);
   });
   return app;
