@@ -20,8 +20,10 @@ const ALLOWED: Record<string, string[]> = {
   metering: ['store', 'catalog', 'query'],
   demo: ['store', 'catalog', 'reference', 'ingest'],
   client: ['catalog', 'errors'],
-  server: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest'],
-  cli: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'demo', 'server'],
+  // Operator actions and ingestion jobs, run by the CLI or inside a server.
+  operator: ['catalog', 'store', 'query', 'metering', 'reference', 'ingest', 'demo'],
+  server: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'operator'],
+  cli: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'demo', 'server', 'operator'],
   errors: [],
   utils: [],
   internal: [],

@@ -1,22 +1,23 @@
 /**
  * `chainq ingest venue_a | venue_b | tron | btc`: the adapters of
- * src/ingest/ behind a progress bar. Every run is resumable (each unit of
+ * src/ingest/ behind a progress bar, run by the server holding the store when
+ * one is running. Every run is resumable (each unit of
  * work commits with its checkpoint) and can be interrupted with Ctrl-C.
  */
+import path from 'node:path';
 import type { Command } from 'commander';
-import type { HttpOptions } from '../ingest/http/fetchWithRetry.ts';
 import { DEFAULT_RETRY } from '../ingest/http/retry.ts';
-import type { IngestHooks, IngestProgress, IngestSummary } from '../ingest/progress.ts';
 import { TRON_DATASETS, type TronDatasetName } from '../ingest/tron/datasets.ts';
-import { ingestVenueA, VENUE_A_DEFAULT_ARCHIVE } from '../ingest/venues/ingestVenueA.ts';
+import { VENUE_A_DEFAULT_ARCHIVE } from '../ingest/venues/ingestVenueA.ts';
 import { VENUE_B_DATASETS, type VenueBDataset } from '../ingest/venues/venueBDatasets.ts';
 import { VENUE_B_DEFAULT_INFO_URL } from '../ingest/venues/venueBInfo.ts';
 import { VENUE_A_KINDS, type VenueAKind } from '../ingest/venues/venueAArchive.ts';
+import type { JobSpec } from '../operator/jobSpec.ts';
+import type { JobMessage } from '../operator/runJob.ts';
 import { parseTime } from '../query/time.ts';
-import { loadSeed } from '../reference/importReference.ts';
-import type { Store } from '../store/createStore.ts';
 import { ingestGroup } from './ingestGroup.ts';
-import { DEFAULT_DATA_DIR, openStore, positiveNumber } from './options.ts';
+import { runIngestJob } from './ingestJob.ts';
+import { DEFAULT_DATA_DIR, positiveNumber } from './options.ts';
 import { createProgressBar } from './progressBar.ts';
 
 interface CommonOptions {
@@ -59,49 +60,35 @@ function withCommon(cmd: Command): Command {
     .option('--retry-delay <ms>', 'first backoff; doubles on each retry (a Retry-After header wins)', nonNegativeInt, DEFAULT_RETRY.baseDelayMs)
     .option('--timeout <s>', 'per-request timeout in seconds', positiveNumber, 120)
     .option('--quiet', 'no progress bar; only notes and the summary')
-    .option('--json', 'print the summary as JSON');
+    .option('--json', 'print the summary as JSON')
+    .option('--detach', 'with a server running: leave the job running in it and return (see chainq status, chainq jobs stop)');
 }
 
-/** Opens the store, wires the progress bar, Ctrl-C and retries, runs the adapter and prints what it did. */
-async function runIngest(opts: CommonOptions, label: string, unit: string, fn: (ctx: { store: Store; http: HttpOptions; progress: IngestProgress; hooks: IngestHooks }) => Promise<IngestSummary>): Promise<void> {
-  const store = await openStore(opts);
+/** Runs the job (in the server holding the store, or here), draws its progress and prints what it did. */
+async function runIngest(opts: CommonOptions & { detach?: boolean }, label: string, unit: string, spec: JobSpec): Promise<void> {
   const progress = createProgressBar(opts.quiet ? { quiet: true } : {});
-  const abort = new AbortController();
-  const onSignal = () => {
-    if (abort.signal.aborted) process.exit(130);
-    progress.note('stopping after the unit in progress (Ctrl-C again to quit at once; committed work is kept)');
-    abort.abort();
+  const show = (m: JobMessage) => {
+    if (m.type !== 'progress') return;
+    switch (m.call) {
+      case 'start': progress.start(m.label, m.total); break;
+      case 'advance': progress.advance(m.n, m.unit); break;
+      case 'note': progress.note(m.message); break;
+      case 'stop': progress.stop(); break;
+    }
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  const http: HttpOptions = {
-    timeoutMs: opts.timeout * 1000,
-    retry: {
-      retries: opts.retries,
-      baseDelayMs: opts.retryDelay,
-      maxDelayMs: DEFAULT_RETRY.maxDelayMs,
-      onRetry: (r) => progress.note(`retry ${r.attempt}/${opts.retries} in ${(r.delayMs / 1000).toFixed(1)} s: ${r.reason}`),
-    },
-  };
-  const t0 = Date.now();
-  let summary: IngestSummary;
-  try {
-    await loadSeed(store);
-    summary = await fn({ store, http, progress, hooks: { signal: abort.signal } });
-  } catch (e) {
-    if (abort.signal.aborted) {
+  const end = await runIngestJob({ data: opts.data, detach: opts.detach ?? false }, spec, show, (text: string) => progress.note(text));
+  progress.stop();
+  if (end.type === 'detached') return;
+  if (end.type === 'failed') {
+    if (end.interrupted) {
       process.stderr.write(`${label}: interrupted; rerun the same command to continue from the last checkpoint\n`);
       process.exitCode = 130;
       return;
     }
-    throw e;
-  } finally {
-    progress.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await store.close();
+    throw new Error(end.message);
   }
-  const seconds = (Date.now() - t0) / 1000;
+  if (end.result.source === 'evm') return;
+  const { summary, seconds } = end.result;
   if (opts.json) {
     process.stdout.write(`${JSON.stringify({ source: label, seconds, ...summary })}\n`);
   } else {
@@ -111,7 +98,15 @@ async function runIngest(opts: CommonOptions, label: string, unit: string, fn: (
     for (const f of summary.failed) lines.push(`  FAILED: ${f}`);
     process.stdout.write(`${lines.join('\n')}\n`);
   }
-  if (summary.failed.length) process.exitCode = 1;
+  if (end.interrupted) process.exitCode = 130;
+  else if (summary.failed.length) process.exitCode = 1;
+}
+
+/** The common options' part of a job description. */
+const httpSpec = (opts: CommonOptions) => ({ retries: opts.retries, retryDelay: opts.retryDelay, timeout: opts.timeout });
+/** The options given, without the absent ones (a job description holds no undefined). */
+function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
 export function registerIngestSources(program: Command): void {
@@ -129,13 +124,9 @@ export function registerIngestSources(program: Command): void {
     .option('--force', 're-ingest files that are already ingested')
     .option('--refresh', 'for files already ingested, re-ingest those whose archive checksum changed'))
     .action(async (opts: CommonOptions & { token: string[]; since: number; until: number; archiveUrl: string; kinds?: VenueAKind[]; quote: string; concurrency: number; force?: boolean; refresh?: boolean }) => {
-      await runIngest(opts, 'venue_a', 'file', async ({ store, http, progress, hooks }) => {
-        const summary = await ingestVenueA({
-          store, archive: opts.archiveUrl, tokens: opts.token.map((t) => t.toUpperCase()), quote: opts.quote.toUpperCase(), since: opts.since, until: opts.until,
-          ...(opts.kinds ? { kinds: opts.kinds } : {}), concurrency: opts.concurrency, force: opts.force ?? false, refresh: opts.refresh ?? false,
-          http, progress, hooks,
-        });
-        return summary;
+      await runIngest(opts, 'venue_a', 'file', {
+        source: 'venue_a', token: opts.token, since: opts.since, until: opts.until, archiveUrl: opts.archiveUrl, quote: opts.quote, concurrency: opts.concurrency,
+        ...defined({ kinds: opts.kinds, force: opts.force, refresh: opts.refresh }), ...httpSpec(opts),
       });
     });
 
@@ -149,17 +140,9 @@ export function registerIngestSources(program: Command): void {
     .option('--datasets <list>', `what to load: ${VENUE_B_DATASETS.join(',')} (fills also derives trades and positions)`, list(VENUE_B_DATASETS, 'dataset'))
     .option('--force', 're-ingest hours and days that are already ingested'))
     .action(async (opts: CommonOptions & { token: string[]; since: number; until: number; source?: string; infoUrl: string; datasets?: VenueBDataset[]; force?: boolean }) => {
-      await runIngest(opts, 'venue_b', 'unit', async ({ store, http, progress, hooks }) => {
-        let datasets = opts.datasets ?? VENUE_B_DATASETS;
-        if (!opts.datasets && !opts.source) {
-          progress.note('no --source: skipping fills, trades and positions (they come from node fills files)');
-          datasets = datasets.filter((d) => d !== 'fills');
-        }
-        const { ingestVenueB } = await import('../ingest/venues/ingestVenueB.ts');
-        return ingestVenueB({
-          store, tokens: opts.token, since: opts.since, until: opts.until, source: opts.source, infoUrl: opts.infoUrl, datasets,
-          force: opts.force ?? false, http, progress, hooks,
-        });
+      await runIngest(opts, 'venue_b', 'unit', {
+        source: 'venue_b', token: opts.token, since: opts.since, until: opts.until, infoUrl: opts.infoUrl,
+        ...defined({ sourceDir: opts.source ? path.resolve(opts.source) : undefined, datasets: opts.datasets, force: opts.force }), ...httpSpec(opts),
       });
     });
 
@@ -178,14 +161,10 @@ export function registerIngestSources(program: Command): void {
     .option('--force', 're-ingest blocks that are already ingested'))
     .action(async (opts: CommonOptions & { api?: string; from?: number; to?: number; follow?: boolean; confirmations: number; datasets?: TronDatasetName[]; allContracts?: boolean; batch: number; concurrency: number; poll: number; force?: boolean }) => {
       if (!opts.api) throw new Error('give --api (or set CHAINQ_TRON_API): the full node HTTP API, e.g. http://fullnode:8090');
-      const api = opts.api;
-      // Adapters load when their command runs: the other commands need none of their modules.
-      const { ingestTron } = await import('../ingest/tron/ingestTron.ts');
-      await runIngest(opts, 'tron', 'block', ({ store, http, progress, hooks }) => ingestTron({
-        store, api, from: opts.from, to: opts.to, follow: opts.follow ?? false, confirmations: opts.confirmations,
-        ...(opts.datasets ? { datasets: opts.datasets } : {}), anyContract: opts.allContracts ?? false, batchSize: opts.batch,
-        concurrency: opts.concurrency, pollMs: opts.poll * 1000, force: opts.force ?? false, http, progress, hooks,
-      }));
+      await runIngest(opts, 'tron', 'block', {
+        source: 'tron', api: opts.api, confirmations: opts.confirmations, batch: opts.batch, concurrency: opts.concurrency, poll: opts.poll,
+        ...defined({ from: opts.from, to: opts.to, follow: opts.follow, datasets: opts.datasets, allContracts: opts.allContracts, force: opts.force }), ...httpSpec(opts),
+      });
     });
 
   withCommon(ingest.command('btc')
@@ -201,11 +180,9 @@ export function registerIngestSources(program: Command): void {
     .option('--force', 're-ingest blocks that are already ingested'))
     .action(async (opts: CommonOptions & { rpc?: string; from?: number; to?: number; follow?: boolean; confirmations: number; batch: number; concurrency: number; poll: number; force?: boolean }) => {
       if (!opts.rpc) throw new Error('give --rpc (or set CHAINQ_BTC_RPC): http://user:pass@host:8332');
-      const rpc = opts.rpc;
-      const { ingestBtc } = await import('../ingest/btc/ingestBtc.ts');
-      await runIngest(opts, 'btc', 'block', ({ store, http, progress, hooks }) => ingestBtc({
-        store, rpc, from: opts.from, to: opts.to, follow: opts.follow ?? false, confirmations: opts.confirmations, batchSize: opts.batch,
-        concurrency: opts.concurrency, pollMs: opts.poll * 1000, force: opts.force ?? false, http, progress, hooks,
-      }));
+      await runIngest(opts, 'btc', 'block', {
+        source: 'btc', rpc: opts.rpc, confirmations: opts.confirmations, batch: opts.batch, concurrency: opts.concurrency, poll: opts.poll,
+        ...defined({ from: opts.from, to: opts.to, follow: opts.follow, force: opts.force }), ...httpSpec(opts),
+      });
     });
 }

@@ -12,10 +12,11 @@ import path from 'node:path';
 import { EVM_PROTOCOLS, type EvmProtocol } from '../ingest/evm/evmProtocols.ts';
 import type { IngestEvent } from '../ingest/evm/ingestEvm.ts';
 import { createLogger } from '../internal/logger.ts';
-import { loadSeed } from '../reference/importReference.ts';
-import { ProtocolConfigError } from '../reference/protocols.ts';
+import type { EvmJobSpec } from '../operator/jobSpec.ts';
+import type { JobMessage } from '../operator/runJob.ts';
 import { ingestGroup } from './ingestGroup.ts';
-import { DEFAULT_DATA_DIR, openStore, positiveNumber } from './options.ts';
+import { runIngestJob } from './ingestJob.ts';
+import { DEFAULT_DATA_DIR, positiveNumber } from './options.ts';
 
 interface IngestEvmCliOptions {
   network: string;
@@ -40,6 +41,7 @@ interface IngestEvmCliOptions {
   log?: boolean;
   memoryLimit?: string;
   threads: number;
+  detach?: boolean;
 }
 
 function blockNumber(value: string): number {
@@ -92,7 +94,8 @@ export function registerIngest(program: Command): void {
     .option('--reorg-window <n>', 'deepest reorg to follow before stopping with an error (default: max(128, 2 × confirmations))', positiveInt)
     .option('--skip-chain-check', "do not check that the node's chain id is the network's")
     .option('--log', 'JSON log lines instead of the progress bar')
-    .addOption(new Option('--memory-limit <size>', 'DuckDB memory limit, e.g. 2GB'))
+    .option('--detach', 'with a server running: leave the job running in it and return (see chainq status, chainq jobs stop)')
+    .addOption(new Option('--memory-limit <size>', 'DuckDB memory limit, e.g. 2GB (without a server; a server keeps its own)'))
     // The batches in flight already run their queries side by side; DuckDB's worker threads mostly spin waiting on them.
     .option('--threads <n>', 'DuckDB threads per query', positiveInt, 1)
     .action(async (opts: IngestEvmCliOptions) => runIngestEvm(opts));
@@ -105,26 +108,14 @@ function positiveInt(value: string): number {
 }
 
 async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
-  // Loaded here, not at the top: other commands (serve above all) need none of ingestion's modules.
-  const { IngestError, ingestEvm } = await import('../ingest/evm/ingestEvm.ts');
   const logger = createLogger();
-  const store = await openStore(opts);
-  const controller = new AbortController();
-  let interrupted = 0;
-  const onSignal = () => {
-    // First signal: finish the batch being written, then stop. Second: leave at once (nothing half-written survives a kill).
-    if (++interrupted > 1) process.exit(130);
-    if (!bar) logger.info({ event: 'stopping' }, 'stopping after the batch in progress (again to quit at once; committed work is kept)');
-    controller.abort(new Error('interrupted'));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-
   const bar = !opts.log && process.stderr.isTTY ? createBar() : null;
   const t0 = performance.now();
   let events = 0;
   let blocks = 0;
-  const onEvent = (e: IngestEvent) => {
+  const show = (m: JobMessage) => {
+    if (m.type !== 'evm') return;
+    const e = m.event;
     if (e.type === 'batch') { events += e.events; blocks += e.blocks; }
     if (bar) bar.onEvent(e, events, blocks, t0);
     else {
@@ -132,51 +123,41 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
       logger.info({ event: type, ...fields }, type);
     }
   };
-
-  try {
-    await loadSeed(store);
-    const file = protocolsFile(opts);
-    const summary = await ingestEvm(store, {
-      network: opts.network,
-      rpcUrl: opts.rpc,
-      from: opts.from,
-      to: opts.to,
-      follow: opts.follow,
-      confirmations: opts.confirmations,
-      protocolsFile: file,
-      only: opts.only,
-      traces: opts.traces === 'off' ? false : opts.traces,
-      batchBlocks: opts.batchBlocks,
-      concurrency: opts.concurrency,
-      rpcConcurrency: opts.rpcConcurrency,
-      rpcBatchSize: opts.rpcBatch,
-      getLogsRange: opts.getLogsRange,
-      reingest: opts.force,
-      pollIntervalMs: opts.pollInterval * 1000,
-      reorgWindow: opts.reorgWindow,
-      skipChainCheck: opts.skipChainCheck,
-      signal: controller.signal,
-      onEvent,
-    });
-    bar?.stop();
-    const rate = summary.seconds > 0 ? Math.round(summary.events / summary.seconds) : 0;
-    logger.info({ event: 'done', blocks: summary.blocks, events: summary.events, batches: summary.batches, seconds: summary.seconds, stopped: summary.stopped, rpc: summary.rpc }, 'done');
-    process.stdout.write(`${summary.stopped ? 'stopped' : 'done'}: ${summary.blocks.toLocaleString('en-US')} blocks, ${summary.events.toLocaleString('en-US')} events in ${summary.seconds.toFixed(1)} s (${rate.toLocaleString('en-US')} events/s)\n`);
-    // Interrupted (Ctrl-C, SIGTERM; the normal way to end --follow): committed work is kept, exit as the other ingest commands do.
-    if (controller.signal.aborted) process.exitCode = 130;
-  } catch (e) {
-    bar?.stop();
-    if (e instanceof IngestError || e instanceof ProtocolConfigError) throw new Error(e.message);
-    throw e;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await store.close();
+  const note = (text: string) => (bar ? bar.say(text) : logger.info({ event: 'notice' }, text));
+  const spec: EvmJobSpec = {
+    source: 'evm',
+    network: opts.network,
+    rpc: opts.rpc,
+    ...defined({
+      from: opts.from, to: opts.to, follow: opts.follow, confirmations: opts.confirmations, protocols: protocolsFile(opts), only: opts.only,
+      traces: opts.traces, batchBlocks: opts.batchBlocks, concurrency: opts.concurrency, rpcConcurrency: opts.rpcConcurrency, rpcBatch: opts.rpcBatch,
+      getLogsRange: opts.getLogsRange, force: opts.force, pollInterval: opts.pollInterval, reorgWindow: opts.reorgWindow, skipChainCheck: opts.skipChainCheck,
+    }),
+  };
+  const end = await runIngestJob({ data: opts.data, threads: opts.threads, detach: opts.detach ?? false, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) }, spec, show, note);
+  bar?.stop();
+  if (end.type === 'detached') return;
+  if (end.type === 'failed') {
+    if (end.interrupted) { process.exitCode = 130; return; }
+    throw new Error(end.message);
   }
+  if (end.result.source !== 'evm') return;
+  const summary = end.result.summary;
+  const rate = summary.seconds > 0 ? Math.round(summary.events / summary.seconds) : 0;
+  logger.info({ event: 'done', blocks: summary.blocks, events: summary.events, batches: summary.batches, seconds: summary.seconds, stopped: summary.stopped, rpc: summary.rpc }, 'done');
+  process.stdout.write(`${summary.stopped ? 'stopped' : 'done'}: ${summary.blocks.toLocaleString('en-US')} blocks, ${summary.events.toLocaleString('en-US')} events in ${summary.seconds.toFixed(1)} s (${rate.toLocaleString('en-US')} events/s)\n`);
+  // Interrupted (Ctrl-C, SIGTERM; the normal way to end --follow): committed work is kept, exit as the other ingest commands do.
+  if (end.interrupted) process.exitCode = 130;
+}
+
+/** The options given, without the absent ones (a job description holds no undefined). */
+function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
 interface Bar {
   onEvent(e: IngestEvent, events: number, blocks: number, t0: number): void;
+  say(text: string): void;
   stop(): void;
 }
 
@@ -219,6 +200,7 @@ function createBar(): Bar {
           break;
       }
     },
+    say,
     stop: () => multi.stop(),
   };
 }

@@ -5,6 +5,7 @@ import { registerDemo } from './demo.ts';
 import { registerIngest } from './ingest.ts';
 import { registerIngestSources } from './ingest-sources.ts';
 import { registerKeys } from './keys.ts';
+import { registerOperator } from './operator.ts';
 import { registerReference } from './reference.ts';
 import { registerServe } from './serve.ts';
 import { registerStatus } from './status.ts';
@@ -17,6 +18,7 @@ registerKeys(program);
 registerStatus(program);
 registerReference(program);
 registerIngestSources(program);
+registerOperator(program);
 
 try {
   await program.parseAsync(process.argv);

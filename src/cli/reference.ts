@@ -1,11 +1,12 @@
+import fs from 'node:fs';
 import type { Command } from 'commander';
-import { importLabels, importTokens } from '../reference/importReference.ts';
-import { DEFAULT_DATA_DIR, withStore } from './options.ts';
+import { operate } from './operate.ts';
+import { DEFAULT_DATA_DIR } from './options.ts';
 
 export function registerReference(program: Command): void {
-  for (const [name, importer, columns] of [
-    ['tokens', importTokens, 'symbol,name,aliases,network,address,decimals (aliases |-separated)'],
-    ['labels', importLabels, 'address,label,category,network (empty network = every EVM network)'],
+  for (const [name, columns] of [
+    ['tokens', 'symbol,name,aliases,network,address,decimals (aliases |-separated)'],
+    ['labels', 'address,label,category,network (empty network = every EVM network)'],
   ] as const) {
     program
       .command(name)
@@ -14,10 +15,10 @@ export function registerReference(program: Command): void {
       .description(`import a CSV with the header ${columns}; rows replace rows with the same key`)
       .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
       .action(async (file: string, opts: { data: string }) => {
-        await withStore(opts, async (store) => {
-          const n = await importer(store, file);
-          process.stdout.write(`imported ${n} ${name}\n`);
-        });
+        // The file is read here and sent as text: a running server may not be able to read the operator's files.
+        const csv = fs.readFileSync(file, 'utf8');
+        const { imported } = await operate(opts, `${name}.import`, { csv });
+        process.stdout.write(`imported ${imported} ${name}\n`);
       });
   }
 }

@@ -1,10 +1,14 @@
+import path from 'node:path';
 import type { Command } from 'commander';
 import { createLogger } from '../internal/logger.ts';
 import { createKey, listKeys } from '../metering/keys.ts';
 import { createMeter } from '../metering/meter.ts';
+import { loadDemo, type OperatorContext } from '../operator/actions.ts';
+import { loadServeConfig } from '../operator/config.ts';
+import { createJobManager } from '../operator/jobManager.ts';
 import { createApp } from '../server/createApp.ts';
+import { startOperatorChannel } from '../server/operatorChannel.ts';
 import type { Store } from '../store/createStore.ts';
-import { loadDemo } from './demo.ts';
 import { linkOptions } from './linkOptions.ts';
 import { backendOf, plansOf, PLANS_HELP, REDIS_HELP } from './metering.ts';
 import { DEFAULT_DATA_DIR, openStore, port, positiveInteger, positiveNumber } from './options.ts';
@@ -22,6 +26,7 @@ interface ServeOptions {
   plans?: string;
   redis?: string;
   redisPrefix?: string;
+  config?: string;
 }
 
 /** A store that has never held data nor keys is new: it gets the demo and a first key. */
@@ -33,7 +38,7 @@ async function isNewStore(store: Store): Promise<boolean> {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('serve the HTTP API')
+    .description('serve the HTTP API; ingestion jobs and operator commands run inside it while it serves')
     .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
     .option('--port <n>', 'port', port, 8080)
     .option('--host <host>', 'interface to listen on; 127.0.0.1 unless you mean to expose it', '127.0.0.1')
@@ -43,11 +48,14 @@ export function registerServe(program: Command): void {
     .option('--no-demo', 'do not load the demo dataset into a new store')
     .option('--link-ttl <seconds>', 'lifetime of link=true download URLs (default 3600, or CHAINQ_LINK_TTL)', positiveNumber)
     .option('--public-url <url>', 'base of link download URLs, e.g. https://data.example.com (or CHAINQ_PUBLIC_URL)')
-    .option('--plans <file>', PLANS_HELP)
+    .option('--plans <file>', `${PLANS_HELP}; reread on SIGHUP or \`chainq plans reload\``)
     .option('--redis <url>', REDIS_HELP)
     .option('--redis-prefix <prefix>', 'prefix of every Redis key, to share one Redis between deployments', 'chainq')
+    .option('--config <file>', 'ingestion jobs to start and supervise (JSON; see the README)')
     .action(async (opts: ServeOptions) => {
       const logger = createLogger(opts.logLevel);
+      // Checked before anything starts: a bad config file is an error naming the field, not a half-started server.
+      const config = opts.config ? loadServeConfig(path.resolve(opts.config)) : { jobs: [] };
       const plans = plansOf(opts);
       // DuckDB allows one read-write process per file. With Redis holding the
       // counters, the store is only read, so several servers can share it.
@@ -65,17 +73,41 @@ export function registerServe(program: Command): void {
       }
       const meter = createMeter({ backend: await backendOf(opts, store), plans });
       const app = await createApp({ store, logger, meter, links: linkOptions(opts) });
+      const dataDir = path.resolve(opts.data);
+      const jobs = createJobManager({ store, dataDir, logger });
+      const reloadPlans = () => {
+        const next = plansOf(opts);
+        meter.setPlans(next);
+        logger.info({ plans: [...next.keys()] }, 'plans reloaded');
+        return next;
+      };
+      const operator: OperatorContext = { store, plans: () => meter.plans, reloadPlans, meterBackend: async () => meter.backend };
+      const channel = await startOperatorChannel({ dataDir, actions: operator, jobs, logger });
+
+      let closing = false;
       const close = async () => {
-        await app.close();
+        if (closing) return;
+        closing = true;
+        logger.info('shutting down: finishing in-flight responses, stopping ingestion at a batch boundary');
+        await Promise.all([app.close(), jobs.stopAll()]);
+        await channel.close();
         await meter.close();
         await store.close();
         process.exit(0);
       };
       process.once('SIGINT', close);
       process.once('SIGTERM', close);
+      process.on('SIGHUP', () => {
+        try {
+          reloadPlans();
+        } catch (e) {
+          logger.error({ err: (e as Error).message }, 'plans reload failed; the plans in force are unchanged');
+        }
+      });
       const address = await app.listen({ port: opts.port, host: opts.host });
       const url = new URL(address);
-      logger.info({ metering: meter.backend.kind, plans: [...plans.keys()] }, 'metering ready');
+      logger.info({ metering: meter.backend.kind, plans: [...plans.keys()], operator: channel.socket }, 'metering ready');
+      for (const j of config.jobs) jobs.start(j.spec, { name: j.name, supervised: true });
       process.stdout.write(`listening on http://${opts.host}:${url.port}\n`);
     });
 }

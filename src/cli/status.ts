@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { compactDatasets, datasetStatus } from '../store/maintenance.ts';
-import { DEFAULT_DATA_DIR, withStore } from './options.ts';
+import { operate, runningServer } from './operate.ts';
+import { DEFAULT_DATA_DIR } from './options.ts';
 
 export function registerStatus(program: Command): void {
   program
@@ -8,31 +8,36 @@ export function registerStatus(program: Command): void {
     .description('re-sort tables that ingestion appended out of order, so queries over them stream without sorting')
     .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
     .action(async (opts: { data: string }) => {
-      await withStore(opts, async (store) => {
-        const tables = await compactDatasets(store);
-        process.stdout.write(tables.length ? `re-sorted ${tables.join(', ')}\n` : 'every table is in order\n');
-      });
+      const { tables } = await operate(opts, 'compact', {});
+      process.stdout.write(tables.length ? `re-sorted ${tables.join(', ')}\n` : 'every table is in order\n');
     });
 
   program
     .command('status')
-    .description('show what the store holds, per dataset and network')
+    .description('show what the store holds, per dataset and network, and the ingestion jobs of a running server')
     .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
     .option('--json', 'print JSON for scripts')
     .action(async (opts: { data: string; json?: boolean }) => {
-      await withStore(opts, async (store) => {
-        const datasets = await datasetStatus(store);
-        if (opts.json) {
-          process.stdout.write(`${JSON.stringify({ datasets })}\n`);
-          return;
+      const datasets = await operate(opts, 'status', {});
+      const server = await runningServer(opts.data);
+      const jobs = server ? await server.jobs() : [];
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify({ datasets, server: server ? { pid: server.info.pid, startedAt: server.info.startedAt, jobs } : null })}\n`);
+        return;
+      }
+      const rows = datasets.map((d) => [d.dataset, d.network ?? d.token ?? '', d.rows.toLocaleString('en-US'),
+        d.block_min === null ? '' : `${d.block_min}–${d.block_max}`, `${d.time_min ?? ''} – ${d.time_max ?? ''}`]);
+      const head = ['dataset', 'network', 'rows', 'blocks', 'time'];
+      const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+      const line = (r: string[]) => r.map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+      process.stdout.write(`${[line(head), ...rows.map(line)].join('\n')}\n`);
+      if (datasets.length === 0) process.stdout.write('the store holds no data yet: run `chainq demo` or `chainq ingest …`\n');
+      if (server) {
+        process.stdout.write(`\nserved live by pid ${server.info.pid} since ${server.info.startedAt}; ${jobs.length ? 'jobs:' : 'no ingestion jobs'}\n`);
+        for (const j of jobs) {
+          const err = j.lastError ? `; last error ${j.lastError.at}: ${j.lastError.message}` : '';
+          process.stdout.write(`  ${j.id}  ${j.name ?? ''}  ${j.label}  ${j.state}${j.nextRetryAt ? ` (retry at ${j.nextRetryAt})` : ''}  attempts ${j.attempts}${err}\n`);
         }
-        const rows = datasets.map((d) => [d.dataset, d.network ?? d.token ?? '', d.rows.toLocaleString('en-US'),
-          d.block_min === null ? '' : `${d.block_min}–${d.block_max}`, `${d.time_min ?? ''} – ${d.time_max ?? ''}`]);
-        const head = ['dataset', 'network', 'rows', 'blocks', 'time'];
-        const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-        const line = (r: string[]) => r.map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-        process.stdout.write(`${[line(head), ...rows.map(line)].join('\n')}\n`);
-        if (datasets.length === 0) process.stdout.write('the store holds no data yet: run `chainq demo` or `chainq ingest …`\n');
-      });
+      }
     });
 }

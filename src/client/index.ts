@@ -16,11 +16,13 @@
 import fs from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
 import { errorFrom, IncompleteResponseError, parseRetryAfter } from './errors.ts';
 import { ROUTES, type EvmProtocol, type Protocol, type RouteTypes, type Usage, type UsageParams } from './routes.generated.ts';
 
 export * from './errors.ts';
 export type * from './routes.generated.ts';
+export type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
 export { ROUTES } from './routes.generated.ts';
 
 export interface ClientOptions {
@@ -189,6 +191,8 @@ export interface ClientCore extends Transport {
   aggregateSchema(protocol: Protocol): Promise<Record<string, unknown>>;
   /** The key's plan, limits, blocks used and left this month, and its latest charges (free). */
   usage(params?: UsageParams): Promise<Usage>;
+  /** What is covered (queryable), per dataset and network; free. */
+  coverage(filter?: CoverageFilter): Promise<{ coverage: CoverageEntry[] }>;
 }
 
 export type ChainqClient = ClientCore & RouteMethods;
@@ -236,6 +240,7 @@ export function createClient(opts: ClientOptions): ChainqClient {
     extraArgs: (p) => core.get(`/v1/evm/${p}/extra_args`),
     aggregateSchema: (p) => core.get(`/v1/${p}/aggregate_schema`),
     usage: (params = {}) => core.get(`/v1/usage${toSearch({ ...params })}`),
+    coverage: (filter = {}) => core.get(`/v1/coverage${toSearch(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as Record<string, string>)}`),
   };
 
   const methods = {} as Record<string, (params: Readonly<Record<string, ParamValue>>) => Query<unknown>>;

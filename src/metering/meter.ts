@@ -47,7 +47,9 @@ export interface KeyIdentity {
 
 export interface Meter {
   readonly backend: MeterBackend;
+  /** The plans in force; `setPlans` replaces them while the server runs (`chainq plans reload`, SIGHUP). */
   readonly plans: Plans;
+  setPlans(plans: Plans): void;
   readonly clock: Clock;
   /** Counts the request against the key's per-minute limit and reads its monthly balance. */
   admit(key: KeyIdentity): Promise<MeterState>;
@@ -71,12 +73,13 @@ const left = (budget: number | null, used: number, reserved: number): number =>
 
 export function createMeter(opts: MeterOptions): Meter {
   const { backend } = opts;
-  const plans = opts.plans ?? DEFAULT_PLANS;
+  let plans = opts.plans ?? DEFAULT_PLANS;
   const clock = opts.clock ?? systemClock;
 
   return {
     backend,
-    plans,
+    get plans() { return plans; },
+    setPlans(next) { plans = next; },
     clock,
 
     async admit(key) {

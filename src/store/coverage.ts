@@ -47,6 +47,60 @@ export async function addCoverage(tx: Tx, dataset: string, scope: string, lo: nu
   const mhi = Math.max(hi, ...touching.map((r) => Number(r.hi)));
   await tx.run(`DELETE FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`, { dataset, scope, lo, hi });
   await tx.run(`INSERT INTO coverage VALUES ($dataset, $scope, $lo, $hi)`, { dataset, scope, lo: mlo, hi: mhi });
+  await markAdvanced(tx, [dataset], scope);
+}
+
+/** Records that the datasets of `scope` gained coverage now, in the transaction that gave it. */
+async function markAdvanced(tx: Tx, datasets: readonly string[], scope: string): Promise<void> {
+  const names: Record<string, string> = {};
+  datasets.forEach((d, i) => { names[`d${i}`] = d; });
+  const list = datasets.map((_, i) => `$d${i}`).join(', ');
+  await tx.run(`DELETE FROM coverage_state WHERE scope = $scope AND dataset IN (${list})`, { scope, ...names });
+  await tx.run(`INSERT INTO coverage_state SELECT dataset, $scope, now()::TIMESTAMP FROM (SELECT unnest([${list}]) AS dataset)`, { scope, ...names });
+}
+
+/** What ingestion of a chain last saw: its confirmation depth and the head. Kept per network (or chain) scope. */
+export async function recordChainState(store: Store, scope: string, state: { confirmations: number; head: number | null }): Promise<void> {
+  await store.transaction(async (tx) => {
+    await tx.run(`DELETE FROM chain_state WHERE scope = $scope`, { scope });
+    await tx.run(`INSERT INTO chain_state VALUES ($scope, $confirmations, $head, now()::TIMESTAMP)`, { scope, confirmations: state.confirmations, head: state.head });
+  });
+}
+
+/** One covered interval with the times of its edge blocks (chains) and when its dataset last advanced. */
+export interface CoverageRow {
+  readonly dataset: string;
+  readonly scope: string;
+  readonly lo: number;
+  readonly hi: number;
+  /** Time of the first and last stored block inside the interval (chains with block headers), else null. */
+  readonly timeLo: Date | null;
+  readonly timeHi: Date | null;
+  readonly advancedAt: Date | null;
+  readonly confirmations: number | null;
+}
+
+/** Every covered interval of the given datasets, in (dataset, scope, lo) order. */
+export async function coverageRows(store: Store, datasets: readonly string[]): Promise<CoverageRow[]> {
+  if (datasets.length === 0) return [];
+  const names: Record<string, string> = {};
+  datasets.forEach((d, i) => { names[`d${i}`] = d; });
+  const rows = await store.all<{ dataset: string; scope: string; lo: bigint; hi: bigint; tlo: Date | null; thi: Date | null; advanced: Date | null; conf: number | null }>(
+    `SELECT c.dataset, c.scope, c.lo, c.hi,
+            (SELECT min(time) FROM blocks b WHERE b.network = c.scope AND b.number BETWEEN c.lo AND c.hi) AS tlo,
+            (SELECT max(time) FROM blocks b WHERE b.network = c.scope AND b.number BETWEEN c.lo AND c.hi) AS thi,
+            s.advanced_at AS advanced, k.confirmations AS conf
+     FROM coverage c
+     LEFT JOIN coverage_state s ON s.dataset = c.dataset AND s.scope = c.scope
+     LEFT JOIN chain_state k ON k.scope = c.scope
+     WHERE c.dataset IN (${datasets.map((_, i) => `$d${i}`).join(', ')})
+     ORDER BY c.dataset, c.scope, c.lo`,
+    names,
+  );
+  return rows.map((r) => ({
+    dataset: r.dataset, scope: r.scope, lo: Number(r.lo), hi: Number(r.hi),
+    timeLo: r.tlo, timeHi: r.thi, advancedAt: r.advanced, confirmations: r.conf === null ? null : Number(r.conf),
+  }));
 }
 
 async function markUnordered(tx: Tx, dataset: string, scope: string): Promise<void> {
@@ -122,4 +176,5 @@ export async function addCoverageMany(tx: Tx, datasets: readonly string[], scope
   await tx.run(`DELETE FROM coverage WHERE scope = $scope AND dataset IN ${inList} AND hi >= $lo - 1 AND lo <= $hi + 1`, { scope, lo, hi, ...names });
   const values = datasets.map((d, i) => { const m = merged.get(d)!; return `($d${i}, $scope, ${m.lo}, ${m.hi})`; }).join(', ');
   await tx.run(`INSERT INTO coverage VALUES ${values}`, { scope, ...names });
+  await markAdvanced(tx, datasets, scope);
 }

@@ -6,6 +6,8 @@ export async function clearDatasets(store: Store): Promise<void> {
   await store.transaction(async (tx) => {
     for (const name of new Set(catalog.map((e) => e.table.name))) await tx.run(`DELETE FROM ${name}`);
     await tx.run('DELETE FROM coverage');
+    await tx.run('DELETE FROM coverage_state');
+    await tx.run('DELETE FROM chain_state');
     await tx.run('DELETE FROM dataset_order');
     await tx.run('DELETE FROM blocks');
   });

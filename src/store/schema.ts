@@ -20,6 +20,10 @@ const SYSTEM_DDL = [
   // Inclusive intervals that ingestion has completed, per dataset and scope
   // (network for chains, token for venues). Units: blocks, or epoch milliseconds for venues.
   `CREATE TABLE IF NOT EXISTS coverage (dataset VARCHAR, scope VARCHAR, lo BIGINT, hi BIGINT)`,
+  // When each dataset and scope last gained coverage (GET /v1/coverage shows it as last_advanced).
+  `CREATE TABLE IF NOT EXISTS coverage_state (dataset VARCHAR, scope VARCHAR, advanced_at TIMESTAMP)`,
+  // What ingestion last saw of a chain: the confirmation depth it keeps behind the head, and the head.
+  `CREATE TABLE IF NOT EXISTS chain_state (scope VARCHAR, confirmations INTEGER, head BIGINT, updated_at TIMESTAMP)`,
   // Which version (sha256) of each archive file filled the store, so files replaced upstream can be re-ingested.
   `CREATE TABLE IF NOT EXISTS ingest_files (source VARCHAR, path VARCHAR, sha256 VARCHAR, rows BIGINT, ingested_at TIMESTAMP)`,
   // Datasets whose rows for a scope were appended out of order (a re-ingest, a

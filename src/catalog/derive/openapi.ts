@@ -3,6 +3,7 @@ import { API_ERRORS } from '../../errors/apiError.ts';
 import { accountEndpoints, type ResponseField } from '../account.ts';
 import { chainEndpoints } from '../index.ts';
 import type { Endpoint, Format, OutputColumn, Params } from '../types.ts';
+import { COVERAGE_PARAMS, COVERAGE_PATH } from '../coverage.ts';
 import { aggregateDocColumns } from './aggregate.ts';
 import { paramSchema } from './jsonSchema.ts';
 import { dataRoutes } from './routes.ts';
@@ -118,6 +119,14 @@ export function openApiDocument(): Record<string, unknown> {
     };
   }
   paths['/v1/protocols'] = { get: { summary: 'Protocol identifiers.', tags: ['discovery'], responses: { 200: { description: 'Array of strings.' } } } };
+  paths[COVERAGE_PATH] = {
+    get: {
+      summary: 'What the store covers, per dataset and network (or token): covered ranges with their times, gaps, the newest block, the confirmation depth and when it last advanced. Free.',
+      tags: ['discovery'],
+      parameters: parameters(COVERAGE_PARAMS),
+      responses: { 200: { description: '{"coverage": [entry, …]}; see docs/api.md.' }, 400: errorResponse('Unknown parameter or value.') },
+    },
+  };
   paths['/v1/tokens'] = { get: { summary: 'Token registry.', tags: ['discovery'], responses: { 200: { description: 'Array of tokens.' } } } };
   return {
     openapi: '3.1.0',

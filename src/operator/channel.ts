@@ -1,0 +1,182 @@
+/**
+ * The operator channel, client side. A running `chainq serve` listens on a
+ * Unix socket beside its store (file permissions are the access rule, as with
+ * PostgreSQL, Redis or Docker: only the owner can connect, and there is no
+ * secret to leak). The CLI looks for it before opening the store: when a
+ * server holds the store, the command goes to the server.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { OperatorError, type ActionInput, type ActionName, type ActionOutput } from './actions.ts';
+import type { JobStatus } from './jobManager.ts';
+import type { JobSpec } from './jobSpec.ts';
+import type { JobMessage } from './runJob.ts';
+
+/** Written by the server beside the store: who holds it, and where its socket is. */
+export const OPERATOR_FILE = 'chainq.operator.json';
+
+export interface OperatorInfo {
+  readonly pid: number;
+  readonly socket: string;
+  readonly startedAt: string;
+}
+
+/**
+ * The socket's path: `<data>/chainq.sock`, unless that is longer than a Unix
+ * socket path may be (108 bytes), then a name in the temporary folder derived
+ * from the data directory.
+ */
+export function socketPathFor(dataDir: string): string {
+  const beside = path.join(dataDir, 'chainq.sock');
+  if (Buffer.byteLength(beside) < 100) return beside;
+  return path.join(os.tmpdir(), `chainq-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}.sock`);
+}
+
+function readInfo(dataDir: string): OperatorInfo | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dataDir, OPERATOR_FILE), 'utf8')) as OperatorInfo;
+  } catch {
+    return null;
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+export interface JobRun {
+  /** The job's id on the server. */
+  readonly id: string;
+  /** Asks the server to stop the job at its next batch boundary. */
+  stop(): Promise<void>;
+  /** The job's last message: done or failed (a lost connection is a failure). */
+  readonly ended: Promise<Extract<JobMessage, { type: 'done' | 'failed' }>>;
+}
+
+export interface OperatorClient {
+  readonly info: OperatorInfo;
+  action<N extends ActionName>(name: N, input: ActionInput<N>): Promise<ActionOutput<N>>;
+  /** Runs a job in the server; messages arrive as they happen. With `detach`, returns once the server accepted it. */
+  startJob(spec: JobSpec, opts: { detach?: boolean; onMessage?: (m: JobMessage) => void }): Promise<JobRun>;
+  jobs(): Promise<JobStatus[]>;
+  stopJob(id: string): Promise<JobStatus>;
+}
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+function request(socket: string, method: string, urlPath: string, body?: unknown, timeoutMs = 0): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request({ socketPath: socket, method, path: urlPath, headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    if (timeoutMs) req.setTimeout(timeoutMs, () => req.destroy(new Error('the server did not answer')));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+function parse<T>(a: Answer): T {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(a.body);
+  } catch {
+    throw new Error(`the server answered ${a.status} with no JSON`);
+  }
+  if (a.status >= 400) {
+    const message = (doc as { error?: string }).error ?? `error ${a.status}`;
+    throw a.status < 500 ? new OperatorError(message) : new Error(message);
+  }
+  return doc as T;
+}
+
+/** The running server that holds this data directory's store, or null when none does. */
+export async function findServer(dataDir: string): Promise<OperatorClient | null> {
+  const info = readInfo(dataDir);
+  if (!info || !alive(info.pid)) return null;
+  try {
+    const hello = await request(info.socket, 'GET', '/', undefined, 5_000);
+    if (hello.status !== 200) return null;
+  } catch {
+    return null;
+  }
+  return connectServer(info);
+}
+
+export function connectServer(info: OperatorInfo): OperatorClient {
+  const { socket } = info;
+  return {
+    info,
+    async action(name, input) {
+      return parse(await request(socket, 'POST', `/actions/${name}`, input ?? {}));
+    },
+    async jobs() {
+      return parse<JobStatus[]>(await request(socket, 'GET', '/jobs'));
+    },
+    async stopJob(id) {
+      return parse<JobStatus>(await request(socket, 'POST', `/jobs/${encodeURIComponent(id)}/stop`, {}));
+    },
+    startJob(spec, opts) {
+      return new Promise<JobRun>((resolve, reject) => {
+        let settle: ((m: Extract<JobMessage, { type: 'done' | 'failed' }>) => void) | null = null;
+        const ended = new Promise<Extract<JobMessage, { type: 'done' | 'failed' }>>((r) => { settle = r; });
+        let accepted = false;
+        let last: Extract<JobMessage, { type: 'done' | 'failed' }> | null = null;
+        const req = http.request({ socketPath: socket, method: 'POST', path: `/jobs${opts.detach ? '?detach=true' : ''}`, headers: { 'content-type': 'application/json' } }, (res) => {
+          if ((res.statusCode ?? 500) >= 400) {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              try {
+                parse({ status: res.statusCode ?? 500, body: Buffer.concat(chunks).toString('utf8') });
+              } catch (e) {
+                reject(e);
+              }
+            });
+            return;
+          }
+          let buffered = '';
+          res.setEncoding('utf8');
+          res.on('data', (text: string) => {
+            buffered += text;
+            let nl: number;
+            while ((nl = buffered.indexOf('\n')) >= 0) {
+              const line = buffered.slice(0, nl);
+              buffered = buffered.slice(nl + 1);
+              if (!line) continue;
+              const m = JSON.parse(line) as JobMessage;
+              if (m.type === 'accepted' && !accepted) {
+                accepted = true;
+                const id = m.id;
+                resolve({ id, ended, stop: async () => { await request(socket, 'POST', `/jobs/${encodeURIComponent(id)}/stop?wait=false`, {}); } });
+              }
+              if (m.type === 'done' || m.type === 'failed') last = m;
+              opts.onMessage?.(m);
+            }
+          });
+          res.on('end', () => settle!(last ?? { type: 'failed', message: 'the server closed the connection before the job ended' }));
+          res.on('error', () => settle!(last ?? { type: 'failed', message: 'lost the connection to the server' }));
+        });
+        req.on('error', (e) => {
+          if (!accepted) reject(e);
+          else settle!(last ?? { type: 'failed', message: `lost the connection to the server: ${e.message}` });
+        });
+        req.end(JSON.stringify(spec));
+      });
+    },
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * An ingestion job described as data: what `chainq ingest <source> …` asks
+ * for, and what a `--config` file declares. The same description runs in the
+ * CLI's own process (no server) or inside a running server (sent over the
+ * operator channel), so both paths validate it here, in one place.
+ */
+import { Ajv, type ErrorObject } from 'ajv';
+import { parseTime } from '../query/time.ts';
+
+interface HttpSpec {
+  /** Retries of a failing request (HTTP 429/5xx, network errors). */
+  readonly retries?: number;
+  /** First backoff in ms; doubles on each retry. */
+  readonly retryDelay?: number;
+  /** Per-request timeout in seconds. */
+  readonly timeout?: number;
+}
+
+export interface EvmJobSpec {
+  readonly source: 'evm';
+  readonly network: string;
+  readonly rpc: string;
+  readonly from?: number;
+  readonly to?: number;
+  readonly follow?: boolean;
+  readonly confirmations?: number;
+  /** Operator contract addresses file (absolute path on the server's machine). */
+  readonly protocols?: string;
+  readonly only?: readonly string[];
+  readonly traces?: 'auto' | 'trace_block' | 'debug_trace' | 'off';
+  readonly batchBlocks?: number;
+  readonly concurrency?: number;
+  readonly rpcConcurrency?: number;
+  readonly rpcBatch?: number;
+  readonly getLogsRange?: number;
+  readonly force?: boolean;
+  /** Seconds between head polls in follow mode. */
+  readonly pollInterval?: number;
+  readonly reorgWindow?: number;
+  readonly skipChainCheck?: boolean;
+}
+
+export interface VenueAJobSpec extends HttpSpec {
+  readonly source: 'venue_a';
+  readonly token: readonly string[];
+  /** Epoch milliseconds (a config file may also write a date or ISO time). */
+  readonly since: number;
+  readonly until: number;
+  readonly archiveUrl?: string;
+  readonly kinds?: readonly string[];
+  readonly quote?: string;
+  readonly concurrency?: number;
+  readonly force?: boolean;
+  readonly refresh?: boolean;
+}
+
+export interface VenueBJobSpec extends HttpSpec {
+  readonly source: 'venue_b';
+  readonly token: readonly string[];
+  readonly since: number;
+  readonly until: number;
+  readonly sourceDir?: string;
+  readonly infoUrl?: string;
+  readonly datasets?: readonly string[];
+  readonly force?: boolean;
+}
+
+interface BlockJobSpec extends HttpSpec {
+  readonly from?: number;
+  readonly to?: number;
+  readonly follow?: boolean;
+  readonly confirmations?: number;
+  readonly batch?: number;
+  readonly concurrency?: number;
+  /** Seconds between head polls in follow mode. */
+  readonly poll?: number;
+  readonly force?: boolean;
+}
+
+export interface TronJobSpec extends BlockJobSpec {
+  readonly source: 'tron';
+  readonly api: string;
+  readonly datasets?: readonly string[];
+  readonly allContracts?: boolean;
+}
+
+export interface BtcJobSpec extends BlockJobSpec {
+  readonly source: 'btc';
+  readonly rpc: string;
+}
+
+export type JobSpec = EvmJobSpec | VenueAJobSpec | VenueBJobSpec | TronJobSpec | BtcJobSpec;
+export type JobSource = JobSpec['source'];
+
+const int = { type: 'integer', minimum: 0 } as const;
+const pos = { type: 'number', exclusiveMinimum: 0 } as const;
+const str = { type: 'string', minLength: 1 } as const;
+const bool = { type: 'boolean' } as const;
+const strings = { type: 'array', items: str, minItems: 1 } as const;
+const time = { anyOf: [{ type: 'integer', minimum: 0 }, str] } as const;
+const http = { retries: int, retryDelay: int, timeout: pos } as const;
+const blocks = { from: int, to: int, follow: bool, confirmations: int, batch: pos, concurrency: pos, poll: pos, force: bool, ...http } as const;
+const spec = (source: JobSource, required: string[], properties: Record<string, unknown>) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: ['source', ...required],
+  properties: { source: { const: source }, name: str, ...properties },
+});
+
+/** One JSON Schema per source; a job may also carry a `name` (config files name their jobs). */
+const SCHEMAS = {
+  evm: spec('evm', ['network', 'rpc'], {
+    network: str, rpc: str, from: int, to: int, follow: bool, confirmations: int, protocols: str, only: strings,
+    traces: { enum: ['auto', 'trace_block', 'debug_trace', 'off'] }, batchBlocks: pos, concurrency: pos, rpcConcurrency: pos,
+    rpcBatch: pos, getLogsRange: pos, force: bool, pollInterval: pos, reorgWindow: pos, skipChainCheck: bool,
+  }),
+  venue_a: spec('venue_a', ['token', 'since', 'until'], {
+    token: strings, since: time, until: time, archiveUrl: str, kinds: strings, quote: str, concurrency: pos, force: bool, refresh: bool, ...http,
+  }),
+  venue_b: spec('venue_b', ['token', 'since', 'until'], {
+    token: strings, since: time, until: time, sourceDir: str, infoUrl: str, datasets: strings, force: bool, ...http,
+  }),
+  tron: spec('tron', ['api'], { api: str, datasets: strings, allContracts: bool, ...blocks }),
+  btc: spec('btc', ['rpc'], { rpc: str, ...blocks }),
+} as const;
+
+export const JOB_SOURCES = Object.keys(SCHEMAS) as JobSource[];
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+const validators = Object.fromEntries(Object.entries(SCHEMAS).map(([k, s]) => [k, ajv.compile(s)]));
+
+export class JobSpecError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobSpecError';
+  }
+}
+
+const describeError = (where: string, e: ErrorObject): string => {
+  const field = `${where}${e.instancePath.replaceAll('/', '.').replace(/\.(\d+)/g, '[$1]')}`;
+  if (e.keyword === 'additionalProperties') return `${field}.${String(e.params.additionalProperty)}: unknown field`;
+  if (e.keyword === 'required') return `${field}.${String(e.params.missingProperty)}: required`;
+  if (e.keyword === 'const' || e.keyword === 'enum') return `${field}: must be one of ${JSON.stringify(e.params.allowedValue ?? e.params.allowedValues)}`;
+  return `${field}: ${e.message ?? 'invalid'}`;
+};
+
+/**
+ * Checks a job description and returns it with times as epoch milliseconds.
+ * `where` names it in errors (`jobs[2]` in a config file), so a message points
+ * at the bad field: `jobs[2].rpc: must be string`.
+ */
+export function parseJobSpec(value: unknown, where = 'job'): JobSpec & { readonly name?: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new JobSpecError(`${where}: must be an object`);
+  const source = (value as { source?: unknown }).source;
+  const validate = typeof source === 'string' ? validators[source] : undefined;
+  if (!validate) throw new JobSpecError(`${where}.source: must be one of ${JOB_SOURCES.join(', ')}`);
+  if (!validate(value)) throw new JobSpecError(describeError(where, validate.errors![0]!));
+  const out = { ...(value as Record<string, unknown>) };
+  for (const k of ['since', 'until'] as const) {
+    const v = out[k];
+    if (typeof v === 'string') {
+      const ms = parseTime(v);
+      if (ms === null) throw new JobSpecError(`${where}.${k}: not a time: '${v}' (use YYYY-MM-DD, ISO 8601 or Unix seconds)`);
+      out[k] = ms;
+    }
+  }
+  return out as unknown as JobSpec & { readonly name?: string };
+}
+
+/** A job's description for logs and status: its source and scope, never URLs (they may hold credentials). */
+export function jobLabel(spec: JobSpec): string {
+  switch (spec.source) {
+    case 'evm': return `evm ${spec.network}${spec.follow ? ' (follow)' : ''}`;
+    case 'venue_a':
+    case 'venue_b': return `${spec.source} ${spec.token.join(',')}`;
+    case 'tron':
+    case 'btc': return `${spec.source}${spec.follow ? ' (follow)' : ''}`;
+  }
+}

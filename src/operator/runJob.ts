@@ -1,0 +1,183 @@
+/**
+ * Runs one ingestion job against a store, reporting what it does as plain
+ * messages. The CLI without a server and a server running the job for the CLI
+ * call this same function; the messages cross the operator channel as JSON
+ * lines, and the CLI draws them the same way in both cases.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { IngestEvent, IngestSummary as EvmSummary } from '../ingest/evm/ingestEvm.ts';
+import type { EvmProtocol } from '../ingest/evm/evmProtocols.ts';
+import type { HttpOptions } from '../ingest/http/fetchWithRetry.ts';
+import { DEFAULT_RETRY } from '../ingest/http/retry.ts';
+import type { IngestProgress, IngestSummary } from '../ingest/progress.ts';
+import type { TronDatasetName } from '../ingest/tron/datasets.ts';
+import type { VenueAKind } from '../ingest/venues/venueAArchive.ts';
+import type { VenueBDataset } from '../ingest/venues/venueBDatasets.ts';
+import { loadSeed } from '../reference/importReference.ts';
+import type { Store } from '../store/createStore.ts';
+import { recordChainState } from '../store/coverage.ts';
+import type { JobSpec } from './jobSpec.ts';
+
+/** A call of IngestProgress, as data. */
+export type ProgressCall =
+  | { readonly call: 'start'; readonly label: string; readonly total: number }
+  | { readonly call: 'advance'; readonly n: number; readonly unit: string }
+  | { readonly call: 'note'; readonly message: string }
+  | { readonly call: 'stop' };
+
+export type JobResult =
+  | { readonly source: 'evm'; readonly summary: EvmSummary }
+  | { readonly source: 'venue_a' | 'venue_b' | 'tron' | 'btc'; readonly summary: IngestSummary; readonly seconds: number };
+
+export type JobMessage =
+  /** The server accepted the job (first message over the channel). */
+  | { readonly type: 'accepted'; readonly id: string; readonly label: string }
+  | { readonly type: 'evm'; readonly event: IngestEvent }
+  | ({ readonly type: 'progress' } & ProgressCall)
+  | { readonly type: 'done'; readonly result: JobResult; readonly interrupted: boolean }
+  | { readonly type: 'failed'; readonly message: string; readonly interrupted?: boolean };
+
+export interface JobObserver {
+  /** Rows a committed batch added; `dataset` is `*` where the adapter reports a batch's total only. */
+  batch?(e: { network: string; dataset: string; rows: number; seconds: number; newest: number }): void;
+  head?(e: { network: string; head: number; newest: number | null }): void;
+}
+
+export interface RunJobContext {
+  readonly store: Store;
+  /** The data directory: a `protocols.json` there overrides the shipped contract addresses. */
+  readonly dataDir: string | null;
+  readonly signal: AbortSignal;
+  readonly emit: (m: JobMessage) => void;
+  readonly observe?: JobObserver;
+}
+
+/** Default confirmations of the Tron and Bitcoin adapters (their CLI defaults). */
+const TRON_CONFIRMATIONS = 20;
+const BTC_CONFIRMATIONS = 6;
+
+export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResult> {
+  await loadSeed(ctx.store);
+  if (spec.source === 'evm') return runEvm(ctx, spec);
+  const t0 = Date.now();
+  const progress: IngestProgress = {
+    start: (label, total) => ctx.emit({ type: 'progress', call: 'start', label, total }),
+    advance: (n, unit) => ctx.emit({ type: 'progress', call: 'advance', n, unit }),
+    note: (message) => ctx.emit({ type: 'progress', call: 'note', message }),
+    stop: () => ctx.emit({ type: 'progress', call: 'stop' }),
+  };
+  const retries = spec.retries ?? DEFAULT_RETRY.retries;
+  const http: HttpOptions = {
+    timeoutMs: (spec.timeout ?? 120) * 1000,
+    retry: {
+      retries,
+      baseDelayMs: spec.retryDelay ?? DEFAULT_RETRY.baseDelayMs,
+      maxDelayMs: DEFAULT_RETRY.maxDelayMs,
+      onRetry: (r) => progress.note(`retry ${r.attempt}/${retries} in ${(r.delayMs / 1000).toFixed(1)} s: ${r.reason}`),
+    },
+  };
+  const hooks = { signal: ctx.signal };
+  const common = { store: ctx.store, http, progress, hooks, force: spec.force ?? false };
+  let summary: IngestSummary;
+  switch (spec.source) {
+    case 'venue_a': {
+      const { ingestVenueA, VENUE_A_DEFAULT_ARCHIVE } = await import('../ingest/venues/ingestVenueA.ts');
+      summary = await ingestVenueA({
+        ...common, archive: spec.archiveUrl ?? VENUE_A_DEFAULT_ARCHIVE, tokens: spec.token.map((t) => t.toUpperCase()),
+        quote: (spec.quote ?? 'USDT').toUpperCase(), since: spec.since, until: spec.until,
+        ...(spec.kinds ? { kinds: spec.kinds as VenueAKind[] } : {}), concurrency: spec.concurrency ?? 4, refresh: spec.refresh ?? false,
+      });
+      break;
+    }
+    case 'venue_b': {
+      const { ingestVenueB } = await import('../ingest/venues/ingestVenueB.ts');
+      const { VENUE_B_DATASETS } = await import('../ingest/venues/venueBDatasets.ts');
+      const { VENUE_B_DEFAULT_INFO_URL } = await import('../ingest/venues/venueBInfo.ts');
+      let datasets = (spec.datasets as VenueBDataset[] | undefined) ?? VENUE_B_DATASETS;
+      if (!spec.datasets && !spec.sourceDir) {
+        progress.note('no --source: skipping fills, trades and positions (they come from node fills files)');
+        datasets = datasets.filter((d) => d !== 'fills');
+      }
+      summary = await ingestVenueB({
+        ...common, tokens: spec.token, since: spec.since, until: spec.until, source: spec.sourceDir,
+        infoUrl: spec.infoUrl ?? VENUE_B_DEFAULT_INFO_URL, datasets,
+      });
+      break;
+    }
+    case 'tron': {
+      const { ingestTron } = await import('../ingest/tron/ingestTron.ts');
+      const confirmations = spec.confirmations ?? TRON_CONFIRMATIONS;
+      await recordChainState(ctx.store, 'TRON', { confirmations, head: null });
+      summary = await ingestTron({
+        ...common, api: spec.api, from: spec.from, to: spec.to, follow: spec.follow ?? false, confirmations,
+        ...(spec.datasets ? { datasets: spec.datasets as TronDatasetName[] } : {}), anyContract: spec.allContracts ?? false,
+        batchSize: spec.batch ?? 100, concurrency: spec.concurrency ?? 8, pollMs: (spec.poll ?? 3) * 1000,
+      });
+      break;
+    }
+    case 'btc': {
+      const { ingestBtc } = await import('../ingest/btc/ingestBtc.ts');
+      const confirmations = spec.confirmations ?? BTC_CONFIRMATIONS;
+      await recordChainState(ctx.store, 'BTC', { confirmations, head: null });
+      summary = await ingestBtc({
+        ...common, rpc: spec.rpc, from: spec.from, to: spec.to, follow: spec.follow ?? false, confirmations,
+        batchSize: spec.batch ?? 10, concurrency: spec.concurrency ?? 4, pollMs: (spec.poll ?? 30) * 1000,
+      });
+      break;
+    }
+  }
+  return { source: spec.source, summary, seconds: (Date.now() - t0) / 1000 };
+}
+
+async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm' }>): Promise<JobResult> {
+  const { ingestEvm } = await import('../ingest/evm/ingestEvm.ts');
+  const network = spec.network.toUpperCase();
+  const beside = ctx.dataDir ? path.join(ctx.dataDir, 'protocols.json') : null;
+  const protocolsFile = spec.protocols ?? (beside && fs.existsSync(beside) ? beside : undefined);
+  let lastBatchAt = performance.now();
+  let state: Promise<void> = Promise.resolve();
+  // Chain state writes are small transactions of their own; they run one after another, off the batch path.
+  const recordHead = (confirmations: number, head: number) => {
+    state = state.then(() => recordChainState(ctx.store, network, { confirmations, head })).catch(() => undefined);
+  };
+  let confirmations = spec.confirmations ?? 0;
+  const summary = await ingestEvm(ctx.store, {
+    network,
+    rpcUrl: spec.rpc,
+    from: spec.from,
+    to: spec.to,
+    follow: spec.follow,
+    confirmations: spec.confirmations,
+    protocolsFile,
+    only: spec.only as EvmProtocol[] | undefined,
+    traces: spec.traces === 'off' ? false : spec.traces ?? 'auto',
+    batchBlocks: spec.batchBlocks,
+    concurrency: spec.concurrency,
+    rpcConcurrency: spec.rpcConcurrency,
+    rpcBatchSize: spec.rpcBatch,
+    getLogsRange: spec.getLogsRange,
+    reingest: spec.force,
+    pollIntervalMs: (spec.pollInterval ?? 2) * 1000,
+    reorgWindow: spec.reorgWindow,
+    skipChainCheck: spec.skipChainCheck,
+    signal: ctx.signal,
+    onEvent: (event) => {
+      ctx.emit({ type: 'evm', event });
+      if (event.type === 'start') {
+        confirmations = event.confirmations;
+        recordHead(confirmations, event.head);
+        ctx.observe?.head?.({ network, head: event.head, newest: null });
+      } else if (event.type === 'batch') {
+        const now = performance.now();
+        ctx.observe?.batch?.({ network, dataset: '*', rows: event.events, seconds: (now - lastBatchAt) / 1000, newest: event.hi });
+        lastBatchAt = now;
+      } else if (event.type === 'caught_up') {
+        recordHead(confirmations, event.head);
+        ctx.observe?.head?.({ network, head: event.head, newest: event.block });
+      }
+    },
+  });
+  await state;
+  return { source: 'evm', summary };
+}

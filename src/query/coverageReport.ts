@@ -1,0 +1,53 @@
+/**
+ * GET /v1/coverage: what is queryable, per dataset and network (or token, for
+ * venues), before any quota is spent. Derived from the catalog (which datasets
+ * exist) and the coverage the store records with every committed batch.
+ */
+import type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
+import { catalog } from '../catalog/index.ts';
+import type { Endpoint } from '../catalog/types.ts';
+import type { Store } from '../store/createStore.ts';
+import { coverageRows, type CoverageRow } from '../store/coverage.ts';
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString().replace('.000Z', 'Z') : null);
+const isoMs = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/** The served endpoints that hold rows of their own (aggregates share their raw endpoint's dataset). */
+function datasetsOf(entries: readonly Endpoint[], f: CoverageFilter): Endpoint[] {
+  return entries.filter((e) => e.served && (!f.family || e.family === f.family) && (!f.protocol || e.protocol === f.protocol));
+}
+
+export async function coverageReport(store: Store, f: CoverageFilter, entries: readonly Endpoint[] = catalog): Promise<CoverageEntry[]> {
+  const endpoints = datasetsOf(entries, f);
+  const byId = new Map(endpoints.map((e) => [e.id, e]));
+  const rows = (await coverageRows(store, [...byId.keys()])).filter((r) => !f.network || r.scope.toUpperCase() === f.network.toUpperCase());
+  const groups = new Map<string, CoverageRow[]>();
+  for (const r of rows) {
+    const k = `${r.dataset}\u0000${r.scope}`;
+    const g = groups.get(k);
+    if (g) g.push(r);
+    else groups.set(k, [r]);
+  }
+  const out: CoverageEntry[] = [];
+  for (const g of groups.values()) {
+    const first = g[0]!;
+    const last = g[g.length - 1]!;
+    const e = byId.get(first.dataset)!;
+    const venue = e.family === 'exchange';
+    const gaps = g.slice(1).map((r, i) => ({ from: g[i]!.hi + 1, to: r.lo - 1 }));
+    out.push({
+      dataset: e.id,
+      family: e.family,
+      protocol: e.protocol,
+      event: e.event,
+      ...(venue ? { token: first.scope } : { network: first.scope }),
+      unit: venue ? 'ms' : 'block',
+      ranges: g.map((r) => (venue ? { from: r.lo, to: r.hi } : { from: r.lo, to: r.hi, time_from: iso(r.timeLo), time_to: iso(r.timeHi) })),
+      gaps,
+      newest: venue ? { time: isoMs(last.hi) } : { block: last.hi, time: iso(last.timeHi) },
+      confirmations: venue ? null : first.confirmations,
+      last_advanced: iso(first.advancedAt),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,108 @@
+/**
+ * The operator channel, server side: a small HTTP API on a Unix socket beside
+ * the store (owner-only permissions), never on the public listener, and
+ * never opened by an API key. The CLI sends its commands here when a server
+ * holds the store (src/operator/channel.ts); see the README's "Operating a
+ * live server".
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pino, type Logger } from 'pino';
+import { isActionName, OperatorError, runAction, type OperatorContext } from '../operator/actions.ts';
+import { OPERATOR_FILE, socketPathFor, type OperatorInfo } from '../operator/channel.ts';
+import { JobConflictError, type JobManager } from '../operator/jobManager.ts';
+import { JobSpecError, parseJobSpec } from '../operator/jobSpec.ts';
+import type { JobMessage } from '../operator/runJob.ts';
+
+export interface OperatorChannelOptions {
+  readonly dataDir: string;
+  readonly actions: OperatorContext;
+  readonly jobs: JobManager;
+  readonly logger?: Logger;
+  /** More routes for operators only (e.g. GET /metrics). */
+  readonly extend?: (app: FastifyInstance) => void;
+}
+
+export interface OperatorChannel {
+  readonly socket: string;
+  close(): Promise<void>;
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+export async function startOperatorChannel(opts: OperatorChannelOptions): Promise<OperatorChannel> {
+  const socket = socketPathFor(opts.dataDir);
+  const infoFile = path.join(opts.dataDir, OPERATOR_FILE);
+  // This process holds the store's lock, so a socket left here belongs to a server that died.
+  fs.rmSync(socket, { force: true });
+  const app = Fastify({ loggerInstance: opts.logger?.child({ channel: 'operator' }) ?? pino({ enabled: false }), disableRequestLogging: true }) as unknown as FastifyInstance;
+  const startedAt = new Date().toISOString();
+
+  app.setErrorHandler((err, request, reply) => {
+    const known = err instanceof OperatorError || err instanceof JobSpecError;
+    const status = known ? 400 : err instanceof JobConflictError ? 409 : (err as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 500) request.log.error({ err }, 'operator command failed');
+    return reply.code(status).send({ status: 'error', error: messageOf(err) });
+  });
+
+  app.get('/', async () => ({ pid: process.pid, startedAt, jobs: opts.jobs.list().filter((j) => j.state === 'running' || j.state === 'retrying').length }));
+
+  app.post<{ Params: { name: string } }>('/actions/:name', async (request, reply) => {
+    const { name } = request.params;
+    if (!isActionName(name)) return reply.code(404).send({ status: 'error', error: `no operator action ${name}` });
+    const result = await runAction(opts.actions, name, (request.body ?? {}) as never);
+    request.log.info({ action: name }, 'operator action');
+    return result;
+  });
+
+  app.get('/jobs', async () => opts.jobs.list());
+
+  app.post<{ Params: { id: string }; Querystring: { wait?: string } }>('/jobs/:id/stop', async (request, reply) => {
+    const job = opts.jobs.get(request.params.id);
+    if (!job) return reply.code(404).send({ status: 'error', error: `no job ${request.params.id}` });
+    const stopping = job.stop();
+    if (request.query.wait !== 'false') await stopping;
+    return job.status();
+  });
+
+  app.post<{ Querystring: { detach?: string } }>('/jobs', async (request, reply) => {
+    const spec = parseJobSpec(request.body);
+    const { name, ...rest } = spec as typeof spec & { name?: string };
+    const job = opts.jobs.start(rest as typeof spec, { ...(name ? { name } : {}) });
+    const accepted: JobMessage = { type: 'accepted', id: job.id, label: job.status().label };
+    if (request.query.detach === 'true') return reply.type('application/x-ndjson').send(`${JSON.stringify(accepted)}\n`);
+    // Attached: the job's messages stream to the CLI as JSON lines until it ends.
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    const write = (m: JobMessage) => { res.write(`${JSON.stringify(m)}\n`); };
+    write(accepted);
+    const unsubscribe = job.subscribe(write);
+    // A CLI that goes away (killed, terminal closed) takes its attached job with it, at a batch boundary.
+    res.on('close', () => {
+      unsubscribe();
+      if (!res.writableFinished) void job.stop();
+    });
+    void job.ended.then(() => res.end());
+  });
+
+  opts.extend?.(app);
+  await app.listen({ path: socket });
+  fs.chmodSync(socket, 0o600);
+  const info: OperatorInfo = { pid: process.pid, socket, startedAt };
+  fs.writeFileSync(infoFile, `${JSON.stringify(info)}\n`, { mode: 0o600 });
+
+  return {
+    socket,
+    async close() {
+      await app.close();
+      fs.rmSync(socket, { force: true });
+      // Only our own file: a newer server may have replaced it.
+      try {
+        const current = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as OperatorInfo;
+        if (current.pid === process.pid) fs.rmSync(infoFile, { force: true });
+      } catch { /* already gone */ }
+    },
+  };
+}
