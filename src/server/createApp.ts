@@ -23,6 +23,7 @@ import { registerCalculateCost } from './routes/calculateCost.ts';
 import { registerDataRoute } from './routes/data.ts';
 import { registerDiscovery } from './routes/discovery.ts';
 import { registerDocs } from './routes/docs.ts';
+import { registerExplore } from './routes/explore.ts';
 import { registerLinkDownloads } from './routes/links.ts';
 import { registerUsage } from './routes/usage.ts';
 import { registerV1Fallback } from './routes/v1Fallback.ts';
@@ -65,6 +66,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerDocs(app);
+  registerExplore(app);
 
   const scratch = !opts.links?.dir && !opts.store.dataDir;
   const linkDir = opts.links?.dir ?? (opts.store.dataDir ? path.join(opts.store.dataDir, 'links') : fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-links-')));
