@@ -2,6 +2,8 @@
  * The buckets of an aggregate as a uPlot line chart: hover shows every
  * series' value at a bucket (uPlot's live legend), labelled checkboxes toggle
  * series, and a summary sentence plus a data table are its text alternative.
+ * Series differ by orders of magnitude (a count beside token sums beside pool
+ * liquidity), so each has its own y scale; the axes show the first two shown.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
@@ -20,18 +22,25 @@ export function Chart({ data }: { readonly data: ChartData }) {
   const plot = useRef<uPlot | null>(null);
   const [shown, setShown] = useState<boolean[]>(() => data.series.map(() => true));
 
+  useEffect(() => setShown(data.series.map(() => true)), [data]);
+
   useEffect(() => {
-    setShown(data.series.map(() => true));
     const el = host.current!;
+    const visible = data.series.map((_, i) => i).filter((i) => shown[i] ?? true);
+    const axisFor = (i: number | undefined, side: 1 | 3): uPlot.Axis[] => (i === undefined ? [] : [{
+      scale: `s${i}`, side, size: 80, label: data.series[i]!.label, stroke: PALETTE[i % PALETTE.length]!, ...(side === 1 ? { grid: { show: false } } : {}),
+    }]);
     const opts: uPlot.Options = {
       width: Math.max(320, el.clientWidth || 800),
       height: 320,
       scales: { x: { time: data.axis === 'time' } },
-      axes: [{ label: data.axis === 'time' ? 'bucket start (UTC)' : 'bucket start (block)' }, { size: 70 }],
+      axes: [{ label: data.axis === 'time' ? 'bucket start (UTC)' : 'bucket start (block)' }, ...axisFor(visible[0], 3), ...axisFor(visible[1], 1)],
       legend: { live: true },
       series: [
         { label: data.axis === 'time' ? 'time' : 'block' },
-        ...data.series.map((s, i) => ({ label: s.label, stroke: PALETTE[i % PALETTE.length]!, width: 1.5, points: { show: data.x.length < 200 } })),
+        ...data.series.map((s, i) => ({
+          label: s.label, scale: `s${i}`, show: shown[i] ?? true, stroke: PALETTE[i % PALETTE.length]!, width: 1.5, points: { show: data.x.length < 200 },
+        })),
       ],
     };
     const u = new uPlot(opts, [[...data.x], ...data.series.map((s) => [...s.values])] as uPlot.AlignedData, el);
@@ -42,12 +51,10 @@ export function Chart({ data }: { readonly data: ChartData }) {
       plot.current = null;
       delete el.uplot;
     };
-  }, [data]);
+  }, [data, shown]);
 
-  const toggle = (i: number, on: boolean) => {
-    setShown((s) => s.map((v, j) => (j === i ? on : v)));
-    plot.current?.setSeries(i + 1, { show: on });
-  };
+  // Redrawn with the new set of shown series, so that the axes follow it.
+  const toggle = (i: number, on: boolean) => setShown((s) => s.map((v, j) => (j === i ? on : v)));
 
   const summary = chartSummary(data);
   const at = (x: number) => (data.axis === 'time' ? new Date(x * 1000).toISOString().replace('.000Z', 'Z') : String(x));
@@ -64,6 +71,7 @@ export function Chart({ data }: { readonly data: ChartData }) {
       </fieldset>
       <div class="chart" ref={host} role="img" aria-label={`Chart of the buckets. ${summary}`} />
       <figcaption id="chart-summary">{summary}</figcaption>
+      <p class="note">Each series has its own scale (the axes show the first two shown); hover the chart for values, or open the table.</p>
       <details>
         <summary>Chart data as a table</summary>
         <table class="chart-data">
