@@ -177,6 +177,11 @@ describe('the explorer in Chromium', () => {
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await expect.poll(() => page.locator('.chart .u-legend .u-value').first().textContent()).not.toBe('--');
     await shot('4-dex-aggregate-chart');
+    // The README's picture: price, run summary and chart in one view.
+    await page.locator('#price-h').evaluate((el) => el.scrollIntoView());
+    const inView = (await page.locator('.chart .u-over').boundingBox())!;
+    await page.mouse.move(inView.x + inView.width * 0.6, inView.y + inView.height / 2);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'readme-explorer.png') });
   });
 
   it('shows the API\'s message at the field of a bad range, and charges nothing', async () => {

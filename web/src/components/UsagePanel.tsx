@@ -20,7 +20,7 @@ export function UsagePanel({ usage }: { readonly usage: Usage }) {
           <thead><tr><th scope="col">when</th><th scope="col">endpoint</th><th scope="col">blocks</th></tr></thead>
           <tbody>
             {usage.last_charges.slice(0, 5).map((c) => (
-              <tr key={c.request_id}><td>{c.charged_at}</td><td><code>{c.endpoint ?? ''}</code></td><td class="num">{n(c.cost)}</td></tr>
+              <tr key={c.request_id}><td>{c.charged_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</td><td><code>{c.endpoint ?? ''}</code></td><td class="num">{n(c.cost)}</td></tr>
             ))}
           </tbody>
         </table>
