@@ -10,6 +10,9 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { chartSummary, type ChartData } from '../chartData.ts';
 
+/** Hover values with six significant digits: prices are tiny, liquidity is huge. */
+const showValue = (_u: uPlot, v: number | null) => (v === null || v === undefined ? '--' : v.toLocaleString('en-US', { maximumSignificantDigits: 6 }));
+
 const PALETTE = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#4b5563', '#65a30d', '#9333ea'];
 
 /** The chart element keeps its uPlot instance, so a test can compare plotted points with the API's buckets. */
@@ -39,7 +42,7 @@ export function Chart({ data }: { readonly data: ChartData }) {
       series: [
         { label: data.axis === 'time' ? 'time' : 'block' },
         ...data.series.map((s, i) => ({
-          label: s.label, scale: `s${i}`, show: shown[i] ?? true, stroke: PALETTE[i % PALETTE.length]!, width: 1.5, points: { show: data.x.length < 200 },
+          label: s.label, scale: `s${i}`, show: shown[i] ?? true, value: showValue, stroke: PALETTE[i % PALETTE.length]!, width: 1.5, points: { show: data.x.length < 200 },
         })),
       ],
     };
