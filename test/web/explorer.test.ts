@@ -80,6 +80,16 @@ async function pick(family: string, protocol: string, event: string, kind: 'raw'
 
 const param = (name: string) => page.locator(`#p-${name}`);
 
+/** Opens the explorer (with a shared query) and gives it the key if this browser has none yet. */
+async function openExplorer(target?: string) {
+  await page.goto(`${server.url}/explore${target ? `?q=${encodeURIComponent(target)}` : ''}`);
+  await page.getByRole('heading', { name: 'Query' }).waitFor();
+  if (await page.getByLabel('API key').count()) {
+    await page.getByLabel('API key').fill(server.key);
+    await page.getByRole('button', { name: 'Use key' }).click();
+  }
+}
+
 async function settledCost(): Promise<number> {
   const cost = page.locator('[data-cost]');
   await cost.waitFor();
@@ -142,7 +152,7 @@ describe('the explorer in Chromium', () => {
   });
 
   it('draws an aggregate with pivots as a chart whose points are the API\'s buckets', async () => {
-    await page.goto(`${server.url}/explore`);
+    await openExplorer();
     await pick('evm', 'dex_v3', 'swap', 'aggregate');
     await param('network').selectOption('ETH');
     await param('symbol0').fill('WETH');
@@ -185,7 +195,7 @@ describe('the explorer in Chromium', () => {
   });
 
   it('shows the API\'s message at the field of a bad range, and charges nothing', async () => {
-    await page.goto(`${server.url}/explore`);
+    await openExplorer();
     const before = await usedBlocks();
     await pick('evm', 'erc20', 'transfer', 'raw');
     await param('network').selectOption('ETH');
@@ -213,7 +223,7 @@ describe('the explorer in Chromium', () => {
 
   it('restores a query from a shared ?q= address, with its cost and a Run button', async () => {
     const target = `/v1/evm/erc20/events/transfer?network=ETH&token=USDT&block_start=${ETH0 + 100}&block_end=${ETH0 + 1_300}&format=csv`;
-    await page.goto(`${server.url}/explore?q=${encodeURIComponent(target)}`);
+    await openExplorer(target);
     await page.getByRole('button', { name: 'Run', exact: true }).waitFor();
     expect(await page.getByLabel('Family', { exact: true }).inputValue()).toBe('evm');
     expect(await page.getByLabel('Protocol', { exact: true }).inputValue()).toBe('erc20');
@@ -231,5 +241,15 @@ describe('the explorer in Chromium', () => {
     const ts = await page.locator('.snippet pre').nth(1).textContent();
     expect(ts).toContain(`cq.evmErc20Transfer({ network: 'ETH', block_start: ${ETH0 + 100}, block_end: ${ETH0 + 1_300}, format: 'csv', token: 'USDT' })`);
     await shot('6-shared-query');
+
+    // Downloads: the same query as a CSV file, and as a link=true URL that needs no key.
+    const api = await fetch(`${server.url}${target}`, { headers: { 'x-api-key': server.key } }).then((r) => r.text());
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(fs.readFileSync((await download.path())!, 'utf8')).toBe(api);
+    await page.getByRole('button', { name: 'Get link' }).click();
+    const link = await page.getByTestId('link-url').getAttribute('href');
+    expect(link).toMatch(/\/v1\/links\//);
+    expect(await fetch(link!).then((r) => r.text())).toBe(api);
+    await shot('7-downloads');
   });
 });

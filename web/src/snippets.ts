@@ -44,8 +44,10 @@ export function typescriptSnippet(origin: string, route: Route, values: Values):
   ].join('\n');
 }
 
-export function pythonSnippet(origin: string, target: string, route: Route): string {
-  const file = route.formats.includes('parquet') ? 'parquet' : 'csv';
+/** Python reading the file format chosen in the form, else Parquet where offered, else CSV. */
+export function pythonSnippet(origin: string, target: string, route: Route, chosen = ''): string {
+  const wanted = chosen.trim().toLowerCase();
+  const file = wanted === 'csv' || wanted === 'parquet' ? wanted : route.formats.includes('parquet') ? 'parquet' : 'csv';
   const url = new URL(origin + target);
   url.searchParams.set('format', file);
   url.searchParams.delete('link');
