@@ -39,7 +39,7 @@ export type JobMessage =
   | { readonly type: 'failed'; readonly message: string; readonly interrupted?: boolean };
 
 export interface JobObserver {
-  /** Rows a committed batch added; `dataset` is `*` where the adapter reports a batch's total only. */
+  /** Rows a committed batch added to one dataset, and the newest block it holds. */
   batch?(e: { network: string; dataset: string; rows: number; seconds: number; newest: number }): void;
   head?(e: { network: string; head: number; newest: number | null }): void;
 }
@@ -170,7 +170,9 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
         ctx.observe?.head?.({ network, head: event.head, newest: null });
       } else if (event.type === 'batch') {
         const now = performance.now();
-        ctx.observe?.batch?.({ network, dataset: '*', rows: event.events, seconds: (now - lastBatchAt) / 1000, newest: event.hi });
+        for (const [dataset, rows] of Object.entries(event.datasets)) {
+          ctx.observe?.batch?.({ network, dataset, rows, seconds: (now - lastBatchAt) / 1000, newest: event.hi });
+        }
         lastBatchAt = now;
       } else if (event.type === 'caught_up') {
         recordHead(confirmations, event.head);

@@ -51,6 +51,13 @@ export interface Store {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   copyToStream(sql: string, params: SqlParams, format: Format): Promise<CopyStream>;
   copyToFile(sql: string, params: SqlParams, format: Format, file: string): Promise<number>;
+  /**
+   * A read-only view of the store as of now, on its own connection inside one
+   * transaction: every read through it (lookups, coverage checks, the export)
+   * sees the same committed state, whatever ingestion commits meanwhile. Its
+   * `close()` ends it; it cannot write.
+   */
+  snapshot(): Promise<Store>;
   close(): Promise<void>;
 }
 
@@ -158,76 +165,35 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       }
     },
 
-    async copyToStream(sql, params, format) {
-      const release = await exports.acquire();
-      const fifo = path.join(fifoDir, randomBytes(12).toString('hex'));
-      let conn: DuckDBConnection | undefined;
-      let socket: net.Socket | undefined;
-      try {
-        await fifos.make(fifo);
-        // The read end is opened first and non-blocking, and read through the
-        // event loop (epoll) rather than the thread pool: a slow client then
-        // holds no libuv thread, and the engine's open-for-write never waits.
-        // Linux reports hang-up on a FIFO only after a writer has come and
-        // gone, so the reader simply waits until the engine opens the pipe.
-        const fd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-        socket = new net.Socket({ fd, readable: true, writable: false });
-        conn = await instance.connect();
-      } catch (e) {
-        socket?.destroy();
-        fs.rm(fifo, { force: true }, () => undefined);
-        release();
-        throw e;
-      }
-      const connection = conn;
-      const source = socket;
-      // The fifo path is ours, never user text; the user's values are bound parameters.
-      const done = connection.run(`COPY (${sql}) TO '${fifo}' ${copyOptions(format)}`, params).then(rowCount);
-      // The body ends only once the engine has reported success, so that a
-      // failure after the pipe closed can never pass for a complete result.
-      const stream = new PassThrough({ highWaterMark: 256 * 1024 });
-      source.pipe(stream, { end: false });
-      source.on('end', () => {
-        done.then(() => stream.end(), (e: unknown) => stream.destroy(asError(e)));
-      });
-      source.on('error', (e) => stream.destroy(e));
-      done.catch((e: unknown) => {
-        stream.destroy(asError(e));
-        source.destroy();
-      });
-      // Failures reach the caller through `done`; a stream error must never be unhandled.
-      stream.on('error', () => undefined);
-      let released = false;
-      const finish = () => {
-        if (released) return;
-        released = true;
-        source.destroy();
-        fs.rm(fifo, { force: true }, () => undefined);
-        release();
-      };
-      stream.on('close', () => {
-        // Closing the connection before the query settles would abort it mid-write.
-        done.finally(() => connection.closeSync()).catch(() => undefined);
-        finish();
-      });
-      return {
-        stream,
-        done,
-        cancel() {
-          connection.interrupt();
-          stream.destroy();
-        },
-      };
-    },
+    copyToStream: (sql, params, format) => copyToStream(sql, params, format, null),
 
     async copyToFile(sql, params, format, file) {
       const conn = await instance.connect();
       try {
-        const r = await conn.run(`COPY (${sql}) TO '${file.replaceAll("'", "''")}' ${copyOptions(format)}`, params);
-        return await rowCount(r);
+        return await copyToFileOn(conn, sql, params, format, file);
       } finally {
         conn.closeSync();
       }
+    },
+
+    async snapshot() {
+      const conn = await instance.connect();
+      await conn.run('BEGIN TRANSACTION');
+      // DuckDB starts a transaction's view of the database at its first read, not at BEGIN: read now.
+      await conn.run('SELECT count(*) FROM schema_version');
+      let ended: Promise<void> | null = null;
+      const view: Store = {
+        dataDir: opts.dataDir,
+        readOnly: true,
+        all: (sql, params) => all(conn, sql, params),
+        run: () => Promise.reject(new Error('a snapshot is read-only')),
+        transaction: () => Promise.reject(new Error('a snapshot is read-only')),
+        copyToStream: (sql, params, format) => copyToStream(sql, params, format, conn),
+        copyToFile: (sql, params, format, file) => copyToFileOn(conn, sql, params, format, file),
+        snapshot: () => Promise.resolve(view),
+        close: () => (ended ??= conn.run('COMMIT').then(() => undefined, () => undefined).finally(() => conn.closeSync())),
+      };
+      return view;
     },
 
     async close() {
@@ -237,7 +203,75 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       fs.rmSync(fifoDir, { recursive: true, force: true });
     },
   };
+
+  /** Streams a query's encoded result; on `shared` (a snapshot's connection, left open) or on a connection of its own. */
+  async function copyToStream(sql: string, params: SqlParams, format: Format, onConn: DuckDBConnection | null): Promise<CopyStream> {
+    const release = await exports.acquire();
+    const fifo = path.join(fifoDir, randomBytes(12).toString('hex'));
+    let conn: DuckDBConnection | undefined;
+    let socket: net.Socket | undefined;
+    try {
+      await fifos.make(fifo);
+      // The read end is opened first and non-blocking, and read through the
+      // event loop (epoll) rather than the thread pool: a slow client then
+      // holds no libuv thread, and the engine's open-for-write never waits.
+      // Linux reports hang-up on a FIFO only after a writer has come and
+      // gone, so the reader simply waits until the engine opens the pipe.
+      const fd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      socket = new net.Socket({ fd, readable: true, writable: false });
+      conn = onConn ?? await instance.connect();
+    } catch (e) {
+      socket?.destroy();
+      fs.rm(fifo, { force: true }, () => undefined);
+      release();
+      throw e;
+    }
+    const connection = conn;
+    const source = socket;
+    // The fifo path is ours, never user text; the user's values are bound parameters.
+    const done = connection.run(`COPY (${sql}) TO '${fifo}' ${copyOptions(format)}`, params).then(rowCount);
+    // The body ends only once the engine has reported success, so that a
+    // failure after the pipe closed can never pass for a complete result.
+    const stream = new PassThrough({ highWaterMark: 256 * 1024 });
+    source.pipe(stream, { end: false });
+    source.on('end', () => {
+      done.then(() => stream.end(), (e: unknown) => stream.destroy(asError(e)));
+    });
+    source.on('error', (e) => stream.destroy(e));
+    done.catch((e: unknown) => {
+      stream.destroy(asError(e));
+      source.destroy();
+    });
+    // Failures reach the caller through `done`; a stream error must never be unhandled.
+    stream.on('error', () => undefined);
+    let released = false;
+    const finish = () => {
+      if (released) return;
+      released = true;
+      source.destroy();
+      fs.rm(fifo, { force: true }, () => undefined);
+      release();
+    };
+    stream.on('close', () => {
+      // Closing the connection before the query settles would abort it mid-write; a snapshot closes its own.
+      if (!onConn) done.finally(() => connection.closeSync()).catch(() => undefined);
+      finish();
+    });
+    return {
+      stream,
+      done,
+      cancel() {
+        connection.interrupt();
+        stream.destroy();
+      },
+    };
+  }
   return store;
+}
+
+async function copyToFileOn(conn: DuckDBConnection, sql: string, params: SqlParams, format: Format, file: string): Promise<number> {
+  const r = await conn.run(`COPY (${sql}) TO '${file.replaceAll("'", "''")}' ${copyOptions(format)}`, params);
+  return rowCount(r);
 }
 
 /** COPY answers one row holding the number of rows it wrote. */

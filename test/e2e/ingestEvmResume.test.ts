@@ -12,6 +12,7 @@ import { createStore } from '../../src/store/createStore.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain } from '../helpers/chain.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
+import { startServer } from '../helpers/server.ts';
 import { dumpStore } from './storeDump.ts';
 
 describe('ingest evm: kill at any moment, run again', () => {
@@ -19,6 +20,7 @@ describe('ingest evm: kill at any moment, run again', () => {
   let root: string;
   let args: (dir: string) => string[];
   let to: number;
+  let protocols: string;
 
   beforeAll(async () => {
     anvil = await startAnvil({ chainId: 1 });
@@ -41,7 +43,7 @@ describe('ingest evm: kill at any moment, run again', () => {
     }
     to = await chain.blockNumber();
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-resume-'));
-    const protocols = path.join(root, 'protocols.json');
+    protocols = path.join(root, 'protocols.json');
     fs.writeFileSync(protocols, JSON.stringify({ dex_v3: { ETH: { factory, deployed_block: 0 } } }));
     args = (dir) => ['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--from', '1', '--to', String(to), '--confirmations', '0',
       '--batch-blocks', '4', '--concurrency', '3', '--data', dir, '--protocols', protocols, '--log'];
@@ -100,6 +102,44 @@ describe('ingest evm: kill at any moment, run again', () => {
       }
     }));
     expect(JSON.parse(b!).evm_erc20_transfer.length).toBeGreaterThan(100);
+    expect(b).toBe(a);
+  });
+
+  it('a server killed with SIGKILL during a supervised job resumes it when restarted, ending with the store of one uninterrupted run', async () => {
+    const reference = path.join(root, 'reference-server');
+    expect((await runCli(args(reference))).code).toBe(0);
+    const live = path.join(root, 'live');
+    fs.mkdirSync(live);
+    const config = path.join(root, 'chainq.json');
+    fs.writeFileSync(config, JSON.stringify({ jobs: [{ name: 'eth', source: 'evm', network: 'ETH', rpc: anvil.url, from: 1, to, confirmations: 0, batchBlocks: 1, concurrency: 3, protocols }] }));
+    let server = await startServer(live, ['--config', config]);
+    const covered = async () => {
+      const res = await fetch(`${server.url}/v1/coverage?protocol=erc20&network=ETH`, { headers: { 'x-api-key': server.key } });
+      return ((await res.json()) as { coverage: { newest: { block: number } }[] }).coverage[0]?.newest.block ?? 0;
+    };
+    while (await covered() < 8) await new Promise((r) => setTimeout(r, 10));
+    server.child.kill('SIGKILL');
+    expect(await covered().catch(() => 0)).toBeLessThan(to);
+    await server.stop();
+    server = await startServer(live, ['--config', config], server.key);
+    for (;;) {
+      const jobs = JSON.parse((await runCli(['jobs', 'list', '--json', '--data', live])).stdout) as { state: string; attempts: number; lastError: unknown }[];
+      expect(jobs).toHaveLength(1);
+      expect(jobs[0]!.lastError).toBeNull();
+      if (jobs[0]!.state === 'done') break;
+      expect(jobs[0]!.state).toBe('running');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(await covered()).toBe(to);
+    await server.stop();
+    const [a, b] = await Promise.all([reference, live].map(async (dir) => {
+      const store = await createStore({ dataDir: dir, readOnly: true });
+      try {
+        return await dumpStore(store, { physical: true });
+      } finally {
+        await store.close();
+      }
+    }));
     expect(b).toBe(a);
   });
 });

@@ -22,6 +22,8 @@ export interface CliResult {
 
 export interface RunningCli {
   readonly child: ChildProcess;
+  /** The JSON log lines of stderr so far. */
+  readonly logs: readonly Record<string, unknown>[];
   /** Resolves with the first log line that `match` accepts (rejects if the process ends first). */
   waitFor(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   readonly done: Promise<CliResult>;
@@ -55,6 +57,7 @@ export function spawnCli(args: readonly string[], env: Record<string, string> = 
   });
   return {
     child,
+    logs,
     done,
     waitFor(match, timeoutMs = 60_000) {
       const seen = logs.find(match);

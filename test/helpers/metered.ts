@@ -142,6 +142,8 @@ export function writePlansFile(dir: string, defs: Record<string, { requests_per_
 export function breakingMidStream(store: Store): Store {
   return {
     ...store,
+    // Requests export through a snapshot of the store: it breaks the same way.
+    snapshot: async () => breakingMidStream(await store.snapshot()),
     async copyToStream(sql, params, format) {
       const exp = await store.copyToStream(sql, params, format);
       let sent = 0;

@@ -8,15 +8,19 @@ import { runCli, spawnCli } from './cli.ts';
 export interface Server {
   readonly url: string;
   readonly key: string;
+  readonly child: ChildProcess;
   get(pathAndQuery: string): Promise<{ status: number; body: Record<string, unknown> }>;
   stop(): Promise<void>;
 }
 
-export async function startServer(dataDir: string): Promise<Server> {
-  const created = await runCli(['keys', 'create', '--plan', 'unlimited', '--data', dataDir]);
-  if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
-  const key = created.stdout.trim().split('\n').pop()!.trim();
-  const cli = spawnCli(['serve', '--data', dataDir, '--port', '0', '--no-demo', '--log-level', 'warn']);
+export async function startServer(dataDir: string, extraArgs: readonly string[] = [], key?: string): Promise<Server> {
+  if (key === undefined) {
+    const created = await runCli(['keys', 'create', '--plan', 'unlimited', '--data', dataDir]);
+    if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
+    key = created.stdout.trim().split('\n').pop()!.trim();
+  }
+  const apiKey = key;
+  const cli = spawnCli(['serve', '--data', dataDir, '--port', '0', '--no-demo', '--log-level', 'warn', ...extraArgs]);
   const child: ChildProcess = cli.child;
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -30,9 +34,10 @@ export async function startServer(dataDir: string): Promise<Server> {
   });
   return {
     url,
-    key,
+    key: apiKey,
+    child,
     async get(pathAndQuery) {
-      const res = await fetch(`${url}${pathAndQuery}`, { headers: { 'x-api-key': key } });
+      const res = await fetch(`${url}${pathAndQuery}`, { headers: { 'x-api-key': apiKey } });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
     async stop() {

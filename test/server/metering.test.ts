@@ -264,7 +264,8 @@ describe('monthly budget', () => {
 
 describe('charged once, only for a complete successful data response', () => {
   it('an engine failure after the hold answers 500 and charges nothing', async () => {
-    const failing: Store = { ...store, copyToStream: async () => { throw new Error('engine failed'); } };
+    const failingCopy = async () => { throw new Error('engine failed'); };
+    const failing: Store = { ...store, copyToStream: failingCopy, snapshot: async () => ({ ...(await store.snapshot()), copyToStream: failingCopy }) };
     const m = await createMeteredApp(failing, { plans: PLANS });
     try {
       const key = await m.newKey('month');

@@ -75,7 +75,8 @@ export interface IngestEvmOptions {
 export type IngestEvent =
   | { type: 'start'; network: string; datasets: readonly string[]; skipped: DatasetPlan['skipped']; traces: TraceSource | false | null; confirmations: number; head: number }
   | { type: 'plan'; ranges: readonly Interval[]; blocks: number }
-  | { type: 'batch'; lo: number; hi: number; blocks: number; events: number }
+  /** `datasets`: rows the batch added per dataset. */
+  | { type: 'batch'; lo: number; hi: number; blocks: number; events: number; datasets: Readonly<Record<string, number>> }
   | { type: 'notice'; message: string }
   | { type: 'reorg'; ancestor: number; depth: number; detectedAt: number }
   | { type: 'caught_up'; block: number; head: number };
@@ -310,7 +311,10 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
             blocksDone += b.blocks.length;
             eventsDone += decoded.events;
             batches++;
-            emit({ type: 'batch', lo: b.lo, hi: b.hi, blocks: b.blocks.length, events: decoded.events });
+            const datasets: Record<string, number> = {};
+            for (const [d, rows] of decoded.rows) datasets[d] = rows.length;
+            for (const [d, e] of b.engine) datasets[d] = (datasets[d] ?? 0) + e.events;
+            emit({ type: 'batch', lo: b.lo, hi: b.hi, blocks: b.blocks.length, events: decoded.events, datasets });
           });
           writing.catch(() => undefined); // surfaced by settle()
           last = { number: lastBlock.number, hash: lastBlock.hash };

@@ -35,42 +35,53 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
     const query = request.query as Record<string, unknown>;
     const link = query.link === true;
     if (link) assertLinkFormat(route, query);
-    // The plan, and so the cost, is the same with or without link=true.
-    const p = await plan(ctx, route, query);
-    // Every check that can answer 4xx has run; the cost is held before the first byte.
-    await reserveCost(request, reply, p.cost.cost);
-    if (request.method === 'HEAD') {
-      // HEAD answers what GET would (including 403) without running the query, so it is never charged.
-      await releaseCost(request);
-      return reply.header('content-type', CONTENT_TYPES[p.format]).send();
-    }
-    if (link) {
-      if (!links || p.format === 'json') throw new Error('link mode is not configured');
-      const format = p.format;
-      let body;
-      try {
-        body = await links.create({ format, basename: p.basename, write: (file) => ctx.store.copyToFile(p.sql, p.params, format, file) }, requestBaseUrl(request));
-      } catch (e) {
+    // Planning (coverage, lookups) and the export read one snapshot: a batch
+    // that ingestion commits meanwhile is either wholly in the answer or not at all.
+    const snap = await ctx.store.snapshot();
+    let handedOver = false;
+    try {
+      // The plan, and so the cost, is the same with or without link=true.
+      const p = await plan({ ...ctx, store: snap }, route, query);
+      // Every check that can answer 4xx has run; the cost is held before the first byte.
+      await reserveCost(request, reply, p.cost.cost);
+      if (request.method === 'HEAD') {
+        // HEAD answers what GET would (including 403) without running the query, so it is never charged.
         await releaseCost(request);
+        return reply.header('content-type', CONTENT_TYPES[p.format]).send();
+      }
+      if (link) {
+        if (!links || p.format === 'json') throw new Error('link mode is not configured');
+        const format = p.format;
+        let body;
+        try {
+          body = await links.create({ format, basename: p.basename, write: (file) => snap.copyToFile(p.sql, p.params, format, file) }, requestBaseUrl(request));
+        } catch (e) {
+          await releaseCost(request);
+          throw e;
+        }
+        // The file exists: the link is the delivered result, charged like the query.
+        await commitCost(request);
+        return reply.header('cache-control', 'no-store').send(body);
+      }
+      const exp = await snap.copyToStream(p.sql, p.params, p.format);
+      handedOver = true;
+      // The snapshot ends when the engine is done with it.
+      exp.done.finally(() => snap.close()).catch(() => undefined);
+      // A client that leaves mid-stream stops the engine at once.
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) exp.cancel();
+      });
+      let encoded;
+      try {
+        encoded = await encodeBody(exp, p.format, p.basename);
+      } catch (e) {
+        exp.cancel();
         throw e;
       }
-      // The file exists: the link is the delivered result, charged like the query.
-      await commitCost(request);
-      return reply.header('cache-control', 'no-store').send(body);
+      reply.headers(encoded.headers);
+      return reply.send(chargeOnCompletion(request, encoded.body));
+    } finally {
+      if (!handedOver) await snap.close();
     }
-    const exp = await ctx.store.copyToStream(p.sql, p.params, p.format);
-    // A client that leaves mid-stream stops the engine at once.
-    reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) exp.cancel();
-    });
-    let encoded;
-    try {
-      encoded = await encodeBody(exp, p.format, p.basename);
-    } catch (e) {
-      exp.cancel();
-      throw e;
-    }
-    reply.headers(encoded.headers);
-    return reply.send(chargeOnCompletion(request, encoded.body));
   });
 }

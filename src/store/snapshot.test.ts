@@ -1,0 +1,40 @@
+/** A snapshot reads one committed state, whatever commits meanwhile: what makes a request never see half a batch. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addCoverage } from './coverage.ts';
+import { createStore, type Store } from './createStore.ts';
+
+let store: Store;
+beforeAll(async () => { store = await createStore({ dataDir: null, threads: 1 }); });
+afterAll(async () => { await store?.close(); });
+
+const count = async (s: Store) => Number((await s.all<{ n: bigint }>(`SELECT count(*) AS n FROM blocks WHERE network = 'T'`))[0]!.n);
+
+describe('store snapshot', () => {
+  it('sees neither the rows nor the coverage of a batch committed after it began, in lookups and in the export', async () => {
+    await store.transaction(async (tx) => {
+      await tx.run(`INSERT INTO blocks VALUES ('T', 1, TIMESTAMP '2025-12-01 00:00:00', '0x1', '0x0')`);
+      await addCoverage(tx, 'test/t/t', 'T', 1, 1);
+    });
+    const snap = await store.snapshot();
+    try {
+      await store.transaction(async (tx) => {
+        await tx.run(`INSERT INTO blocks VALUES ('T', 2, TIMESTAMP '2025-12-01 00:00:12', '0x2', '0x1')`);
+        await addCoverage(tx, 'test/t/t', 'T', 2, 2);
+      });
+      expect(await count(store)).toBe(2);
+      expect(await count(snap)).toBe(1);
+      expect(await snap.all(`SELECT lo, hi FROM coverage WHERE scope = 'T'`)).toEqual([{ lo: 1n, hi: 1n }]);
+      const exp = await snap.copyToStream(`SELECT number FROM blocks WHERE network = 'T' ORDER BY number`, {}, 'csv');
+      const chunks: Buffer[] = [];
+      for await (const c of exp.stream) chunks.push(c as Buffer);
+      expect(await exp.done).toBe(1);
+      expect(Buffer.concat(chunks).toString()).toBe('number\n1\n');
+      await expect(snap.run(`DELETE FROM blocks`)).rejects.toThrow(/read-only/);
+    } finally {
+      await snap.close();
+    }
+    const again = await store.snapshot();
+    expect(await count(again)).toBe(2);
+    await again.close();
+  });
+});
