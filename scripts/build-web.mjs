@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Builds the explorer (web/ → dist/web) when the build is missing or was made
- * from other sources. Runs on `npm install` (prepare) and `npm start`, so a
+ * from other sources. Runs on `npm install` (prepare) and before `npm start` (prestart), so a
  * fresh clone serves /explore; a no-op when nothing changed. `--force`
  * rebuilds anyway.
  */
