@@ -86,6 +86,15 @@ describe('typed methods generated from the catalog', () => {
     expect(await cq.extraArgs('dex_v3')).toHaveProperty('fee');
     expect((await cq.tokens()).some((t) => t.symbol === 'USDC')).toBe(true);
   });
+
+  it('usage() reads the key\'s month: what a query charged is what it reports', async () => {
+    const cq = await client('roomy');
+    const q = cq.evmErc20Transfer(P);
+    await q.json();
+    const usage = await cq.usage({ charges: 1 });
+    expect(usage).toMatchObject({ plan: 'roomy', monthly_blocks: 1_000_000, blocks_used: 100, blocks_left: 1_000_000 - 100, requests_charged: 1 });
+    expect(usage.last_charges).toEqual([expect.objectContaining({ request_id: q.metering!.requestId, cost: 100 })]);
+  });
 });
 
 describe('streaming', () => {

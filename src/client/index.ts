@@ -18,7 +18,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
 import { errorFrom, IncompleteResponseError, parseRetryAfter } from './errors.ts';
-import { ROUTES, type EvmProtocol, type Protocol, type RouteTypes } from './routes.generated.ts';
+import { ROUTES, type EvmProtocol, type Protocol, type RouteTypes, type Usage, type UsageParams } from './routes.generated.ts';
 
 export * from './errors.ts';
 export type * from './routes.generated.ts';
@@ -196,6 +196,8 @@ export interface ClientCore extends Transport {
   eventTypes(protocol: EvmProtocol): Promise<string[]>;
   extraArgs(protocol: EvmProtocol): Promise<Record<string, { description: string; type: string; required: boolean; enum?: (string | number)[] }>>;
   aggregateSchema(protocol: Protocol): Promise<Record<string, unknown>>;
+  /** The key's plan, limits, blocks used and left this month, and its latest charges (free). */
+  usage(params?: UsageParams): Promise<Usage>;
   /** What is covered (queryable), per dataset and network; free. */
   coverage(filter?: CoverageFilter): Promise<{ coverage: CoverageEntry[] }>;
   /** Your own label namespaces (docs/labels.md); free. Use one with `wallet_namespace` on any label or category filter. */
@@ -267,6 +269,7 @@ export function createClient(opts: ClientOptions): ChainqClient {
       get: async (ns) => new Response((await send(`/v1/labels/${encodeURIComponent(ns)}`)).body).text(),
       delete: async (ns) => readJson(await send(`/v1/labels/${encodeURIComponent(ns)}`, { method: 'DELETE' })),
     },
+    usage: (params = {}) => core.get(`/v1/usage${toSearch({ ...params })}`),
     coverage: (filter = {}) => core.get(`/v1/coverage${toSearch(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as Record<string, string>)}`),
   };
 

@@ -6,6 +6,42 @@ export type Protocol = 'evm/erc20' | 'evm/native' | 'evm/lending_v3' | 'evm/dex_
 /** The {protocol} segment of the EVM discovery paths. */
 export type EvmProtocol = 'erc20' | 'native' | 'lending_v3' | 'dex_v3' | 'staking';
 
+/** Parameters of GET /v1/usage. */
+export interface UsageParams {
+  /** How many of the latest charges of this month to list, newest first (at most 50). Default: 10. */
+  charges?: number;
+}
+
+/** The answer of GET /v1/usage. */
+export interface Usage {
+  /** Name of the key's plan. */
+  plan: string;
+  /** Per-minute request limit; null when the plan has none. */
+  requests_per_minute: number | null;
+  /** Monthly block budget; null when the plan has none. */
+  monthly_blocks: number | null;
+  /** The budget month, YYYY-MM (UTC). */
+  month: string;
+  /** Blocks charged to the key this month. */
+  blocks_used: number;
+  /** Blocks left this month: the budget less blocks charged and blocks held by requests still streaming (X-RateLimit-Remaining). Null when the plan has no budget. */
+  blocks_left: number | null;
+  /** Requests charged to the key this month. */
+  requests_charged: number;
+  /** Requests counted in the current one-minute window, this one included (0 when the plan has no per-minute limit). */
+  requests_this_minute: number;
+  /** When the monthly budget resets: 00:00 UTC on the first day of next month (ISO 8601). */
+  resets_at: string;
+  /** The latest charges of this month, newest first. */
+  last_charges: {
+    request_id: string;
+    endpoint: string | null;
+    cost: number;
+    admitted_at: string;
+    charged_at: string;
+  }[];
+}
+
 /** Parameters of GET /v1/evm/erc20/events/transfer. */
 export interface EvmErc20TransferParams {
   /** Network code, case-insensitive. */

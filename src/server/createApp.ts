@@ -29,6 +29,8 @@ import { registerDocs } from './routes/docs.ts';
 import { registerLabelRoutes } from './routes/labels.ts';
 import { registerLinkDownloads } from './routes/links.ts';
 import { registerMcpRoute } from './routes/mcp.ts';
+import { registerExplore } from './routes/explore.ts';
+import { registerUsage } from './routes/usage.ts';
 import { registerV1Fallback } from './routes/v1Fallback.ts';
 
 export interface AppOptions {
@@ -123,6 +125,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerDocs(app);
+  registerExplore(app);
 
   const scratch = !opts.links?.dir && !opts.store.dataDir;
   const linkDir = opts.links?.dir ?? (opts.store.dataDir ? path.join(opts.store.dataDir, 'links') : fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-links-')));
@@ -149,6 +152,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     for (const route of routes) registerDataRoute(v1, ctx, route, links);
     registerCalculateCost(v1, ctx, routes);
     registerLabelRoutes(v1, opts.store);
+    registerUsage(v1);
     registerV1Fallback(v1);
   });
   return app;

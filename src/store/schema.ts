@@ -47,6 +47,8 @@ const SYSTEM_DDL = [
   // The embedded quota ledger: one row per charged request (src/metering/embeddedBackend.ts).
   `CREATE TABLE IF NOT EXISTS usage_charges (key_id VARCHAR, period VARCHAR, request_id VARCHAR, cost BIGINT,
      admitted_at TIMESTAMP, charged_at TIMESTAMP)`,
+  // The route charged, for GET /v1/usage; stores made before it have the column added, empty for old rows.
+  `ALTER TABLE usage_charges ADD COLUMN IF NOT EXISTS endpoint VARCHAR`,
 ];
 
 export function schemaDdl(): string[] {

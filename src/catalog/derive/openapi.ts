@@ -1,5 +1,6 @@
 /** Catalog → OpenAPI 3.1 document. */
 import { API_ERRORS } from '../../errors/apiError.ts';
+import { accountEndpoints, type ResponseField } from '../account.ts';
 import { chainEndpoints } from '../index.ts';
 import type { Endpoint, Format, OutputColumn, Params } from '../types.ts';
 import { COVERAGE_PARAMS, COVERAGE_PATH } from '../coverage.ts';
@@ -11,6 +12,7 @@ import { protocols } from './discovery.ts';
 
 const wireType = (c: OutputColumn) => (c.type === 'double' ? 'number' : c.type);
 
+// The x- fields carry what JSON Schema cannot say, for generated forms (the explorer).
 function parameters(params: Params) {
   return Object.entries(params).map(([name, p]) => ({
     name,
@@ -18,7 +20,17 @@ function parameters(params: Params) {
     required: p.required ?? false,
     description: p.description + (p.exclusiveWith?.length ? ` Not with: ${p.exclusiveWith.join(', ')}.` : ''),
     schema: paramSchema(p, false),
+    ...(p.exclusiveWith?.length ? { 'x-exclusive-with': [...p.exclusiveWith] } : {}),
+    ...(p.list ? { 'x-list': true } : {}),
+    ...(p.networks ? { 'x-networks': [...p.networks] } : {}),
   }));
+}
+
+function fieldSchema(f: ResponseField): Record<string, unknown> {
+  const schema: Record<string, unknown> = f.type === 'object[]'
+    ? { type: 'array', items: { type: 'object', properties: Object.fromEntries((f.items ?? []).map((i) => [i.name, fieldSchema(i)])) } }
+    : { type: f.nullable ? [f.type, 'null'] : f.type };
+  return { ...schema, description: f.description };
 }
 
 function rowSchema(columns: readonly OutputColumn[]) {
@@ -108,6 +120,11 @@ export function openApiDocument(): Record<string, unknown> {
         operationId: `${r.kind}_${e.id.replaceAll('/', '_')}`,
         summary: r.kind === 'aggregate' ? `${e.summary} Bucketed.` : e.summary,
         tags: [`${e.family}/${e.protocol}`],
+        'x-chainq': {
+          dataset: e.id, kind: r.kind, family: e.family, protocol: e.protocol, event: e.event,
+          formats: [...e.formats], default_format: e.defaultFormat,
+          ...(e.family === 'exchange' ? { max_days: e.maxDays } : { networks: [...e.networks] }),
+        },
         parameters: parameters(r.params),
         responses: {
           200: {
@@ -150,6 +167,21 @@ export function openApiDocument(): Record<string, unknown> {
       },
     },
   };
+  for (const a of accountEndpoints) {
+    paths[a.path] = {
+      get: {
+        operationId: a.id.replaceAll('/', '_'),
+        summary: a.summary,
+        tags: ['account'],
+        parameters: parameters(a.params),
+        responses: {
+          200: { description: a.summary, content: { 'application/json': { schema: { type: 'object', properties: Object.fromEntries(a.fields.map((f) => [f.name, fieldSchema(f)])) } } } },
+          400: errorResponse('Invalid request.'),
+          401: errorResponse('Missing or invalid API key.'),
+        },
+      },
+    };
+  }
   paths['/v1/protocols'] = { get: { summary: 'Protocol identifiers.', tags: ['discovery'], responses: { 200: { description: 'Array of strings.' } } } };
   paths[COVERAGE_PATH] = {
     get: {

@@ -1,4 +1,5 @@
 /** Catalog → the generated endpoint tables of docs/endpoints.md. */
+import { accountEndpoints, type ResponseField } from '../account.ts';
 import { catalog } from '../index.ts';
 import type { Endpoint, Params } from '../types.ts';
 import { walletNamespaceParams } from '../labelNamespace.ts';
@@ -40,6 +41,21 @@ function section(e: Endpoint): string[] {
   return out;
 }
 
+function fieldRows(fields: readonly ResponseField[], prefix = ''): string[] {
+  return fields.flatMap((f) => [
+    `| \`${prefix}${f.name}\` | ${f.type}${f.nullable ? ' or null' : ''} | ${cell(f.description)} |`,
+    ...fieldRows(f.items ?? [], `${prefix}${f.name}[].`),
+  ]);
+}
+
+function accountSection(): string[] {
+  const out = ['## account', ''];
+  for (const a of accountEndpoints) {
+    out.push(`### \`GET ${a.path}\``, '', a.summary, '', ...paramTable(a.params), '', '| Field | Type | Meaning |', '|---|---|---|', ...fieldRows(a.fields), '');
+  }
+  return out;
+}
+
 export function endpointReference(entries: readonly Endpoint[] = catalog): string {
   const out = [
     '# Endpoint reference',
@@ -54,5 +70,6 @@ export function endpointReference(entries: readonly Endpoint[] = catalog): strin
     out.push(`## ${f}`, '');
     for (const e of entries.filter((x) => `${x.family}/${x.protocol}` === f)) out.push(...section(e));
   }
+  out.push(...accountSection());
   return `${out.join('\n').trimEnd()}\n`;
 }
