@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // As bin/chainq.js does: every streamed response holds libuv pool threads (the
@@ -20,10 +21,21 @@ if (!redisInstalled) {
   process.stderr.write(`\nredis-server is not installed: skipping ${REDIS_TEST_FILES.join(', ')}.\nInstall it (apt-get install -y redis-server) to run the shared-limit, two-instance and Redis crash tests.\n\n`);
 }
 
+// The explorer's browser tests drive Debian's Chromium (apt-get install -y
+// chromium). CI installs it and sets CHAINQ_REQUIRE_BROWSER=1; elsewhere they
+// are left out, loudly, when it is missing.
+const BROWSER = '/usr/bin/chromium';
+const BROWSER_TEST_FILES = ['test/web/explorer.test.ts'];
+const browserInstalled = fs.existsSync(BROWSER);
+if (!browserInstalled) {
+  if (process.env.CHAINQ_REQUIRE_BROWSER === '1') throw new Error(`${BROWSER} is required (CHAINQ_REQUIRE_BROWSER=1) but not installed: apt-get install -y chromium`);
+  process.stderr.write(`\n${BROWSER} is not installed: skipping ${BROWSER_TEST_FILES.join(', ')}.\nInstall it (apt-get install -y chromium) to run the explorer's browser tests.\n\n`);
+}
+
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    exclude: [...configDefaults.exclude, ...(redisInstalled ? [] : REDIS_TEST_FILES)],
+    exclude: [...configDefaults.exclude, ...(redisInstalled ? [] : REDIS_TEST_FILES), ...(browserInstalled ? [] : BROWSER_TEST_FILES)],
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: 'forks',

@@ -21,10 +21,12 @@ const ALLOWED: Record<string, string[]> = {
   metering: ['store', 'catalog', 'query'],
   demo: ['store', 'catalog', 'reference', 'ingest'],
   client: ['catalog', 'errors'],
+  // MCP tools reach data only through the HTTP API; they read the catalog to describe it.
+  mcp: ['catalog', 'query'],
   // Operator actions and ingestion jobs, run by the CLI or inside a server.
   operator: ['catalog', 'store', 'query', 'metering', 'reference', 'ingest', 'demo'],
-  server: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'operator'],
-  cli: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'demo', 'server', 'operator'],
+  server: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'operator', 'mcp'],
+  cli: ['catalog', 'store', 'query', 'output', 'metering', 'reference', 'ingest', 'demo', 'server', 'operator', 'mcp'],
   errors: [],
   utils: [],
   internal: [],

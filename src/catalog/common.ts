@@ -43,6 +43,24 @@ export const addressFilterParams: Params = {
   receiver_category: { type: 'string', list: true, exclusiveWith: ['receiver', 'receiver_label', 'involving'], description: 'Address category of the receiver.' },
 };
 
+/**
+ * The token of the ERC-20 and TRC-20 transfer endpoints: one, or several
+ * comma-separated (chainq's extension, docs/api.md), with the switch that
+ * drops unknown ones instead of refusing the request.
+ */
+export function tokenListParams(one: string): Params {
+  return {
+    token: {
+      type: 'string', required: true, list: true,
+      description: `${one} Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart.`,
+    },
+    ignore_unknown_tokens: {
+      type: 'boolean', default: false,
+      description: 'Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known.',
+    },
+  };
+}
+
 export const amountParams: Params = {
   min_amount: { type: 'number', minimum: 0, description: 'Minimum amount in token units, inclusive.' },
   max_amount: { type: 'number', minimum: 0, description: 'Maximum amount in token units, inclusive; 0 means no limit.' },

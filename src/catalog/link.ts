@@ -15,7 +15,7 @@ export function linkParams(e: Endpoint): Params {
     link: {
       type: 'boolean',
       default: false,
-      description: 'Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. '
+      description: 'Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. '
         + 'The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet.',
     },
   };

@@ -5,6 +5,7 @@ import { registerDemo } from './demo.ts';
 import { registerIngest } from './ingest.ts';
 import { registerIngestSources } from './ingest-sources.ts';
 import { registerKeys } from './keys.ts';
+import { registerMcp } from './mcp.ts';
 import { registerOperator } from './operator.ts';
 import { registerReference } from './reference.ts';
 import { registerServe } from './serve.ts';
@@ -18,6 +19,7 @@ registerKeys(program);
 registerStatus(program);
 registerReference(program);
 registerIngestSources(program);
+registerMcp(program);
 registerOperator(program);
 
 try {

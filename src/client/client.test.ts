@@ -8,7 +8,7 @@ import type { Store } from '../store/createStore.ts';
 import { breakingMidStream, createDemoStore, createMeteredApp, plans, TestClock, type MeteredApp } from '../../test/helpers/metered.ts';
 import { generateClientRoutes, GENERATED_FILE } from './generate.ts';
 import {
-  AuthenticationError, createClient, IncompleteResponseError, InvalidRequestError, NotFoundError, QuotaExceededError,
+  AuthenticationError, CostOverLimitError, createClient, IncompleteResponseError, InvalidRequestError, NotFoundError, QuotaExceededError,
   RateLimitedError, retryDelayMs, ROUTES, type ChainqClient, type EvmErc20TransferRow,
 } from './index.ts';
 
@@ -86,6 +86,15 @@ describe('typed methods generated from the catalog', () => {
     expect(await cq.extraArgs('dex_v3')).toHaveProperty('fee');
     expect((await cq.tokens()).some((t) => t.symbol === 'USDC')).toBe(true);
   });
+
+  it('usage() reads the key\'s month: what a query charged is what it reports', async () => {
+    const cq = await client('roomy');
+    const q = cq.evmErc20Transfer(P);
+    await q.json();
+    const usage = await cq.usage({ charges: 1 });
+    expect(usage).toMatchObject({ plan: 'roomy', monthly_blocks: 1_000_000, blocks_used: 100, blocks_left: 1_000_000 - 100, requests_charged: 1 });
+    expect(usage.last_charges).toEqual([expect.objectContaining({ request_id: q.metering!.requestId, cost: 100 })]);
+  });
 });
 
 describe('streaming', () => {
@@ -145,6 +154,32 @@ describe('typed errors from error bodies', () => {
     const e = await cq.query('/v1/evm/erc20/events/transfer', { ...P, block_stat: 1 }).json().catch((x: unknown) => x);
     expect(e).toBeInstanceOf(InvalidRequestError);
     expect(e).toMatchObject({ status: 400, code: 'unknown_parameter', parameter: 'block_stat' });
+  });
+
+  it('max_cost: a query over the cap → CostOverLimitError with cost and cap, nothing charged', async () => {
+    const cq = await client('roomy');
+    const q = cq.evmErc20Transfer({ ...P, block_end: 23_910_500, max_cost: 499 });
+    const e = await q.json().catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(CostOverLimitError);
+    expect(e).toBeInstanceOf(InvalidRequestError);
+    expect(e).toMatchObject({ status: 400, code: 'cost_over_limit', cost: 500, maxCost: 499 });
+    expect((await cq.evmErc20Transfer({ ...P, block_end: 23_910_500, max_cost: 500 }).json()).status).toBe('success');
+  });
+
+  it('label namespaces: put, list, get and delete, then filter with wallet_namespace; bad CSV names the line', async () => {
+    const cq = await client('roomy');
+    const rows = (await cq.evmErc20Transfer(P).json()).events;
+    const sender = rows[0]!.sender;
+    expect(await cq.labels.put('desks', `address,label,category\n${sender},Desk A,desk\n`)).toMatchObject({ status: 'success', namespace: 'desks', rows: 1 });
+    expect((await cq.labels.list()).namespaces.map((n) => n.namespace)).toEqual(['desks']);
+    expect(await cq.labels.get('desks')).toBe(`address,label,category,network\n${sender},Desk A,desk,\n`);
+    const mine = await cq.evmErc20Transfer({ ...P, sender_category: 'desk', wallet_namespace: 'desks' }).json();
+    expect(mine.events).toEqual(rows.filter((r) => r.sender === sender));
+    const bad = await cq.labels.put('desks', 'address,label,category\nnope,a,b\n').catch((x: unknown) => x);
+    expect(bad).toBeInstanceOf(InvalidRequestError);
+    expect(bad).toMatchObject({ code: 'invalid_body', body: { line: 2 } });
+    expect(await cq.labels.delete('desks')).toMatchObject({ deleted: true });
+    await expect(cq.labels.get('desks')).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('401 → AuthenticationError', async () => {

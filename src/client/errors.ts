@@ -5,9 +5,9 @@
 
 export type ErrorCode =
   | 'missing_parameter' | 'invalid_parameter' | 'unknown_parameter' | 'conflicting_parameters' | 'invalid_range'
-  | 'range_too_large' | 'unsupported_network' | 'unknown_token' | 'invalid_body'
+  | 'range_too_large' | 'unsupported_network' | 'unknown_token' | 'invalid_body' | 'cost_over_limit'
   | 'missing_api_key' | 'invalid_api_key'
-  | 'quota_exceeded' | 'not_found' | 'method_not_allowed' | 'link_expired' | 'unsupported_media_type'
+  | 'quota_exceeded' | 'not_found' | 'method_not_allowed' | 'link_expired' | 'unsupported_media_type' | 'range_not_satisfiable'
   | 'rate_limited' | 'internal_error' | 'unavailable';
 
 export interface ErrorBody {
@@ -40,10 +40,21 @@ export class ChainqError extends Error {
 
 /** 400: the request is wrong; the message says how. Nothing was charged. */
 export class InvalidRequestError extends ChainqError {
-  override readonly name = 'InvalidRequestError';
+  override readonly name: string = 'InvalidRequestError';
   /** The parameter at fault, when the server names one. */
   get parameter(): string | undefined {
     return typeof this.body.parameter === 'string' ? this.body.parameter : undefined;
+  }
+}
+
+/** 400 cost_over_limit: the query costs more than the `max_cost` the caller set. Nothing was run or charged. */
+export class CostOverLimitError extends InvalidRequestError {
+  override readonly name: string = 'CostOverLimitError';
+  get cost(): number {
+    return Number(this.body.cost);
+  }
+  get maxCost(): number {
+    return Number(this.body.max_cost);
   }
 }
 
@@ -136,6 +147,7 @@ export function errorFrom(status: number, text: string, headers: Headers): Chain
   }
   const requestId = headers.get('x-request-id');
   if (status === 429) return new RateLimitedError(status, body, requestId, parseRetryAfter(headers.get('retry-after')));
+  if (status === 400 && body.code === 'cost_over_limit') return new CostOverLimitError(status, body, requestId);
   const Cls = BY_STATUS[status] ?? (status >= 500 ? InternalServerError : ChainqError);
   return new Cls(status, body, requestId);
 }

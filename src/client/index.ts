@@ -18,7 +18,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
 import { errorFrom, IncompleteResponseError, parseRetryAfter } from './errors.ts';
-import { ROUTES, type EvmProtocol, type Protocol, type RouteTypes } from './routes.generated.ts';
+import { ROUTES, type EvmProtocol, type Protocol, type RouteTypes, type Usage, type UsageParams } from './routes.generated.ts';
 
 export * from './errors.ts';
 export type * from './routes.generated.ts';
@@ -173,8 +173,15 @@ type RouteMethods = {
   [K in keyof RouteTypes]: (params: RouteTypes[K]['params']) => Query<RouteTypes[K]['row']>;
 };
 
+interface SendInit {
+  method?: string;
+  body?: string;
+  /** Content-Type of `body`; JSON by default. */
+  contentType?: string;
+}
+
 interface Transport {
-  send(target: string, init?: { method?: string; body?: string }): Promise<ChainqResponse>;
+  send(target: string, init?: SendInit): Promise<ChainqResponse>;
   cost(query: string): Promise<CostEstimate>;
 }
 
@@ -189,8 +196,27 @@ export interface ClientCore extends Transport {
   eventTypes(protocol: EvmProtocol): Promise<string[]>;
   extraArgs(protocol: EvmProtocol): Promise<Record<string, { description: string; type: string; required: boolean; enum?: (string | number)[] }>>;
   aggregateSchema(protocol: Protocol): Promise<Record<string, unknown>>;
+  /** The key's plan, limits, blocks used and left this month, and its latest charges (free). */
+  usage(params?: UsageParams): Promise<Usage>;
   /** What is covered (queryable), per dataset and network; free. */
   coverage(filter?: CoverageFilter): Promise<{ coverage: CoverageEntry[] }>;
+  /** Your own label namespaces (docs/labels.md); free. Use one with `wallet_namespace` on any label or category filter. */
+  readonly labels: LabelNamespaces;
+}
+
+export interface LabelNamespace {
+  readonly namespace: string;
+  readonly rows: number;
+  readonly updated_at: string;
+}
+
+export interface LabelNamespaces {
+  list(): Promise<{ namespaces: LabelNamespace[] }>;
+  /** Creates or replaces the namespace from CSV `address,label,category[,network]` with its header row. */
+  put(namespace: string, csv: string): Promise<LabelNamespace & { status: 'success' }>;
+  /** The namespace as CSV. */
+  get(namespace: string): Promise<string>;
+  delete(namespace: string): Promise<{ status: 'success'; namespace: string; deleted: true }>;
 }
 
 export type ChainqClient = ClientCore & RouteMethods;
@@ -201,9 +227,9 @@ export function createClient(opts: ClientOptions): ChainqClient {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const maxRetries = opts.maxRetries ?? 5;
 
-  async function send(target: string, init: { method?: string; body?: string } = {}): Promise<ChainqResponse> {
+  async function send(target: string, init: SendInit = {}): Promise<ChainqResponse> {
     const headers: Record<string, string> = { 'x-api-key': opts.apiKey };
-    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
     for (let attempt = 0; ; attempt++) {
       const res = await doFetch(`${base}${target}`, { method: init.method ?? 'GET', headers, ...(init.body !== undefined ? { body: init.body } : {}) });
       if (res.ok && res.body) return { status: res.status, headers: res.headers, metering: meteringOf(res.headers), body: res.body };
@@ -237,6 +263,13 @@ export function createClient(opts: ClientOptions): ChainqClient {
     eventTypes: (p) => core.get(`/v1/evm/${p}/events/types`),
     extraArgs: (p) => core.get(`/v1/evm/${p}/extra_args`),
     aggregateSchema: (p) => core.get(`/v1/${p}/aggregate_schema`),
+    labels: {
+      list: () => core.get('/v1/labels'),
+      put: async (ns, csv) => readJson(await send(`/v1/labels/${encodeURIComponent(ns)}`, { method: 'PUT', body: csv, contentType: 'text/csv' })),
+      get: async (ns) => new Response((await send(`/v1/labels/${encodeURIComponent(ns)}`)).body).text(),
+      delete: async (ns) => readJson(await send(`/v1/labels/${encodeURIComponent(ns)}`, { method: 'DELETE' })),
+    },
+    usage: (params = {}) => core.get(`/v1/usage${toSearch({ ...params })}`),
     coverage: (filter = {}) => core.get(`/v1/coverage${toSearch(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as Record<string, string>)}`),
   };
 

@@ -6,6 +6,42 @@ export type Protocol = 'evm/erc20' | 'evm/native' | 'evm/lending_v3' | 'evm/dex_
 /** The {protocol} segment of the EVM discovery paths. */
 export type EvmProtocol = 'erc20' | 'native' | 'lending_v3' | 'dex_v3' | 'staking';
 
+/** Parameters of GET /v1/usage. */
+export interface UsageParams {
+  /** How many of the latest charges of this month to list, newest first (at most 50). Default: 10. */
+  charges?: number;
+}
+
+/** The answer of GET /v1/usage. */
+export interface Usage {
+  /** Name of the key's plan. */
+  plan: string;
+  /** Per-minute request limit; null when the plan has none. */
+  requests_per_minute: number | null;
+  /** Monthly block budget; null when the plan has none. */
+  monthly_blocks: number | null;
+  /** The budget month, YYYY-MM (UTC). */
+  month: string;
+  /** Blocks charged to the key this month. */
+  blocks_used: number;
+  /** Blocks left this month: the budget less blocks charged and blocks held by requests still streaming (X-RateLimit-Remaining). Null when the plan has no budget. */
+  blocks_left: number | null;
+  /** Requests charged to the key this month. */
+  requests_charged: number;
+  /** Requests counted in the current one-minute window, this one included (0 when the plan has no per-minute limit). */
+  requests_this_minute: number;
+  /** When the monthly budget resets: 00:00 UTC on the first day of next month (ISO 8601). */
+  resets_at: string;
+  /** The latest charges of this month, newest first. */
+  last_charges: {
+    request_id: string;
+    endpoint: string | null;
+    cost: number;
+    admitted_at: string;
+    charged_at: string;
+  }[];
+}
+
 /** Parameters of GET /v1/evm/erc20/events/transfer. */
 export interface EvmErc20TransferParams {
   /** Network code, case-insensitive. */
@@ -24,11 +60,15 @@ export interface EvmErc20TransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
-  /** Token symbol or alias (case-insensitive), or contract address. */
-  token: string;
-  /** Token decimals when a contract address is given; default: the registry value, else 18. */
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
+  /** Token symbol or alias (case-insensitive), or contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
+  token: string | readonly string[];
+  /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
+  ignore_unknown_tokens?: boolean;
+  /** Token decimals when a single contract address is given; default: the registry value, else 18. */
   decimals?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
@@ -52,6 +92,8 @@ export interface EvmErc20TransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -96,11 +138,15 @@ export interface EvmErc20TransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
-  /** Token symbol or alias (case-insensitive), or contract address. */
-  token: string;
-  /** Token decimals when a contract address is given; default: the registry value, else 18. */
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
+  /** Token symbol or alias (case-insensitive), or contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
+  token: string | readonly string[];
+  /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
+  ignore_unknown_tokens?: boolean;
+  /** Token decimals when a single contract address is given; default: the registry value, else 18. */
   decimals?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
@@ -124,6 +170,8 @@ export interface EvmErc20TransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -153,8 +201,10 @@ export interface EvmNativeTransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -177,6 +227,8 @@ export interface EvmNativeTransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -221,8 +273,10 @@ export interface EvmNativeTransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -245,6 +299,8 @@ export interface EvmNativeTransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -274,8 +330,10 @@ export interface EvmLendingV3DepositParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -284,6 +342,8 @@ export interface EvmLendingV3DepositParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -330,8 +390,10 @@ export interface EvmLendingV3DepositAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -340,6 +402,8 @@ export interface EvmLendingV3DepositAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -369,8 +433,10 @@ export interface EvmLendingV3WithdrawParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -379,6 +445,8 @@ export interface EvmLendingV3WithdrawParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -423,8 +491,10 @@ export interface EvmLendingV3WithdrawAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -433,6 +503,8 @@ export interface EvmLendingV3WithdrawAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -462,8 +534,10 @@ export interface EvmLendingV3BorrowParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -472,6 +546,8 @@ export interface EvmLendingV3BorrowParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -520,8 +596,10 @@ export interface EvmLendingV3BorrowAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -530,6 +608,8 @@ export interface EvmLendingV3BorrowAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -559,8 +639,10 @@ export interface EvmLendingV3RepayParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -569,6 +651,8 @@ export interface EvmLendingV3RepayParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -615,8 +699,10 @@ export interface EvmLendingV3RepayAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -625,6 +711,8 @@ export interface EvmLendingV3RepayAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -654,8 +742,10 @@ export interface EvmLendingV3FlashloanParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -664,6 +754,8 @@ export interface EvmLendingV3FlashloanParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -710,8 +802,10 @@ export interface EvmLendingV3FlashloanAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -720,6 +814,8 @@ export interface EvmLendingV3FlashloanAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -749,8 +845,10 @@ export interface EvmLendingV3LiquidationParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -759,6 +857,8 @@ export interface EvmLendingV3LiquidationParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -807,8 +907,10 @@ export interface EvmLendingV3LiquidationAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -817,6 +919,8 @@ export interface EvmLendingV3LiquidationAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -846,8 +950,10 @@ export interface EvmDexV3SwapParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -860,6 +966,8 @@ export interface EvmDexV3SwapParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -908,8 +1016,10 @@ export interface EvmDexV3SwapAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -922,6 +1032,8 @@ export interface EvmDexV3SwapAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -951,8 +1063,10 @@ export interface EvmDexV3DepositParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -965,6 +1079,8 @@ export interface EvmDexV3DepositParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1015,8 +1131,10 @@ export interface EvmDexV3DepositAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1029,6 +1147,8 @@ export interface EvmDexV3DepositAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1058,8 +1178,10 @@ export interface EvmDexV3WithdrawParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1072,6 +1194,8 @@ export interface EvmDexV3WithdrawParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1120,8 +1244,10 @@ export interface EvmDexV3WithdrawAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1134,6 +1260,8 @@ export interface EvmDexV3WithdrawAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1163,8 +1291,10 @@ export interface EvmDexV3CollectParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1177,6 +1307,8 @@ export interface EvmDexV3CollectParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1227,8 +1359,10 @@ export interface EvmDexV3CollectAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1241,6 +1375,8 @@ export interface EvmDexV3CollectAggregateParams {
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1270,14 +1406,18 @@ export interface EvmStakingDepositParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1322,14 +1462,18 @@ export interface EvmStakingDepositAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1359,14 +1503,18 @@ export interface EvmStakingWithdrawalRequestParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1413,14 +1561,18 @@ export interface EvmStakingWithdrawalRequestAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1450,14 +1602,18 @@ export interface EvmStakingWithdrawalClaimedParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1504,14 +1660,18 @@ export interface EvmStakingWithdrawalClaimedAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1541,14 +1701,18 @@ export interface EvmStakingL2DepositParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1591,14 +1755,18 @@ export interface EvmStakingL2DepositAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1628,14 +1796,18 @@ export interface EvmStakingL2WithdrawalRequestParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1678,14 +1850,18 @@ export interface EvmStakingL2WithdrawalRequestAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
   involving_label?: string | readonly string[];
   /** Address category of an involved address. */
   involving_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time or by block number. */
   group_by: 'time' | 'block_number';
   /** Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks. */
@@ -1713,10 +1889,14 @@ export interface TronTrc20TransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
-  /** Token symbol (case-insensitive) or base58 T… contract address. */
-  token: string;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
+  /** Token symbol (case-insensitive) or base58 T… contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
+  token: string | readonly string[];
+  /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
+  ignore_unknown_tokens?: boolean;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1739,6 +1919,8 @@ export interface TronTrc20TransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1775,10 +1957,14 @@ export interface TronTrc20TransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
-  /** Token symbol (case-insensitive) or base58 T… contract address. */
-  token: string;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
+  /** Token symbol (case-insensitive) or base58 T… contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
+  token: string | readonly string[];
+  /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
+  ignore_unknown_tokens?: boolean;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1801,6 +1987,8 @@ export interface TronTrc20TransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time (default) or by block number. Default: time. */
   group_by?: 'time' | 'block_number';
   /** Bucket size: one of 1m, 5m, 30m, 1h, 1d, 1w for time (default 1h); a positive block count for blocks (default 1000). */
@@ -1826,8 +2014,10 @@ export interface TronNativeTransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1850,6 +2040,8 @@ export interface TronNativeTransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1886,8 +2078,10 @@ export interface TronNativeTransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1910,6 +2104,8 @@ export interface TronNativeTransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time (default) or by block number. Default: time. */
   group_by?: 'time' | 'block_number';
   /** Bucket size: one of 1m, 5m, 30m, 1h, 1d, 1w for time (default 1h); a positive block count for blocks (default 1000). */
@@ -1935,8 +2131,10 @@ export interface BtcNativeTransferParams {
   verbose?: boolean;
   /** Include the time column. false leaves it out. Default: true. */
   with_time?: boolean;
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -1959,6 +2157,8 @@ export interface BtcNativeTransferParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Add value_usd: the amount times the USD price at the minute of the event; null when no price is known. Default: false. */
   with_value?: boolean;
 }
@@ -1997,8 +2197,10 @@ export interface BtcNativeTransferAggregateParams {
   until?: string;
   /** Output format. Default: json. */
   format?: 'json' | 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -2021,6 +2223,8 @@ export interface BtcNativeTransferAggregateParams {
   receiver_label?: string | readonly string[];
   /** Address category of the receiver. */
   receiver_category?: string | readonly string[];
+  /** One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404. */
+  wallet_namespace?: string;
   /** Bucket by time (default) or by block number. Default: time. */
   group_by?: 'time' | 'block_number';
   /** Bucket size: one of 1m, 5m, 30m, 1h, 1d, 1w for time (default 1h); a positive block count for blocks (default 1000). */
@@ -2034,8 +2238,10 @@ export type BtcNativeTransferAggregateRow = Record<string, string | number | nul
 export interface ExchangeVenueARawTradesParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2064,8 +2270,10 @@ export interface ExchangeVenueARawTradesRow {
 export interface ExchangeVenueAOhlcvParams {
   /** Output format: csv, parquet, json; default csv. Default: csv. */
   format?: 'csv' | 'parquet' | 'json';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2098,8 +2306,10 @@ export interface ExchangeVenueAOhlcvRow {
 export interface ExchangeVenueABookDepthParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2128,8 +2338,10 @@ export interface ExchangeVenueABookDepthRow {
 export interface ExchangeVenueAOpenInterestParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2156,8 +2368,10 @@ export interface ExchangeVenueAOpenInterestRow {
 export interface ExchangeVenueAFundingRateParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2180,8 +2394,10 @@ export interface ExchangeVenueAFundingRateRow {
 export interface ExchangeVenueALongShortRatiosParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2212,8 +2428,10 @@ export interface ExchangeVenueALongShortRatiosRow {
 export interface ExchangeVenueBRawTradesParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2238,8 +2456,10 @@ export interface ExchangeVenueBRawTradesRow {
 export interface ExchangeVenueBOhlcvParams {
   /** Output format: csv, parquet, json; default csv. Default: csv. */
   format?: 'csv' | 'parquet' | 'json';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2272,8 +2492,10 @@ export interface ExchangeVenueBOhlcvRow {
 export interface ExchangeVenueBFillsParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2324,8 +2546,10 @@ export interface ExchangeVenueBFillsRow {
 export interface ExchangeVenueBPositionsParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */
@@ -2360,8 +2584,10 @@ export interface ExchangeVenueBPositionsRow {
 export interface ExchangeVenueBFundingParams {
   /** Output format: csv, parquet; default csv. Default: csv. */
   format?: 'csv' | 'parquet';
-  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
+  /** Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. The URL needs no API key and expires (1 hour by default). Needs format=csv or format=parquet. Default: false. */
   link?: boolean;
+  /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
+  max_cost?: number;
   /** Token symbol, e.g. BTC; venue_a serves the <TOKEN>USDT perpetual. */
   token: string;
   /** Start, inclusive: ISO 8601, Unix seconds, or YYYY-MM-DD. */

@@ -16,6 +16,8 @@ export interface Reservation {
   readonly cost: number;
   /** Epoch ms when the reservation was taken. */
   readonly at: number;
+  /** The route path charged (no query string), shown in the key's recent charges. */
+  readonly endpoint?: string;
 }
 
 export interface Balance {
@@ -51,6 +53,21 @@ export interface UsageRow {
   readonly blocks: number;
 }
 
+/** One charged request, as the key's owner sees it in GET /v1/usage. */
+export interface ChargeRecord {
+  readonly requestId: string;
+  readonly cost: number;
+  /** The route path, or null for charges recorded before routes were kept. */
+  readonly endpoint: string | null;
+  /** Epoch ms the request was admitted. */
+  readonly admittedAt: number;
+  /** Epoch ms the charge was recorded. */
+  readonly chargedAt: number;
+}
+
+/** How many recent charges per key and month the Redis backend keeps (the embedded ledger keeps all). */
+export const RECENT_CHARGES_KEPT = 50;
+
 export interface MeterBackend {
   readonly kind: 'embedded' | 'redis';
   /** Counts the request in its minute window and reads the period's balance. */
@@ -63,5 +80,7 @@ export interface MeterBackend {
   release(r: Reservation): Promise<void>;
   /** Charged usage per key and period, optionally narrowed. */
   usage(filter?: { keyId?: string | undefined; period?: string | undefined }): Promise<UsageRow[]>;
+  /** The key's latest charges of a period, newest first, at most `limit` (and at most RECENT_CHARGES_KEPT on Redis). */
+  recentCharges(keyId: string, period: string, limit: number): Promise<ChargeRecord[]>;
   close(): Promise<void>;
 }

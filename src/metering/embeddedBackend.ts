@@ -11,7 +11,7 @@
  * arrive while a write is running are grouped into the next transaction.
  */
 import type { Store } from '../store/createStore.ts';
-import type { AdmitInput, AdmitResult, MeterBackend, Reservation, ReserveResult, UsageRow } from './backend.ts';
+import type { AdmitInput, AdmitResult, ChargeRecord, MeterBackend, Reservation, ReserveResult, UsageRow } from './backend.ts';
 
 interface MutableBalance {
   used: number;
@@ -53,16 +53,17 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
     await store.transaction(async (tx) => {
       for (let i = 0; i < batch.length; i += INSERT_BATCH) {
         const part = batch.slice(i, i + INSERT_BATCH);
-        const params: Record<string, string | number> = {};
+        const params: Record<string, string | number | null> = {};
         const values = part.map(({ r }, j) => {
           params[`k${j}`] = r.keyId;
           params[`p${j}`] = r.period;
           params[`r${j}`] = r.id;
           params[`c${j}`] = r.cost;
           params[`t${j}`] = new Date(r.at).toISOString().replace('T', ' ').replace('Z', '');
-          return `($k${j}, $p${j}, $r${j}, $c${j}, CAST($t${j} AS TIMESTAMP), now()::TIMESTAMP)`;
+          params[`e${j}`] = r.endpoint ?? null;
+          return `($k${j}, $p${j}, $r${j}, $c${j}, CAST($t${j} AS TIMESTAMP), timezone('UTC', now()), CAST($e${j} AS VARCHAR))`;
         });
-        await tx.run(`INSERT INTO usage_charges (key_id, period, request_id, cost, admitted_at, charged_at) VALUES ${values.join(', ')}`, params);
+        await tx.run(`INSERT INTO usage_charges (key_id, period, request_id, cost, admitted_at, charged_at, endpoint) VALUES ${values.join(', ')}`, params);
       }
     });
   }
@@ -137,6 +138,15 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
         params,
       );
       return rows.map((r) => ({ keyId: r.key_id, period: r.period, requests: Number(r.requests), blocks: Number(r.blocks ?? 0) }));
+    },
+
+    async recentCharges(keyId: string, period: string, limit: number): Promise<ChargeRecord[]> {
+      const rows = await store.all<{ request_id: string; cost: bigint | number; endpoint: string | null; admitted_ms: bigint | number; charged_ms: bigint | number }>(
+        `SELECT request_id, cost, endpoint, epoch_ms(admitted_at) AS admitted_ms, epoch_ms(charged_at) AS charged_ms FROM usage_charges
+         WHERE key_id = $keyId AND period = $period ORDER BY charged_at DESC, admitted_at DESC LIMIT $limit`,
+        { keyId, period, limit },
+      );
+      return rows.map((r) => ({ requestId: r.request_id, cost: Number(r.cost), endpoint: r.endpoint, admittedAt: Number(r.admitted_ms), chargedAt: Number(r.charged_ms) }));
     },
 
     async close(): Promise<void> {

@@ -53,8 +53,8 @@ export interface Meter {
   readonly clock: Clock;
   /** Counts the request against the key's per-minute limit and reads its monthly balance. */
   admit(key: KeyIdentity): Promise<MeterState>;
-  /** Holds `cost` blocks for this request; false (and nothing held) when the budget cannot cover it. */
-  reserve(state: MeterState, cost: number): Promise<boolean>;
+  /** Holds `cost` blocks for this request (on route `endpoint`); false (and nothing held) when the budget cannot cover it. */
+  reserve(state: MeterState, cost: number, endpoint?: string): Promise<boolean>;
   /** Charges the held cost. Resolves once the charge is durable. */
   commit(state: MeterState): Promise<void>;
   /** Drops the hold, if one is still held. Idempotent. */
@@ -103,9 +103,9 @@ export function createMeter(opts: MeterOptions): Meter {
       };
     },
 
-    async reserve(state, cost) {
+    async reserve(state, cost, endpoint) {
       if (state.charge) throw new Error('a request holds at most one reservation');
-      const reservation: Reservation = { id: state.requestId, keyId: state.keyId, period: state.period, cost, at: state.now };
+      const reservation: Reservation = { id: state.requestId, keyId: state.keyId, period: state.period, cost, at: state.now, ...(endpoint === undefined ? {} : { endpoint }) };
       const r = await backend.reserve(reservation, state.plan.monthlyBlocks);
       state.remaining = left(state.plan.monthlyBlocks, r.used, r.reserved);
       if (!r.ok) return false;

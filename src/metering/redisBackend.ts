@@ -10,12 +10,13 @@
  *   chainq:{<key>}:h:<YYYY-MM>  hash: hold id -> cost, for requests still streaming
  *   chainq:{<key>}:z:<YYYY-MM>  sorted set: hold id -> expiry (epoch ms)
  *   chainq:{<key>}:x:<YYYY-MM>  hash: expired hold id -> cost, still chargeable if its request completes
+ *   chainq:{<key>}:c:<YYYY-MM>  list: the latest RECENT_CHARGES_KEPT charges, newest first, as JSON (GET /v1/usage)
  * A hold whose process died is reaped when it expires (HOLD_TTL_MS). The
  * month's keys expire after PERIOD_TTL_S so that usage history stays bounded.
  * Commit and release are idempotent: a retried script never charges twice.
  */
 import type { Redis as RedisClient } from 'ioredis';
-import type { AdmitInput, AdmitResult, MeterBackend, Reservation, ReserveResult, UsageRow } from './backend.ts';
+import { RECENT_CHARGES_KEPT, type AdmitInput, type AdmitResult, type ChargeRecord, type MeterBackend, type Reservation, type ReserveResult, type UsageRow } from './backend.ts';
 import { WINDOW_MS } from './period.ts';
 
 export const HOLD_TTL_MS = 60 * 60 * 1000;
@@ -71,7 +72,7 @@ redis.call('EXPIRE', KEYS[3], ttl)
 return {1, used, reserved + cost}
 `;
 
-// KEYS: q h z x · ARGV: id cost · charges only a hold that is live or expired-but-unsettled
+// KEYS: q h z x c · ARGV: id cost chargeJson kept periodTtl · charges only a hold that is live or expired-but-unsettled
 const COMMIT = `
 local cost = tonumber(ARGV[2])
 if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
@@ -82,6 +83,9 @@ elseif redis.call('HDEL', KEYS[4], ARGV[1]) == 0 then
 end
 redis.call('HINCRBY', KEYS[1], 'used', cost)
 redis.call('HINCRBY', KEYS[1], 'requests', 1)
+redis.call('LPUSH', KEYS[5], ARGV[3])
+redis.call('LTRIM', KEYS[5], 0, tonumber(ARGV[4]) - 1)
+redis.call('EXPIRE', KEYS[5], tonumber(ARGV[5]))
 return 1
 `;
 
@@ -124,7 +128,7 @@ export async function createRedisBackend(opts: RedisBackendOptions): Promise<Met
   }
   redis.defineCommand('cqAdmit', { numberOfKeys: 5, lua: ADMIT });
   redis.defineCommand('cqReserve', { numberOfKeys: 4, lua: RESERVE });
-  redis.defineCommand('cqCommit', { numberOfKeys: 4, lua: COMMIT });
+  redis.defineCommand('cqCommit', { numberOfKeys: 5, lua: COMMIT });
   redis.defineCommand('cqRelease', { numberOfKeys: 4, lua: RELEASE });
   const cmd = (name: string) => (redis as unknown as Record<string, ScriptFn>)[name]!.bind(redis);
   const admitScript = cmd('cqAdmit');
@@ -159,7 +163,8 @@ export async function createRedisBackend(opts: RedisBackendOptions): Promise<Met
 
     async commit(r: Reservation): Promise<void> {
       // The reply comes after Redis applied the script; with appendonly on, it is in the AOF.
-      await commitScript(...periodKeys(r.keyId, r.period), r.id, r.cost);
+      const charge = JSON.stringify({ id: r.id, cost: r.cost, endpoint: r.endpoint ?? null, at: r.at, charged: Date.now() });
+      await commitScript(...periodKeys(r.keyId, r.period), `${base(r.keyId)}:c:${r.period}`, r.id, r.cost, charge, RECENT_CHARGES_KEPT, PERIOD_TTL_S);
     },
 
     async release(r: Reservation): Promise<void> {
@@ -181,6 +186,14 @@ export async function createRedisBackend(opts: RedisBackendOptions): Promise<Met
         }
       } while (cursor !== '0');
       return out.sort((a, b) => a.period.localeCompare(b.period) || a.keyId.localeCompare(b.keyId));
+    },
+
+    async recentCharges(keyId: string, period: string, limit: number): Promise<ChargeRecord[]> {
+      const items = await redis.lrange(`${base(keyId)}:c:${period}`, 0, Math.max(0, Math.min(limit, RECENT_CHARGES_KEPT) - 1));
+      return items.map((text) => {
+        const c = JSON.parse(text) as { id: string; cost: number; endpoint: string | null; at: number; charged: number };
+        return { requestId: c.id, cost: c.cost, endpoint: c.endpoint, admittedAt: c.at, chargedAt: c.charged };
+      });
     },
 
     async close(): Promise<void> {

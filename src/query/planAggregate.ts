@@ -8,7 +8,7 @@ import type { DataRoute } from '../catalog/derive/routes.ts';
 import { parseBucketing } from './bucketing.ts';
 import { computeCost } from './cost.ts';
 import { assertChainCoverage } from './coverage.ts';
-import { rangeText, type PlanContext, type QueryPlan } from './planRaw.ts';
+import { rangeText, selectionHeaders, type PlanContext, type QueryPlan } from './planRaw.ts';
 import { planSelection, type Selection } from './planSelection.ts';
 import { resolvePool } from './resolve.ts';
 import { aggregateQuery } from './plan/aggregateQuery.ts';
@@ -28,7 +28,7 @@ async function pivotTokens(ctx: PlanContext, sel: Selection): Promise<string[]> 
 }
 
 export async function planAggregate(ctx: PlanContext, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<QueryPlan> {
-  const sel = await planSelection(ctx.store, route, raw);
+  const sel = await planSelection(ctx.store, route, raw, ctx.keyId);
   const e = sel.endpoint;
   if (!e.aggregate) throw new Error(`${e.id} has no aggregate`);
   const groupBy = (sel.values.group_by ?? 'time') as GroupBy;
@@ -41,6 +41,8 @@ export async function planAggregate(ctx: PlanContext, route: DataRoute, raw: Rea
     q: sel.q,
     bucketing,
     pivotTokens: await pivotTokens(ctx, sel),
+    // Amounts of different tokens do not add up: several tokens split each bucket by token.
+    splitByToken: sel.tokenCount > 1,
     value: withValue ? rowValue(e, sel.columnExpr) : null,
     epochSecondsTime: e.family === 'btc' && sel.format !== 'csv',
   });
@@ -54,5 +56,6 @@ export async function planAggregate(ctx: PlanContext, route: DataRoute, raw: Rea
     columns,
     cost,
     basename: `${e.id.replaceAll('/', '-')}-aggregate-${sel.network}-${groupBy}-${bucketing.period}-${rangeText(sel)}`,
+    headers: selectionHeaders(sel),
   };
 }

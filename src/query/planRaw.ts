@@ -3,6 +3,8 @@ import type { DataRoute } from '../catalog/derive/routes.ts';
 import type { Format, OutputColumn } from '../catalog/types.ts';
 import type { SqlParams, Store } from '../store/createStore.ts';
 import type { BoundQuery } from '../store/query.ts';
+import { DROPPED_TOKENS_HEADER } from '../catalog/responseHeaders.ts';
+import { coveredRangeHeader } from './coveredRange.ts';
 import { computeCost, type BlocksPerDay, type Cost } from './cost.ts';
 import { assertChainCoverage } from './coverage.ts';
 import { isPhysicallyOrdered } from '../store/coverage.ts';
@@ -23,11 +25,24 @@ export interface QueryPlan {
   readonly cost: Cost;
   /** Suggested download name, without extension. */
   readonly basename: string;
+  /** Response headers the plan adds (chainq's extensions, docs/api.md). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+
+/** The headers of a chain answer: the range it covers, and the tokens it dropped. */
+export function selectionHeaders(sel: Selection): Record<string, string> {
+  return {
+    ...coveredRangeHeader(sel.range, { network: sel.network }),
+    ...(sel.droppedTokens.length ? { [DROPPED_TOKENS_HEADER]: sel.droppedTokens.map(encodeURIComponent).join(',') } : {}),
+  };
 }
 
 export interface PlanContext {
   readonly store: Store;
   readonly blocksPerDay?: BlocksPerDay;
+  /** The caller's key id: whose label namespaces `wallet_namespace` may name. */
+  readonly keyId?: string;
 }
 
 export function outputColumns(sel: Selection): OutputColumn[] {
@@ -41,7 +56,7 @@ export function rangeText(sel: Selection): string {
 }
 
 export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<QueryPlan> {
-  const sel = await planSelection(ctx.store, route, raw);
+  const sel = await planSelection(ctx.store, route, raw, ctx.keyId);
   const e = sel.endpoint;
   const cols = outputColumns(sel);
   const value = sel.values.with_value === true ? rowValue(e, sel.columnExpr) : null;
@@ -70,5 +85,6 @@ export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<
     columns: [...cols.map((c) => c.name), ...(value ? [VALUE_COLUMN] : [])],
     cost,
     basename: `${e.id.replaceAll('/', '-')}-${sel.network}-${rangeText(sel)}`,
+    headers: selectionHeaders(sel),
   };
 }

@@ -19,11 +19,15 @@ export interface Selection {
   readonly values: QueryValues;
   readonly q: ParamBinder;
   readonly where: readonly Condition[];
+  /** How many tokens the token filter selects; 0 without one. */
+  readonly tokenCount: number;
+  /** Tokens dropped as unknown under `ignore_unknown_tokens=true`. */
+  readonly droppedTokens: readonly string[];
   /** The expression of an output column by name, under this request. */
   columnExpr(name: string): Expr;
 }
 
-export async function planSelection(store: Store, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<Selection> {
+export async function planSelection(store: Store, route: DataRoute, raw: Readonly<Record<string, unknown>>, keyId?: string): Promise<Selection> {
   const endpoint = route.endpoint;
   if (endpoint.family === 'exchange') throw new Error('planSelection serves chain endpoints');
   const values = normalizeQuery(route.params, raw);
@@ -48,10 +52,10 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
       { kind: 'compare', left: column('time'), op: '<', right: q.bind(range.until, 'timestamp') },
     );
   }
-  const filters = await buildFilters(store, endpoint, network, values, q);
+  const filters = await buildFilters(store, endpoint, network, values, q, keyId);
   where.push(...filters.where);
 
   const all = [...endpoint.columns, ...endpoint.verboseColumns];
   const columnExpr = (name: string): Expr => filters.overrides[name] ?? all.find((c) => c.name === name)?.expr ?? column(name);
-  return { endpoint, network, range, format, values, q, where, columnExpr };
+  return { endpoint, network, range, format, values, q, where, tokenCount: filters.tokenCount, droppedTokens: filters.droppedTokens, columnExpr };
 }

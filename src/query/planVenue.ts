@@ -9,6 +9,7 @@ import type { FilterDef, Format, OutputColumn, VenueEndpoint } from '../catalog/
 import type { BoundQuery, Condition, DataQuery } from '../store/query.ts';
 import { ApiError } from '../errors/apiError.ts';
 import { normalizeAddress, splitList } from './addresses.ts';
+import { coveredRangeHeader } from './coveredRange.ts';
 import { computeCost } from './cost.ts';
 import { normalizeQuery, type QueryValues } from './normalize.ts';
 import type { PlanContext, QueryPlan } from './planRaw.ts';
@@ -92,5 +93,6 @@ export async function planVenue(ctx: PlanContext, route: DataRoute, raw: Readonl
     columns: columns.map((c) => c.name),
     cost,
     basename: `${e.id.replaceAll('/', '-')}-${token}-${range.since / 1000}-${range.until / 1000}`,
+    headers: coveredRangeHeader(range, { token }),
   };
 }

@@ -32,7 +32,7 @@ export function parseRange(q: RangeInput): QueryRange {
     if (q.block_start === undefined) throw new ApiError('missing_parameter', 'block_start is required with block_end', { parameter: 'block_start' });
     if (q.block_end === undefined) throw new ApiError('missing_parameter', 'block_end is required with block_start', { parameter: 'block_end' });
     if (q.block_end < q.block_start) {
-      throw new ApiError('invalid_range', `block_end (${q.block_end}) is before block_start (${q.block_start})`);
+      throw new ApiError('invalid_range', `block_end (${q.block_end}) is before block_start (${q.block_start})`, { parameter: 'block_end' });
     }
     return { kind: 'blocks', start: q.block_start, end: q.block_end };
   }
@@ -45,7 +45,7 @@ export function parseRange(q: RangeInput): QueryRange {
       throw new ApiError('invalid_parameter', `${name}='${value}' is not a time: use Unix seconds, ISO 8601 with Z or an offset, or YYYY-MM-DD`, { parameter: name });
     }
   }
-  if (until! <= since!) throw new ApiError('invalid_range', `until (${q.until}) must be after since (${q.since})`);
+  if (until! <= since!) throw new ApiError('invalid_range', `until (${q.until}) must be after since (${q.since})`, { parameter: 'until' });
   return { kind: 'time', since: since!, until: until! };
 }
 
@@ -66,6 +66,7 @@ export function checkRangeLimit(range: QueryRange, format: Format, network: stri
   const wider = FORMATS_BY_REACH.find((f) => (range.kind === 'blocks' ? rangeLimit(f, network).blocks : rangeLimit(f, network).seconds) >= size);
   const hint = wider ? `; format=${wider} allows up to ${describe(wider)}` : '; no format allows a range this large, so split it into several queries';
   throw new ApiError('range_too_large', `the range spans ${fmt(size)} ${unit}, over the ${describe(format)} limit of format=${format} on ${network}${hint}`, {
+    parameter: range.kind === 'blocks' ? 'block_end' : 'until',
     limit: max,
     requested: size,
   });

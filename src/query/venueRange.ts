@@ -21,11 +21,12 @@ export function parseVenueRange(endpoint: VenueEndpoint, since: string | undefin
       throw new ApiError('invalid_parameter', `${name}='${value}' is not a time: use Unix seconds, ISO 8601 with Z or an offset, or YYYY-MM-DD`, { parameter: name });
     }
   }
-  if (hi! <= lo!) throw new ApiError('invalid_range', `until (${until}) must be after since (${since})`);
+  if (hi! <= lo!) throw new ApiError('invalid_range', `until (${until}) must be after since (${since})`, { parameter: 'until' });
   const seconds = (hi! - lo!) / 1000;
   const max = endpoint.maxDays * SECONDS_PER_DAY;
   if (seconds > max) {
     throw new ApiError('range_too_large', `the range spans ${(seconds / SECONDS_PER_DAY).toFixed(2)} days, over the ${endpoint.maxDays}-day limit of ${endpoint.path}; split it into several queries`, {
+      parameter: 'until',
       limit: max,
       requested: seconds,
     });

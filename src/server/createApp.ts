@@ -26,7 +26,11 @@ import { registerCalculateCost } from './routes/calculateCost.ts';
 import { registerDataRoute } from './routes/data.ts';
 import { registerDiscovery } from './routes/discovery.ts';
 import { registerDocs } from './routes/docs.ts';
+import { registerLabelRoutes } from './routes/labels.ts';
 import { registerLinkDownloads } from './routes/links.ts';
+import { registerMcpRoute } from './routes/mcp.ts';
+import { registerExplore } from './routes/explore.ts';
+import { registerUsage } from './routes/usage.ts';
 import { registerV1Fallback } from './routes/v1Fallback.ts';
 
 export interface AppOptions {
@@ -121,6 +125,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerDocs(app);
+  registerExplore(app);
 
   const scratch = !opts.links?.dir && !opts.store.dataDir;
   const linkDir = opts.links?.dir ?? (opts.store.dataDir ? path.join(opts.store.dataDir, 'links') : fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-links-')));
@@ -133,6 +138,8 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   // Outside the /v1 plugin: a link download needs no API key and is not metered.
   registerLinkDownloads(app, links);
+  // Outside /v1 too: it authenticates the caller itself, and each tool call it makes goes through /v1.
+  registerMcpRoute(app, opts.store);
 
   const meter = opts.meter ?? createMeter({ backend: createEmbeddedBackend(opts.store) });
   if (!opts.meter) app.addHook('onClose', async () => meter.close());
@@ -144,6 +151,8 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     const routes = dataRoutes(opts.catalog);
     for (const route of routes) registerDataRoute(v1, ctx, route, links);
     registerCalculateCost(v1, ctx, routes);
+    registerLabelRoutes(v1, opts.store);
+    registerUsage(v1);
     registerV1Fallback(v1);
   });
   return app;

@@ -79,7 +79,11 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
     const params = (request.routeOptions.config as { catalogParams?: Params } | undefined)?.catalogParams;
     return validationToApiError(fe.validation, Object.keys(schema.properties ?? {}), params);
   }
-  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError('unsupported_media_type', 'send the body as application/json');
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    // Label uploads are CSV; every other body is JSON.
+    const csv = request.url.startsWith('/v1/labels/');
+    return new ApiError('unsupported_media_type', csv ? 'send the labels as Content-Type: text/csv, with the header address,label,category[,network]' : 'send the body as application/json');
+  }
   if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' || (fe.statusCode === 400 && fe.code?.startsWith('FST_ERR_CTP'))) {
     return new ApiError('invalid_body', 'the body is not valid JSON');
   }

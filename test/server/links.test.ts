@@ -1,4 +1,5 @@
 /** Link mode end to end: creation on venue and chain routes, download without a key, expiry and 410, S3. */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,9 +15,10 @@ import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 const TRADES = '/v1/exchange/venue_a/raw_trades?token=BTC&since=2025-12-01T01:00:00Z&until=2025-12-01T02:00:00Z';
 const TRON = `/v1/tron/trc20/events/transfer?token=USDT&block_start=${DEMO_START_BLOCKS.TRON}&block_end=${DEMO_START_BLOCKS.TRON! + 500}`;
-interface Link { status: string; url: string; expires_at: string; format: string; rows: number; bytes: number }
+interface Link { status: string; url: string; expires_at: string; format: string; rows: number; bytes: number; sha256: string }
 const idOf = (url: string) => url.split('/').at(-1)!;
-const download = (t: TestApp, url: string) => t.app.inject({ method: 'GET', url: new URL(url).pathname });
+const download = (t: TestApp, url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: new URL(url).pathname, headers });
+const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest();
 
 describe('link mode (local folder)', () => {
   let t: TestApp;
@@ -40,7 +42,7 @@ describe('link mode (local folder)', () => {
   it('answers a URL instead of the data, and the URL serves the same bytes without an API key', async () => {
     const direct = await t.get(TRADES);
     const body = await link(`${TRADES}&link=true`);
-    expect(Object.keys(body)).toEqual(['status', 'url', 'expires_at', 'format', 'rows', 'bytes']);
+    expect(Object.keys(body)).toEqual(['status', 'url', 'expires_at', 'format', 'rows', 'bytes', 'sha256']);
     expect(body).toMatchObject({ status: 'success', format: 'csv', expires_at: '2026-01-01T00:30:00.000Z' });
     expect(body.url).toMatch(/^http:\/\/localhost(:80)?\/v1\/links\/[A-Za-z0-9_-]{43}$/);
     expect(body.rows).toBe(parseCsv(direct.body).rows.length);
@@ -51,6 +53,45 @@ describe('link mode (local folder)', () => {
     expect(got.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(got.headers['content-disposition']).toBe(`attachment; filename="exchange-venue_a-raw_trades-BTC-1764550800-1764554400.csv"`);
     expect(Number(got.headers['content-length'])).toBe(body.bytes);
+  });
+
+  it('the answer carries the file\'s SHA-256 and size; the download serves Repr-Digest and the same digest', async () => {
+    const body = await link(`${TRON}&format=parquet&link=true`);
+    const got = await download(t, body.url);
+    expect(got.statusCode).toBe(200);
+    expect(got.rawPayload.length).toBe(body.bytes);
+    expect(sha256(got.rawPayload).toString('hex')).toBe(body.sha256);
+    expect(got.headers['repr-digest']).toBe(`sha-256=:${sha256(got.rawPayload).toString('base64')}:`);
+    expect(got.headers['etag']).toBe(`"${body.sha256}"`);
+    expect(got.headers['accept-ranges']).toBe('bytes');
+  });
+
+  it('serves Range requests as 206, so a broken download resumes to the same bytes', async () => {
+    const body = await link(`${TRADES}&format=csv&link=true`);
+    const whole = (await download(t, body.url)).rawPayload;
+    const cut = Math.floor(body.bytes / 3);
+    const first = await download(t, body.url, { range: `bytes=0-${cut - 1}` });
+    expect(first.statusCode).toBe(206);
+    expect(first.headers['content-range']).toBe(`bytes 0-${cut - 1}/${body.bytes}`);
+    expect(Number(first.headers['content-length'])).toBe(cut);
+    // The digest is that of the whole file, on partial answers too.
+    expect(first.headers['repr-digest']).toBe(`sha-256=:${sha256(whole).toString('base64')}:`);
+    const rest = await download(t, body.url, { range: `bytes=${cut}-`, 'if-range': `"${body.sha256}"` });
+    expect(rest.statusCode).toBe(206);
+    expect(rest.headers['content-range']).toBe(`bytes ${cut}-${body.bytes - 1}/${body.bytes}`);
+    const joined = Buffer.concat([first.rawPayload, rest.rawPayload]);
+    expect(joined.equals(whole)).toBe(true);
+    expect(sha256(joined).toString('hex')).toBe(body.sha256);
+    const tail = await download(t, body.url, { range: 'bytes=-10' });
+    expect(tail.rawPayload.equals(whole.subarray(whole.length - 10))).toBe(true);
+    // An If-Range naming another file gets the whole (current) file.
+    const stale = await download(t, body.url, { range: 'bytes=0-9', 'if-range': '"0000"' });
+    expect(stale.statusCode).toBe(200);
+    expect(stale.rawPayload.equals(whole)).toBe(true);
+    const past = await download(t, body.url, { range: `bytes=${body.bytes}-` });
+    expect(past.statusCode).toBe(416);
+    expect(past.headers['content-range']).toBe(`bytes */${body.bytes}`);
+    expect(JSON.parse(past.body)).toMatchObject({ status: 'error', code: 'range_not_satisfiable', bytes: body.bytes });
   });
 
   it('works on chain routes with Parquet, and never for JSON', async () => {
@@ -145,6 +186,10 @@ describe('link mode (S3-compatible bucket)', () => {
     const got = await download(t, body.url);
     expect(got.statusCode).toBe(200);
     expect(got.body).toBe(direct.body);
+    expect(sha256(got.rawPayload).toString('hex')).toBe(body.sha256);
+    const part = await download(t, body.url, { range: 'bytes=5-14' });
+    expect(part.statusCode).toBe(206);
+    expect(part.body).toBe(direct.body.slice(5, 15));
     clock += 3600_000;
     expect((await download(t, body.url)).statusCode).toBe(410);
     await expect(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).rejects.toMatchObject({ name: 'NotFound' });

@@ -51,6 +51,30 @@ describe('metering in Redis', () => {
     ]);
   });
 
+  it('GET /v1/usage reads the month and the latest charges from Redis', async () => {
+    clock.set('2025-12-01T00:10:00Z');
+    const key = await m.newKey('p');
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      clock.ms += 1_000;
+      const r = await m.get(SMALL_QUERY, key);
+      expect(r.statusCode).toBe(200);
+      ids.push(String(r.headers['x-request-id']));
+    }
+    const r = await m.get('/v1/usage', key);
+    expect(r.statusCode).toBe(200);
+    const body = JSON.parse(r.body);
+    const [month] = await m.usage(key);
+    expect(month).toMatchObject({ period: '2025-12', blocks: 200, requests: 2 });
+    expect(body).toMatchObject({
+      plan: 'p', requests_per_minute: 3, monthly_blocks: 250, month: '2025-12',
+      blocks_used: month!.blocks, blocks_left: 50, requests_charged: month!.requests, requests_this_minute: 3, resets_at: '2026-01-01T00:00:00Z',
+    });
+    expect(body.last_charges.map((c: { request_id: string }) => c.request_id)).toEqual([...ids].reverse());
+    expect(body.last_charges[0]).toMatchObject({ endpoint: '/v1/evm/erc20/events/transfer', cost: 100, admitted_at: '2025-12-01T00:10:02Z' });
+    expect(meteringOf(r)).toMatchObject({ 'x-request-cost': 0, 'x-ratelimit-remaining': 50 });
+  });
+
   it('without Redis, requests fail closed with 503 unavailable and the headers', async () => {
     clock.set('2025-12-02T00:00:00Z');
     const key = await m.newKey('p');

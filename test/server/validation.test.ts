@@ -44,7 +44,12 @@ describe('ranges', () => {
     const ok = await t.get(q(arb + 10_000));
     expect(ok.statusCode).toBe(200);
     const body = await expectError(q(arb + 10_001), 400, 'range_too_large', /10,000 blocks.*format=json.*format=parquet allows up to 1,000,000 blocks/);
-    expect(body).toMatchObject({ limit: 10_000, requested: 10_001 });
+    expect(body).toMatchObject({ limit: 10_000, requested: 10_001, parameter: 'block_end' });
+  });
+
+  it('names the end of the range as the parameter at fault when the range is reversed', async () => {
+    expect(await expectError(erc20(`block_start=${ETH0 + 5}&block_end=${ETH0}`), 400, 'invalid_range', /before/)).toMatchObject({ parameter: 'block_end' });
+    expect(await expectError(erc20('since=2025-12-01T02:00:00Z&until=2025-12-01T01:00:00Z'), 400, 'invalid_range', /after/)).toMatchObject({ parameter: 'until' });
   });
 
   it('limits CSV like JSON and Parquet to 100,000 blocks (1,000,000 on ARB)', async () => {

@@ -1,8 +1,10 @@
 /** Catalog → OpenAPI 3.1 document. */
 import { API_ERRORS } from '../../errors/apiError.ts';
+import { accountEndpoints, type ResponseField } from '../account.ts';
 import { chainEndpoints } from '../index.ts';
 import type { Endpoint, Format, OutputColumn, Params } from '../types.ts';
 import { COVERAGE_PARAMS, COVERAGE_PATH } from '../coverage.ts';
+import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER } from '../responseHeaders.ts';
 import { aggregateDocColumns } from './aggregate.ts';
 import { paramSchema } from './jsonSchema.ts';
 import { dataRoutes } from './routes.ts';
@@ -10,6 +12,7 @@ import { protocols } from './discovery.ts';
 
 const wireType = (c: OutputColumn) => (c.type === 'double' ? 'number' : c.type);
 
+// The x- fields carry what JSON Schema cannot say, for generated forms (the explorer).
 function parameters(params: Params) {
   return Object.entries(params).map(([name, p]) => ({
     name,
@@ -17,7 +20,17 @@ function parameters(params: Params) {
     required: p.required ?? false,
     description: p.description + (p.exclusiveWith?.length ? ` Not with: ${p.exclusiveWith.join(', ')}.` : ''),
     schema: paramSchema(p, false),
+    ...(p.exclusiveWith?.length ? { 'x-exclusive-with': [...p.exclusiveWith] } : {}),
+    ...(p.list ? { 'x-list': true } : {}),
+    ...(p.networks ? { 'x-networks': [...p.networks] } : {}),
   }));
+}
+
+function fieldSchema(f: ResponseField): Record<string, unknown> {
+  const schema: Record<string, unknown> = f.type === 'object[]'
+    ? { type: 'array', items: { type: 'object', properties: Object.fromEntries((f.items ?? []).map((i) => [i.name, fieldSchema(i)])) } }
+    : { type: f.nullable ? [f.type, 'null'] : f.type };
+  return { ...schema, description: f.description };
 }
 
 function rowSchema(columns: readonly OutputColumn[]) {
@@ -45,6 +58,59 @@ function formatsContent(e: Endpoint, columns: readonly OutputColumn[]) {
   return content;
 }
 
+const header = (description: string) => ({ description, schema: { type: 'string' } });
+
+/** Headers of a data answer beyond the metering ones (chainq's extensions, docs/api.md). */
+function dataHeaders(params: Params) {
+  return {
+    [COVERED_RANGE_HEADER]: header('The range the answer is complete for: blocks=FIRST-LAST or time=SINCE/UNTIL, then ; network=… or ; token=….'),
+    ...('ignore_unknown_tokens' in params ? { [DROPPED_TOKENS_HEADER]: header('Tokens ignore_unknown_tokens=true dropped, percent-encoded, comma-separated.') } : {}),
+  };
+}
+
+const linkFile = { 'text/csv': { schema: { type: 'string' } }, 'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary' } } };
+const linkHeaders = {
+  'repr-digest': header('sha-256=:<base64>: of the whole file (RFC 9530).'),
+  etag: header('"<sha256 hex>"'),
+  'accept-ranges': header('bytes'),
+};
+
+const csvBody = { 'text/csv': { schema: { type: 'string' } } };
+
+/** Label namespaces, the /mcp endpoint: chainq's extensions that are not catalog data routes. */
+function extensionPaths(): Record<string, unknown> {
+  const ns = [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$' } }];
+  const notYours = errorResponse('No such namespace for this key (also when another key has one of that name).');
+  return {
+    '/v1/labels': {
+      get: { summary: 'The label namespaces of the calling key. Free.', tags: ['labels'], responses: { 200: { description: '{"namespaces": [{namespace, rows, updated_at}]}' } } },
+    },
+    '/v1/labels/{namespace}': {
+      put: {
+        summary: 'Create or replace a label namespace of the calling key from CSV (address,label,category[,network]). Free. See docs/labels.md.',
+        tags: ['labels'], parameters: ns,
+        requestBody: { required: true, content: csvBody },
+        responses: {
+          200: { description: 'Replaced: {status, namespace, rows, updated_at}.' },
+          201: { description: 'Created: {status, namespace, rows, updated_at}.' },
+          400: errorResponse('invalid_body with line and reason; invalid_parameter for a bad name or too many namespaces.'),
+          415: errorResponse('Not text/csv.'),
+        },
+      },
+      get: { summary: 'The namespace as CSV, in upload order. Free.', tags: ['labels'], parameters: ns, responses: { 200: { description: 'CSV.', content: csvBody }, 404: notYours } },
+      delete: { summary: 'Delete the namespace. Free.', tags: ['labels'], parameters: ns, responses: { 200: { description: '{status, namespace, deleted}' }, 404: notYours } },
+    },
+    '/mcp': {
+      post: {
+        summary: 'MCP over Streamable HTTP (stateless, JSON answers): tools generated from the catalog, each data call metered like its HTTP request. X-API-Key or Authorization: Bearer. See docs/mcp.md.',
+        tags: ['mcp'],
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol.' } } } },
+        responses: { 200: { description: 'The JSON-RPC answer.' }, 401: errorResponse('Missing or invalid API key.') },
+      },
+    },
+  };
+}
+
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const r of dataRoutes()) {
@@ -54,9 +120,18 @@ export function openApiDocument(): Record<string, unknown> {
         operationId: `${r.kind}_${e.id.replaceAll('/', '_')}`,
         summary: r.kind === 'aggregate' ? `${e.summary} Bucketed.` : e.summary,
         tags: [`${e.family}/${e.protocol}`],
+        'x-chainq': {
+          dataset: e.id, kind: r.kind, family: e.family, protocol: e.protocol, event: e.event,
+          formats: [...e.formats], default_format: e.defaultFormat,
+          ...(e.family === 'exchange' ? { max_days: e.maxDays } : { networks: [...e.networks] }),
+        },
         parameters: parameters(r.params),
         responses: {
-          200: { description: 'Rows, in the requested format.', content: formatsContent(e, r.kind === 'aggregate' && e.family !== 'exchange' ? aggregateDocColumns(e) : e.columns) },
+          200: {
+            description: 'Rows, in the requested format.',
+            headers: dataHeaders(r.params),
+            content: formatsContent(e, r.kind === 'aggregate' && e.family !== 'exchange' ? aggregateDocColumns(e) : e.columns),
+          },
           400: errorResponse('Invalid request; nothing is charged.'),
           401: errorResponse('Missing or invalid API key.'),
         },
@@ -78,14 +153,35 @@ export function openApiDocument(): Record<string, unknown> {
       summary: 'Download a link-mode result. Needs no API key; the URL is the credential and expires (410 afterwards).',
       tags: ['links'],
       security: [],
-      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      parameters: [
+        { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+        { name: 'Range', in: 'header', required: false, description: 'One byte range (bytes=first-last, first-, -suffix) to resume a download.', schema: { type: 'string' } },
+        { name: 'If-Range', in: 'header', required: false, description: 'The ETag ("<sha256 hex>"): the range is served only if the file is still this one.', schema: { type: 'string' } },
+      ],
       responses: {
-        200: { description: 'The result file.', content: { 'text/csv': { schema: { type: 'string' } }, 'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary' } } } },
+        200: { description: 'The result file.', headers: linkHeaders, content: linkFile },
+        206: { description: 'The requested byte range (Content-Range).', headers: linkHeaders, content: linkFile },
         404: errorResponse('No such link.'),
         410: errorResponse('The link expired.'),
+        416: errorResponse('The range starts past the end of the file.'),
       },
     },
   };
+  for (const a of accountEndpoints) {
+    paths[a.path] = {
+      get: {
+        operationId: a.id.replaceAll('/', '_'),
+        summary: a.summary,
+        tags: ['account'],
+        parameters: parameters(a.params),
+        responses: {
+          200: { description: a.summary, content: { 'application/json': { schema: { type: 'object', properties: Object.fromEntries(a.fields.map((f) => [f.name, fieldSchema(f)])) } } } },
+          400: errorResponse('Invalid request.'),
+          401: errorResponse('Missing or invalid API key.'),
+        },
+      },
+    };
+  }
   paths['/v1/protocols'] = { get: { summary: 'Protocol identifiers.', tags: ['discovery'], responses: { 200: { description: 'Array of strings.' } } } };
   paths[COVERAGE_PATH] = {
     get: {
@@ -95,6 +191,7 @@ export function openApiDocument(): Record<string, unknown> {
       responses: { 200: { description: '{"coverage": [entry, …]}; see docs/api.md.' }, 400: errorResponse('Unknown parameter or value.') },
     },
   };
+  Object.assign(paths, extensionPaths());
   paths['/v1/tokens'] = { get: { summary: 'Token registry.', tags: ['discovery'], responses: { 200: { description: 'Array of tokens.' } } } };
   return {
     openapi: '3.1.0',

@@ -1,6 +1,8 @@
 /** Catalog → the generated endpoint tables of docs/endpoints.md. */
+import { accountEndpoints, type ResponseField } from '../account.ts';
 import { catalog } from '../index.ts';
 import type { Endpoint, Params } from '../types.ts';
+import { walletNamespaceParams } from '../labelNamespace.ts';
 import { aggregateParams, familyParams } from './routes.ts';
 
 const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
@@ -22,7 +24,7 @@ function section(e: Endpoint): string[] {
   else out.push(`Maximum range: ${e.maxDays} days.`, '');
   const cost = e.cost.kind === 'blocks' ? 'block-based' : `${e.cost.perDay} per day queried${e.cost.minimum ? `, minimum ${e.cost.minimum}` : ''}`;
   out.push(`Formats: ${e.formats.join(', ')} (default ${e.defaultFormat}). Cost: ${cost}.`, '');
-  out.push(...paramTable({ ...familyParams(e), ...e.params }), '');
+  out.push(...paramTable({ ...familyParams(e), ...e.params, ...walletNamespaceParams(e) }), '');
   out.push('| Column | Type | Meaning |', '|---|---|---|');
   for (const c of e.columns) out.push(`| \`${c.name}\` | ${c.type} | ${cell(c.description)} |`);
   if (e.family !== 'exchange' && e.verboseColumns.length) {
@@ -35,6 +37,21 @@ function section(e: Endpoint): string[] {
       + [...agg.columns.map((c) => `\`${c.output_column}\` (${c.aggregation} of ${c.source_column})`),
         ...(agg.pivot_columns ?? []).map((p) => `\`${p.output_pattern}\` (${p.aggregation} of ${p.value_column} per ${p.key_column})`),
         '`count`', ...(agg.valued ? ['`agg_value_usd` with with_value=true'] : [])].join(', ') + '.', '');
+  }
+  return out;
+}
+
+function fieldRows(fields: readonly ResponseField[], prefix = ''): string[] {
+  return fields.flatMap((f) => [
+    `| \`${prefix}${f.name}\` | ${f.type}${f.nullable ? ' or null' : ''} | ${cell(f.description)} |`,
+    ...fieldRows(f.items ?? [], `${prefix}${f.name}[].`),
+  ]);
+}
+
+function accountSection(): string[] {
+  const out = ['## account', ''];
+  for (const a of accountEndpoints) {
+    out.push(`### \`GET ${a.path}\``, '', a.summary, '', ...paramTable(a.params), '', '| Field | Type | Meaning |', '|---|---|---|', ...fieldRows(a.fields), '');
   }
   return out;
 }
@@ -53,5 +70,6 @@ export function endpointReference(entries: readonly Endpoint[] = catalog): strin
     out.push(`## ${f}`, '');
     for (const e of entries.filter((x) => `${x.family}/${x.protocol}` === f)) out.push(...section(e));
   }
+  out.push(...accountSection());
   return `${out.join('\n').trimEnd()}\n`;
 }

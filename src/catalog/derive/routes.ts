@@ -6,6 +6,8 @@
 import { chainRangeParams } from '../common.ts';
 import { catalog } from '../index.ts';
 import { linkParams, venueFormatParams } from '../link.ts';
+import { walletNamespaceParams } from '../labelNamespace.ts';
+import { maxCostParams } from '../spendCap.ts';
 import type { ChainEndpoint, Endpoint, Params } from '../types.ts';
 import { DEFAULT_PERIODS, GROUP_BY_VALUES, LISTED_TIME_PERIODS, acceptsWithValue } from './aggregate.ts';
 
@@ -22,8 +24,8 @@ export interface DataRoute {
 export const SERVED_KINDS: Readonly<Record<RouteKind, boolean>> = { raw: true, aggregate: true };
 
 export function familyParams(e: Endpoint): Params {
-  if (e.family === 'exchange') return { ...venueFormatParams(e), ...linkParams(e) };
-  return { ...chainRangeParams(e.family === 'evm' ? e.networks : null), ...linkParams(e) };
+  if (e.family === 'exchange') return { ...venueFormatParams(e), ...linkParams(e), ...maxCostParams };
+  return { ...chainRangeParams(e.family === 'evm' ? e.networks : null), ...linkParams(e), ...maxCostParams };
 }
 
 const withValueParam = (description: string): Params => ({ with_value: { type: 'boolean', default: false, description } });
@@ -55,10 +57,10 @@ export function dataRoutes(entries: readonly Endpoint[] = catalog): DataRoute[] 
   const routes: DataRoute[] = [];
   for (const e of entries) {
     if (!e.served) continue;
-    if (SERVED_KINDS.raw) routes.push({ kind: 'raw', path: e.path, endpoint: e, params: { ...familyParams(e), ...e.params, ...rawValueParams(e) } });
+    if (SERVED_KINDS.raw) routes.push({ kind: 'raw', path: e.path, endpoint: e, params: { ...familyParams(e), ...e.params, ...walletNamespaceParams(e), ...rawValueParams(e) } });
     if (SERVED_KINDS.aggregate && e.family !== 'exchange' && e.aggregate) {
       const family = Object.fromEntries(Object.entries(familyParams(e)).filter(([name]) => !ROW_OPTIONS.has(name)));
-      routes.push({ kind: 'aggregate', path: `${e.path}/aggregate`, endpoint: e, params: { ...family, ...e.params, ...aggregateParams(e) } });
+      routes.push({ kind: 'aggregate', path: `${e.path}/aggregate`, endpoint: e, params: { ...family, ...e.params, ...walletNamespaceParams(e), ...aggregateParams(e) } });
     }
   }
   return routes;

@@ -1,6 +1,6 @@
 import {
   CHAIN_FORMATS, EVM_LOG_ORDER, addressFilterParams, amountParams, blockNumberColumn, col, evmLogKey, evmVerboseColumns,
-  timeColumn, transferFilters,
+  timeColumn, tokenListParams, transferFilters,
 } from '../common.ts';
 import type { ChainEndpoint } from '../types.ts';
 
@@ -13,7 +13,7 @@ export const erc20Transfer: ChainEndpoint = {
   protocol: 'erc20',
   event: 'transfer',
   eventName: 'Transfer',
-  summary: 'ERC-20 Transfer events of one token.',
+  summary: 'ERC-20 Transfer events of one token, or of several.',
   networks: ERC20_NETWORKS,
   table: {
     name: 'evm_erc20_transfer',
@@ -30,8 +30,8 @@ export const erc20Transfer: ChainEndpoint = {
     orderBy: EVM_LOG_ORDER,
   },
   params: {
-    token: { type: 'string', required: true, description: 'Token symbol or alias (case-insensitive), or contract address.' },
-    decimals: { type: 'integer', minimum: 0, description: 'Token decimals when a contract address is given; default: the registry value, else 18.' },
+    ...tokenListParams('Token symbol or alias (case-insensitive), or contract address.'),
+    decimals: { type: 'integer', minimum: 0, description: 'Token decimals when a single contract address is given; default: the registry value, else 18.' },
     ...amountParams,
     ...addressFilterParams,
   },

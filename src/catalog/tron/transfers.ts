@@ -1,4 +1,4 @@
-import { CHAIN_FORMATS, addressFilterParams, amountParams, blockNumberColumn, col, stored, timeColumn, transferFilters } from '../common.ts';
+import { CHAIN_FORMATS, addressFilterParams, amountParams, blockNumberColumn, col, stored, timeColumn, tokenListParams, transferFilters } from '../common.ts';
 import type { ChainEndpoint, OutputColumn } from '../types.ts';
 
 const tronVerbose: readonly OutputColumn[] = [col('tx_id', 'string', 'Transaction id.', stored('tx_hash'))];
@@ -31,7 +31,7 @@ export const tronTrc20Transfer: ChainEndpoint = {
   path: '/v1/tron/trc20/events/transfer',
   protocol: 'trc20',
   eventName: 'Transfer',
-  summary: 'TRC-20 Transfer events of one token on Tron.',
+  summary: 'TRC-20 Transfer events of one token, or of several, on Tron.',
   table: {
     name: 'tron_trc20_transfer',
     columns: [
@@ -44,7 +44,7 @@ export const tronTrc20Transfer: ChainEndpoint = {
     orderBy: ['network', 'block_number', 'log_index'],
   },
   params: {
-    token: { type: 'string', required: true, description: 'Token symbol (case-insensitive) or base58 T… contract address.' },
+    ...tokenListParams('Token symbol (case-insensitive) or base58 T… contract address.'),
     ...amountParams,
     ...addressFilterParams,
   },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,7 +35,9 @@ describe('link store (local folder)', () => {
     const opened = await links.open(id);
     expect(opened.kind).toBe('ok');
     if (opened.kind === 'ok') {
-      expect(await read(opened.body)).toBe('a\n1\n');
+      expect(await read(await opened.read())).toBe('a\n1\n');
+      expect(await read(await opened.read({ start: 2, end: 3 }))).toBe('1\n');
+      expect(opened.record.sha256).toBe(createHash('sha256').update('a\n1\n').digest('hex'));
       expect(opened.record.filename).toBe('trades.csv');
       expect(opened.contentType).toBe('text/csv; charset=utf-8');
     }

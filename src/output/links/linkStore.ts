@@ -9,13 +9,15 @@
  *   stay on as tombstones for a while, so that an expired URL answers 410
  *   rather than 404, and are then deleted too.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Format } from '../../catalog/types.ts';
 import { CONTENT_TYPES } from '../encode.ts';
 import type { LinkBackend } from './backend.ts';
+import type { ByteRange } from './byteRange.ts';
 import { createLocalBackend } from './localBackend.ts';
 import { LINK_ID } from './redact.ts';
 import { createS3Backend, type S3LinkOptions } from './s3Backend.ts';
@@ -46,6 +48,8 @@ export interface LinkRecord {
   readonly key: string;
   readonly rows: number;
   readonly bytes: number;
+  /** SHA-256 of the payload, hex; absent on links made before digests were recorded. */
+  readonly sha256?: string;
   readonly created_at: number;
   readonly expires_at: number;
   /** The payload was deleted by a sweep. */
@@ -60,6 +64,8 @@ export interface CreatedLink {
   readonly format: LinkFormat;
   readonly rows: number;
   readonly bytes: number;
+  /** SHA-256 of the file, hex: chainq's extension, so that a download can be verified. */
+  readonly sha256: string;
 }
 
 export interface LinkRequest {
@@ -73,7 +79,7 @@ export interface LinkRequest {
 export type OpenedLink =
   | { readonly kind: 'missing' }
   | { readonly kind: 'expired'; readonly record: LinkRecord }
-  | { readonly kind: 'ok'; readonly record: LinkRecord; readonly body: Readable; readonly contentType: string };
+  | { readonly kind: 'ok'; readonly record: LinkRecord; readonly contentType: string; read(range?: ByteRange): Promise<Readable> };
 
 export interface SweepResult {
   readonly removed: number;
@@ -94,6 +100,12 @@ export interface LinkStore {
 
 const TMP_PREFIX = '.tmp-';
 const isoMs = (ms: number) => new Date(ms).toISOString();
+
+async function fileSha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(fs.createReadStream(file), hash);
+  return hash.digest('hex');
+}
 
 export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
   const dir = path.resolve(opts.dir);
@@ -136,9 +148,11 @@ export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
       const tmp = path.join(dir, `${TMP_PREFIX}${key}`);
       let rows: number;
       let bytes: number;
+      let sha256: string;
       try {
         rows = await req.write(tmp);
         bytes = (await fs.promises.stat(tmp)).size;
+        sha256 = await fileSha256(tmp);
         await backend.put(tmp, key, CONTENT_TYPES[req.format], bytes);
       } catch (e) {
         await fs.promises.rm(tmp, { force: true });
@@ -146,12 +160,12 @@ export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
       }
       const created = now();
       const record: LinkRecord = {
-        id, format: req.format, filename: `${req.basename}.${req.format}`, key, rows, bytes,
+        id, format: req.format, filename: `${req.basename}.${req.format}`, key, rows, bytes, sha256,
         created_at: created, expires_at: created + ttlSeconds * 1000,
       };
       await writeRecord(record);
       const base = (opts.publicUrl ?? requestBaseUrl).replace(/\/+$/, '');
-      return { status: 'success', url: `${base}/v1/links/${id}`, expires_at: isoMs(record.expires_at), format: req.format, rows, bytes };
+      return { status: 'success', url: `${base}/v1/links/${id}`, expires_at: isoMs(record.expires_at), format: req.format, rows, bytes, sha256 };
     },
 
     async open(id) {
@@ -163,12 +177,7 @@ export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
         await expire(record).catch(() => undefined);
         return { kind: 'expired', record };
       }
-      try {
-        const body = await backend.get(record.key);
-        return { kind: 'ok', record, body, contentType: CONTENT_TYPES[record.format] };
-      } catch {
-        return { kind: 'missing' };
-      }
+      return { kind: 'ok', record, contentType: CONTENT_TYPES[record.format], read: (range) => backend.get(record.key, range) };
     },
 
     async sweep() {

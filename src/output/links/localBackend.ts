@@ -11,8 +11,8 @@ export function createLocalBackend(dir: string): LinkBackend {
       // Same folder, so the rename is atomic: a link never points at a half-written file.
       await fs.promises.rename(localFile, file(key));
     },
-    async get(key) {
-      const stream = fs.createReadStream(file(key));
+    async get(key, range) {
+      const stream = fs.createReadStream(file(key), range ? { start: range.start, end: range.end } : {});
       await new Promise<void>((resolve, reject) => {
         stream.once('open', () => resolve());
         stream.once('error', reject);

@@ -46,8 +46,10 @@ export async function createS3Backend(opts: S3LinkOptions): Promise<LinkBackend>
         await fs.promises.rm(localFile, { force: true });
       }
     },
-    async get(key) {
-      const r = await client.send(new GetObjectCommand({ Bucket: opts.bucket, Key: prefix + key }));
+    async get(key, range) {
+      const r = await client.send(new GetObjectCommand({
+        Bucket: opts.bucket, Key: prefix + key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+      }));
       // In Node the body is an http.IncomingMessage, a Readable.
       return r.Body as Readable;
     },

@@ -19,6 +19,8 @@ export interface AggregateQueryInput {
   readonly pivotTokens: readonly string[];
   /** The per-row USD value when `agg_value_usd` is wanted. */
   readonly value: RowValue | null;
+  /** Add `token` to the group columns (several tokens asked of an endpoint that does not split by token). */
+  readonly splitByToken?: boolean;
   /** Bitcoin time buckets in JSON and Parquet: `time` as integer epoch seconds (interface.md §2.1). */
   readonly epochSecondsTime: boolean;
 }
@@ -40,7 +42,9 @@ export function aggregateQuery(input: AggregateQueryInput): { query: AggregateQu
     bucket = { kind: 'block', width: q.bind(b.width, 'int64'), edges: names.length === 2 ? 'start_end' : 'start', names };
   }
 
-  const groups = (schema.group_columns ?? []).map((name) => ({ name, expr: columnExpr(name) }));
+  const groupColumns = [...(schema.group_columns ?? [])];
+  if (input.splitByToken && !groupColumns.includes('token')) groupColumns.push('token');
+  const groups = groupColumns.map((name) => ({ name, expr: columnExpr(name) }));
   const pivotColumns = schema.pivot_columns ?? [];
   // Every pivot is a sum (the catalog declares no other pivot aggregation).
   const pivots = pivotGroups(pivotColumns, input.pivotTokens).map((group) => ({

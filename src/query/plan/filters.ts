@@ -8,13 +8,30 @@ import type { Store } from '../../store/createStore.ts';
 import { isEvmAddress, normalizeAddress, splitList } from '../addresses.ts';
 import type { QueryValues } from '../normalize.ts';
 import { resolvePool, resolveTokenSymbol, resolveTronToken, tokenDecimals } from '../resolve.ts';
-import type { Condition, Expr } from '../../store/query.ts';
+import type { Condition, Expr, LabelNamespace } from '../../store/query.ts';
 import { column, integer, type ParamBinder } from './params.ts';
+import { namespaceExists, namespaceName, notFound } from '../../reference/userLabels.ts';
+
+/**
+ * The caller's own namespace under `wallet_namespace`, read beside the
+ * shared labels by the label and category filters (docs/labels.md). Only the
+ * caller's key id selects it, so another key's namespace is not found rather than read.
+ */
+async function labelNamespace(store: Store, namespace: unknown, keyId: string | undefined, q: ParamBinder): Promise<LabelNamespace | null> {
+  if (typeof namespace !== 'string') return null;
+  const name = namespaceName(namespace);
+  if (!keyId || !(await namespaceExists(store, keyId, name))) throw notFound(name);
+  return { keyId: q.bind(keyId), name: q.bind(name) };
+}
 
 export interface FilterResult {
   readonly where: Condition[];
   /** Output columns whose expression changes with the request (amount under custom decimals). */
   readonly overrides: Record<string, Expr>;
+  /** How many tokens the token filter selects (0 without one); several split aggregates by token. */
+  readonly tokenCount: number;
+  /** Tokens dropped as unknown under `ignore_unknown_tokens=true`, as the caller spelled them. */
+  readonly droppedTokens: readonly string[];
 }
 
 const c = column;
@@ -27,12 +44,16 @@ export async function buildFilters(
   network: string,
   values: QueryValues,
   q: ParamBinder,
+  keyId?: string,
 ): Promise<FilterResult> {
   const where: Condition[] = [];
   const overrides: Record<string, Expr> = {};
+  let tokenCount = 0;
+  const droppedTokens: string[] = [];
   let boundNetwork: Expr | undefined;
   const labelScope = () => (boundNetwork ??= q.bind(network));
   const amountExpr = (name: string) => overrides[name] ?? c(name);
+  const namespace = await labelNamespace(store, values.wallet_namespace, keyId, q);
 
   // Token first: a custom `decimals` changes the amount that amount filters see.
   const entries = Object.entries(endpoint.filters).sort(([, a], [, b]) => Number(b.kind === 'token') - Number(a.kind === 'token'));
@@ -46,7 +67,7 @@ export async function buildFilters(
     if (value === undefined) continue;
     where.push(...(await condition(param, f, value)));
   }
-  return { where, overrides };
+  return { where, overrides, tokenCount, droppedTokens };
 
   async function condition(param: string, f: FilterDef, value: string | number | boolean): Promise<Condition[]> {
     switch (f.kind) {
@@ -57,12 +78,12 @@ export async function buildFilters(
       }
       case 'label': {
         const substrings = splitList(String(value), param).map((s) => q.bind(s.toLowerCase()));
-        const set = { kind: 'label', network: labelScope(), substrings } as const;
+        const set = { kind: 'label', network: labelScope(), namespace, substrings } as const;
         return [anyColumn(f.columns, (arg) => ({ kind: 'in_labels', arg, set }))];
       }
       case 'category': {
         const categories = q.bindList(splitList(String(value), param).map((s) => s.toLowerCase()));
-        const set = { kind: 'category', network: labelScope(), categories } as const;
+        const set = { kind: 'category', network: labelScope(), namespace, categories } as const;
         return [anyColumn(f.columns, (arg) => ({ kind: 'in_labels', arg, set }))];
       }
       case 'min_amount':
@@ -83,29 +104,66 @@ export async function buildFilters(
     }
   }
 
-  /** The token filter, per chain family: a symbol, or a contract in the family's address form. */
-  async function tokenCondition(token: string): Promise<Condition[]> {
-    if (endpoint.family === 'tron') return [{ kind: 'in', arg: c('token_address'), values: q.bindList(await resolveTronToken(store, network, token)) }];
-    return evmTokenCondition(token);
+  /**
+   * The token filter: one token or several, comma-separated (chainq's
+   * extension, docs/api.md). Each is a symbol or a contract in the family's
+   * address form. Unknown ones are a 400 naming them all, or are dropped
+   * under `ignore_unknown_tokens=true` as long as one known token remains.
+   */
+  async function tokenCondition(value: string): Promise<Condition[]> {
+    const inputs = [...new Set(splitList(value, 'token'))];
+    if (values.decimals !== undefined && (inputs.length > 1 || !isEvmAddress(inputs[0]!))) {
+      throw new ApiError('invalid_parameter', 'decimals applies only when token is a single contract address; a symbol carries its own decimals', { parameter: 'decimals' });
+    }
+    const addresses = new Set<string>();
+    // Distinct tokens by what they resolve to: `usdt,USDT` or a symbol and its own contract are one token.
+    const tokens = new Set<string>();
+    const unknown: { input: string; error: ApiError }[] = [];
+    const defaultDecimals: string[] = [];
+    for (const input of inputs) {
+      try {
+        const resolved = await resolveOne(input);
+        for (const a of resolved.addresses) addresses.add(a);
+        tokens.add([...resolved.addresses].sort().join(','));
+        if (resolved.defaultDecimals) defaultDecimals.push(...resolved.addresses);
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.code !== 'unknown_token') throw e;
+        unknown.push({ input, error: e });
+      }
+    }
+    const ignore = values.ignore_unknown_tokens === true;
+    if (unknown.length > 0 && (!ignore || addresses.size === 0)) {
+      if (inputs.length === 1) throw unknown[0]!.error;
+      const names = unknown.map((u) => `'${u.input}'`).join(', ');
+      const hint = ignore ? 'none of the tokens is known' : 'pass ignore_unknown_tokens=true to drop unknown ones';
+      throw new ApiError('unknown_token', `unknown token${unknown.length > 1 ? 's' : ''} ${names} on ${network}: use symbols listed by /v1/tokens or contract addresses; ${hint}`, {
+        parameter: 'token', unknown: unknown.map((u) => u.input),
+      });
+    }
+    droppedTokens.push(...unknown.map((u) => u.input));
+    tokenCount = tokens.size;
+    if (defaultDecimals.length > 0) {
+      // Not in the registry: the documented default of 18 decimals applies to those contracts.
+      const rescaled: Expr = { kind: 'rescale', amount: c('amount'), decimals: c('token_decimals'), to: integer(18) };
+      overrides.amount = defaultDecimals.length === addresses.size
+        ? rescaled
+        : { kind: 'when_in', arg: c('token_address'), values: q.bindList(defaultDecimals), then: rescaled, otherwise: c('amount') };
+    }
+    const list = [...addresses];
+    return [list.length === 1
+      ? { kind: 'compare', left: c('token_address'), op: '=', right: q.bind(list[0]!) }
+      : { kind: 'in', arg: c('token_address'), values: q.bindList(list) }];
   }
 
-  async function evmTokenCondition(token: string): Promise<Condition[]> {
-    const decimalsParam = values.decimals;
-    if (isEvmAddress(token)) {
-      const address = token.toLowerCase();
-      if (decimalsParam !== undefined) {
-        // The stored amount is scaled by the decimals known at ingestion; rescale to the caller's.
-        overrides.amount = { kind: 'rescale', amount: c('amount'), decimals: c('token_decimals'), to: q.bind(Number(decimalsParam)) };
-      } else if ((await tokenDecimals(store, network, address)) === null) {
-        // Not in the registry: the documented default of 18 decimals applies.
-        overrides.amount = { kind: 'rescale', amount: c('amount'), decimals: c('token_decimals'), to: integer(18) };
-      }
-      return [{ kind: 'compare', left: c('token_address'), op: '=', right: q.bind(address) }];
+  async function resolveOne(token: string): Promise<{ addresses: readonly string[]; defaultDecimals: boolean }> {
+    if (endpoint.family === 'tron') return { addresses: await resolveTronToken(store, network, token), defaultDecimals: false };
+    if (!isEvmAddress(token)) return { addresses: (await resolveTokenSymbol(store, network, token)).addresses, defaultDecimals: false };
+    const address = token.toLowerCase();
+    if (values.decimals !== undefined) {
+      // The stored amount is scaled by the decimals known at ingestion; rescale to the caller's.
+      overrides.amount = { kind: 'rescale', amount: c('amount'), decimals: c('token_decimals'), to: q.bind(Number(values.decimals)) };
+      return { addresses: [address], defaultDecimals: false };
     }
-    if (decimalsParam !== undefined) {
-      throw new ApiError('invalid_parameter', 'decimals applies only when token is a contract address; a symbol carries its own decimals', { parameter: 'decimals' });
-    }
-    const resolved = await resolveTokenSymbol(store, network, token);
-    return [{ kind: 'in', arg: c('token_address'), values: q.bindList(resolved.addresses) }];
+    return { addresses: [address], defaultDecimals: (await tokenDecimals(store, network, address)) === null };
   }
 }

@@ -98,7 +98,8 @@ export async function reserveCost(request: FastifyRequest, reply: FastifyReply, 
   const meter = request.server.meter;
   let ok: boolean;
   try {
-    ok = await meter.reserve(state, cost);
+    // The route's path pattern, never the query string: it is kept in the ledger.
+    ok = await meter.reserve(state, cost, request.routeOptions.url);
   } catch (e) {
     request.log.error({ err: e }, 'metering reserve failed');
     throw unavailable(e);

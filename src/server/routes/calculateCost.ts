@@ -76,7 +76,7 @@ export function registerCalculateCost(v1: FastifyInstance, ctx: PlanContext, rou
     if (!validate(raw)) {
       throw validationToApiError(validate.errors ?? [], Object.keys(querySchema(route.params).properties), route.params);
     }
-    const plan = await plannerFor(route)(ctx, route, raw);
+    const plan = await plannerFor(route)({ ...ctx, ...(request.apiKey ? { keyId: request.apiKey.id } : {}) }, route, raw);
     return buildEstimate(query, plan.cost, state.remaining);
   });
 }

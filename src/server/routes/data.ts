@@ -8,6 +8,7 @@ import type { LinkStore } from '../../output/links/linkStore.ts';
 import { planAggregate } from '../../query/planAggregate.ts';
 import { planRaw, type PlanContext, type QueryPlan } from '../../query/planRaw.ts';
 import { planVenue } from '../../query/planVenue.ts';
+import { assertWithinSpendCap } from '../../query/spendCap.ts';
 import { chargeOnCompletion, commitCost, releaseCost, reserveCost } from '../plugins/metering.ts';
 import { requestBaseUrl } from './links.ts';
 
@@ -15,8 +16,13 @@ export type Planner = (ctx: PlanContext, route: DataRoute, query: Readonly<Recor
 
 /** The planner of a route. The cost estimate uses it too, so the estimate and the charge cannot disagree. */
 export function plannerFor(route: DataRoute): Planner {
-  if (route.kind === 'aggregate') return planAggregate;
-  return route.endpoint.family === 'exchange' ? planVenue : planRaw;
+  const plan: Planner = route.kind === 'aggregate' ? planAggregate : route.endpoint.family === 'exchange' ? planVenue : planRaw;
+  return async (ctx, r, query) => {
+    const p = await plan(ctx, r, query);
+    // The spend cap is judged on the planned cost, before anything is held or run.
+    assertWithinSpendCap(p.cost.cost, query.max_cost);
+    return p;
+  };
 }
 
 /** link=true only makes sense for a file: JSON is a 400 (decisions.md §4). */
@@ -41,9 +47,10 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
     let handedOver = false;
     try {
       // The plan, and so the cost, is the same with or without link=true.
-      const p = await plan({ ...ctx, store: snap }, route, query);
+      const p = await plan({ ...ctx, store: snap, ...(request.apiKey ? { keyId: request.apiKey.id } : {}) }, route, query);
       // Every check that can answer 4xx has run; the cost is held before the first byte.
       await reserveCost(request, reply, p.cost.cost);
+      if (p.headers) reply.headers(p.headers);
       if (request.method === 'HEAD') {
         // HEAD answers what GET would (including 403) without running the query, so it is never charged.
         await releaseCost(request);

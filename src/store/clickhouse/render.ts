@@ -72,6 +72,7 @@ class Renderer {
         return `{${e.name}:${PARAM_TYPES[p.type]}}`;
       }
       case 'rescale': return `(${this.expr(e.amount)} * pow(10, toInt32(${this.expr(e.decimals)}) - ${this.expr(e.to)}))`;
+      case 'when_in': return `(CASE WHEN ${this.expr(e.arg)} IN (${e.values.map((v) => this.expr(v)).join(', ')}) THEN ${this.expr(e.then)} ELSE ${this.expr(e.otherwise)} END)`;
     }
   }
 
@@ -85,12 +86,19 @@ class Renderer {
     }
   }
 
+  /** The shared labels, plus the caller's namespace when the set names one (docs/labels.md). */
+  labelSource(s: LabelSet): string {
+    if (!s.namespace) return 'labels';
+    return `(SELECT address, label, category, network FROM labels
+      UNION ALL SELECT address, label, category, network FROM user_labels WHERE key_id = ${this.expr(s.namespace.keyId)} AND namespace = ${this.expr(s.namespace.name)})`;
+  }
+
   labelSet(s: LabelSet): string {
     const scope = `(l.network IS NULL OR l.network = '' OR l.network = ${this.expr(s.network)})`;
     const match = s.kind === 'label'
       ? `(${s.substrings.map((x) => `position(lower(l.label), ${this.expr(x)}) > 0`).join(' OR ')})`
       : `lower(l.category) IN (${s.categories.map((x) => this.expr(x)).join(', ')})`;
-    return `(SELECT l.address FROM labels AS l WHERE ${scope} AND ${match})`;
+    return `(SELECT l.address FROM ${this.labelSource(s)} AS l WHERE ${scope} AND ${match})`;
   }
 
   where(conditions: readonly Condition[]): string {

@@ -52,6 +52,7 @@ class Renderer {
         return p.type === 'timestamp' ? `CAST($${e.name} AS TIMESTAMP)` : `$${e.name}`;
       }
       case 'rescale': return `(${this.expr(e.amount)} * power(10, ${this.expr(e.decimals)}::INTEGER - ${this.expr(e.to)}))`;
+      case 'when_in': return `(CASE WHEN ${this.expr(e.arg)} IN (${e.values.map((v) => this.expr(v)).join(', ')}) THEN ${this.expr(e.then)} ELSE ${this.expr(e.otherwise)} END)`;
     }
   }
 
@@ -70,12 +71,19 @@ class Renderer {
     }
   }
 
+  /** The shared labels, plus the caller's namespace when the set names one (docs/labels.md). */
+  labelSource(s: LabelSet): string {
+    if (!s.namespace) return 'labels';
+    return `(SELECT address, label, category, network FROM labels
+      UNION ALL SELECT address, label, category, network FROM user_labels WHERE key_id = ${this.expr(s.namespace.keyId)} AND namespace = ${this.expr(s.namespace.name)})`;
+  }
+
   labelSet(s: LabelSet): string {
     const scope = `(l.network IS NULL OR l.network = '' OR l.network = ${this.expr(s.network)})`;
     const match = s.kind === 'label'
       ? `(${s.substrings.map((x) => `contains(lower(l.label), ${this.expr(x)})`).join(' OR ')})`
       : `lower(l.category) IN (${s.categories.map((x) => this.expr(x)).join(', ')})`;
-    return `(SELECT l.address FROM labels l WHERE ${scope} AND ${match})`;
+    return `(SELECT l.address FROM ${this.labelSource(s)} l WHERE ${scope} AND ${match})`;
   }
 
   where(conditions: readonly Condition[]): string {

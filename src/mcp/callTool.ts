@@ -1,0 +1,172 @@
+/**
+ * What each MCP tool does: one API request with the caller's key (or none,
+ * for describe_endpoint, which reads the catalog), turned into a compact
+ * result. Errors are the API's own messages and codes.
+ */
+import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER } from '../catalog/responseHeaders.ts';
+import type { ApiCall, ApiResponse } from './api.ts';
+import { DEFAULT_ROWS, MAX_ROWS, describeEndpoint, routeOf, servedEndpointIds, type ToolName } from './tools.ts';
+
+export interface ToolResult {
+  readonly content: { type: 'text'; text: string }[];
+  readonly structuredContent?: Record<string, unknown>;
+  readonly isError?: boolean;
+}
+
+type Args = Readonly<Record<string, unknown>>;
+
+const ok = (value: Record<string, unknown>): ToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+const fail = (message: string, extra: Record<string, unknown> = {}): ToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify({ error: message, ...extra }) }],
+  isError: true,
+});
+
+/** The API's error body as a tool error: its message, code and extra fields, and the HTTP status. */
+function apiError(r: ApiResponse): ToolResult {
+  try {
+    const body = JSON.parse(r.text) as { error?: unknown; code?: unknown; status?: unknown };
+    if (typeof body.error === 'string') {
+      const { status: _s, ...rest } = body;
+      return fail(body.error, { ...rest, http_status: r.status });
+    }
+  } catch { /* not JSON: fall through */ }
+  return fail(`HTTP ${r.status}: ${r.text.slice(0, 200)}`, { http_status: r.status });
+}
+
+/** What the API charged for a request and what is left, from its metering headers. */
+function metering(r: ApiResponse): Record<string, unknown> {
+  const n = (h: string) => (r.headers[h] === undefined ? null : Number(r.headers[h]));
+  return {
+    cost: n('x-request-cost'),
+    quota_remaining: n('x-ratelimit-remaining'),
+    ...(r.headers['x-request-id'] ? { request_id: r.headers['x-request-id'] } : {}),
+  };
+}
+
+/** A query string from tool parameters: lists joined with commas, like the TypeScript client. */
+export function queryString(params: unknown, extra: Record<string, string> = {}): string {
+  const p = new URLSearchParams();
+  if (params && typeof params === 'object' && !Array.isArray(params)) {
+    for (const [k, v] of Object.entries(params)) {
+      if (v === undefined || v === null) continue;
+      p.set(k, Array.isArray(v) ? v.map(String).join(',') : String(v));
+    }
+  }
+  for (const [k, v] of Object.entries(extra)) p.set(k, v);
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+
+export async function callTool(api: ApiCall, name: string, args: Args): Promise<ToolResult> {
+  switch (name as ToolName) {
+    case 'list_datasets':
+      return listDatasets(api, args);
+    case 'list_tokens':
+      return listTokens(api, args);
+    case 'describe_endpoint': {
+      const d = describeEndpoint(String(args.endpoint ?? ''));
+      return d ? ok(d) : fail(`no endpoint '${String(args.endpoint)}'; list_datasets names them`, { code: 'not_found' });
+    }
+    case 'estimate_cost':
+      return estimateCost(api, args);
+    case 'query_events':
+      return runQuery(api, args, 'raw');
+    case 'query_aggregate':
+      return runQuery(api, args, 'aggregate');
+    case 'get_download_link':
+      return downloadLink(api, args);
+    default:
+      return fail(`no tool '${name}'`, { code: 'not_found' });
+  }
+}
+
+function pathOf(args: Args, aggregate: boolean): string | ToolResult {
+  const id = String(args.endpoint ?? '');
+  const route = routeOf(id, aggregate ? 'aggregate' : 'raw');
+  if (route) return route.path;
+  return fail(
+    routeOf(id, 'raw') ? `endpoint '${id}' has no aggregate` : `no endpoint '${id}'; list_datasets names them`,
+    { code: 'not_found' },
+  );
+}
+
+async function listDatasets(api: ApiCall, args: Args): Promise<ToolResult> {
+  const filter = Object.fromEntries(['family', 'protocol', 'network'].flatMap((k) => (str(args[k]) ? [[k, str(args[k])!]] : [])));
+  const r = await api('GET', `/v1/coverage${queryString(filter)}`);
+  if (r.status !== 200) return apiError(r);
+  type Entry = { dataset: string; network?: string; token?: string; unit: string; ranges: unknown[] };
+  const coverage = (JSON.parse(r.text) as { coverage: Entry[] }).coverage;
+  const network = filter.network?.toUpperCase();
+  // Every served endpoint the filters select, with what the store covers of it (possibly nothing yet).
+  const datasets = servedEndpointIds()
+    .map((id) => describeEndpoint(id)!)
+    .filter((d) => (!filter.family || d.family === filter.family) && (!filter.protocol || d.protocol === filter.protocol))
+    .filter((d) => !network || d.family === 'exchange' || (d.networks as string[]).includes(network))
+    .map((d) => ({
+      endpoint: d.endpoint,
+      summary: d.summary,
+      path: d.path,
+      aggregate: d.aggregate !== undefined,
+      formats: d.formats,
+      ...(d.networks ? { networks: d.networks } : {}),
+      coverage: coverage.filter((c) => c.dataset === d.endpoint).map(({ dataset: _d, ...rest }) => rest),
+    }));
+  return ok({ datasets, note: 'describe_endpoint gives the parameters, columns, range limits and cost rule of one endpoint; an empty coverage means nothing of it is stored yet.' });
+}
+
+async function listTokens(api: ApiCall, args: Args): Promise<ToolResult> {
+  const r = await api('GET', '/v1/tokens');
+  if (r.status !== 200) return apiError(r);
+  const symbol = str(args.symbol)?.toUpperCase();
+  const network = str(args.network)?.toUpperCase();
+  type Token = { symbol: string; name: string; aliases: string[]; networks: Record<string, unknown> };
+  const tokens = (JSON.parse(r.text) as Token[])
+    .filter((t) => !symbol || t.symbol.toUpperCase() === symbol || t.aliases.some((a) => a.toUpperCase() === symbol))
+    .map((t) => (network ? { ...t, networks: network in t.networks ? { [network]: t.networks[network] } : {} } : t))
+    .filter((t) => Object.keys(t.networks).length > 0);
+  return ok({ tokens });
+}
+
+async function estimateCost(api: ApiCall, args: Args): Promise<ToolResult> {
+  const path = pathOf(args, args.aggregate === true);
+  if (typeof path !== 'string') return path;
+  const r = await api('POST', '/v1/calculate-cost', { query: `${path}${queryString(args.params)}` });
+  if (r.status !== 200) return apiError(r);
+  return ok(JSON.parse(r.text) as Record<string, unknown>);
+}
+
+async function runQuery(api: ApiCall, args: Args, kind: 'raw' | 'aggregate'): Promise<ToolResult> {
+  const path = pathOf(args, kind === 'aggregate');
+  if (typeof path !== 'string') return path;
+  const cap = Math.min(MAX_ROWS, Math.max(1, Number.isInteger(args.max_rows) ? Number(args.max_rows) : DEFAULT_ROWS));
+  // JSON, whatever the endpoint's default: the rows are read here.
+  const r = await api('GET', `${path}${queryString(args.params, { format: 'json' })}`);
+  if (r.status !== 200) return apiError(r);
+  const body = JSON.parse(r.text) as { events: unknown[]; count: number };
+  const shown = body.events.slice(0, cap);
+  return ok({
+    rows: shown,
+    total: body.count,
+    returned: shown.length,
+    ...(body.count > shown.length
+      ? { note: `${shown.length} of ${body.count} rows shown; call get_download_link with the same endpoint and params (format csv or parquet) for all of them, at the same cost` }
+      : {}),
+    ...(r.headers[COVERED_RANGE_HEADER] ? { covered_range: r.headers[COVERED_RANGE_HEADER] } : {}),
+    ...(r.headers[DROPPED_TOKENS_HEADER] ? { dropped_tokens: r.headers[DROPPED_TOKENS_HEADER].split(',').map(decodeURIComponent) } : {}),
+    ...metering(r),
+  });
+}
+
+async function downloadLink(api: ApiCall, args: Args): Promise<ToolResult> {
+  const path = pathOf(args, args.aggregate === true);
+  if (typeof path !== 'string') return path;
+  const r = await api('GET', `${path}${queryString(args.params, { link: 'true' })}`);
+  if (r.status !== 200) return apiError(r);
+  return ok({
+    ...(JSON.parse(r.text) as Record<string, unknown>),
+    ...(r.headers[COVERED_RANGE_HEADER] ? { covered_range: r.headers[COVERED_RANGE_HEADER] } : {}),
+    ...metering(r),
+  });
+}
