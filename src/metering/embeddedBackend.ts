@@ -10,6 +10,8 @@
  * DuckDB has committed the transaction (written to its WAL). Commits that
  * arrive while a write is running are grouped into the next transaction.
  */
+import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
+import * as clickhouse from '../store/clickhouse/metering.ts';
 import type { Store } from '../store/createStore.ts';
 import type { AdmitInput, AdmitResult, ChargeRecord, MeterBackend, Reservation, ReserveResult, UsageRow } from './backend.ts';
 
@@ -39,7 +41,8 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
     const k = balanceKey(keyId, period);
     let b = balances.get(k);
     if (!b) {
-      b = store
+      const ch = clickHouseOf(store);
+      b = ch ? clickhouse.usedInPeriod(ch, keyId, period).then((used) => ({ used, reserved: 0 })) : store
         .all<{ used: bigint | number | null }>(`SELECT sum(cost) AS used FROM usage_charges WHERE key_id = $keyId AND period = $period`, { keyId, period })
         .then((rows) => ({ used: Number(rows[0]?.used ?? 0), reserved: 0 }));
       // A failed load must not poison the key: the next request tries again.
@@ -50,6 +53,12 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
   }
 
   async function writeBatch(batch: PendingCharge[]): Promise<void> {
+    const ch = clickHouseOf(store);
+    if (ch) {
+      // One INSERT: ClickHouse applies it whole, as DuckDB applies the transaction.
+      await clickhouse.appendCharges(ch, batch.map(({ r }) => ({ keyId: r.keyId, period: r.period, requestId: r.id, cost: r.cost, admittedAt: r.at, endpoint: r.endpoint ?? null })));
+      return;
+    }
     await store.transaction(async (tx) => {
       for (let i = 0; i < batch.length; i += INSERT_BATCH) {
         const part = batch.slice(i, i + INSERT_BATCH);
@@ -128,6 +137,8 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
     },
 
     async usage(filter = {}): Promise<UsageRow[]> {
+      const ch = clickHouseOf(store);
+      if (ch) return clickhouse.usageByKeyAndPeriod(ch, filter);
       const where: string[] = [];
       const params: Record<string, string> = {};
       if (filter.keyId !== undefined) { where.push('key_id = $keyId'); params.keyId = filter.keyId; }
@@ -141,6 +152,8 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
     },
 
     async recentCharges(keyId: string, period: string, limit: number): Promise<ChargeRecord[]> {
+      const ch = clickHouseOf(store);
+      if (ch) return clickhouse.recentCharges(ch, keyId, period, limit);
       const rows = await store.all<{ request_id: string; cost: bigint | number; endpoint: string | null; admitted_ms: bigint | number; charged_ms: bigint | number }>(
         `SELECT request_id, cost, endpoint, epoch_ms(admitted_at) AS admitted_ms, epoch_ms(charged_at) AS charged_ms FROM usage_charges
          WHERE key_id = $keyId AND period = $period ORDER BY charged_at DESC, admitted_at DESC LIMIT $limit`,

@@ -3,6 +3,8 @@
  * (network, or token for venues), written in the same transaction as the rows.
  * Also the physical-order flags that appending out of order sets.
  */
+import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
+import * as clickhouse from './clickhouse/lookups.ts';
 import type { Store, Tx } from './createStore.ts';
 
 export interface Interval {
@@ -26,6 +28,8 @@ export function gaps(lo: number, hi: number, covered: readonly Interval[]): Inte
 }
 
 export async function coveredIntervals(store: Store, dataset: string, scope: string): Promise<Interval[]> {
+  const ch = clickHouseOf(store);
+  if (ch) return clickhouse.coveredIntervals(ch, dataset, scope);
   const rows = await store.all<{ lo: bigint; hi: bigint }>(
     `SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope ORDER BY lo`,
     { dataset, scope },
@@ -35,6 +39,8 @@ export async function coveredIntervals(store: Store, dataset: string, scope: str
 
 /** Scopes (tokens, networks) that hold any coverage of `dataset`, sorted. */
 export async function coveredScopes(store: Store, dataset: string): Promise<string[]> {
+  const ch = clickHouseOf(store);
+  if (ch) return clickhouse.coveredScopes(ch, dataset);
   const rows = await store.all<{ scope: string }>(`SELECT DISTINCT scope FROM coverage WHERE dataset = $dataset ORDER BY scope`, { dataset });
   return rows.map((r) => r.scope);
 }
@@ -44,6 +50,8 @@ export async function coveredScopes(store: Store, dataset: string): Promise<stri
  * after `untilMs` (epoch milliseconds); null where the blocks table has none.
  */
 export async function blocksAround(store: Store, network: string, sinceMs: number, untilMs: number): Promise<{ before: number | null; after: number | null }> {
+  const ch = clickHouseOf(store);
+  if (ch) return clickhouse.blocksAround(ch, network, sinceMs, untilMs);
   const ts = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
   const [edges] = await store.all<{ before: bigint | null; after: bigint | null }>(
     `SELECT (SELECT max(number) FROM blocks WHERE network = $network AND time < CAST($since AS TIMESTAMP)) AS before,
@@ -55,6 +63,8 @@ export async function blocksAround(store: Store, network: string, sinceMs: numbe
 
 /** Whether the store has never held data nor keys. */
 export async function isEmptyStore(store: Store): Promise<boolean> {
+  const ch = clickHouseOf(store);
+  if (ch) return clickhouse.isEmptyStore(ch);
   const [r] = await store.all<{ n: bigint }>(`SELECT (SELECT count(*) FROM coverage) + (SELECT count(*) FROM api_keys) AS n`);
   return Number(r?.n ?? 0) === 0;
 }
@@ -108,6 +118,8 @@ export interface CoverageRow {
 
 /** Every covered interval of the given datasets, in (dataset, scope, lo) order. */
 export async function coverageRows(store: Store, datasets: readonly string[]): Promise<CoverageRow[]> {
+  const ch = clickHouseOf(store);
+  if (ch) return clickhouse.coverageRows(ch, datasets);
   if (datasets.length === 0) return [];
   const names: Record<string, string> = {};
   datasets.forEach((d, i) => { names[`d${i}`] = d; });
@@ -140,6 +152,8 @@ async function markUnordered(tx: Tx, dataset: string, scope: string): Promise<vo
  * insertion order for queries without ORDER BY).
  */
 export async function isPhysicallyOrdered(store: Store, dataset: string, scope: string): Promise<boolean> {
+  // ClickHouse returns no table in insertion order; its renderer always sorts (by the sorting key, which reads in order anyway).
+  if (store.engine === 'clickhouse') return false;
   const rows = await store.all<{ unordered: boolean }>(`SELECT unordered FROM dataset_order WHERE dataset = $dataset AND scope = $scope`, { dataset, scope });
   return !rows.some((r) => r.unordered);
 }

@@ -45,6 +45,8 @@ export interface CopyStream {
 }
 
 export interface Store {
+  /** Which engine answers (docs/storage.md); store functions with SQL of their own choose their dialect by it. */
+  readonly engine: 'duckdb' | 'clickhouse';
   readonly dataDir: string | null;
   readonly readOnly: boolean;
   /** The engine's text and parameter values for an engine-neutral data query, to pass to `copyToStream`/`copyToFile`. */
@@ -128,6 +130,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   }
 
   const store: Store = {
+    engine: 'duckdb',
     dataDir: opts.dataDir,
     readOnly,
     render: renderDuckDb,
@@ -188,6 +191,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       await conn.run('SELECT count(*) FROM schema_version');
       let ended: Promise<void> | null = null;
       const view: Store = {
+        engine: 'duckdb',
         dataDir: opts.dataDir,
         readOnly: true,
         render: renderDuckDb,

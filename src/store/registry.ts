@@ -4,6 +4,8 @@
  * what a user's text means stays in query/resolve.ts.
  */
 import type { Store } from './createStore.ts';
+import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
+import * as clickhouse from './clickhouse/lookups.ts';
 import { DuckDbBinder } from './duckdb/binder.ts';
 
 export interface TokenDeployment {
@@ -14,6 +16,8 @@ export interface TokenDeployment {
 
 /** Deployments on `network` whose symbol or an alias is `symbol` (upper case); exact symbols first. */
 export async function tokensBySymbol(store: Store, network: string, symbol: string): Promise<TokenDeployment[]> {
+  const ch = clickHouseOf(store);
+  if (ch) return clickhouse.tokensBySymbol(ch, network, symbol);
   return store.all<TokenDeployment>(
     `SELECT symbol, address, decimals FROM tokens
      WHERE network = $network AND address <> '' AND (upper(symbol) = $sym OR list_contains(list_transform(aliases, a -> upper(a)), $sym))
@@ -24,6 +28,8 @@ export async function tokensBySymbol(store: Store, network: string, symbol: stri
 
 /** The registry's spelling of a contract address given in any letter case; an exact match first. */
 export async function registryAddress(store: Store, network: string, input: string): Promise<string | null> {
+  const ch = clickHouseOf(store);
+  if (ch) return clickhouse.registryAddress(ch, network, input);
   const rows = await store.all<{ address: string }>(
     `SELECT address FROM tokens WHERE network = $network AND lower(address) = lower($input) ORDER BY (address = $input) DESC LIMIT 1`,
     { network, input },
@@ -33,6 +39,8 @@ export async function registryAddress(store: Store, network: string, input: stri
 
 /** Decimals of a token contract: the registry's, else what ingestion read on chain (token_cache), else null. */
 export async function contractDecimals(store: Store, network: string, address: string): Promise<number | null> {
+  const ch = clickHouseOf(store);
+  if (ch) return clickhouse.contractDecimals(ch, network, address);
   const rows = await store.all<{ decimals: number }>(
     `SELECT decimals FROM (
        SELECT decimals, 0 AS pref FROM tokens WHERE network = $network AND address = $address
@@ -45,6 +53,8 @@ export async function contractDecimals(store: Store, network: string, address: s
 
 /** Upper-case symbols on `network` that list `alias` (upper case) among their aliases. */
 export async function symbolsWithAlias(store: Store, network: string, alias: string): Promise<string[]> {
+  const ch = clickHouseOf(store);
+  if (ch) return clickhouse.symbolsWithAlias(ch, network, alias);
   const rows = await store.all<{ symbol: string }>(
     `SELECT DISTINCT upper(symbol) AS symbol FROM tokens WHERE network = $network AND list_contains(list_transform(aliases, a -> upper(a)), $sym)`,
     { network, sym: alias },
@@ -61,6 +71,8 @@ export interface PoolRow {
 
 /** Pools on `network` between a token named in `a` and one named in `b` (upper-case symbols), either way round, by fee. */
 export async function poolsBetween(store: Store, network: string, a: readonly string[], b: readonly string[]): Promise<PoolRow[]> {
+  const ch = clickHouseOf(store);
+  if (ch) return clickhouse.poolsBetween(ch, network, a, b);
   const q = new DuckDbBinder();
   const inA = q.bindList(a);
   const inB = q.bindList(b);
@@ -83,6 +95,8 @@ export interface TokenListing {
 
 /** Every token of the registry with its deployments, by symbol. */
 export async function tokenDirectory(store: Store): Promise<TokenListing[]> {
+  const ch = clickHouseOf(store);
+  if (ch) return clickhouse.tokenDirectory(ch);
   const rows = await store.all<{ symbol: string; name: string; aliases: string[] | null; deployments: { network: string; address: string; decimals: number }[] }>(
     `SELECT symbol, any_value(name) AS name, any_value(aliases) AS aliases,
             list({'network': network, 'address': address, 'decimals': decimals} ORDER BY network) AS deployments

@@ -31,8 +31,13 @@ const quote = (text: string): string => `'${text.replaceAll('\\', '\\\\').replac
 /** Parameter values as ClickHouse parses them from text: timestamps as `YYYY-MM-DD hh:mm:ss.mmm` UTC. */
 export type ClickHouseParams = Record<string, string | number | boolean | null>;
 
-export function renderClickHouse(bound: BoundQuery): { sql: string; params: ClickHouseParams } {
-  const r = new Renderer(bound.params);
+export interface ClickHouseRenderOptions {
+  /** The database holding the store's tables; unqualified names when absent. */
+  readonly database?: string;
+}
+
+export function renderClickHouse(bound: BoundQuery, opts: ClickHouseRenderOptions = {}): { sql: string; params: ClickHouseParams } {
+  const r = new Renderer(bound.params, opts.database ?? null);
   const q = bound.query;
   const sql = q.kind === 'rows' ? r.rows(q) : q.kind === 'aggregate' ? r.aggregate(q) : r.candles(q);
   return { sql, params: clickHouseParams(bound.params) };
@@ -55,7 +60,12 @@ function isoTime(sql: string, millis: boolean): string {
 }
 
 class Renderer {
-  constructor(private readonly params: QueryParams) {}
+  constructor(private readonly params: QueryParams, private readonly database: string | null) {}
+
+  /** One of the store's tables, by its catalog or system name. */
+  table(name: string): string {
+    return this.database === null ? ident(name) : `${ident(this.database)}.${ident(name)}`;
+  }
 
   expr(e: Expr | ColumnExpr): string {
     switch (e.kind) {
@@ -88,9 +98,9 @@ class Renderer {
 
   /** The shared labels, plus the caller's namespace when the set names one (docs/labels.md). */
   labelSource(s: LabelSet): string {
-    if (!s.namespace) return 'labels';
-    return `(SELECT address, label, category, network FROM labels
-      UNION ALL SELECT address, label, category, network FROM user_labels WHERE key_id = ${this.expr(s.namespace.keyId)} AND namespace = ${this.expr(s.namespace.name)})`;
+    if (!s.namespace) return this.table('labels');
+    return `(SELECT address, label, category, network FROM ${this.table('labels')}
+      UNION ALL SELECT address, label, category, network FROM ${this.table('user_labels')} WHERE key_id = ${this.expr(s.namespace.keyId)} AND namespace = ${this.expr(s.namespace.name)})`;
   }
 
   labelSet(s: LabelSet): string {
@@ -109,7 +119,7 @@ class Renderer {
     if (q.value) throw new Error('with_value is not rendered for ClickHouse yet');
     const select = q.columns.map((c) => `${this.expr(c.expr)} AS ${ident(c.name)}`).join(', ');
     const order = q.orderBy.length ? ` ORDER BY ${q.orderBy.map((k) => `t.${ident(k)}`).join(', ')}` : '';
-    return `SELECT ${select} FROM ${q.table} AS t WHERE ${this.where(q.where)}${order}`;
+    return `SELECT ${select} FROM ${this.table(q.table)} AS t WHERE ${this.where(q.where)}${order}`;
   }
 
   aggregate(q: AggregateQuery): string {
@@ -159,7 +169,7 @@ class Renderer {
     if (q.count) outer.push({ sql: 'count()', name: q.count });
     const keys = groupKeys.join(', ');
     return `SELECT ${outer.map((o) => `${o.sql} AS ${ident(o.name)}`).join(', ')}
-    FROM (SELECT ${inner.join(', ')} FROM ${q.table} AS t WHERE ${this.where(q.where)}) AS e
+    FROM (SELECT ${inner.join(', ')} FROM ${this.table(q.table)} AS t WHERE ${this.where(q.where)}) AS e
     GROUP BY ${keys} ORDER BY ${keys}`;
   }
 
@@ -169,7 +179,7 @@ class Renderer {
     FROM (SELECT toStartOfInterval(t.time, toIntervalSecond(${w}), 'UTC') AS w,
                  argMin(t.open, t.time) AS open, max(t.high) AS high, min(t.low) AS low, argMax(t.close, t.time) AS close,
                  round(sum(t.volume), 8) AS volume, toInt64(sum(t.trade_count)) AS trade_count
-          FROM ${q.table} AS t WHERE ${this.where(q.where)} GROUP BY w) AS c
+          FROM ${this.table(q.table)} AS t WHERE ${this.where(q.where)} GROUP BY w) AS c
     ORDER BY c.w`;
   }
 }

@@ -1,0 +1,213 @@
+/**
+ * `chainq copy`: moves an embedded DuckDB store into a ClickHouse store
+ * (docs/storage.md, "Moving a store to ClickHouse").
+ *
+ * The copy goes in parts: one per dataset table and partition value (network,
+ * or token for venues), one per network of `blocks`, one per other table.
+ * Each part is exported by DuckDB as CSV into a temporary file and streamed
+ * into ClickHouse; the part is then recorded in `copy_progress`, so a copy
+ * that stops resumes at the first part not recorded. A part that was cut off
+ * midway is deleted before it is copied again. Coverage goes last: it is
+ * what makes rows visible to queries, so a stopped copy never serves a range
+ * whose rows are not all there. Row counts per dataset and network are then
+ * compared between the two stores.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { catalog } from '../../catalog/index.ts';
+import type { TableDef } from '../../catalog/types.ts';
+import type { Store } from '../createStore.ts';
+import { ident as duckIdent } from '../duckdb/render.ts';
+import type { ClickHouseStore } from './createClickHouseStore.ts';
+import { ident } from './render.ts';
+
+export interface CopyPart {
+  readonly table: string;
+  /** The partition column and its value, or null for the whole table. */
+  readonly slice: { readonly column: string; readonly value: string } | null;
+}
+
+export interface CopyEvent {
+  readonly part: string;
+  readonly rows: number;
+  readonly skipped: boolean;
+}
+
+export interface CountCheck {
+  readonly table: string;
+  readonly scope: string;
+  readonly source: number;
+  readonly target: number;
+}
+
+export interface CopyReport {
+  readonly parts: number;
+  readonly copied: number;
+  readonly skipped: number;
+  readonly rows: number;
+  readonly counts: readonly CountCheck[];
+  readonly mismatches: readonly CountCheck[];
+}
+
+/** Large tables copied by partition value; the rest whole. */
+const BLOCKS: TableDef = {
+  name: 'blocks',
+  columns: [
+    { name: 'network', type: 'string' }, { name: 'number', type: 'int64' }, { name: 'time', type: 'timestamp' },
+    { name: 'hash', type: 'string' }, { name: 'parent_hash', type: 'string' },
+  ],
+  orderBy: ['network', 'number'],
+};
+
+/** Reference tables whose columns are the same in both engines, copied whole. */
+const WHOLE_TABLES = ['tokens', 'token_cache', 'labels', 'label_namespaces', 'user_labels', 'pools', 'prices', 'ingest_files', 'usage_charges'];
+
+const partName = (p: CopyPart) => (p.slice ? `${p.table}/${p.slice.value}` : p.table);
+
+function datasetTables(): TableDef[] {
+  return [...new Map(catalog.map((e) => [e.table.name, e.table])).values()];
+}
+
+async function partsOf(source: Store, t: TableDef): Promise<CopyPart[]> {
+  const column = t.orderBy[0];
+  if (!column) return [{ table: t.name, slice: null }];
+  const values = await source.all<{ v: string }>(`SELECT DISTINCT ${duckIdent(column)} AS v FROM ${duckIdent(t.name)} ORDER BY v`);
+  return values.map((r) => ({ table: t.name, slice: { column, value: r.v } }));
+}
+
+async function copiedParts(target: ClickHouseStore, sourceId: string): Promise<Set<string>> {
+  const rows = await target.query<{ part: string }>(`SELECT part FROM ${target.table('copy_progress')} FINAL WHERE source = {source:String}`, { source: sourceId });
+  return new Set(rows.map((r) => r.part));
+}
+
+/** DuckDB writes the part as CSV (NULL as \N, as ClickHouse reads it); ClickHouse reads it by column name. */
+async function copyPart(source: Store, target: ClickHouseStore, part: CopyPart, columns: readonly SourceColumn[], dir: string): Promise<number> {
+  const file = path.join(dir, 'part.csv');
+  const where = part.slice ? ` WHERE ${duckIdent(part.slice.column)} = $v` : '';
+  const select = `SELECT ${columns.map(columnText).join(', ')} FROM ${duckIdent(part.table)}${where}`;
+  await source.run(`COPY (${select}) TO '${file.replaceAll("'", "''")}' (FORMAT csv, HEADER true, NULLSTR '\\N')`, part.slice ? { v: part.slice.value } : {});
+  // A part cut off by an earlier, stopped copy is removed whole before it is written again.
+  if (part.slice) {
+    const filter = `${ident(part.slice.column)} = {v:String}`;
+    const [held] = await target.query<{ n: number }>(`SELECT count() AS n FROM ${target.table(part.table)} WHERE ${filter}`, { v: part.slice.value });
+    if (Number(held?.n ?? 0) > 0) await target.command(`DELETE FROM ${target.table(part.table)} WHERE ${filter}`, { v: part.slice.value });
+  } else {
+    await target.command(`TRUNCATE TABLE ${target.table(part.table)}`);
+  }
+  await target.client.insert({
+    table: `${target.database}.${part.table}`,
+    values: fs.createReadStream(file),
+    format: 'CSVWithNames',
+    clickhouse_settings: { date_time_input_format: 'best_effort', input_format_csv_empty_as_default: 0 },
+  });
+  fs.rmSync(file, { force: true });
+  const [n] = await source.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${duckIdent(part.table)}${where}`, part.slice ? { v: part.slice.value } : {});
+  return Number(n?.n ?? 0);
+}
+
+interface SourceColumn {
+  readonly name: string;
+  readonly list: boolean;
+}
+
+/** A column as CSV text ClickHouse parses: lists as `['a','b']`, the rest as DuckDB writes them. */
+function columnText(c: SourceColumn): string {
+  const name = duckIdent(c.name);
+  if (!c.list) return name;
+  const quoted = `list_transform(${name}, a -> '''' || replace(replace(a, '\\', '\\\\'), '''', '\\''') || '''')`;
+  return `'[' || array_to_string(${quoted}, ',') || ']' AS ${name}`;
+}
+
+async function columnsOf(source: Store, table: string): Promise<SourceColumn[]> {
+  const rows = await source.all<{ name: string; type: string }>(
+    `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $t ORDER BY ordinal_position`, { t: table });
+  return rows.map((r) => ({ name: r.name, list: r.type.endsWith('[]') }));
+}
+
+/** Keys, coverage and chain state change shape: entities with a version (docs/storage.md). */
+async function copyState(source: Store, target: ClickHouseStore): Promise<number> {
+  const keys = await source.all<{ id: string; key_hash: string; prefix: string; plan: string; name: string | null; created_at: Date; revoked_at: Date | null }>(
+    'SELECT id, key_hash, prefix, plan, name, created_at, revoked_at FROM api_keys');
+  await target.command(`TRUNCATE TABLE ${target.table('api_keys')}`);
+  await target.insert('api_keys', keys.map((k) => ({ ...k, version: String(BigInt(k.created_at.getTime()) * 1000n + (k.revoked_at ? 1n : 0n)) })));
+
+  const chain = await source.all<{ scope: string; confirmations: number; head: bigint | null; updated_at: Date }>('SELECT scope, confirmations, head, updated_at FROM chain_state');
+  await target.command(`TRUNCATE TABLE ${target.table('chain_state')}`);
+  await target.insert('chain_state', chain);
+
+  const advanced = await source.all<{ dataset: string; scope: string; advanced_at: Date }>('SELECT dataset, scope, advanced_at FROM coverage_state');
+  await target.command(`TRUNCATE TABLE ${target.table('coverage_state')}`);
+  await target.insert('coverage_state', advanced);
+
+  // Coverage last: it is what makes the copied rows visible.
+  const coverage = await source.all<{ dataset: string; scope: string; lo: bigint; hi: bigint }>('SELECT dataset, scope, lo, hi FROM coverage ORDER BY dataset, scope, lo');
+  const byScope = new Map<string, { dataset: string; scope: string; intervals: { lo: string; hi: string }[] }>();
+  for (const c of coverage) {
+    const k = `${c.dataset}\u0000${c.scope}`;
+    let e = byScope.get(k);
+    if (!e) byScope.set(k, e = { dataset: c.dataset, scope: c.scope, intervals: [] });
+    e.intervals.push({ lo: String(c.lo), hi: String(c.hi) });
+  }
+  await target.command(`TRUNCATE TABLE ${target.table('coverage')}`);
+  const version = String(BigInt(Date.now()) * 1000n);
+  await target.insert('coverage', [...byScope.values()].map((e) => ({ ...e, version })));
+  return keys.length + chain.length + advanced.length + coverage.length;
+}
+
+/** Rows per partition value of every dataset table, in both stores. */
+async function compareCounts(source: Store, target: ClickHouseStore): Promise<CountCheck[]> {
+  const out: CountCheck[] = [];
+  for (const t of [...datasetTables(), BLOCKS]) {
+    const column = t.orderBy[0]!;
+    const src = await source.all<{ v: string; n: bigint }>(`SELECT ${duckIdent(column)} AS v, count(*) AS n FROM ${duckIdent(t.name)} GROUP BY v`);
+    const dst = await target.query<{ v: string; n: number }>(`SELECT ${ident(column)} AS v, count() AS n FROM ${target.table(t.name)} GROUP BY v`);
+    const got = new Map(dst.map((r) => [r.v, Number(r.n)]));
+    const scopes = new Set([...src.map((r) => r.v), ...got.keys()]);
+    const want = new Map(src.map((r) => [r.v, Number(r.n)]));
+    for (const v of [...scopes].sort()) out.push({ table: t.name, scope: v, source: want.get(v) ?? 0, target: got.get(v) ?? 0 });
+  }
+  return out;
+}
+
+/**
+ * Copies `source` into `target`. `sourceId` names the source in the target's
+ * progress table (its path), so that a second run resumes.
+ */
+export async function copyDuckDbToClickHouse(
+  source: Store, target: ClickHouseStore, sourceId: string, onPart: (e: CopyEvent) => void = () => undefined,
+): Promise<CopyReport> {
+  const done = await copiedParts(target, sourceId);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-copy-'));
+  let copied = 0;
+  let skipped = 0;
+  let rows = 0;
+  let parts = 0;
+  try {
+    const work: { part: CopyPart; columns: readonly SourceColumn[] }[] = [];
+    for (const t of [...datasetTables(), BLOCKS]) {
+      const columns = t.columns.map((c) => ({ name: c.name, list: false }));
+      for (const part of await partsOf(source, t)) work.push({ part, columns });
+    }
+    for (const name of WHOLE_TABLES) work.push({ part: { table: name, slice: null }, columns: await columnsOf(source, name) });
+    for (const { part, columns } of work) {
+      parts++;
+      const name = partName(part);
+      if (done.has(name)) {
+        skipped++;
+        onPart({ part: name, rows: 0, skipped: true });
+        continue;
+      }
+      const n = await copyPart(source, target, part, columns, dir);
+      await target.insert('copy_progress', [{ source: sourceId, part: name, rows: n, copied_at: new Date() }]);
+      copied++;
+      rows += n;
+      onPart({ part: name, rows: n, skipped: false });
+    }
+    rows += await copyState(source, target);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const counts = await compareCounts(source, target);
+  return { parts, copied, skipped, rows, counts, mismatches: counts.filter((c) => c.source !== c.target) };
+}

@@ -1,0 +1,184 @@
+/**
+ * The store on ClickHouse (docs/storage.md): a server or cluster over HTTP,
+ * or chDB in process, through the same `@clickhouse/client` code. Results
+ * meant for clients leave the engine encoded (`FORMAT …`) and stream to the
+ * socket; statements name their tables with the store's database and bind
+ * every value as a `{name:Type}` parameter.
+ *
+ * ClickHouse has no multi-statement transactions. Reads need none: writers
+ * publish coverage after their rows, and a query never reads past coverage.
+ * Writes that DuckDB groups in a transaction have their own ClickHouse form
+ * (one INSERT per state change, docs/storage.md "Writes without
+ * transactions"); `transaction()` refuses rather than pretend.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import fs from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Format } from '../../catalog/types.ts';
+import { Semaphore } from '../../utils/semaphore.ts';
+import type { CopyStream, Row, Store } from '../createStore.ts';
+import type { BoundQuery } from '../query.ts';
+import { connectClickHouse, type ClickHouseTarget } from './connect.ts';
+import { clickHouseExport } from './format.ts';
+import { ident, renderClickHouse, type ClickHouseParams } from './render.ts';
+import { CLICKHOUSE_SCHEMA_VERSION, clickHouseSchemaDdl } from './schema.ts';
+
+export interface ClickHouseStoreOptions {
+  readonly target: ClickHouseTarget;
+  readonly readOnly?: boolean;
+  /** Database for `chdb:` stores (a ClickHouse URL names its own). */
+  readonly database?: string;
+  /** Creates tables `ON CLUSTER` with replicated engines (docs/deployment.md). */
+  readonly cluster?: string | null;
+  readonly maxConcurrentExports?: number;
+}
+
+/** A value ClickHouse binds to a `{name:Type}` placeholder. */
+export type ClickHouseValue = string | number | boolean | null | readonly string[] | readonly number[];
+
+export interface ClickHouseStore extends Store {
+  readonly engine: 'clickhouse';
+  readonly database: string;
+  readonly client: ClickHouseClient;
+  /** The quoted, database-qualified name of one of the store's tables. */
+  table(name: string): string;
+  /** Rows of a SELECT written in ClickHouse SQL, as JSON values (64-bit integers as numbers). */
+  query<T = Row>(sql: string, params?: Record<string, ClickHouseValue>): Promise<T[]>;
+  /** A statement without result (DDL, INSERT … SELECT, lightweight DELETE). */
+  command(sql: string, params?: Record<string, ClickHouseValue>): Promise<void>;
+  /** Inserts rows given as objects by column name; one INSERT, which ClickHouse applies whole. */
+  insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+}
+
+const DEFAULT_DATABASE = 'chainq';
+
+/** Text of a JS value as ClickHouse reads it in JSON input: exact integers as text, times as UTC. */
+function jsonValue(v: unknown): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  if (v instanceof Date) return clickHouseTime(v.getTime());
+  return v;
+}
+
+/** `YYYY-MM-DD hh:mm:ss.mmm` in UTC, as DateTime64(3, 'UTC') parses it. */
+export function clickHouseTime(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** A DateTime64 read back as JSON text (`YYYY-MM-DD hh:mm:ss.mmm`, UTC) as a Date. */
+export function parseClickHouseTime(text: string | null): Date | null {
+  return text === null ? null : new Date(`${text.replace(' ', 'T')}Z`);
+}
+
+export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promise<ClickHouseStore> {
+  const target = opts.target;
+  const database = target.engine === 'clickhouse' ? target.database : (opts.database ?? DEFAULT_DATABASE);
+  const client = await connectClickHouse(target);
+  const readOnly = opts.readOnly ?? false;
+  const exports = new Semaphore(opts.maxConcurrentExports ?? 8);
+  const table = (name: string) => `${ident(database)}.${ident(name)}`;
+
+  const query = async <T,>(sql: string, params: Record<string, ClickHouseValue> = {}): Promise<T[]> => {
+    const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+    return rs.json<T>();
+  };
+  const command = async (sql: string, params: Record<string, ClickHouseValue> = {}): Promise<void> => {
+    await client.command({ query: sql, query_params: params });
+  };
+
+  try {
+    if (!readOnly) {
+      for (const ddl of clickHouseSchemaDdl({ database, cluster: opts.cluster ?? null })) await command(ddl);
+      const v = await query<{ version: number }>(`SELECT version FROM ${table('schema_version')}`);
+      if (v.length === 0) await command(`INSERT INTO ${table('schema_version')} VALUES ({v:Int32})`, { v: CLICKHOUSE_SCHEMA_VERSION });
+    } else {
+      await query(`SELECT version FROM ${table('schema_version')}`);
+    }
+  } catch (e) {
+    await client.close();
+    throw e;
+  }
+
+  const render = (bound: BoundQuery) => renderClickHouse(bound, { database });
+
+  async function copyToStream(sql: string, params: Record<string, unknown>, format: Format): Promise<CopyStream> {
+    const release = await exports.acquire();
+    const abort = new AbortController();
+    const out = clickHouseExport(format);
+    const stream = new PassThrough({ highWaterMark: 256 * 1024 });
+    stream.on('error', () => undefined);
+    let released = false;
+    const finish = () => {
+      if (released) return;
+      released = true;
+      release();
+    };
+    stream.on('close', finish);
+    let rows = 0;
+    const done = (async () => {
+      const result = await client.exec({
+        query: `${sql} FORMAT ${out.format}`,
+        query_params: params as ClickHouseParams,
+        clickhouse_settings: { ...out.settings },
+        abort_signal: abort.signal,
+      });
+      rows = Number(result.summary?.result_rows ?? 0);
+      // The body ends only once the engine's stream has ended whole.
+      await pipeline(result.stream, stream);
+      return rows;
+    })();
+    done.catch((e: unknown) => {
+      stream.destroy(e instanceof Error ? e : new Error(String(e)));
+      finish();
+    });
+    return {
+      stream,
+      done,
+      cancel() {
+        abort.abort();
+        stream.destroy();
+      },
+    };
+  }
+
+  const store: ClickHouseStore = {
+    engine: 'clickhouse',
+    dataDir: target.engine === 'chdb' ? target.dir : null,
+    readOnly,
+    database,
+    client,
+    table,
+    query,
+    command,
+    render,
+    async insert(name, rows) {
+      if (rows.length === 0) return;
+      await client.insert({
+        table: `${database}.${name}`,
+        values: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsonValue(v)]))),
+        format: 'JSONEachRow',
+      });
+    },
+    all: (sql, params) => query(sql, params as Record<string, ClickHouseValue>),
+    run: (sql, params) => command(sql, params as Record<string, ClickHouseValue>),
+    transaction: () => Promise.reject(new Error('ClickHouse has no transactions: this write has no ClickHouse form yet (docs/storage.md)')),
+    copyToStream,
+    async copyToFile(sql, params, format, file) {
+      const exp = await copyToStream(sql, params, format);
+      await pipeline(exp.stream, fs.createWriteStream(file));
+      return exp.done;
+    },
+    // Coverage is published after the rows it covers and a query never reads
+    // past coverage, so reads need no pinned view: the store is its own snapshot.
+    snapshot: () => Promise.resolve({ ...store, close: () => Promise.resolve() }),
+    async close() {
+      await client.close();
+    },
+  };
+  return store;
+}
+
+/** The ClickHouse store behind a `Store` (its snapshots included), or null for another engine. */
+export function clickHouseOf(store: Store): ClickHouseStore | null {
+  return store.engine === 'clickhouse' && 'client' in store ? (store as ClickHouseStore) : null;
+}
