@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { operate } from './operate.ts';
-import { DEFAULT_DATA_DIR, positiveNumber } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, positiveNumber } from './options.ts';
 
 export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description('replace the datasets in the store with the deterministic synthetic demo dataset')
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .option('--scale <n>', 'multiply every event rate', positiveNumber, 1)
     .option('--days <n>', 'length of the demo window in days, from 2025-12-01', positiveNumber, 2)
     .action(async (opts: { data: string; scale: number; days: number }) => {

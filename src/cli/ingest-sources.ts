@@ -17,7 +17,7 @@ import type { JobMessage } from '../operator/runJob.ts';
 import { parseTime } from '../query/time.ts';
 import { ingestGroup } from './ingestGroup.ts';
 import { runIngestJob } from './ingestJob.ts';
-import { DEFAULT_DATA_DIR, positiveNumber } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, positiveNumber } from './options.ts';
 import { createProgressBar } from './progressBar.ts';
 
 interface CommonOptions {
@@ -55,7 +55,8 @@ const time = (v: string): number => {
 
 function withCommon(cmd: Command): Command {
   return cmd
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .option('--retries <n>', 'retries of a failing request (HTTP 429/5xx, network errors)', nonNegativeInt, DEFAULT_RETRY.retries)
     .option('--retry-delay <ms>', 'first backoff; doubles on each retry (a Retry-After header wins)', nonNegativeInt, DEFAULT_RETRY.baseDelayMs)
     .option('--timeout <s>', 'per-request timeout in seconds', positiveNumber, 120)

@@ -16,7 +16,7 @@ import type { EvmJobSpec } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
 import { ingestGroup } from './ingestGroup.ts';
 import { runIngestJob } from './ingestJob.ts';
-import { DEFAULT_DATA_DIR, positiveNumber } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, positiveNumber } from './options.ts';
 
 interface IngestEvmCliOptions {
   network: string;
@@ -79,7 +79,8 @@ export function registerIngest(program: Command): void {
     .option('--to <block>', 'last block, inclusive (default: head − confirmations)', blockNumber)
     .option('--follow', 'keep ingesting new blocks as they reach --confirmations, following reorgs')
     .option('--confirmations <n>', 'blocks to stay behind the head (default: ETH 65, POLYGON 200, ARB 240, others 30)', count)
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .option('--protocols <file>', 'contract addresses laid over the shipped ones (default: <data>/protocols.json when present)')
     .option('--only <protocols>', `comma-separated subset of ${EVM_PROTOCOLS.join(',')}`, protocolList)
     .addOption(new Option('--traces <method>', 'call traces for internal native transfers: auto picks trace_block, else debug_traceBlockByHash; off reads transaction values only')

@@ -3,7 +3,7 @@ import { UNLIMITED } from '../metering/meter.ts';
 import { PERIOD_PATTERN } from '../metering/period.ts';
 import { PLANS_HELP, REDIS_HELP, type MeteringCliOptions } from './metering.ts';
 import { operate } from './operate.ts';
-import { DEFAULT_DATA_DIR } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP } from './options.ts';
 
 /**
  * `chainq keys …`. With a server running on the data directory, each command
@@ -15,7 +15,8 @@ export function registerKeys(program: Command): void {
   keys
     .command('create')
     .description('create an API key; the key is printed once, alone on the last line')
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .option('--plan <name>', 'plan of the key', 'free')
     .option('--plans <file>', PLANS_HELP)
     .option('--name <text>', 'a note to recognise the key by')
@@ -26,7 +27,8 @@ export function registerKeys(program: Command): void {
   keys
     .command('list')
     .description('list keys (never the keys themselves)')
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .option('--json', 'print JSON')
     .action(async (opts: { data: string; json?: boolean }) => {
       const list = await operate(opts, 'keys.list', {});
@@ -36,7 +38,8 @@ export function registerKeys(program: Command): void {
   keys
     .command('revoke <id-or-prefix>')
     .description('revoke a key by id or by its visible prefix (cq_xxxx)')
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .action(async (idOrPrefix: string, opts: { data: string }) => {
       await operate(opts, 'keys.revoke', { idOrPrefix });
       process.stdout.write(`revoked ${idOrPrefix}\n`);
@@ -44,7 +47,8 @@ export function registerKeys(program: Command): void {
   keys
     .command('set-plan <id-or-prefix> <plan>')
     .description('move a key to another plan; a running server applies it within 5 s (its key cache)')
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .option('--plans <file>', PLANS_HELP)
     .action(async (idOrPrefix: string, plan: string, opts: MeteringCliOptions) => {
       await operate(opts, 'keys.set-plan', { idOrPrefix, plan });
@@ -53,7 +57,8 @@ export function registerKeys(program: Command): void {
   keys
     .command('usage [id-or-prefix]')
     .description('blocks charged and requests charged, per key and month (default: this month, every key)')
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .option('--month <YYYY-MM>', 'the month to show (UTC)')
     .option('--all-months', 'every month on record')
     .option('--plans <file>', PLANS_HELP)

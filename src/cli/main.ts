@@ -1,17 +1,23 @@
 /** The `chainq` command. One file per command beside this one. */
 import { Command } from 'commander';
 import { StoreLockedError } from '../store/createStore.ts';
+import { StoreTargetError } from '../store/target.ts';
 import { registerDemo } from './demo.ts';
 import { registerIngest } from './ingest.ts';
 import { registerIngestSources } from './ingest-sources.ts';
 import { registerKeys } from './keys.ts';
+import { registerCopy } from './copy.ts';
 import { registerMcp } from './mcp.ts';
+import { normalizeStoreOption, type DataOption } from './options.ts';
 import { registerOperator } from './operator.ts';
 import { registerReference } from './reference.ts';
 import { registerServe } from './serve.ts';
 import { registerStatus } from './status.ts';
 
 const program = new Command('chainq').description('historical blockchain and exchange data, served over a metered HTTP API');
+program.hook('preAction', (_program, command) => {
+  normalizeStoreOption(command.opts<DataOption>(), (name, value) => command.setOptionValue(name, value));
+});
 registerServe(program);
 registerDemo(program);
 registerIngest(program);
@@ -21,11 +27,12 @@ registerReference(program);
 registerIngestSources(program);
 registerMcp(program);
 registerOperator(program);
+registerCopy(program);
 
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
-  const message = e instanceof StoreLockedError ? e.message : e instanceof Error ? e.message : String(e);
+  const message = e instanceof StoreLockedError || e instanceof StoreTargetError ? e.message : e instanceof Error ? e.message : String(e);
   process.stderr.write(`chainq: ${message}\n`);
   process.exitCode = 1;
 }

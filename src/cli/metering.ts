@@ -8,6 +8,7 @@ import type { Store } from '../store/createStore.ts';
 
 export interface MeteringCliOptions {
   data: string;
+  store?: string | undefined;
   plans?: string;
   redis?: string;
   redisPrefix?: string;

@@ -10,7 +10,7 @@ import type { MeterBackend } from '../metering/backend.ts';
 import { runAction, type ActionInput, type ActionName, type ActionOutput } from '../operator/actions.ts';
 import { findServer, type OperatorClient } from '../operator/channel.ts';
 import { backendOf, plansOf, type MeteringCliOptions } from './metering.ts';
-import { withStore } from './options.ts';
+import { storeTargetOf, withStore } from './options.ts';
 
 /** Actions that only read: without a server they open the store read-only, so they can run beside read-only (--redis) servers. */
 const READS: ReadonlySet<ActionName> = new Set(['keys.list', 'keys.usage', 'status']);
@@ -25,8 +25,8 @@ export function runningServer(data: string): Promise<OperatorClient | null> {
 export async function operate<N extends ActionName>(opts: MeteringCliOptions, name: N, input: ActionInput<N>): Promise<ActionOutput<N>> {
   const server = await runningServer(opts.data);
   if (server) return server.action(name, input);
-  const readOnly = READS.has(name) && storeExists(opts.data);
-  return withStore({ data: opts.data, readOnly }, async (store): Promise<ActionOutput<N>> => {
+  const readOnly = READS.has(name) && storeTargetOf(opts).engine === 'duckdb' && storeExists(opts.data);
+  return withStore({ data: opts.data, store: opts.store, readOnly }, async (store): Promise<ActionOutput<N>> => {
     const opened: { backend?: MeterBackend } = {};
     try {
       return await runAction({

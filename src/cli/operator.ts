@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { OperatorError } from '../operator/actions.ts';
 import { operate, runningServer } from './operate.ts';
-import { DEFAULT_DATA_DIR } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP } from './options.ts';
 
 async function server(data: string) {
   const s = await runningServer(data);
@@ -16,7 +16,8 @@ export function registerOperator(program: Command): void {
     .description('the plans in force on a running server')
     .command('reload')
     .description('reread the plans file (--plans, else <data>/plans.json) and apply it without a restart (SIGHUP does the same)')
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .action(async (opts: { data: string }) => {
       const { plans } = await operate(opts, 'plans.reload', {});
       process.stdout.write(`plans in force:\n${plans.map((p) => `  ${p}`).join('\n')}\n`);
@@ -26,7 +27,8 @@ export function registerOperator(program: Command): void {
   jobs
     .command('list')
     .description('every job: state, attempts, last error')
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .option('--json', 'print JSON')
     .action(async (opts: { data: string; json?: boolean }) => {
       const list = await (await server(opts.data)).jobs();
@@ -36,7 +38,8 @@ export function registerOperator(program: Command): void {
   jobs
     .command('stop <id>')
     .description('stop a job at its next batch boundary (committed work is kept)')
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .action(async (id: string, opts: { data: string }) => {
       const status = await (await server(opts.data)).stopJob(id);
       process.stdout.write(`job ${status.id} (${status.label}) ${status.state}\n`);

@@ -1,14 +1,41 @@
 /** Options shared by every command, and opening the store they point at. */
 import path from 'node:path';
+import { createClickHouseStore } from '../store/clickhouse/createClickHouseStore.ts';
 import { createStore, type Store } from '../store/createStore.ts';
+import { parseStoreTarget, type StoreTarget } from '../store/target.ts';
 
 export const DEFAULT_DATA_DIR = process.env.CHAINQ_DATA ?? './data';
 
+export const DATA_HELP = 'data directory: the DuckDB store, and the server\'s local files (operator socket, plans, link files)';
+export const STORE_HELP = 'where the data lives: duckdb:DIR (default: --data), chdb:DIR (ClickHouse in process) or clickhouse://user:password@host:8123/database (or CHAINQ_STORE)';
+
 export interface DataOption {
   data: string;
+  /** `--store`; for `duckdb:DIR` the command's `data` is DIR (see `normalizeStoreOption`). */
+  store?: string | undefined;
 }
 
-export function openStore(opts: DataOption & { memoryLimit?: string; readOnly?: boolean; threads?: number }): Promise<Store> {
+/** The store a command's options point at: `--store`, else CHAINQ_STORE, else DuckDB in `--data`. */
+export function storeTargetOf(opts: DataOption): StoreTarget {
+  const text = opts.store ?? process.env.CHAINQ_STORE;
+  return text ? parseStoreTarget(text) : { engine: 'duckdb', dir: path.resolve(opts.data) };
+}
+
+/**
+ * Run before every command: `--store duckdb:DIR` or `chdb:DIR` means
+ * `--data DIR`, so that the operator socket and local files follow the store
+ * (and a second command finds the server that holds an embedded store), and
+ * a bad `--store` fails before anything starts.
+ */
+export function normalizeStoreOption(opts: DataOption, set: (name: 'data', value: string) => void): void {
+  if (opts.data === undefined) return;
+  const target = storeTargetOf(opts);
+  if (target.engine !== 'clickhouse') set('data', target.dir);
+}
+
+export async function openStore(opts: DataOption & { memoryLimit?: string; readOnly?: boolean; threads?: number }): Promise<Store> {
+  const target = storeTargetOf(opts);
+  if (target.engine !== 'duckdb') return createClickHouseStore({ target, ...(opts.readOnly ? { readOnly: true } : {}) });
   return createStore({
     dataDir: path.resolve(opts.data),
     ...(opts.threads ? { threads: opts.threads } : {}),

@@ -15,7 +15,7 @@ import { registerMetricsRoute } from '../server/plugins/metrics.ts';
 import { linkOptions } from './linkOptions.ts';
 import { addOperateOptions, serveMetrics, serveShutdown, startOperatorMetrics, type OperateFlags } from './operateOptions.ts';
 import { backendOf, plansOf, PLANS_HELP, REDIS_HELP } from './metering.ts';
-import { DEFAULT_DATA_DIR, openStore, port, positiveInteger, positiveNumber } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, openStore, storeTargetOf, port, positiveInteger, positiveNumber } from './options.ts';
 
 interface ServeOptions extends OperateFlags {
   data: string;
@@ -41,7 +41,8 @@ async function isNewStore(store: Store): Promise<boolean> {
 export function registerServe(program: Command): void {
   addOperateOptions(program.command('serve'))
     .description('serve the HTTP API; ingestion jobs and operator commands run inside it while it serves')
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .option('--port <n>', 'port', port, 8080)
     .option('--host <host>', 'interface to listen on; 127.0.0.1 unless you mean to expose it', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', process.env.CHAINQ_LOG_LEVEL ?? 'info')
@@ -61,7 +62,8 @@ export function registerServe(program: Command): void {
       const plans = plansOf(opts);
       // DuckDB allows one read-write process per file. With Redis holding the
       // counters, the store is only read, so several servers can share it.
-      const store = await openStore({ ...opts, readOnly: Boolean(opts.redis) });
+      // ClickHouse takes writers from any number of servers.
+      const store = await openStore({ ...opts, readOnly: Boolean(opts.redis) && storeTargetOf(opts).engine === 'duckdb' });
       if (!opts.redis && await isNewStore(store)) {
         if (opts.demo) {
           process.stdout.write('new store: loading the demo dataset (synthetic data)…\n');

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { operate, runningServer } from './operate.ts';
-import { DEFAULT_DATA_DIR } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP } from './options.ts';
 
 export function registerStatus(program: Command): void {
   program
     .command('compact')
     .description('re-sort tables that ingestion appended out of order, so queries over them stream without sorting')
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .action(async (opts: { data: string }) => {
       const { tables } = await operate(opts, 'compact', {});
       process.stdout.write(tables.length ? `re-sorted ${tables.join(', ')}\n` : 'every table is in order\n');
@@ -15,7 +16,8 @@ export function registerStatus(program: Command): void {
   program
     .command('status')
     .description('show what the store holds, per dataset and network, and the ingestion jobs of a running server')
-    .option('--data <dir>', 'data directory', DEFAULT_DATA_DIR)
+    .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
+    .option('--store <target>', STORE_HELP)
     .option('--json', 'print JSON for scripts')
     .action(async (opts: { data: string; json?: boolean }) => {
       const datasets = await operate(opts, 'status', {});

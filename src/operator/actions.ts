@@ -14,7 +14,9 @@ import { monthPeriod } from '../metering/period.ts';
 import { describePlan, type Plans } from '../metering/plans.ts';
 import { generateDemo } from '../demo/generate.ts';
 import { importLabels, importTokens, loadSeed } from '../reference/importReference.ts';
-import type { Store } from '../store/createStore.ts';
+import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
+import { copyDuckDbToClickHouse } from '../store/clickhouse/copyFromDuckDb.ts';
+import { createStore, type Store } from '../store/createStore.ts';
 import { clearDatasets, compactDatasets, datasetStatus, type DatasetStatus } from '../store/maintenance.ts';
 
 export interface OperatorContext {
@@ -85,6 +87,20 @@ async function importCsv(store: Store, csv: string, importer: (store: Store, fil
 
 /** Replaces the store's datasets with the synthetic demo dataset. */
 export async function loadDemo(store: Store, opts: { scale?: number; days?: number } = {}): Promise<void> {
+  const ch = clickHouseOf(store);
+  if (ch) {
+    // The demo is generated inside DuckDB (its range() and random()), then copied over as `chainq copy` does.
+    const built = await createStore({ dataDir: null });
+    try {
+      await clearDatasets(ch);
+      await loadDemo(built, opts);
+      const report = await copyDuckDbToClickHouse(built, ch, `demo:${Date.now()}`, undefined, 'data');
+      if (report.mismatches.length) throw new Error(`the demo copy into ClickHouse lost rows: ${JSON.stringify(report.mismatches.slice(0, 3))}`);
+    } finally {
+      await built.close();
+    }
+    return;
+  }
   await loadSeed(store);
   await clearDatasets(store);
   await generateDemo(store, opts);

@@ -1,8 +1,16 @@
 /** Whole-store operations for operators: clearing datasets and describing what the store holds. */
 import { catalog } from '../catalog/index.ts';
+import { clickHouseOf, parseClickHouseTime } from './clickhouse/createClickHouseStore.ts';
 import type { Store } from './createStore.ts';
 
 export async function clearDatasets(store: Store): Promise<void> {
+  const ch = clickHouseOf(store);
+  if (ch) {
+    // Coverage first: rows stop being served before they go.
+    for (const name of ['coverage', 'coverage_state', 'chain_state']) await ch.command(`TRUNCATE TABLE ${ch.table(name)}`);
+    for (const name of [...new Set(catalog.map((e) => e.table.name)), 'blocks']) await ch.command(`TRUNCATE TABLE ${ch.table(name)}`);
+    return;
+  }
   await store.transaction(async (tx) => {
     for (const name of new Set(catalog.map((e) => e.table.name))) await tx.run(`DELETE FROM ${name}`);
     await tx.run('DELETE FROM coverage');
@@ -24,7 +32,11 @@ export interface DatasetStatus {
   time_max: string | null;
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString().replace('.000Z', 'Z') : null);
+/** A time as ISO text; ClickHouse hands its times back as UTC text. */
+const iso = (d: Date | string | null) => {
+  const date = typeof d === 'string' ? parseClickHouseTime(d) : d;
+  return date ? date.toISOString().replace('.000Z', 'Z') : null;
+};
 
 /** One entry per dataset and network (or token, for venues) that holds rows. */
 export async function datasetStatus(store: Store): Promise<DatasetStatus[]> {
@@ -35,11 +47,13 @@ export async function datasetStatus(store: Store): Promise<DatasetStatus[]> {
     const scope = byToken ? 'token' : 'network';
     if (!cols.has(scope)) continue;
     const hasBlocks = cols.has('block_number');
-    const rows = await store.all<{ scope: string; n: bigint; bmin: bigint | null; bmax: bigint | null; tmin: Date | null; tmax: Date | null }>(
+    const ch = clickHouseOf(store);
+    const noBlock = ch ? 'CAST(NULL AS Nullable(Int64))' : 'NULL::BIGINT';
+    const rows = await store.all<{ scope: string; n: bigint; bmin: bigint | null; bmax: bigint | null; tmin: Date | string | null; tmax: Date | string | null }>(
       `SELECT ${scope} AS scope, count(*) AS n,
-              ${hasBlocks ? 'min(block_number)' : 'NULL::BIGINT'} AS bmin, ${hasBlocks ? 'max(block_number)' : 'NULL::BIGINT'} AS bmax,
+              ${hasBlocks ? 'min(block_number)' : noBlock} AS bmin, ${hasBlocks ? 'max(block_number)' : noBlock} AS bmax,
               min(time) AS tmin, max(time) AS tmax
-       FROM ${e.table.name} GROUP BY ALL ORDER BY scope`,
+       FROM ${ch ? ch.table(e.table.name) : e.table.name} GROUP BY ALL ORDER BY scope`,
     );
     for (const r of rows) {
       const chainNetwork = e.family === 'btc' ? null : r.scope;
@@ -64,6 +78,8 @@ export async function datasetStatus(store: Store): Promise<DatasetStatus[]> {
  * Returns the tables rewritten.
  */
 export async function compactDatasets(store: Store): Promise<string[]> {
+  // ClickHouse keeps each table sorted by its key itself (merges); there is nothing to rewrite.
+  if (store.engine === 'clickhouse') return [];
   const flagged = new Set((await store.all<{ dataset: string }>(`SELECT DISTINCT dataset FROM dataset_order WHERE unordered`)).map((r) => r.dataset));
   const tables = new Map(catalog.filter((e) => flagged.has(e.id)).map((e) => [e.table.name, e.table]));
   for (const table of tables.values()) {

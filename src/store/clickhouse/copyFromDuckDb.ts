@@ -61,7 +61,12 @@ const BLOCKS: TableDef = {
 };
 
 /** Reference tables whose columns are the same in both engines, copied whole. */
-const WHOLE_TABLES = ['tokens', 'token_cache', 'labels', 'label_namespaces', 'user_labels', 'pools', 'prices', 'ingest_files', 'usage_charges'];
+const REFERENCE_TABLES = ['tokens', 'token_cache', 'labels', 'pools', 'prices', 'ingest_files'];
+/** What belongs to customers: copied with the store, never with a demo. */
+const CUSTOMER_TABLES = ['label_namespaces', 'user_labels', 'usage_charges'];
+
+/** `store`: everything (`chainq copy`); `data`: datasets, coverage and reference data only (the demo). */
+export type CopyScope = 'store' | 'data';
 
 const partName = (p: CopyPart) => (p.slice ? `${p.table}/${p.slice.value}` : p.table);
 
@@ -125,12 +130,18 @@ async function columnsOf(source: Store, table: string): Promise<SourceColumn[]> 
   return rows.map((r) => ({ name: r.name, list: r.type.endsWith('[]') }));
 }
 
-/** Keys, coverage and chain state change shape: entities with a version (docs/storage.md). */
-async function copyState(source: Store, target: ClickHouseStore): Promise<number> {
+/** Keys change shape: entities with a version (docs/storage.md). */
+async function copyKeys(source: Store, target: ClickHouseStore): Promise<unknown[]> {
   const keys = await source.all<{ id: string; key_hash: string; prefix: string; plan: string; name: string | null; created_at: Date; revoked_at: Date | null }>(
     'SELECT id, key_hash, prefix, plan, name, created_at, revoked_at FROM api_keys');
   await target.command(`TRUNCATE TABLE ${target.table('api_keys')}`);
   await target.insert('api_keys', keys.map((k) => ({ ...k, version: String(BigInt(k.created_at.getTime()) * 1000n + (k.revoked_at ? 1n : 0n)) })));
+  return keys;
+}
+
+/** Coverage and chain state change shape too: one row per dataset and scope, with a version. */
+async function copyState(source: Store, target: ClickHouseStore, scope: CopyScope): Promise<number> {
+  const keys = scope === 'data' ? [] : await copyKeys(source, target);
 
   const chain = await source.all<{ scope: string; confirmations: number; head: bigint | null; updated_at: Date }>('SELECT scope, confirmations, head, updated_at FROM chain_state');
   await target.command(`TRUNCATE TABLE ${target.table('chain_state')}`);
@@ -175,7 +186,7 @@ async function compareCounts(source: Store, target: ClickHouseStore): Promise<Co
  * progress table (its path), so that a second run resumes.
  */
 export async function copyDuckDbToClickHouse(
-  source: Store, target: ClickHouseStore, sourceId: string, onPart: (e: CopyEvent) => void = () => undefined,
+  source: Store, target: ClickHouseStore, sourceId: string, onPart: (e: CopyEvent) => void = () => undefined, scope: CopyScope = 'store',
 ): Promise<CopyReport> {
   const done = await copiedParts(target, sourceId);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-copy-'));
@@ -189,7 +200,7 @@ export async function copyDuckDbToClickHouse(
       const columns = t.columns.map((c) => ({ name: c.name, list: false }));
       for (const part of await partsOf(source, t)) work.push({ part, columns });
     }
-    for (const name of WHOLE_TABLES) work.push({ part: { table: name, slice: null }, columns: await columnsOf(source, name) });
+    for (const name of scope === 'store' ? [...REFERENCE_TABLES, ...CUSTOMER_TABLES] : REFERENCE_TABLES) work.push({ part: { table: name, slice: null }, columns: await columnsOf(source, name) });
     for (const { part, columns } of work) {
       parts++;
       const name = partName(part);
@@ -204,7 +215,7 @@ export async function copyDuckDbToClickHouse(
       rows += n;
       onPart({ part: name, rows: n, skipped: false });
     }
-    rows += await copyState(source, target);
+    rows += await copyState(source, target, scope);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
