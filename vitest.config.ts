@@ -32,9 +32,22 @@ if (!browserInstalled) {
   process.stderr.write(`\n${BROWSER} is not installed: skipping ${BROWSER_TEST_FILES.join(', ')}.\nInstall it (apt-get install -y chromium) to run the explorer's browser tests.\n\n`);
 }
 
+// The API tests that run a second time with the API served from ClickHouse
+// (chDB in process; docs/storage.md). CHAINQ_TEST_ENGINES=duckdb leaves them out.
+const CHDB_TEST_FILES = [
+  'test/server/evmRaw.test.ts',
+];
+const engines = (process.env.CHAINQ_TEST_ENGINES ?? 'duckdb,chdb').split(',');
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    projects: [
+      ...(engines.includes('duckdb') ? [{ extends: true as const, test: { name: 'duckdb', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } }] : []),
+      ...(engines.includes('chdb') ? [{
+        extends: true as const,
+        test: { name: 'chdb', include: CHDB_TEST_FILES, env: { CHAINQ_TEST_STORE: 'chdb' }, globalSetup: ['test/chdbSetup.ts'] },
+      }] : []),
+    ],
     exclude: [...configDefaults.exclude, ...(redisInstalled ? [] : REDIS_TEST_FILES), ...(browserInstalled ? [] : BROWSER_TEST_FILES)],
     testTimeout: 120_000,
     hookTimeout: 180_000,

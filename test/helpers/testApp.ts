@@ -10,12 +10,19 @@ import { generateDemo, type DemoOptions } from '../../src/demo/generate.ts';
 import { createKey } from '../../src/metering/keys.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp, type AppOptions } from '../../src/server/createApp.ts';
-import { createClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
 import { copyDuckDbToClickHouse } from '../../src/store/clickhouse/copyFromDuckDb.ts';
 import { createStore, type Store } from '../../src/store/createStore.ts';
 
 export interface TestApp {
+  /** The store the app serves from. */
   readonly store: Store;
+  /**
+   * The same data in DuckDB, for tests that compute expected answers with SQL
+   * of their own: the served store itself on DuckDB, the DuckDB the chDB
+   * store was copied from on chDB.
+   */
+  readonly oracle: Store;
   readonly app: FastifyInstance;
   readonly key: string;
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
@@ -32,44 +39,105 @@ export const TEST_DEMO: DemoOptions = { days: 0.5 };
 export const TEST_ENGINE: 'duckdb' | 'chdb' = process.env.CHAINQ_TEST_STORE === 'chdb' ? 'chdb' : 'duckdb';
 
 let chdbDatabases = 0;
+/** Whether this process's copy of the template database is taken by an open store. */
+let templateTaken = false;
 
-/**
- * A store holding the seed and the demo: built in DuckDB, and on chDB copied
- * over with `chainq copy`'s code path. chDB binds one data directory per
- * process, so each store of a test process is a database of its own there.
- */
-export async function createTestStore(demo: DemoOptions | null = TEST_DEMO, engine: 'duckdb' | 'chdb' = TEST_ENGINE): Promise<Store> {
+/** The demo store of the API tests, in DuckDB. */
+async function duckDemo(demo: DemoOptions | null): Promise<Store> {
   const duck = await createStore({ dataDir: null, threads: 2 });
   await loadSeed(duck);
   if (demo) await generateDemo(duck, demo);
-  if (engine === 'duckdb') return duck;
+  return duck;
+}
+
+/** Copies a DuckDB store into a new database of this process's chDB directory. */
+async function copyToChdb(duck: Store, database: string): Promise<ClickHouseStore> {
+  const ch = await createClickHouseStore({ target: { engine: 'chdb', dir: chdbTestDir() }, database });
+  const report = await copyDuckDbToClickHouse(duck, ch, 'test');
+  if (report.mismatches.length) throw new Error(`copy to chDB lost rows: ${JSON.stringify(report.mismatches.slice(0, 5))}`);
+  return ch;
+}
+
+/** The chDB project's global setup: the TEST_DEMO store as database `chainq` of a chDB directory. */
+export async function buildChdbTemplate(dir: string): Promise<void> {
+  chdbDir = dir;
+  const duck = await duckDemo(TEST_DEMO);
   try {
-    const database = `test_${process.pid}_${++chdbDatabases}`;
-    const ch = await createClickHouseStore({ target: { engine: 'chdb', dir: chdbTestDir() }, database });
-    const report = await copyDuckDbToClickHouse(duck, ch, 'test');
-    if (report.mismatches.length) throw new Error(`copy to chDB lost rows: ${JSON.stringify(report.mismatches.slice(0, 5))}`);
-    const close = ch.close;
-    return Object.assign(ch, { close: async () => { await ch.command(`DROP DATABASE IF EXISTS ${database}`); await close(); } });
+    const ch = await copyToChdb(duck, 'chainq');
+    await ch.close();
   } finally {
     await duck.close();
   }
 }
 
-/** One chDB data directory per test process, removed when the process exits. */
+/**
+ * A store holding the seed and the demo: built in DuckDB, and on chDB copied
+ * over with `chainq copy`'s code path. chDB binds one data directory per
+ * process: it starts as a copy of the global setup's template (test/chdbSetup.ts),
+ * whose database serves the first TEST_DEMO store; any other store is a
+ * database of its own, built and copied.
+ */
+export async function createTestStore(demo: DemoOptions | null = TEST_DEMO, engine: 'duckdb' | 'chdb' = TEST_ENGINE): Promise<Store> {
+  const { served, oracle } = await createTestStores(demo, engine);
+  if (oracle !== served) await oracle.close();
+  return served;
+}
+
+/** The served store and its DuckDB oracle (the same store on DuckDB); closing the served store closes both. */
+export async function createTestStores(demo: DemoOptions | null = TEST_DEMO, engine: 'duckdb' | 'chdb' = TEST_ENGINE): Promise<{ served: Store; oracle: Store }> {
+  const duck = await duckDemo(demo);
+  if (engine === 'duckdb') return { served: duck, oracle: duck };
+  chdbTestDir();
+  let ch: ClickHouseStore;
+  let release = () => undefined as void;
+  try {
+    if (demo === TEST_DEMO && templateCopied && !templateTaken) {
+      templateTaken = true;
+      release = () => { templateTaken = false; };
+      ch = await createClickHouseStore({ target: { engine: 'chdb', dir: chdbTestDir() }, database: 'chainq' });
+    } else {
+      ch = await copyToChdb(duck, `test_${process.pid}_${++chdbDatabases}`);
+    }
+  } catch (e) {
+    await duck.close();
+    throw e;
+  }
+  const database = ch.database;
+  const close = ch.close;
+  const served = Object.assign(ch, {
+    close: async () => {
+      // The template's database stays for the next store of this process (keys added to it are harmless).
+      if (database !== 'chainq') await ch.command(`DROP DATABASE IF EXISTS ${database}`);
+      release();
+      await close();
+      await duck.close();
+    },
+  });
+  return { served, oracle: duck };
+}
+
+/** One chDB data directory per test process (a copy of the template when there is one), removed when the process exits. */
 let chdbDir: string | null = null;
+let templateCopied = false;
 function chdbTestDir(): string {
   if (chdbDir) return chdbDir;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-chdb-'));
+  const template = process.env.CHAINQ_TEST_CHDB_TEMPLATE;
+  if (template && fs.existsSync(template)) {
+    fs.cpSync(template, dir, { recursive: true });
+    templateCopied = true;
+  }
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   return (chdbDir = dir);
 }
 
 export async function createTestApp(demo: DemoOptions | null = TEST_DEMO, appOptions: Omit<AppOptions, 'store'> = {}): Promise<TestApp> {
-  const store = await createTestStore(demo);
+  const { served: store, oracle } = await createTestStores(demo);
   const app = await createApp({ ...appOptions, store });
   const { key } = await createKey(store, { plan: 'unlimited' });
   return {
     store,
+    oracle,
     app,
     key,
     get: (url, headers = {}) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key, ...headers } }),

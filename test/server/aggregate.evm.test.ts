@@ -92,7 +92,7 @@ const POOL_TOKENS = ['WETH', 'USDC'];
 
 /** Swap means are kept in storage only: read them by event key, straight from the table. */
 async function withStoredPoolState(rows: Row[]): Promise<Row[]> {
-  const state = await t.store.all<{ block_number: bigint; log_index: number; sqrt_based_price: number; liquidity: number }>(
+  const state = await t.oracle.all<{ block_number: bigint; log_index: number; sqrt_based_price: number; liquidity: number }>(
     `SELECT block_number, log_index, sqrt_based_price, liquidity FROM evm_dex_v3_swap WHERE network = 'ETH' AND pool_address = $pool`,
     { pool: String(rows[0]?.pool_address) },
   );

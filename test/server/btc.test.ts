@@ -114,7 +114,7 @@ describe('bitcoin transfers over the demo dataset', () => {
   afterAll(async () => { await t.close(); });
 
   it('has blocks about every 10 minutes, each with a coinbase row and change left out', async () => {
-    const blocks = await t.store.all<{ n: bigint; gap: number }>(`SELECT count(*) AS n, avg(gap) AS gap FROM (
+    const blocks = await t.oracle.all<{ n: bigint; gap: number }>(`SELECT count(*) AS n, avg(gap) AS gap FROM (
       SELECT epoch(time) - epoch(lag(time) OVER (ORDER BY number)) AS gap FROM blocks WHERE network = 'BTC')`);
     expect(Number(blocks[0]!.n)).toBeGreaterThan(40);
     expect(blocks[0]!.gap).toBeGreaterThan(300);

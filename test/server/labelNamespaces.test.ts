@@ -41,7 +41,7 @@ let whales: string[];
 beforeAll(async () => {
   all = await events(Q);
   // Addresses the shared label table does not know, so that only the namespace can match them.
-  const known = new Set((await t.store.all<{ address: string }>(`SELECT address FROM labels`)).map((r) => r.address));
+  const known = new Set((await t.oracle.all<{ address: string }>(`SELECT address FROM labels`)).map((r) => r.address));
   whales = [...new Set(all.map((r) => r.sender))].filter((a) => !known.has(a)).slice(0, 3);
   expect(whales.length).toBe(3);
 });
@@ -126,8 +126,8 @@ describe('label text is data', () => {
     expect(await events(`${Q}&sender_label=%25&wallet_namespace=evil`)).toEqual(all.filter((r) => r.sender === whales[1]));
     expect(await events(`${Q}&sender_label=_&wallet_namespace=evil`)).toEqual(all.filter((r) => r.sender === whales[1]));
     expect(await events(`${Q}&sender_category=${encodeURIComponent("cat'); delete from api_keys; --")}&wallet_namespace=evil`)).toEqual(all.filter((r) => r.sender === whales[1]));
-    expect((await t.store.all<{ n: bigint }>(`SELECT count(*) AS n FROM labels`))[0]!.n).toBeGreaterThan(0n);
-    expect((await t.store.all<{ n: bigint }>(`SELECT count(*) AS n FROM api_keys`))[0]!.n).toBe(2n);
+    expect((await t.oracle.all<{ n: bigint }>(`SELECT count(*) AS n FROM labels`))[0]!.n).toBeGreaterThan(0n);
+    expect((await t.oracle.all<{ n: bigint }>(`SELECT count(*) AS n FROM api_keys`))[0]!.n).toBe(2n);
     expect((await as(t.key, 'GET', '/v1/labels/evil')).body).toContain(`${whales[0]},${evil},whale,\n`);
   });
 });

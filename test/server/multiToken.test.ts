@@ -75,7 +75,7 @@ describe('ERC-20 with several tokens', () => {
     const odd = await t.get(`${ERC20}&token=USDT,${encodeURIComponent("é'); DROP TABLE tokens;--")}&ignore_unknown_tokens=true`);
     expect(odd.statusCode).toBe(200);
     expect(decodeURIComponent(String(odd.headers['x-chainq-dropped-tokens']))).toBe("é'); DROP TABLE tokens;--");
-    expect((await t.store.all(`SELECT count(*) AS n FROM tokens`))[0]).toBeTruthy();
+    expect((await t.oracle.all(`SELECT count(*) AS n FROM tokens`))[0]).toBeTruthy();
     // Without unknown tokens there is no header.
     expect((await t.get(`${ERC20}&token=USDT&ignore_unknown_tokens=true`)).headers['x-chainq-dropped-tokens']).toBeUndefined();
   });

@@ -65,7 +65,7 @@ describe('tron trc20 transfers', () => {
   });
 
   it('keeps USDT the largest token by count and by value', async () => {
-    const rows = await t.store.all<{ token: string; n: bigint; v: number }>(`SELECT token, count(*) AS n, sum(amount) AS v FROM tron_trc20_transfer GROUP BY token ORDER BY n DESC`);
+    const rows = await t.oracle.all<{ token: string; n: bigint; v: number }>(`SELECT token, count(*) AS n, sum(amount) AS v FROM tron_trc20_transfer GROUP BY token ORDER BY n DESC`);
     expect(rows[0]!.token).toBe('USDT');
     expect(Number(rows[0]!.n)).toBeGreaterThan(0.6 * rows.reduce((s, r) => s + Number(r.n), 0));
     const stable = rows.filter((r) => ['USDC', 'USDD'].includes(r.token)).reduce((s, r) => s + r.v, 0);
@@ -89,7 +89,7 @@ describe('tron trc20 transfers', () => {
   });
 
   it('filters by label and category of Tron addresses', async () => {
-    const labelled = await t.store.all<{ address: string; label: string; category: string }>(`SELECT address, label, category FROM labels WHERE network = 'TRON'`);
+    const labelled = await t.oracle.all<{ address: string; label: string; category: string }>(`SELECT address, label, category FROM labels WHERE network = 'TRON'`);
     const exchanges = new Set(labelled.filter((l) => l.category === 'exchange').map((l) => l.address));
     const binance = new Set(labelled.filter((l) => l.label.toLowerCase().includes('binance')).map((l) => l.address));
     const byCategory = await json(`${TRC20}?token=USDT&${blocks(0, 3000)}&involving_category=EXCHANGE`);
