@@ -34,7 +34,7 @@ if (!browserInstalled) {
 
 // The API tests that run a second time with the API served from ClickHouse
 // (chDB in process; docs/storage.md). CHAINQ_TEST_ENGINES=duckdb leaves them out.
-const CHDB_TEST_FILES = [
+const CHDB_TEST_FILES = process.env.CHAINQ_CHDB_TEST_FILES?.split(',') ?? [
   'test/server/evmRaw.test.ts',
 ];
 const engines = (process.env.CHAINQ_TEST_ENGINES ?? 'duckdb,chdb').split(',');

@@ -11,6 +11,7 @@ import { registerMcp } from './mcp.ts';
 import { normalizeStoreOption, type DataOption } from './options.ts';
 import { registerOperator } from './operator.ts';
 import { registerReference } from './reference.ts';
+import { registerSchema } from './schema.ts';
 import { registerServe } from './serve.ts';
 import { registerStatus } from './status.ts';
 
@@ -28,6 +29,7 @@ registerIngestSources(program);
 registerMcp(program);
 registerOperator(program);
 registerCopy(program);
+registerSchema(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -60,7 +60,7 @@ export function parseStoreTarget(text: string): StoreTarget {
 
 /** The target as text with any password hidden, for logs and messages. */
 export function redactTarget(text: string): string {
-  return text.replace(/^(clickhouses?:\/\/[^:/@]*:)[^@]*@/i, '$1***@');
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, '$1***@');
 }
 
 export function describeTarget(t: StoreTarget): string {
