@@ -34,8 +34,18 @@ if (!browserInstalled) {
 
 // The API tests that run a second time with the API served from ClickHouse
 // (chDB in process; docs/storage.md). CHAINQ_TEST_ENGINES=duckdb leaves them out.
+// Left out for now, with why (docs/storage.md, "Not yet on ClickHouse"): evmRaw, venues,
+// btc, tron (byte-identical CSV and Parquet), labelNamespaces, coverage (writes through
+// DuckDB transactions), aggregate.evm (its fixture writes with DuckDB SQL).
 const CHDB_TEST_FILES = process.env.CHAINQ_CHDB_TEST_FILES?.split(',') ?? [
-  'test/server/evmRaw.test.ts',
+  'test/server/aggregate.errors.test.ts',
+  'test/server/coveredRange.test.ts',
+  'test/server/discovery.test.ts',
+  'test/server/filters.test.ts',
+  'test/server/logging.test.ts',
+  'test/server/metrics.test.ts',
+  'test/server/multiToken.test.ts',
+  'test/server/validation.test.ts',
 ];
 const engines = (process.env.CHAINQ_TEST_ENGINES ?? 'duckdb,chdb').split(',');
 
