@@ -22,6 +22,7 @@ import { createProgressBar } from './progressBar.ts';
 
 interface CommonOptions {
   data: string;
+  store?: string;
   retries: number;
   retryDelay: number;
   timeout: number;
@@ -77,7 +78,7 @@ async function runIngest(opts: CommonOptions & { detach?: boolean }, label: stri
       case 'stop': progress.stop(); break;
     }
   };
-  const end = await runIngestJob({ data: opts.data, detach: opts.detach ?? false }, spec, show, (text: string) => progress.note(text));
+  const end = await runIngestJob({ data: opts.data, store: opts.store, detach: opts.detach ?? false }, spec, show, (text: string) => progress.note(text));
   progress.stop();
   if (end.type === 'detached') return;
   if (end.type === 'failed') {

@@ -19,6 +19,7 @@ import { runIngestJob } from './ingestJob.ts';
 import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, positiveNumber } from './options.ts';
 
 interface IngestEvmCliOptions {
+  store?: string;
   network: string;
   rpc: string;
   from?: number;
@@ -135,7 +136,7 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
       getLogsRange: opts.getLogsRange, force: opts.force, pollInterval: opts.pollInterval, reorgWindow: opts.reorgWindow, skipChainCheck: opts.skipChainCheck,
     }),
   };
-  const end = await runIngestJob({ data: opts.data, threads: opts.threads, detach: opts.detach ?? false, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) }, spec, show, note);
+  const end = await runIngestJob({ data: opts.data, store: opts.store, threads: opts.threads, detach: opts.detach ?? false, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) }, spec, show, note);
   bar?.stop();
   if (end.type === 'detached') return;
   if (end.type === 'failed') {

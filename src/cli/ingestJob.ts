@@ -13,6 +13,8 @@ import { openStore } from './options.ts';
 
 export interface IngestRunOptions {
   readonly data: string;
+  /** `--store`, when the store is not DuckDB in `data`. */
+  readonly store?: string | undefined;
   readonly memoryLimit?: string;
   readonly threads?: number;
   /** Leave the job running in the server and return. */

@@ -6,6 +6,8 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
+import { rewriteTables } from '../store/clickhouse/publish.ts';
 import type { Store } from '../store/createStore.ts';
 
 export const SEED_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'seed');
@@ -14,6 +16,8 @@ const EVM_ADDRESS = `regexp_full_match(address, '0x[0-9a-fA-F]{40}')`;
 
 /** Imports a token CSV: symbol,name,aliases(|-separated),network,address,decimals. Returns rows imported. */
 export async function importTokens(store: Store, file: string): Promise<number> {
+  const ch = clickHouseOf(store);
+  if (ch) return rewriteTables(ch, ['tokens'], (scratch) => importTokens(scratch, file));
   return store.transaction(async (tx) => {
     await tx.run(`CREATE OR REPLACE TEMP TABLE token_import AS
       SELECT upper(trim(symbol)) AS symbol, trim(name) AS name,
@@ -32,6 +36,8 @@ export async function importTokens(store: Store, file: string): Promise<number> 
 
 /** Imports a label CSV: address,label,category,network (network empty = every EVM network). */
 export async function importLabels(store: Store, file: string): Promise<number> {
+  const ch = clickHouseOf(store);
+  if (ch) return rewriteTables(ch, ['labels'], (scratch) => importLabels(scratch, file));
   return store.transaction(async (tx) => {
     await tx.run(`CREATE OR REPLACE TEMP TABLE label_import AS
       SELECT CASE WHEN ${EVM_ADDRESS} THEN lower(trim(address)) ELSE trim(address) END AS address,
@@ -48,8 +54,14 @@ export async function importLabels(store: Store, file: string): Promise<number> 
 
 /** Loads the shipped seed into an empty registry. */
 export async function loadSeed(store: Store): Promise<void> {
-  const [t] = await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM tokens`);
-  if (Number(t?.n ?? 0) === 0) await importTokens(store, path.join(SEED_DIR, 'tokens.csv'));
-  const [l] = await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM labels`);
-  if (Number(l?.n ?? 0) === 0) await importLabels(store, path.join(SEED_DIR, 'labels.csv'));
+  if (await rowCount(store, 'tokens') === 0) await importTokens(store, path.join(SEED_DIR, 'tokens.csv'));
+  if (await rowCount(store, 'labels') === 0) await importLabels(store, path.join(SEED_DIR, 'labels.csv'));
+}
+
+async function rowCount(store: Store, table: 'tokens' | 'labels'): Promise<number> {
+  const ch = clickHouseOf(store);
+  const [r] = ch
+    ? await ch.query<{ n: number }>(`SELECT count() AS n FROM ${ch.table(table)}`)
+    : await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${table}`);
+  return Number(r?.n ?? 0);
 }

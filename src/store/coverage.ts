@@ -5,6 +5,7 @@
  */
 import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
 import * as clickhouse from './clickhouse/lookups.ts';
+import { recordChainStateClickHouse } from './clickhouse/publish.ts';
 import type { Store, Tx } from './createStore.ts';
 
 export interface Interval {
@@ -97,6 +98,8 @@ async function markAdvanced(tx: Tx, datasets: readonly string[], scope: string):
 
 /** What ingestion of a chain last saw: its confirmation depth and the head. Kept per network (or chain) scope. */
 export async function recordChainState(store: Store, scope: string, state: { confirmations: number; head: number | null }): Promise<void> {
+  const ch = clickHouseOf(store);
+  if (ch) return recordChainStateClickHouse(ch, scope, state);
   await store.transaction(async (tx) => {
     await tx.run(`DELETE FROM chain_state WHERE scope = $scope`, { scope });
     await tx.run(`INSERT INTO chain_state VALUES ($scope, $confirmations, $head, now()::TIMESTAMP)`, { scope, confirmations: state.confirmations, head: state.head });

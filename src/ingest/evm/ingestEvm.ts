@@ -16,6 +16,7 @@
  * network, is deleted in one transaction and ingested again. A reorg deeper
  * than `reorgWindow` blocks stops ingestion with an error.
  */
+import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
 import fs from 'node:fs';
 import { networkInfo } from '../../catalog/networks.ts';
 import { loadProtocols } from '../../reference/protocols.ts';
@@ -181,11 +182,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
     const maxSize = opts.batchBlocks ?? (plan.native ? 500 : 2_000);
     let last: { number: number; hash: Hex } | null = null;
 
-    const storedBlocks = async (numbers: number[]) => {
-      const rows = await store.all<{ number: bigint; hash: string; parent_hash: string }>(
-        `SELECT number, hash, parent_hash FROM blocks WHERE network = $network AND number IN (${numbers.map((n) => Math.trunc(n)).join(', ')})`, { network });
-      return new Map(rows.map((r) => [Number(r.number), { hash: r.hash, parentHash: r.parent_hash }]));
-    };
+    const storedBlocks = (numbers: number[]) => storedBlockHashes(store, network, numbers);
 
     /** Walks back from `block` to the newest block whose stored hash the node agrees with, and drops everything above it. */
     async function reconcile(block: number): Promise<void> {
@@ -367,10 +364,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
     }
 
     let stopped = false;
-    const tipOf = async (from: number) => {
-      const [r] = await store.all<{ tip: bigint | null }>(`SELECT max(number) AS tip FROM blocks WHERE network = $network AND number >= $from`, { network, from });
-      return r?.tip == null ? null : Number(r.tip);
-    };
+    const tipOf = (from: number) => storedTip(store, network, from);
 
     if (!opts.follow) {
       let from = opts.from;

@@ -4,6 +4,7 @@
  * row belongs to the block that created it, so a range re-ingest or a reorg
  * rollback removes and re-adds it with the range's other rows.
  */
+import { storedPools } from '../../store/chainReads.ts';
 import type { Store, Tx } from '../../store/createStore.ts';
 import type { Hex } from '../rpc/getLogs.ts';
 import type { PoolInfo } from './types.ts';
@@ -19,10 +20,7 @@ export async function createPoolBook(store: Store, network: string): Promise<Poo
   const pools = new Map<string, PoolInfo>();
   async function reload(): Promise<void> {
     pools.clear();
-    const rows = await store.all<{
-      pool_address: string; fee: number; created_block: bigint | null;
-      token0_address: string; token0: string; token0_decimals: number; token1_address: string; token1: string; token1_decimals: number;
-    }>(`SELECT * FROM pools WHERE network = $network`, { network });
+    const rows = await storedPools(store, network);
     for (const r of rows) {
       pools.set(r.pool_address, {
         address: r.pool_address as Hex,

@@ -6,6 +6,7 @@
  * neither keeps null there and is scaled with 18 decimals, the API's default
  * for unknown tokens, so stored and queried amounts agree.
  */
+import { cachedTokens, registryTokens } from '../../store/chainReads.ts';
 import { decodeAbiParameters, hexToString } from 'viem';
 import type { Store, Tx } from '../../store/createStore.ts';
 import { callMany } from '../rpc/actions.ts';
@@ -34,15 +35,11 @@ export interface TokenBook {
 
 export async function createTokenBook(store: Store, rpc: Rpc, network: string): Promise<TokenBook> {
   const registry = new Map<string, TokenInfo>();
-  for (const r of await store.all<{ address: string; symbol: string; decimals: number }>(
-    `SELECT address, symbol, decimals FROM tokens WHERE network = $network AND address <> '' ORDER BY symbol`, { network },
-  )) {
+  for (const r of await registryTokens(store, network)) {
     if (!registry.has(r.address)) registry.set(r.address, { address: r.address as Hex, symbol: r.symbol, decimals: Number(r.decimals) });
   }
   const cache = new Map<string, CacheEntry>();
-  for (const r of await store.all<{ address: string; symbol: string | null; decimals: number | null }>(
-    `SELECT address, symbol, decimals FROM token_cache WHERE network = $network`, { network },
-  )) cache.set(r.address, { symbol: r.symbol, decimals: r.decimals === null ? null : Number(r.decimals) });
+  for (const r of await cachedTokens(store, network)) cache.set(r.address, { symbol: r.symbol, decimals: r.decimals === null ? null : Number(r.decimals) });
 
   const pending = new Map<string, Promise<void>>();
   const unsaved = new Map<string, CacheEntry>();

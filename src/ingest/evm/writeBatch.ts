@@ -10,6 +10,8 @@
  */
 import { chainEndpoints, endpointById } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
+import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
+import { publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
 import { addCoverageMany, removeCoverage } from '../../store/coverage.ts';
 import type { AppendValue, Store, Tx } from '../../store/createStore.ts';
 import { POOLS_DATASET } from './decoders/dex_v3.ts';
@@ -66,7 +68,27 @@ export interface WriteBatchParams {
   readonly fresh?: readonly string[];
 }
 
+/** The tables an EVM batch of these datasets writes rows of its block range to. */
+function batchTables(datasets: readonly string[], pools: boolean): BatchTable[] {
+  const tables = new Map<string, BatchTable>([['blocks', { name: 'blocks', blockColumn: 'number' }]]);
+  for (const d of datasets) tables.set(tableOf(d).name, { name: tableOf(d).name, blockColumn: 'block_number' });
+  if (pools) tables.set('pools', { name: 'pools', blockColumn: 'created_block' });
+  return [...tables.values()];
+}
+
 export async function writeBatch(store: Store, p: WriteBatchParams): Promise<void> {
+  const ch = clickHouseOf(store);
+  if (ch) {
+    // Written as for DuckDB into a scratch store, then published in an order that needs no transaction.
+    await publishBatch(ch, {
+      network: p.network, lo: p.lo, hi: p.hi,
+      tables: batchTables(p.datasets, p.pools),
+      extraTables: ['token_cache'],
+      covers: [...p.datasets, ...(p.pools ? [POOLS_DATASET] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])],
+      uncovers: p.traces === false ? [NATIVE_TRACES_DATASET] : [],
+    }, (scratch) => writeBatch(scratch, { ...p, fresh: p.datasets }));
+    return;
+  }
   const range = { network: p.network, lo: p.lo, hi: p.hi };
   await store.transaction(async (tx) => {
     // Headers first: engine decoders read the block times from them.
@@ -97,6 +119,13 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
 
 /** Pools found by the discovery pre-scan over [lo, hi] (no dataset rows). */
 export async function writePools(store: Store, network: string, lo: number, hi: number, decoded: Pick<DecodedBatch, 'newPools'>, tokens: TokenBook): Promise<void> {
+  const ch = clickHouseOf(store);
+  if (ch) {
+    await publishBatch(ch, {
+      network, lo, hi, tables: [{ name: 'pools', blockColumn: 'created_block' }], extraTables: ['token_cache'], covers: [POOLS_DATASET], uncovers: [],
+    }, (scratch) => writePools(scratch, network, lo, hi, decoded, tokens));
+    return;
+  }
   await store.transaction(async (tx) => {
     await tx.run(`DELETE FROM pools WHERE network = $network AND created_block BETWEEN $lo AND $hi`, { network, lo, hi });
     await appendPools(tx, network, decoded.newPools);
@@ -108,6 +137,11 @@ export async function writePools(store: Store, network: string, lo: number, hi: 
 const FAR = Number.MAX_SAFE_INTEGER;
 
 export async function rollbackAbove(store: Store, network: string, ancestor: number): Promise<void> {
+  const ch = clickHouseOf(store);
+  if (ch) {
+    await rollbackClickHouse(ch, network, ancestor, [...ALL_EVM_DATASETS, POOLS_DATASET, NATIVE_TRACES_DATASET], batchTables(ALL_EVM_DATASETS, true));
+    return;
+  }
   const p = { network, ancestor };
   await store.transaction(async (tx: Tx) => {
     for (const dataset of ALL_EVM_DATASETS) {

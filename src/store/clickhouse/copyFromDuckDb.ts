@@ -111,20 +111,20 @@ async function copyPart(source: Store, target: ClickHouseStore, part: CopyPart, 
   return Number(n?.n ?? 0);
 }
 
-interface SourceColumn {
+export interface SourceColumn {
   readonly name: string;
   readonly list: boolean;
 }
 
 /** A column as CSV text ClickHouse parses: lists as `['a','b']`, the rest as DuckDB writes them. */
-function columnText(c: SourceColumn): string {
+export function columnText(c: SourceColumn): string {
   const name = duckIdent(c.name);
   if (!c.list) return name;
   const quoted = `list_transform(${name}, a -> '''' || replace(replace(a, '\\', '\\\\'), '''', '\\''') || '''')`;
   return `'[' || array_to_string(${quoted}, ',') || ']' AS ${name}`;
 }
 
-async function columnsOf(source: Store, table: string): Promise<SourceColumn[]> {
+export async function columnsOf(source: Store, table: string): Promise<SourceColumn[]> {
   const rows = await source.all<{ name: string; type: string }>(
     `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $t ORDER BY ordinal_position`, { t: table });
   return rows.map((r) => ({ name: r.name, list: r.type.endsWith('[]') }));

@@ -23,6 +23,7 @@ import { connectClickHouse, type ClickHouseTarget } from './connect.ts';
 import { clickHouseExport } from './format.ts';
 import { ident, renderClickHouse, type ClickHouseParams } from './render.ts';
 import { CLICKHOUSE_SCHEMA_VERSION, clickHouseSchemaDdl } from './schema.ts';
+import { holdScratch } from './scratch.ts';
 
 export interface ClickHouseStoreOptions {
   readonly target: ClickHouseTarget;
@@ -74,6 +75,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
   const target = opts.target;
   const database = target.engine === 'clickhouse' ? target.database : (opts.database ?? DEFAULT_DATABASE);
   const client = await connectClickHouse(target);
+  const releaseScratch = holdScratch();
   const readOnly = opts.readOnly ?? false;
   const exports = new Semaphore(opts.maxConcurrentExports ?? 8);
   const table = (name: string) => `${ident(database)}.${ident(name)}`;
@@ -96,6 +98,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     }
   } catch (e) {
     await client.close();
+    await releaseScratch();
     throw e;
   }
 
@@ -173,6 +176,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     snapshot: () => Promise.resolve({ ...store, close: () => Promise.resolve() }),
     async close() {
       await client.close();
+      await releaseScratch();
     },
   };
   return store;

@@ -1,0 +1,192 @@
+/**
+ * The API on ClickHouse (chDB in process) against the API on DuckDB and
+ * against the ClickHouse engine alone, over the same demo store moved with
+ * `chainq copy`'s code:
+ * - a 1,000-block ERC-20 query (JSON) and a 2-day hourly aggregate (JSON),
+ *   end to end on chDB ÷ end to end on DuckDB;
+ * - the same, end to end on chDB ÷ chDB running the rendered SQL alone with
+ *   the same FORMAT, read to the end (target ≤ 1.2);
+ * - a 10,000-block query on a table 30× the demo's ÷ the same query on the
+ *   demo table, on each engine (target ≤ 1.2: a query's cost follows its rows).
+ */
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { dataRoutes } from '../../src/catalog/derive/routes.ts';
+import { DEMO_START_BLOCKS, generateDemo } from '../../src/demo/generate.ts';
+import { createKey } from '../../src/metering/keys.ts';
+import { planRaw } from '../../src/query/planRaw.ts';
+import { planAggregate } from '../../src/query/planAggregate.ts';
+import { loadSeed } from '../../src/reference/importReference.ts';
+import { createApp } from '../../src/server/createApp.ts';
+import { copyDuckDbToClickHouse } from '../../src/store/clickhouse/copyFromDuckDb.ts';
+import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { clickHouseExport } from '../../src/store/clickhouse/format.ts';
+import { createStore, type Store } from '../../src/store/createStore.ts';
+import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
+
+const ETH0 = DEMO_START_BLOCKS.ETH!;
+const RUNS = 9;
+/** Copies of the ETH transfers added past the demo's blocks to make the table 30× larger. */
+const COPIES = 29;
+const SHIFT = 1_000_000;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+interface Served {
+  readonly store: Store;
+  readonly base: string;
+  readonly key: string;
+  close(): Promise<void>;
+}
+
+async function serve(store: Store): Promise<Served> {
+  const app = await createApp({ store });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { key } = await createKey(store, { plan: 'unlimited' });
+  return { store, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, key, close: () => app.close() };
+}
+
+async function timeGet(s: Served, url: string): Promise<{ ms: number; bytes: number }> {
+  const t = performance.now();
+  const res = await fetch(s.base + url, { headers: { 'x-api-key': s.key } });
+  if (res.status !== 200) throw new Error(`${url} → ${res.status} ${await res.text()}`);
+  const bytes = (await res.arrayBuffer()).byteLength;
+  return { ms: performance.now() - t, bytes };
+}
+
+/** The planned query as the server would run it, typed as the route's schema types it over HTTP. */
+async function planOf(store: Store, url: string) {
+  const [pathPart, qs] = url.split('?') as [string, string];
+  const route = dataRoutes().find((r) => r.path === pathPart)!;
+  const query = Object.fromEntries([...new URLSearchParams(qs)].map(([k, v]) => {
+    const type = route.params[k]?.type;
+    return [k, type === 'integer' || type === 'number' ? Number(v) : type === 'boolean' ? v === 'true' : v];
+  }));
+  return pathPart.endsWith('/aggregate') ? planAggregate({ store }, route, query) : planRaw({ store }, route, query);
+}
+
+/** chDB running the rendered statement alone, with the API's FORMAT, read to the end. */
+async function engineAlone(ch: ClickHouseStore, url: string): Promise<number> {
+  const plan = await planOf(ch, url);
+  const out = clickHouseExport('json');
+  const t = performance.now();
+  const r = await ch.client.exec({ query: `${plan.sql} FORMAT ${out.format}`, query_params: plan.params as Record<string, unknown>, clickhouse_settings: { ...out.settings } });
+  for await (const _ of r.stream) { /* read to the end */ }
+  return performance.now() - t;
+}
+
+async function grow(duck: Store, ch: ClickHouseStore): Promise<void> {
+  for (let k = 1; k <= COPIES; k++) {
+    const shift = k * SHIFT;
+    await duck.run(`INSERT INTO evm_erc20_transfer SELECT * REPLACE (block_number + ${shift} AS block_number) FROM evm_erc20_transfer
+      WHERE network = 'ETH' AND block_number < ${ETH0 + SHIFT}`);
+    await ch.command(`INSERT INTO ${ch.table('evm_erc20_transfer')} SELECT * REPLACE (block_number + ${shift} AS block_number)
+      FROM ${ch.table('evm_erc20_transfer')} WHERE network = 'ETH' AND block_number < ${ETH0 + SHIFT}`);
+  }
+  await ch.command(`OPTIMIZE TABLE ${ch.table('evm_erc20_transfer')} FINAL`);
+}
+
+export default async function run(ctx: BenchContext): Promise<BenchResult> {
+  const duck = await createStore({ dataDir: path.join(ctx.workDir, 'duck') });
+  let ch: ClickHouseStore | null = null;
+  const figures: BenchFigure[] = [];
+  try {
+    await loadSeed(duck);
+    let t0 = Date.now();
+    await generateDemo(duck, { days: 2 });
+    ctx.log(`demo (2 days) generated in DuckDB in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    ch = await createClickHouseStore({ target: { engine: 'chdb', dir: path.join(ctx.workDir, 'chdb') } });
+    t0 = Date.now();
+    const copy = await copyDuckDbToClickHouse(duck, ch, 'bench');
+    const copySeconds = (Date.now() - t0) / 1000;
+    ctx.log(`copied ${copy.rows.toLocaleString()} rows into chDB in ${copySeconds.toFixed(1)} s`);
+
+    const queries = [
+      { name: 'erc20 transfer, 1,000 ETH blocks, json', url: `/v1/evm/erc20/events/transfer?network=ETH&block_start=${ETH0}&block_end=${ETH0 + 1000}&token=USDT` },
+      { name: 'erc20 transfer aggregate, 10,000 ETH blocks, hourly, json', url: `/v1/evm/erc20/events/transfer/aggregate?network=ETH&block_start=${ETH0}&block_end=${ETH0 + 10_000}&token=USDT&group_by=time&period=1h` },
+    ];
+    const d = await serve(duck);
+    const c = await serve(ch);
+    try {
+      for (const q of queries) {
+        const onDuck: number[] = [];
+        const onCh: number[] = [];
+        const alone: number[] = [];
+        let bytes = 0;
+        await timeGet(d, q.url);
+        await timeGet(c, q.url);
+        await engineAlone(ch, q.url);
+        for (let i = 0; i < RUNS; i++) {
+          onDuck.push((await timeGet(d, q.url)).ms);
+          const r = await timeGet(c, q.url);
+          onCh.push(r.ms);
+          bytes = r.bytes;
+          alone.push(await engineAlone(ch, q.url));
+        }
+        ctx.log(`${q.name}: duckdb ${median(onDuck).toFixed(1)} ms, chdb ${median(onCh).toFixed(1)} ms, chdb alone ${median(alone).toFixed(1)} ms`);
+        figures.push({
+          name: `${q.name}: chDB end to end ÷ DuckDB end to end`,
+          ratio: median(onCh) / median(onDuck),
+          ratio_meaning: 'the API on chDB / the API on DuckDB, same request, same data; lower is better for chDB',
+          baseline: 'the same request to a server on the DuckDB store the chDB store was copied from, same run',
+          measured: { runs: RUNS, response_bytes: bytes, chdb_ms_median: +median(onCh).toFixed(1), duckdb_ms_median: +median(onDuck).toFixed(1) },
+        });
+        figures.push({
+          name: `${q.name}: chDB end to end ÷ chDB engine alone`,
+          ratio: median(onCh) / median(alone),
+          ratio_meaning: 'end-to-end HTTP time on chDB / chDB running the rendered statement alone with the same FORMAT, read to the end',
+          baseline: 'client.exec of the planned, rendered SQL with its parameters, FORMAT JSONEachRow, same store, same run',
+          target: '<= 1.2',
+          measured: { runs: RUNS, end_to_end_ms_median: +median(onCh).toFixed(1), alone_ms_median: +median(alone).toFixed(1) },
+        });
+      }
+
+      const q10k = `/v1/evm/erc20/events/transfer?network=ETH&block_start=${ETH0}&block_end=${ETH0 + 10_000}&token=USDT&format=csv`;
+      const before = { duck: [] as number[], ch: [] as number[] };
+      await timeGet(d, q10k);
+      await timeGet(c, q10k);
+      for (let i = 0; i < RUNS; i++) {
+        before.duck.push((await timeGet(d, q10k)).ms);
+        before.ch.push((await timeGet(c, q10k)).ms);
+      }
+      t0 = Date.now();
+      await grow(duck, ch);
+      const [n] = await ch.query<{ n: number }>(`SELECT count() AS n FROM ${ch.table('evm_erc20_transfer')} WHERE network = 'ETH'`);
+      ctx.log(`ETH transfers grown to ${Number(n?.n).toLocaleString()} rows (30×) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      const after = { duck: [] as number[], ch: [] as number[] };
+      await timeGet(d, q10k);
+      await timeGet(c, q10k);
+      for (let i = 0; i < RUNS; i++) {
+        after.duck.push((await timeGet(d, q10k)).ms);
+        after.ch.push((await timeGet(c, q10k)).ms);
+      }
+      for (const engine of ['duck', 'ch'] as const) {
+        const label = engine === 'duck' ? 'DuckDB' : 'chDB';
+        figures.push({
+          name: `10,000-block ERC-20 query (csv) on a table 30× the demo ÷ on the demo table, ${label}`,
+          ratio: median(after[engine]) / median(before[engine]),
+          ratio_meaning: 'latency with the ETH transfer table 30× larger (same rows returned) / latency on the demo table; 1.0 means the cost follows the rows returned',
+          baseline: 'the same request on the same server before the table grew, same run',
+          target: '<= 1.2',
+          measured: { runs: RUNS, table_rows_after: Number(n?.n), demo_ms_median: +median(before[engine]).toFixed(1), grown_ms_median: +median(after[engine]).toFixed(1) },
+        });
+      }
+    } finally {
+      await d.close();
+      await c.close();
+    }
+    return {
+      scenario: 'clickhouse',
+      figures,
+      notes: [
+        `Demo store, 2 days (${copy.rows.toLocaleString()} rows), built in DuckDB and copied into chDB (${copySeconds.toFixed(1)} s) with the code of \`chainq copy\`.`,
+        'chDB is ClickHouse embedded in the bench process; its connection adapter materialises each result before handing it over, which a ClickHouse server does not.',
+        'Runs alternate between the engines; medians are compared.',
+        'Not measured: ingestion events/s into chDB vs DuckDB — ingestion does not write to ClickHouse yet (docs/storage.md).',
+      ],
+    };
+  } finally {
+    await ch?.close();
+    await duck.close();
+  }
+}
