@@ -10,6 +10,9 @@
  * whose parent is not the stored block before it is a reorg, rolled back to
  * the common ancestor before going on.
  */
+import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
+import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
+import { publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
 import { addCoverage, coveredIntervals, gaps, removeCoverage, type Interval } from '../../store/coverage.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
 import type { Store, Tx } from '../../store/createStore.ts';
@@ -159,8 +162,24 @@ function isConsistent(network: string, b: Interval, fetched: FetchedBatch): bool
   });
 }
 
+/** The tables a batch of these datasets writes rows of its block range to. */
+const batchTables = (datasets: readonly ChainDataset[]): BatchTable[] => [
+  ...datasets.map((d) => ({ name: d.table, blockColumn: 'block_number' })), { name: 'blocks', blockColumn: 'number' },
+];
+
 async function commitBatch(opts: IngestBlocksOptions, b: Interval, fetched: FetchedBatch): Promise<number> {
   const first = fetched.blocks[0]!;
+  const ch = clickHouseOf(opts.store);
+  if (ch) {
+    // Checked before publishing; then written as for DuckDB into the scratch store and published (docs/storage.md).
+    const prev = (await storedBlockHashes(opts.store, opts.network, [b.lo - 1])).get(b.lo - 1);
+    if (prev && prev.hash !== first.parentHash) throw new ReorgDetected(b.lo);
+    let rows = 0;
+    await publishBatch(ch, {
+      network: opts.network, lo: b.lo, hi: b.hi, tables: batchTables(opts.datasets), extraTables: [], covers: opts.datasets.map((d) => d.id), uncovers: [],
+    }, async (scratch) => { rows = await commitBatch({ ...opts, store: scratch }, b, fetched); });
+    return rows;
+  }
   return opts.store.transaction(async (tx) => {
     const [prev] = await tx.all<{ hash: string }>(`SELECT hash FROM blocks WHERE network = $network AND number = $n`, { network: opts.network, n: b.lo - 1 });
     if (prev && prev.hash !== first.parentHash) throw new ReorgDetected(b.lo);
@@ -193,15 +212,19 @@ async function rollbackReorg(opts: IngestBlocksOptions, at: number): Promise<num
   if (!opts.fetchHash) throw new ReorgError(`${opts.network}: the chain changed below block ${at} (the parent hash differs from the stored block) and this adapter cannot look up block hashes`);
   let n = at - 1;
   for (let depth = 0; ; depth++, n--) {
-    const [stored] = await opts.store.all<{ hash: string }>(`SELECT hash FROM blocks WHERE network = $network AND number = $n`, { network: opts.network, n });
+    const stored = (await storedBlockHashes(opts.store, opts.network, [n])).get(n);
     if (!stored || stored.hash === (await opts.fetchHash(n))) break;
     if (depth >= max) {
       throw new ReorgError(`${opts.network}: reorg deeper than ${max} blocks below ${at}; re-ingest the range with --force from a block before the fork`);
     }
   }
   const ancestor = n;
-  const [top] = await opts.store.all<{ hi: bigint | null }>(`SELECT max(number) AS hi FROM blocks WHERE network = $network`, { network: opts.network });
-  const hi = Math.max(at - 1, Number(top?.hi ?? 0));
+  const ch = clickHouseOf(opts.store);
+  if (ch) {
+    await rollbackClickHouse(ch, opts.network, ancestor, opts.networkDatasets.map((d) => d.id), batchTables(opts.networkDatasets));
+    return ancestor;
+  }
+  const hi = Math.max(at - 1, (await storedTip(opts.store, opts.network, 0)) ?? 0);
   await opts.store.transaction(async (tx) => {
     await deleteRange(tx, opts.network, opts.networkDatasets, ancestor + 1, hi);
     for (const d of opts.networkDatasets) await removeCoverage(tx, d.id, opts.network, ancestor + 1, hi);

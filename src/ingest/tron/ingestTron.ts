@@ -3,6 +3,7 @@
  * logs from /wallet/gettransactioninfobyblocknum (TRC-20 transfers), stored
  * in batches of blocks with their checkpoint (see chain/ingestBlocks.ts).
  */
+import { registryTokens } from '../../store/chainReads.ts';
 import type { Store } from '../../store/createStore.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import { ingestBlocks, type ChainDataset, type FetchedBatch, type StoreRow } from '../chain/ingestBlocks.ts';
@@ -36,10 +37,7 @@ export interface TronIngestOptions {
 }
 
 export async function loadTrc20Registry(store: Store): Promise<Trc20Registry> {
-  const tokens = await store.all<{ symbol: string; address: string; decimals: number }>(
-    `SELECT symbol, address, decimals FROM tokens WHERE network = 'TRON' AND address <> '' ORDER BY symbol`,
-  );
-  return registryFromTokens(tokens);
+  return registryFromTokens(await registryTokens(store, 'TRON'));
 }
 
 export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary> {

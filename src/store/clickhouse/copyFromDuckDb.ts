@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { catalog } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
-import type { Store } from '../createStore.ts';
+import type { SqlParams, Store } from '../createStore.ts';
 import { ident as duckIdent } from '../duckdb/render.ts';
 import type { ClickHouseStore } from './createClickHouseStore.ts';
 import { ident } from './render.ts';
@@ -86,12 +86,29 @@ async function copiedParts(target: ClickHouseStore, sourceId: string): Promise<S
   return new Set(rows.map((r) => r.part));
 }
 
-/** DuckDB writes the part as CSV (NULL as \N, as ClickHouse reads it); ClickHouse reads it by column name. */
+/**
+ * Streams the rows of a DuckDB SELECT into a ClickHouse table: DuckDB writes
+ * them as CSV (NULL as \N, lists as ClickHouse arrays) to a file in `dir`,
+ * which ClickHouse reads by column name.
+ */
+export async function insertFromDuckDb(source: Store, select: string, params: SqlParams, target: ClickHouseStore, table: string, dir: string): Promise<void> {
+  const file = path.join(dir, `${table}.csv`);
+  try {
+    await source.run(`COPY (${select}) TO '${file.replaceAll("'", "''")}' (FORMAT csv, HEADER true, NULLSTR '\\N')`, params);
+    await target.client.insert({
+      table: `${target.database}.${table}`,
+      values: fs.createReadStream(file),
+      format: 'CSVWithNames',
+      clickhouse_settings: { date_time_input_format: 'best_effort', input_format_csv_empty_as_default: 0 },
+    });
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
 async function copyPart(source: Store, target: ClickHouseStore, part: CopyPart, columns: readonly SourceColumn[], dir: string): Promise<number> {
-  const file = path.join(dir, 'part.csv');
   const where = part.slice ? ` WHERE ${duckIdent(part.slice.column)} = $v` : '';
-  const select = `SELECT ${columns.map(columnText).join(', ')} FROM ${duckIdent(part.table)}${where}`;
-  await source.run(`COPY (${select}) TO '${file.replaceAll("'", "''")}' (FORMAT csv, HEADER true, NULLSTR '\\N')`, part.slice ? { v: part.slice.value } : {});
+  const params = part.slice ? { v: part.slice.value } : {};
   // A part cut off by an earlier, stopped copy is removed whole before it is written again.
   if (part.slice) {
     const filter = `${ident(part.slice.column)} = {v:String}`;
@@ -100,14 +117,8 @@ async function copyPart(source: Store, target: ClickHouseStore, part: CopyPart, 
   } else {
     await target.command(`TRUNCATE TABLE ${target.table(part.table)}`);
   }
-  await target.client.insert({
-    table: `${target.database}.${part.table}`,
-    values: fs.createReadStream(file),
-    format: 'CSVWithNames',
-    clickhouse_settings: { date_time_input_format: 'best_effort', input_format_csv_empty_as_default: 0 },
-  });
-  fs.rmSync(file, { force: true });
-  const [n] = await source.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${duckIdent(part.table)}${where}`, part.slice ? { v: part.slice.value } : {});
+  await insertFromDuckDb(source, `SELECT ${columns.map(columnText).join(', ')} FROM ${duckIdent(part.table)}${where}`, params, target, part.table, dir);
+  const [n] = await source.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${duckIdent(part.table)}${where}`, params);
   return Number(n?.n ?? 0);
 }
 

@@ -27,7 +27,7 @@ import { gaps, union, type Interval } from '../coverage.ts';
 import type { Store } from '../createStore.ts';
 import { scratchStore } from './scratch.ts';
 import { ident as duckIdent } from '../duckdb/render.ts';
-import { columnsOf, columnText } from './copyFromDuckDb.ts';
+import { columnsOf, columnText, insertFromDuckDb } from './copyFromDuckDb.ts';
 import { clickHouseTime, type ClickHouseStore } from './createClickHouseStore.ts';
 import { ident } from './render.ts';
 
@@ -54,21 +54,37 @@ export function fileReaderFor(store: Store): Promise<Store> {
   return store.engine === 'clickhouse' ? scratchStore() : Promise.resolve(store);
 }
 
-/** The current intervals of each dataset of `scope`, in one read. */
-async function currentCoverage(ch: ClickHouseStore, datasets: readonly string[], scope: string): Promise<Map<string, Interval[]>> {
-  const rows = await ch.query<{ dataset: string; intervals: { lo: number; hi: number }[] }>(
-    `SELECT dataset, intervals FROM ${ch.table('coverage')} FINAL WHERE scope = {scope:String} AND has({datasets:Array(String)}, dataset)`,
-    { scope, datasets },
-  );
-  const out = new Map<string, Interval[]>(datasets.map((d) => [d, []]));
-  for (const r of rows) out.set(r.dataset, r.intervals.map((i) => ({ lo: Number(i.lo), hi: Number(i.hi) })));
-  return out;
+interface CoverageNow {
+  readonly intervals: Map<string, Interval[]>;
+  /** The highest version written for the scope's datasets; the next write goes above it. */
+  readonly version: bigint;
 }
 
-/** Writes the coverage of several datasets of one scope: one row each, one INSERT, and when they advanced. */
-async function writeCoverage(ch: ClickHouseStore, scope: string, next: ReadonlyMap<string, readonly Interval[]>, advanced: boolean): Promise<void> {
+/** The current intervals of each dataset of `scope`, in one read. */
+async function currentCoverage(ch: ClickHouseStore, datasets: readonly string[], scope: string): Promise<CoverageNow> {
+  const rows = await ch.query<{ dataset: string; intervals: { lo: number; hi: number }[]; version: string }>(
+    `SELECT dataset, intervals, toString(version) AS version FROM ${ch.table('coverage')} FINAL
+     WHERE scope = {scope:String} AND has({datasets:Array(String)}, dataset)`,
+    { scope, datasets },
+  );
+  const intervals = new Map<string, Interval[]>(datasets.map((d) => [d, []]));
+  let version = 0n;
+  for (const r of rows) {
+    intervals.set(r.dataset, r.intervals.map((i) => ({ lo: Number(i.lo), hi: Number(i.hi) })));
+    if (BigInt(r.version) > version) version = BigInt(r.version);
+  }
+  return { intervals, version };
+}
+
+/**
+ * Writes the coverage of several datasets of one scope: one row each, one
+ * INSERT, under a version above every earlier one (microseconds of the clock,
+ * or the previous version + 1 when writes come faster than that).
+ */
+async function writeCoverage(ch: ClickHouseStore, scope: string, previous: bigint, next: ReadonlyMap<string, readonly Interval[]>, advanced: boolean): Promise<void> {
   if (next.size === 0) return;
-  const version = (BigInt(Date.now()) * 1000n + BigInt(process.hrtime()[1] % 1000)).toString();
+  const now = BigInt(Date.now()) * 1000n;
+  const version = (now > previous ? now : previous + 1n).toString();
   await ch.insert('coverage', [...next].map(([dataset, intervals]) => ({ dataset, scope, intervals: intervals.map((i) => ({ lo: i.lo, hi: i.hi })), version })));
   if (advanced) await ch.insert('coverage_state', [...next.keys()].map((dataset) => ({ dataset, scope, advanced_at: new Date() })));
 }
@@ -77,17 +93,17 @@ async function writeCoverage(ch: ClickHouseStore, scope: string, next: ReadonlyM
 export async function uncover(ch: ClickHouseStore, datasets: readonly string[], scope: string, lo: number, hi: number): Promise<void> {
   const current = await currentCoverage(ch, datasets, scope);
   const next = new Map<string, Interval[]>();
-  for (const [dataset, intervals] of current) {
+  for (const [dataset, intervals] of current.intervals) {
     if (!intervals.some((i) => i.hi >= lo && i.lo <= hi)) continue;
     next.set(dataset, intervals.flatMap((i) => gaps(i.lo, i.hi, [{ lo, hi }])));
   }
-  await writeCoverage(ch, scope, next, false);
+  await writeCoverage(ch, scope, current.version, next, false);
 }
 
 /** Coverage with [lo, hi] added (touching intervals merge). */
 export async function cover(ch: ClickHouseStore, datasets: readonly string[], scope: string, lo: number, hi: number): Promise<void> {
   const current = await currentCoverage(ch, datasets, scope);
-  await writeCoverage(ch, scope, new Map([...current].map(([d, intervals]) => [d, union([...intervals, { lo, hi }])])), true);
+  await writeCoverage(ch, scope, current.version, new Map([...current.intervals].map(([d, intervals]) => [d, union([...intervals, { lo, hi }])])), true);
 }
 
 /** Deletes the rows of `tables` in the block range, only where there are any (one read to find out). */
@@ -114,15 +130,8 @@ export async function moveRows(source: Store, ch: ClickHouseStore, table: string
   if (n === 0) return 0;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-publish-'));
   try {
-    const file = path.join(dir, 'rows.csv');
     const columns = (await columnsOf(source, table)).map(columnText).join(', ');
-    await source.run(`COPY (SELECT ${columns} FROM ${duckIdent(table)}) TO '${file.replaceAll("'", "''")}' (FORMAT csv, HEADER true, NULLSTR '\\N')`);
-    await ch.client.insert({
-      table: `${ch.database}.${into}`,
-      values: fs.createReadStream(file),
-      format: 'CSVWithNames',
-      clickhouse_settings: { date_time_input_format: 'best_effort', input_format_csv_empty_as_default: 0 },
-    });
+    await insertFromDuckDb(source, `SELECT ${columns} FROM ${duckIdent(table)}`, {}, ch, into, dir);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
