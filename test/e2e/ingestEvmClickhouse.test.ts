@@ -85,6 +85,35 @@ describe('EVM ingestion into ClickHouse (chDB)', () => {
     for (const url of urls) expect(JSON.parse(onChdb[url]!), url).toEqual(JSON.parse(reference[url]!));
   });
 
+  it('ingests inside a server serving from chDB, which answers throughout and ends with the same answers', async () => {
+    const live = path.join(root, 'live');
+    const store = `chdb:${live}`;
+    const created = await runCli(['keys', 'create', '--plan', 'unlimited', '--store', store]);
+    expect(created.code, created.stderr).toBe(0);
+    const key = created.stdout.trim().split('\n').pop()!.trim();
+    const server = await startServer(live, ['--store', store], key);
+    try {
+      // The server holds the embedded store: the command hands the job to it and follows its progress.
+      const job = spawnCli(ingest(store, ['--batch-blocks', '5']));
+      const statuses = new Set<number>();
+      while (job.child.exitCode === null) {
+        const res = await fetch(`${server.url}/v1/coverage`, { headers: { 'x-api-key': key } });
+        statuses.add(res.status);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const done = await job.done;
+      expect(done.code, done.stderr).toBe(0);
+      expect([...statuses]).toEqual([200]);
+      for (const url of urls) {
+        const res = await fetch(`${server.url}${url}`, { headers: { 'x-api-key': key } });
+        expect(res.status, url).toBe(200);
+        expect(await res.json(), url).toEqual(JSON.parse(onChdb[url]!));
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('killed with SIGKILL mid-run and run again, serves what an uninterrupted run serves', async () => {
     const crashed = path.join(root, 'crashed');
     const args = ingest(`chdb:${crashed}`, ['--batch-blocks', '3', '--concurrency', '2']);
