@@ -2,8 +2,10 @@
  * The API served from ClickHouse (chDB in process, through the same
  * `@clickhouse/client` code as a server) answers what the API served from
  * DuckDB answers: the demo store is built in DuckDB, moved with `chainq
- * copy`'s code, and the same requests go to both apps.
+ * copy`'s code, and the same requests go to both apps. JSON is compared byte
+ * for byte; CSV row by row and value by value.
  */
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createKey, findKey, listKeys, revokeKey, setKeyPlan } from '../../src/metering/keys.ts';
@@ -68,7 +70,15 @@ describe('the API on chDB', () => {
     expect(b.statusCode, b.body.slice(0, 300)).toBe(a.statusCode);
     expect(b.headers['x-cost'] ?? b.headers['x-blocks-charged']).toBe(a.headers['x-cost'] ?? a.headers['x-blocks-charged']);
     expect(b.body.length).toBeGreaterThan(100);
-    expect(b.body).toBe(a.body);
+    if (String(a.headers['content-type']).startsWith('text/csv')) {
+      // The same rows and values; ClickHouse quotes every CSV text field and writes whole floats
+      // without ".0" (docs/storage.md, "Not yet on ClickHouse").
+      const rows = (text: string) => parse(text, { columns: true }) as Record<string, string>[];
+      const numeric = (r: Record<string, string>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v !== '' && !Number.isNaN(Number(v)) ? Number(v) : v]));
+      expect(rows(b.body).map(numeric)).toEqual(rows(a.body).map(numeric));
+    } else {
+      expect(b.body).toBe(a.body);
+    }
   });
 
   it('refuses an uncovered range with the same error', async () => {
