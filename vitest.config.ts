@@ -35,8 +35,8 @@ if (!browserInstalled) {
 // The API tests that run a second time with the API served from ClickHouse
 // (chDB in process; docs/storage.md). CHAINQ_TEST_ENGINES=duckdb leaves them out.
 // Left out for now, with why (docs/storage.md, "Not yet on ClickHouse"): evmRaw, venues,
-// btc, tron (byte-identical CSV and Parquet), labelNamespaces, coverage (writes through
-// DuckDB transactions), aggregate.evm (its fixture writes with DuckDB SQL).
+// btc, tron, labelNamespaces (byte-identical CSV and Parquet; labelNamespaces also counts
+// stored rows with DuckDB SQL), coverage and aggregate.evm (their fixtures write with DuckDB SQL).
 const CHDB_TEST_FILES = process.env.CHAINQ_CHDB_TEST_FILES?.split(',') ?? [
   'test/server/aggregate.errors.test.ts',
   'test/server/coveredRange.test.ts',

@@ -5,6 +5,8 @@
  * every read and write here is scoped by that key's id, so another key's
  * namespaces do not exist for it.
  */
+import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
+import { rewriteTables } from '../store/clickhouse/publish.ts';
 import { parse } from 'csv-parse/sync';
 import { networkInfo } from '../catalog/networks.ts';
 import { ApiError } from '../errors/apiError.ts';
@@ -102,6 +104,8 @@ export interface NamespaceInfo {
 
 /** Replaces (or creates) the key's namespace with `rows`, in one transaction. */
 export async function putNamespace(store: Store, keyId: string, namespace: string, rows: readonly LabelRow[]): Promise<{ created: boolean; info: NamespaceInfo }> {
+  const ch = clickHouseOf(store);
+  if (ch) return rewriteTables(ch, NAMESPACE_TABLES, (scratch) => putNamespace(scratch, keyId, namespace, rows));
   return store.transaction(async (tx) => {
     const owned = await tx.all<{ namespace: string }>(`SELECT namespace FROM label_namespaces WHERE key_id = $keyId`, { keyId });
     const created = !owned.some((o) => o.namespace === namespace);
@@ -118,19 +122,33 @@ export async function putNamespace(store: Store, keyId: string, namespace: strin
 }
 
 export async function listNamespaces(store: Store, keyId: string): Promise<NamespaceInfo[]> {
-  const rows = await store.all<{ namespace: string; rows: number; updated_at: string }>(
-    `SELECT namespace, rows, strftime(updated_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS updated_at FROM label_namespaces WHERE key_id = $keyId ORDER BY namespace`,
-    { keyId },
-  );
+  const ch = clickHouseOf(store);
+  const rows = ch
+    ? await ch.query<{ namespace: string; rows: number; updated_at: string }>(
+      `SELECT namespace, rows, concat(formatDateTime(updated_at, '%Y-%m-%dT%H:%i:%S', 'UTC'), '.',
+              leftPad(toString(toUnixTimestamp64Milli(updated_at) % 1000), 3, '0'), 'Z') AS updated_at
+       FROM ${ch.table('label_namespaces')} FINAL WHERE key_id = {keyId:String} ORDER BY namespace`,
+      { keyId })
+    : await store.all<{ namespace: string; rows: number; updated_at: string }>(
+      `SELECT namespace, rows, strftime(updated_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS updated_at FROM label_namespaces WHERE key_id = $keyId ORDER BY namespace`,
+      { keyId },
+    );
   return rows.map((r) => ({ namespace: r.namespace, rows: Number(r.rows), updated_at: r.updated_at }));
 }
 
 export async function namespaceExists(store: Store, keyId: string, namespace: string): Promise<boolean> {
+  const ch = clickHouseOf(store);
+  if (ch) {
+    const found = await ch.query(`SELECT 1 FROM ${ch.table('label_namespaces')} FINAL WHERE key_id = {keyId:String} AND namespace = {namespace:String}`, { keyId, namespace });
+    return found.length > 0;
+  }
   const rows = await store.all(`SELECT 1 FROM label_namespaces WHERE key_id = $keyId AND namespace = $namespace`, { keyId, namespace });
   return rows.length > 0;
 }
 
 export async function deleteNamespace(store: Store, keyId: string, namespace: string): Promise<boolean> {
+  const ch = clickHouseOf(store);
+  if (ch) return rewriteTables(ch, NAMESPACE_TABLES, (scratch) => deleteNamespace(scratch, keyId, namespace));
   return store.transaction(async (tx) => {
     const rows = await tx.all(`SELECT 1 FROM label_namespaces WHERE key_id = $keyId AND namespace = $namespace`, { keyId, namespace });
     if (rows.length === 0) return false;
@@ -140,9 +158,22 @@ export async function deleteNamespace(store: Store, keyId: string, namespace: st
   });
 }
 
-/** The SQL that lists a namespace as the CSV it was uploaded as (in upload order). */
-export const NAMESPACE_CSV_SQL = `SELECT address, label, category, network FROM user_labels
-  WHERE key_id = $keyId AND namespace = $namespace ORDER BY pos`;
+/** The statement that lists a namespace as the CSV it was uploaded as (in upload order), in the store's dialect; parameters `keyId`, `namespace`. */
+export function namespaceCsvSql(store: Store): string {
+  const ch = clickHouseOf(store);
+  if (ch) {
+    return `SELECT address, label, category, network FROM ${ch.table('user_labels')}
+      WHERE key_id = {keyId:String} AND namespace = {namespace:String} ORDER BY pos`;
+  }
+  return `SELECT address, label, category, network FROM user_labels WHERE key_id = $keyId AND namespace = $namespace ORDER BY pos`;
+}
+
+/**
+ * On ClickHouse a namespace change rewrites these tables in the scratch store
+ * and swaps each in whole (docs/storage.md), labels first: a reader may see
+ * the new labels a moment before the new namespace list, never half of either.
+ */
+const NAMESPACE_TABLES = ['user_labels', 'label_namespaces'];
 
 export function notFound(namespace: string): ApiError {
   // The same answer whether the namespace is another key's or nobody's.
