@@ -57,6 +57,10 @@ describe('discovery', () => {
     const doc = (await t.app.inject({ url: '/openapi.json' })).json() as { openapi: string; paths: Record<string, unknown> };
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.paths['/v1/evm/erc20/events/transfer']).toBeDefined();
+    // The cost preview is a POST with a JSON body naming the query to price.
+    const preview = doc.paths['/v1/calculate-cost'] as { post?: { requestBody: { content: Record<string, { schema: { required: string[] } }> }; responses: Record<string, unknown> } };
+    expect(preview.post?.requestBody.content['application/json']?.schema.required).toEqual(['query']);
+    expect(Object.keys(preview.post!.responses)).toEqual(expect.arrayContaining(['200', '400', '415']));
     const page = await t.app.inject({ url: '/docs' });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('swagger-ui-bundle.js');

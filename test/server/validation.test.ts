@@ -173,4 +173,18 @@ describe('keys, paths and methods', () => {
     expect(res.statusCode).toBe(405);
     expect(res.json()).toMatchObject({ code: 'method_not_allowed' });
   });
+
+  it('answers 405 before reading the body: a form POST to a GET-only path is 405 with Allow, not 415', async () => {
+    for (const [type, payload] of [['application/x-www-form-urlencoded', 'network=ETH&block_start=1'], ['text/plain', 'hello'], ['application/json', '{"network":"ETH"}']] as const) {
+      const res = await t.app.inject({ method: 'POST', url: '/v1/evm/erc20/events/transfer', headers: { 'x-api-key': t.key, 'content-type': type }, payload });
+      expect(res.statusCode, type).toBe(405);
+      expect(res.headers.allow).toBe('GET');
+      expect(res.json()).toMatchObject({ code: 'method_not_allowed' });
+    }
+    const unknown = await t.app.inject({ method: 'POST', url: '/v1/nope', headers: { 'x-api-key': t.key, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a=1' });
+    expect(unknown.statusCode).toBe(404);
+    // Still after authentication: no key, no answer about the route.
+    const anonymous = await t.app.inject({ method: 'POST', url: '/v1/evm/erc20/events/transfer', headers: { 'content-type': 'text/plain' }, payload: 'x' });
+    expect(anonymous.statusCode).toBe(401);
+  });
 });

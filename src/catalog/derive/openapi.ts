@@ -111,6 +111,9 @@ function extensionPaths(): Record<string, unknown> {
   };
 }
 
+/** The cost-preview route (docs/metering.md). */
+export const CALCULATE_COST_PATH = '/v1/calculate-cost';
+
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const r of dataRoutes()) {
@@ -192,6 +195,48 @@ export function openApiDocument(): Record<string, unknown> {
     },
   };
   Object.assign(paths, extensionPaths());
+  paths[CALCULATE_COST_PATH] = {
+    post: {
+      summary: 'Prices a data request without running or charging it: the cost it would be charged, the quota left before and after, and how the cost was reached. Counts against the per-minute limit.',
+      tags: ['metering'],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['query'],
+              properties: { query: { type: 'string', description: 'The path and query string of the data request to price, e.g. /v1/evm/erc20/events/transfer?network=ARB&token=USDC&block_start=405000100&block_end=405010100; an absolute URL is accepted.' } },
+            },
+          },
+        },
+      },
+      responses: {
+        200: {
+          description: 'The price.',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['query', 'cost', 'quota_remaining', 'quota_remaining_after', 'breakdown'],
+                properties: {
+                  query: { type: 'string' },
+                  cost: { type: 'integer', description: 'Blocks this request would be charged (0 for discovery).' },
+                  quota_remaining: { type: 'integer' },
+                  quota_remaining_after: { type: 'integer' },
+                  breakdown: { type: 'object', description: 'How the cost was reached (docs/metering.md).' },
+                },
+              },
+            },
+          },
+        },
+        400: errorResponse('The body or the priced query is invalid: the error the query itself would get.'),
+        401: errorResponse('Missing or invalid API key.'),
+        404: errorResponse('No endpoint at the priced path.'),
+        415: errorResponse('The body is not application/json.'),
+      },
+    },
+  };
   paths['/v1/tokens'] = { get: { summary: 'Token registry.', tags: ['discovery'], responses: { 200: { description: 'Array of tokens.' } } } };
   return {
     openapi: '3.1.0',

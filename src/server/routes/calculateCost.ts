@@ -9,6 +9,7 @@
 import { parse as parseQueryString } from 'fast-querystring';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { querySchema } from '../../catalog/derive/jsonSchema.ts';
+import { CALCULATE_COST_PATH } from '../../catalog/derive/openapi.ts';
 import type { DataRoute } from '../../catalog/derive/routes.ts';
 import { ApiError } from '../../errors/apiError.ts';
 import { FREE, buildEstimate } from '../../query/estimate.ts';
@@ -53,7 +54,7 @@ export function registerCalculateCost(v1: FastifyInstance, ctx: PlanContext, rou
     return v;
   };
 
-  v1.post('/v1/calculate-cost', async (request) => {
+  v1.post(CALCULATE_COST_PATH, async (request) => {
     if (!isJsonContentType(request.headers['content-type'])) {
       throw new ApiError('unsupported_media_type', `send the body as Content-Type: application/json; ${USAGE}`);
     }
