@@ -17,7 +17,7 @@ import type { JobMessage } from '../operator/runJob.ts';
 import { parseTime } from '../query/time.ts';
 import { ingestGroup } from './ingestGroup.ts';
 import { runIngestJob } from './ingestJob.ts';
-import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, positiveNumber } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, defined, positiveNumber } from './options.ts';
 import { createProgressBar } from './progressBar.ts';
 
 interface CommonOptions {
@@ -107,10 +107,6 @@ async function runIngest(opts: CommonOptions & { detach?: boolean }, label: stri
 /** The common options' part of a job description. */
 const httpSpec = (opts: CommonOptions) => ({ retries: opts.retries, retryDelay: opts.retryDelay, timeout: opts.timeout });
 /** The options given, without the absent ones (a job description holds no undefined). */
-function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
-}
-
 export function registerIngestSources(program: Command): void {
   const ingest = ingestGroup(program);
 

@@ -16,7 +16,7 @@ import type { EvmJobSpec } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
 import { ingestGroup } from './ingestGroup.ts';
 import { runIngestJob } from './ingestJob.ts';
-import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, positiveNumber } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, defined, positiveNumber } from './options.ts';
 
 interface IngestEvmCliOptions {
   store?: string;
@@ -153,10 +153,6 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
 }
 
 /** The options given, without the absent ones (a job description holds no undefined). */
-function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
-}
-
 interface Bar {
   onEvent(e: IngestEvent, events: number, blocks: number, t0: number): void;
   say(text: string): void;

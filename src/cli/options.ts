@@ -71,3 +71,8 @@ export function positiveInteger(value: string): number {
   if (!Number.isInteger(n) || n <= 0) throw new Error(`expected a positive integer, got '${value}'`);
   return n;
 }
+
+/** The options that were given: commander leaves the others undefined, which optional fields must not hold. */
+export function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
