@@ -10,7 +10,7 @@ import type { IngestEvent, IngestSummary as EvmSummary } from '../ingest/evm/ing
 import type { EvmProtocol } from '../ingest/evm/evmProtocols.ts';
 import type { HttpOptions } from '../ingest/http/fetchWithRetry.ts';
 import { DEFAULT_RETRY } from '../ingest/http/retry.ts';
-import type { IngestProgress, IngestSummary } from '../ingest/progress.ts';
+import type { IngestHooks, IngestProgress, IngestSummary } from '../ingest/progress.ts';
 import type { TronDatasetName } from '../ingest/tron/datasets.ts';
 import type { VenueAKind } from '../ingest/venues/venueAArchive.ts';
 import type { VenueBDataset } from '../ingest/venues/venueBDatasets.ts';
@@ -77,7 +77,18 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
       onRetry: (r) => progress.note(`retry ${r.attempt}/${retries} in ${(r.delayMs / 1000).toFixed(1)} s: ${r.reason}`),
     },
   };
-  const hooks = { signal: ctx.signal };
+  // Chain batches (Tron, Bitcoin) report to /metrics as EVM batches do: rows per dataset and the newest block.
+  let lastBatchAt = performance.now();
+  const hooks: IngestHooks = {
+    signal: ctx.signal,
+    onBatch: (e) => {
+      const now = performance.now();
+      for (const [dataset, rows] of Object.entries(e.datasets)) {
+        ctx.observe?.batch?.({ network: e.network, dataset, rows, seconds: (now - lastBatchAt) / 1000, newest: e.newest });
+      }
+      lastBatchAt = now;
+    },
+  };
   const common = { store: ctx.store, http, progress, hooks, force: spec.force ?? false };
   let summary: IngestSummary;
   switch (spec.source) {

@@ -145,6 +145,7 @@ async function runOnce(opts: IngestBlocksOptions, from: number, summary: IngestS
       summary.done += b.hi - b.lo + 1;
       summary.rows += rows;
       progress.advance(1, `blocks ${b.lo}–${b.hi}`);
+      opts.hooks?.onBatch?.({ network: opts.network, newest: b.hi, datasets: Object.fromEntries(opts.datasets.map((d) => [d.id, fetched.rows.get(d.table)?.length ?? 0])) });
       await opts.hooks?.afterCommit?.(`${opts.network}:${b.lo}-${b.hi}`);
     }
   } finally {
