@@ -14,7 +14,10 @@
  * 4. `close()` releases the rest (meter, store, other listeners), and the
  *    process exits 0 (1 if a step failed).
  *
- * A second signal during the drain ends the grace period at once.
+ * A second signal during the drain ends the grace period at once. Should the
+ * rest still not finish within `stuckMs` of the connections being closed (work
+ * that ignores cancellation), the process logs it and exits 1 rather than hang:
+ * every batch and charge commits atomically, so nothing half-written is left.
  */
 import type { Server } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -34,6 +37,8 @@ export interface ShutdownOptions {
   readonly signals?: readonly NodeJS.Signals[];
   /** Default `process.exit`. */
   readonly exit?: (code: number) => void;
+  /** How long the rest may take once connections were force-closed. Default 15 s. */
+  readonly stuckMs?: number;
 }
 
 export interface Shutdown {
@@ -58,6 +63,7 @@ export function installShutdown(opts: ShutdownOptions): Shutdown {
   const exit = opts.exit ?? ((code: number) => process.exit(code));
   let running: Promise<void> | null = null;
   let forceClose: (() => void) | null = null;
+  const stuckMs = opts.stuckMs ?? 15_000;
 
   async function run(reason: string): Promise<void> {
     logger.info({ reason, graceSeconds: opts.graceMs / 1000 }, 'shutting down: no new connections; in-flight responses may finish within the grace period');
@@ -68,6 +74,10 @@ export function installShutdown(opts: ShutdownOptions): Shutdown {
       forced = true;
       logger.warn('closing the connections still open');
       server.closeAllConnections();
+      setTimeout(() => {
+        logger.error({ stuckSeconds: stuckMs / 1000 }, 'shutdown did not finish after the connections were closed; exiting');
+        exit(1);
+      }, stuckMs).unref();
     };
     const grace = setTimeout(() => {
       logger.warn({ graceSeconds: opts.graceMs / 1000 }, 'grace period over');
