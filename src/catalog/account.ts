@@ -43,6 +43,7 @@ export const usageEndpoint: AccountEndpoint = {
     { name: 'plan', type: 'string', description: 'Name of the key\'s plan.' },
     { name: 'requests_per_minute', type: 'integer', nullable: true, description: 'Per-minute request limit; null when the plan has none.' },
     { name: 'monthly_blocks', type: 'integer', nullable: true, description: 'Monthly block budget; null when the plan has none.' },
+    { name: 'concurrent_requests', type: 'integer', nullable: true, description: 'Requests of the key that may be in flight at once on one server (streaming included); one more answers 429 rate_limited with Retry-After: 1. Null when the plan has no such limit.' },
     { name: 'month', type: 'string', description: 'The budget month, YYYY-MM (UTC).' },
     { name: 'blocks_used', type: 'integer', description: 'Blocks charged to the key this month.' },
     { name: 'blocks_left', type: 'integer', nullable: true, description: 'Blocks left this month: the budget less blocks charged and blocks held by requests still streaming (X-RateLimit-Remaining). Null when the plan has no budget.' },

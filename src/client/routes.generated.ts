@@ -20,6 +20,8 @@ export interface Usage {
   requests_per_minute: number | null;
   /** Monthly block budget; null when the plan has none. */
   monthly_blocks: number | null;
+  /** Requests of the key that may be in flight at once on one server (streaming included); one more answers 429 rate_limited with Retry-After: 1. Null when the plan has no such limit. */
+  concurrent_requests: number | null;
   /** The budget month, YYYY-MM (UTC). */
   month: string;
   /** Blocks charged to the key this month. */

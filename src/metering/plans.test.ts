@@ -8,16 +8,22 @@ import { DEFAULT_PLANS, loadPlans, parsePlans } from './plans.ts';
 describe('plans', () => {
   it('ships free, pro and unlimited', () => {
     expect([...DEFAULT_PLANS.values()]).toEqual([
-      { name: 'free', requestsPerMinute: 60, monthlyBlocks: 500_000 },
-      { name: 'pro', requestsPerMinute: 600, monthlyBlocks: 50_000_000 },
-      { name: 'unlimited', requestsPerMinute: null, monthlyBlocks: null },
+      { name: 'free', requestsPerMinute: 60, monthlyBlocks: 500_000, concurrentRequests: 8 },
+      { name: 'pro', requestsPerMinute: 600, monthlyBlocks: 50_000_000, concurrentRequests: 32 },
+      { name: 'unlimited', requestsPerMinute: null, monthlyBlocks: null, concurrentRequests: null },
     ]);
   });
 
   it('lays the file over the shipped plans: a changed field, a new plan, the rest kept', () => {
-    const p = parsePlans(JSON.stringify({ plans: { free: { monthly_blocks: 100_000 }, team: { requests_per_minute: 120, monthly_blocks: null } } }));
-    expect(p.get('free')).toEqual({ name: 'free', requestsPerMinute: 60, monthlyBlocks: 100_000 });
-    expect(p.get('team')).toEqual({ name: 'team', requestsPerMinute: 120, monthlyBlocks: null });
+    const p = parsePlans(JSON.stringify({ plans: {
+      free: { monthly_blocks: 100_000 },
+      team: { requests_per_minute: 120, monthly_blocks: null },
+      batch: { requests_per_minute: 10, monthly_blocks: null, concurrent_requests: 2 },
+    } }));
+    expect(p.get('free')).toEqual({ name: 'free', requestsPerMinute: 60, monthlyBlocks: 100_000, concurrentRequests: 8 });
+    // concurrent_requests is optional: a new plan without it has no concurrency limit.
+    expect(p.get('team')).toEqual({ name: 'team', requestsPerMinute: 120, monthlyBlocks: null, concurrentRequests: null });
+    expect(p.get('batch')).toEqual({ name: 'batch', requestsPerMinute: 10, monthlyBlocks: null, concurrentRequests: 2 });
     expect(p.get('pro')).toEqual(DEFAULT_PLANS.get('pro'));
   });
 
@@ -29,6 +35,7 @@ describe('plans', () => {
     ['a fractional budget', '{"plans": {"free": {"monthly_blocks": 1.5}}}', /non-negative integer or null/],
     ['a limit as a string', '{"plans": {"free": {"monthly_blocks": "1000"}}}', /non-negative integer or null/],
     ['an unknown field', '{"plans": {"free": {"requests_per_hour": 5}}}', /unknown field requests_per_hour/],
+    ['a concurrency limit of 0', '{"plans": {"free": {"concurrent_requests": 0}}}', /concurrent_requests must be a positive integer or null/],
     ['a bad name', '{"plans": {"my plan": {"requests_per_minute": 1, "monthly_blocks": 1}}}', /plan name/],
   ])('rejects %s with a message that says what is wrong', (_name, text, message) => {
     expect(() => parsePlans(text, 'plans.json')).toThrow(message);

@@ -13,14 +13,20 @@ export interface Plan {
   readonly requestsPerMinute: number | null;
   /** Blocks per calendar month (UTC); null means no monthly budget. */
   readonly monthlyBlocks: number | null;
+  /**
+   * Requests of one key in flight at once on one server, streaming included;
+   * null means no limit. It keeps one key's burst of exports from taking a
+   * server's engine from everyone else (docs/metering.md).
+   */
+  readonly concurrentRequests: number | null;
 }
 
 export type Plans = ReadonlyMap<string, Plan>;
 
 export const DEFAULT_PLANS: Plans = new Map<string, Plan>([
-  ['free', { name: 'free', requestsPerMinute: 60, monthlyBlocks: 500_000 }],
-  ['pro', { name: 'pro', requestsPerMinute: 600, monthlyBlocks: 50_000_000 }],
-  ['unlimited', { name: 'unlimited', requestsPerMinute: null, monthlyBlocks: null }],
+  ['free', { name: 'free', requestsPerMinute: 60, monthlyBlocks: 500_000, concurrentRequests: 8 }],
+  ['pro', { name: 'pro', requestsPerMinute: 600, monthlyBlocks: 50_000_000, concurrentRequests: 32 }],
+  ['unlimited', { name: 'unlimited', requestsPerMinute: null, monthlyBlocks: null, concurrentRequests: null }],
 ]);
 
 /** The file read when no --plans is given: `<data>/plans.json`, if it exists. */
@@ -28,10 +34,20 @@ export const PLANS_FILE_NAME = 'plans.json';
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** The plan fields of the file; a new plan must give the required ones, `concurrent_requests` defaults to no limit. */
+const REQUIRED_FIELDS = ['requests_per_minute', 'monthly_blocks'] as const;
+const FIELDS: readonly string[] = [...REQUIRED_FIELDS, 'concurrent_requests'];
+
 function limitValue(v: unknown, where: string): number | null {
   if (v === null) return null;
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
   throw new Error(`${where} must be a non-negative integer or null (no limit), got ${JSON.stringify(v)}`);
+}
+
+function positiveLimit(v: unknown, where: string): number | null {
+  if (v === null) return null;
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1) return v;
+  throw new Error(`${where} must be a positive integer or null (no limit), got ${JSON.stringify(v)}`);
 }
 
 /**
@@ -58,16 +74,17 @@ export function parsePlans(text: string, source = 'plans file', base: Plans = DE
     if (!NAME.test(name)) throw new Error(`${source}: plan name '${name}' must be 1-64 letters, digits, _ or -`);
     if (typeof raw !== 'object' || raw === null) throw new Error(`${source}: plan ${name} must be an object`);
     const r = raw as Record<string, unknown>;
-    const extra = Object.keys(r).filter((k) => k !== 'requests_per_minute' && k !== 'monthly_blocks');
+    const extra = Object.keys(r).filter((k) => !FIELDS.includes(k));
     if (extra.length) throw new Error(`${source}: plan ${name} has unknown field ${extra.join(', ')}`);
     const prev = base.get(name);
-    for (const f of ['requests_per_minute', 'monthly_blocks'] as const) {
+    for (const f of REQUIRED_FIELDS) {
       if (!(f in r) && !prev) throw new Error(`${source}: plan ${name} needs ${f} (an integer, or null for no limit)`);
     }
     out.set(name, {
       name,
       requestsPerMinute: 'requests_per_minute' in r ? limitValue(r.requests_per_minute, `${source}: ${name}.requests_per_minute`) : prev!.requestsPerMinute,
       monthlyBlocks: 'monthly_blocks' in r ? limitValue(r.monthly_blocks, `${source}: ${name}.monthly_blocks`) : prev!.monthlyBlocks,
+      concurrentRequests: 'concurrent_requests' in r ? positiveLimit(r.concurrent_requests, `${source}: ${name}.concurrent_requests`) : (prev?.concurrentRequests ?? null),
     });
   }
   return out;
@@ -91,5 +108,6 @@ export function loadPlans(opts: { file?: string | undefined; dataDir?: string | 
 export function describePlan(p: Plan): string {
   const rpm = p.requestsPerMinute === null ? 'no per-minute limit' : `${p.requestsPerMinute}/min`;
   const blocks = p.monthlyBlocks === null ? 'no monthly budget' : `${p.monthlyBlocks.toLocaleString('en-US')} blocks/month`;
-  return `${p.name}: ${rpm}, ${blocks}`;
+  const concurrent = p.concurrentRequests === null ? 'no concurrency limit' : `${p.concurrentRequests} at once`;
+  return `${p.name}: ${rpm}, ${blocks}, ${concurrent}`;
 }

@@ -32,7 +32,7 @@ export async function createDemoStore(dataDir: string | null = null): Promise<St
 }
 
 /** Plans from a literal, e.g. {tiny: {requests_per_minute: 3, monthly_blocks: 1000}}. */
-export function plans(defs: Record<string, { requests_per_minute: number | null; monthly_blocks: number | null }>): Plans {
+export function plans(defs: Record<string, { requests_per_minute: number | null; monthly_blocks: number | null; concurrent_requests?: number | null }>): Plans {
   return parsePlans(JSON.stringify({ plans: defs }), 'test plans');
 }
 

@@ -18,7 +18,7 @@ const clock = new TestClock(Date.parse('2025-12-10T12:00:10Z'));
 beforeAll(async () => {
   store = await createDemoStore();
   m = await createMeteredApp(store, {
-    plans: plans({ metered: { requests_per_minute: 8, monthly_blocks: 10_000 }, open: { requests_per_minute: null, monthly_blocks: null } }),
+    plans: plans({ metered: { requests_per_minute: 8, monthly_blocks: 10_000, concurrent_requests: 4 }, open: { requests_per_minute: null, monthly_blocks: null } }),
     clock,
   });
 });
@@ -59,6 +59,7 @@ describe('GET /v1/usage', () => {
       plan: 'metered',
       requests_per_minute: 8,
       monthly_blocks: 10_000,
+      concurrent_requests: 4,
       month: '2025-12',
       blocks_used: used,
       blocks_left: 10_000 - used,

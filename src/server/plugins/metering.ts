@@ -1,6 +1,7 @@
 /**
  * Metering on the /v1 scope (docs/metering.md, docs/lifecycle.md):
- *   onRequest (after auth)  count the request in its minute window → 429 rate_limited
+ *   onRequest (after auth)  count the request in its minute window → 429 rate_limited;
+ *                           take one of the key's concurrent slots → 429 rate_limited
  *   handler                 reserveCost() holds the query's cost → 403 quota_exceeded
  *   body end                chargeOnCompletion() records the charge durably, then ends the body
  *   onSend                  X-RateLimit-* / X-Request-Cost / X-Request-Id on every response
@@ -9,6 +10,7 @@
 import { Transform, pipeline, type Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from '../../errors/apiError.ts';
+import { createConcurrencyGate } from '../../metering/concurrency.ts';
 import { UNLIMITED, type Meter, type MeterState } from '../../metering/meter.ts';
 import { nextMonthStart } from '../../metering/period.ts';
 
@@ -21,6 +23,9 @@ declare module 'fastify' {
   }
 }
 
+/** Seconds a client refused for concurrency waits before retrying: a slot frees when any of its requests ends. */
+const CONCURRENCY_RETRY_SECONDS = 1;
+
 /** A backend failure (Redis down, store error) is not the client's fault: 503, nothing charged. */
 function unavailable(e: unknown): ApiError {
   if (isApiError(e)) return e;
@@ -30,8 +35,9 @@ function unavailable(e: unknown): ApiError {
 export function registerMetering(v1: FastifyInstance, meter: Meter): void {
   v1.decorate('meter', meter);
   v1.decorateRequest('meter', null);
+  const inFlight = createConcurrencyGate();
 
-  v1.addHook('onRequest', async (request) => {
+  v1.addHook('onRequest', async (request, reply) => {
     // Auth runs first in this scope and throws without a key, so a key is here.
     const key = request.apiKey;
     if (!key) return;
@@ -50,6 +56,18 @@ export function registerMetering(v1: FastifyInstance, meter: Meter): void {
         { limit: state.plan.requestsPerMinute, retry_after: state.resetSeconds },
       );
     }
+    const leave = inFlight.enter(key.id, state.plan.concurrentRequests);
+    if (!leave) {
+      reply.header('retry-after', String(CONCURRENCY_RETRY_SECONDS));
+      throw new ApiError(
+        'rate_limited',
+        `${state.plan.concurrentRequests} requests of this key are already in flight (plan ${state.plan.name}); retry when one has finished`,
+        { concurrent_limit: state.plan.concurrentRequests, retry_after: CONCURRENCY_RETRY_SECONDS },
+      );
+    }
+    // The slot is held until the response has ended or the client has gone, whichever comes first.
+    reply.raw.once('close', leave);
+    reply.raw.once('finish', leave);
   });
 
   v1.addHook('onSend', async (request, reply, payload) => {

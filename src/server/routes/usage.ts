@@ -17,6 +17,7 @@ export interface UsageBody {
   plan: string;
   requests_per_minute: number | null;
   monthly_blocks: number | null;
+  concurrent_requests: number | null;
   month: string;
   blocks_used: number;
   blocks_left: number | null;
@@ -43,6 +44,7 @@ export function registerUsage(v1: FastifyInstance): void {
       plan: plan.name,
       requests_per_minute: plan.requestsPerMinute,
       monthly_blocks: plan.monthlyBlocks,
+      concurrent_requests: plan.concurrentRequests,
       month: state.period,
       blocks_used: month.blocks,
       blocks_left: plan.monthlyBlocks === null || state.remaining === UNLIMITED ? null : state.remaining,
