@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { createClickHouseStore } from '../store/clickhouse/createClickHouseStore.ts';
 import { createStore, type Store } from '../store/createStore.ts';
+import type { ExportLaneLimits } from '../store/exportLanes.ts';
 import { parseStoreTarget, type StoreTarget } from '../store/target.ts';
 
 export const DEFAULT_DATA_DIR = process.env.CHAINQ_DATA ?? './data';
@@ -33,12 +34,13 @@ export function normalizeStoreOption(opts: DataOption, set: (name: 'data', value
   if (target.engine !== 'clickhouse') set('data', target.dir);
 }
 
-export async function openStore(opts: DataOption & { memoryLimit?: string; readOnly?: boolean; threads?: number }): Promise<Store> {
+export async function openStore(opts: DataOption & { memoryLimit?: string; readOnly?: boolean; threads?: number; exportLanes?: ExportLaneLimits }): Promise<Store> {
   const target = storeTargetOf(opts);
   if (target.engine !== 'duckdb') return createClickHouseStore({ target, ...(opts.readOnly ? { readOnly: true } : {}) });
   return createStore({
     dataDir: path.resolve(opts.data),
     ...(opts.threads ? { threads: opts.threads } : {}),
+    ...(opts.exportLanes ? { exportLanes: opts.exportLanes } : {}),
     ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}),
     ...(opts.readOnly ? { readOnly: true } : {}),
   });

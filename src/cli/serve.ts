@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { createLogger } from '../internal/logger.ts';
@@ -9,6 +10,7 @@ import { createJobManager } from '../operator/jobManager.ts';
 import { createApp } from '../server/createApp.ts';
 import { startOperatorChannel } from '../server/operatorChannel.ts';
 import type { Store } from '../store/createStore.ts';
+import { defaultLaneLimits } from '../store/exportLanes.ts';
 import { isEmptyStore } from '../store/coverage.ts';
 import type { MetricsListener } from '../server/metricsListener.ts';
 import { registerMetricsRoute } from '../server/plugins/metrics.ts';
@@ -24,6 +26,8 @@ interface ServeOptions extends OperateFlags {
   logLevel: string;
   memoryLimit?: string;
   threads?: number;
+  lanes: boolean;
+  heavyExports?: number;
   demo: boolean;
   linkTtl?: number;
   publicUrl?: string;
@@ -48,6 +52,8 @@ export function registerServe(program: Command): void {
     .option('--log-level <level>', 'pino log level', process.env.CHAINQ_LOG_LEVEL ?? 'info')
     .option('--memory-limit <size>', 'DuckDB memory limit; bounds the engine\'s caches and makes large sorts spill to disk', '256MB')
     .option('--threads <n>', 'DuckDB worker threads (default: the number of cores)', positiveInteger)
+    .option('--heavy-exports <n>', 'heavy queries (planned cost of 5,000 blocks or more) exported at once (default: one per engine thread)', positiveInteger)
+    .option('--no-lanes', 'one queue for every export, small or heavy (fair scheduling off)')
     .option('--no-demo', 'do not load the demo dataset into a new store')
     .option('--link-ttl <seconds>', 'lifetime of link=true download URLs (default 3600, or CHAINQ_LINK_TTL)', positiveNumber)
     .option('--public-url <url>', 'base of link download URLs, e.g. https://data.example.com (or CHAINQ_PUBLIC_URL)')
@@ -63,7 +69,9 @@ export function registerServe(program: Command): void {
       // DuckDB allows one read-write process per file. With Redis holding the
       // counters, the store is only read, so several servers can share it.
       // ClickHouse takes writers from any number of servers.
-      const store = await openStore({ ...opts, readOnly: Boolean(opts.redis) && storeTargetOf(opts).engine === 'duckdb' });
+      const threads = opts.threads ?? Math.max(2, os.availableParallelism());
+      const exportLanes = { light: defaultLaneLimits(threads).light, heavy: opts.lanes ? (opts.heavyExports ?? defaultLaneLimits(threads).heavy) : null };
+      const store = await openStore({ ...opts, threads, exportLanes, readOnly: Boolean(opts.redis) && storeTargetOf(opts).engine === 'duckdb' });
       if (!opts.redis && await isNewStore(store)) {
         if (opts.demo) {
           process.stdout.write('new store: loading the demo dataset (synthetic data)…\n');

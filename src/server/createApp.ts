@@ -85,6 +85,10 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   const open = new Set<FastifyReply>();
   let allClosed: (() => void) | null = null;
   app.addHook('onRequest', (request, reply, done) => {
+    // A data response has a dozen independent parties waiting for its end
+    // (the engine's export, the charge, the hold, the concurrency slot, the
+    // metrics, the drain): not a leak, so not the default warning at 10.
+    reply.raw.setMaxListeners(32);
     open.add(reply);
     reply.raw.once('close', () => {
       open.delete(reply);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import net from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Format } from '../catalog/types.ts';
-import { Semaphore } from '../utils/semaphore.ts';
+import { createExportLanes, defaultLaneLimits, type ExportLane, type ExportLaneLimits } from './exportLanes.ts';
 import { createFifoMaker } from './fifoMaker.ts';
 import { renderDuckDb } from './duckdb/render.ts';
 import type { BoundQuery } from './query.ts';
@@ -31,8 +31,16 @@ export interface StoreOptions {
   readonly threads?: number;
   /** DuckDB memory_limit, e.g. '512MB'. */
   readonly memoryLimit?: string;
-  /** Streamed exports running at once; more wait their turn. */
-  readonly maxConcurrentExports?: number;
+  /**
+   * Exports running at once, per lane (src/store/exportLanes.ts); more wait
+   * their turn. Default: 8 light, one heavy per engine thread.
+   */
+  readonly exportLanes?: ExportLaneLimits;
+}
+
+/** How an export is admitted: the lane it waits in. */
+export interface ExportOptions {
+  readonly lane?: ExportLane;
 }
 
 export interface CopyStream {
@@ -55,8 +63,8 @@ export interface Store {
   run(sql: string, params?: SqlParams): Promise<void>;
   /** Runs `fn` inside one transaction on a dedicated connection. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
-  copyToStream(sql: string, params: SqlParams, format: Format): Promise<CopyStream>;
-  copyToFile(sql: string, params: SqlParams, format: Format, file: string): Promise<number>;
+  copyToStream(sql: string, params: SqlParams, format: Format, opts?: ExportOptions): Promise<CopyStream>;
+  copyToFile(sql: string, params: SqlParams, format: Format, file: string, opts?: ExportOptions): Promise<number>;
   /**
    * A read-only view of the store as of now, on its own connection inside one
    * transaction: every read through it (lookups, coverage checks, the export)
@@ -98,7 +106,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   const file = opts.dataDir === null ? ':memory:' : path.join(opts.dataDir, 'chainq.duckdb');
   if (opts.dataDir !== null) fs.mkdirSync(opts.dataDir, { recursive: true });
   const readOnly = opts.readOnly ?? false;
-  const config: Record<string, string> = { threads: String(opts.threads ?? Math.max(2, os.availableParallelism())) };
+  const threads = opts.threads ?? Math.max(2, os.availableParallelism());
+  const config: Record<string, string> = { threads: String(threads) };
   if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
   if (readOnly) config.access_mode = 'READ_ONLY';
   // The fifo helper is a child process: started before the database file is
@@ -115,7 +124,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     throw e;
   }
   const shared = await instance.connect();
-  const exports = new Semaphore(opts.maxConcurrentExports ?? 8);
+  const lanes = createExportLanes(opts.exportLanes ?? defaultLaneLimits(threads));
   const fifoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-'));
 
   const all = async <T,>(conn: DuckDBConnection, sql: string, params?: SqlParams): Promise<T[]> => {
@@ -173,12 +182,12 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       }
     },
 
-    copyToStream: (sql, params, format) => copyToStream(sql, params, format, null),
+    copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, null, o?.lane ?? 'light'),
 
-    async copyToFile(sql, params, format, file) {
+    async copyToFile(sql, params, format, file, o) {
       const conn = await instance.connect();
       try {
-        return await copyToFileOn(conn, sql, params, format, file);
+        return await copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light');
       } finally {
         conn.closeSync();
       }
@@ -198,8 +207,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         all: (sql, params) => all(conn, sql, params),
         run: () => Promise.reject(new Error('a snapshot is read-only')),
         transaction: () => Promise.reject(new Error('a snapshot is read-only')),
-        copyToStream: (sql, params, format) => copyToStream(sql, params, format, conn),
-        copyToFile: (sql, params, format, file) => copyToFileOn(conn, sql, params, format, file),
+        copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o?.lane ?? 'light'),
+        copyToFile: (sql, params, format, file, o) => copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
         snapshot: () => Promise.resolve(view),
         close: () => (ended ??= conn.run('COMMIT').then(() => undefined, () => undefined).finally(() => conn.closeSync())),
       };
@@ -215,8 +224,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   };
 
   /** Streams a query's encoded result; on `shared` (a snapshot's connection, left open) or on a connection of its own. */
-  async function copyToStream(sql: string, params: SqlParams, format: Format, onConn: DuckDBConnection | null): Promise<CopyStream> {
-    const release = await exports.acquire();
+  async function copyToStream(sql: string, params: SqlParams, format: Format, onConn: DuckDBConnection | null, lane: ExportLane): Promise<CopyStream> {
+    const release = await lanes.acquire(lane);
     const fifo = path.join(fifoDir, randomBytes(12).toString('hex'));
     let conn: DuckDBConnection | undefined;
     let socket: net.Socket | undefined;
@@ -276,12 +285,17 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       },
     };
   }
+  /** A file export (a download link's artifact) waits in its lane as a streamed one does. */
+  async function copyToFileOn(conn: DuckDBConnection, sql: string, params: SqlParams, format: Format, file: string, lane: ExportLane): Promise<number> {
+    const release = await lanes.acquire(lane);
+    try {
+      const r = await conn.run(`COPY (${sql}) TO '${file.replaceAll("'", "''")}' ${copyOptions(format)}`, params);
+      return await rowCount(r);
+    } finally {
+      release();
+    }
+  }
   return store;
-}
-
-async function copyToFileOn(conn: DuckDBConnection, sql: string, params: SqlParams, format: Format, file: string): Promise<number> {
-  const r = await conn.run(`COPY (${sql}) TO '${file.replaceAll("'", "''")}' ${copyOptions(format)}`, params);
-  return rowCount(r);
 }
 
 /** COPY answers one row holding the number of rows it wrote. */

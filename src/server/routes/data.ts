@@ -8,6 +8,7 @@ import type { LinkStore } from '../../output/links/linkStore.ts';
 import { planAggregate } from '../../query/planAggregate.ts';
 import { planRaw, type PlanContext, type QueryPlan } from '../../query/planRaw.ts';
 import { planVenue } from '../../query/planVenue.ts';
+import { laneOf } from '../../query/lane.ts';
 import { assertWithinSpendCap } from '../../query/spendCap.ts';
 import { chargeOnCompletion, commitCost, releaseCost, reserveCost } from '../plugins/metering.ts';
 import { requestBaseUrl } from './links.ts';
@@ -51,6 +52,8 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
       // Every check that can answer 4xx has run; the cost is held before the first byte.
       await reserveCost(request, reply, p.cost.cost);
       if (p.headers) reply.headers(p.headers);
+      // Heavy work waits in its own queue, so small queries never wait behind it.
+      const lane = laneOf(p.cost.cost);
       if (request.method === 'HEAD') {
         // HEAD answers what GET would (including 403) without running the query, so it is never charged.
         await releaseCost(request);
@@ -63,7 +66,7 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
         try {
           const write = async (file: string) => {
             const started = performance.now();
-            const rows = await snap.copyToFile(p.sql, p.params, format, file);
+            const rows = await snap.copyToFile(p.sql, p.params, format, file, { lane });
             request.server.metrics.engine.query({ route: route.path, format, seconds: (performance.now() - started) / 1000 });
             return rows;
           };
@@ -77,7 +80,7 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
         return reply.header('cache-control', 'no-store').send(body);
       }
       const started = performance.now();
-      const exp = await snap.copyToStream(p.sql, p.params, p.format);
+      const exp = await snap.copyToStream(p.sql, p.params, p.format, { lane });
       handedOver = true;
       // Failures reach the client through the body; only completed queries are timed.
       exp.done.then(() => request.server.metrics.engine.query({ route: route.path, format: p.format, seconds: (performance.now() - started) / 1000 }), () => undefined);

@@ -1,0 +1,13 @@
+/**
+ * Which export lane a planned query waits in (README, "Fair scheduling"),
+ * judged on its planned cost before it runs: the cost follows the blocks (or
+ * days) a query reads, which is what its engine time follows too.
+ */
+import type { ExportLane } from '../store/exportLanes.ts';
+
+/** Planned cost from which a query is heavy: a 5,000-block ETH raw query, a 10,000-block aggregate. */
+export const HEAVY_COST = 5_000;
+
+export function laneOf(cost: number): ExportLane {
+  return cost >= HEAVY_COST ? 'heavy' : 'light';
+}

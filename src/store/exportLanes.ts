@@ -1,0 +1,32 @@
+/**
+ * Admission of engine exports by lane (README, "Fair scheduling"): small results and heavy ones wait in
+ * separate queues, so a 10-block query never queues behind someone's
+ * million-row download. The heavy lane admits few at once, which also bounds
+ * how much of the engine's threads heavy work can hold together.
+ */
+import { Semaphore } from '../utils/semaphore.ts';
+
+/** Which queue an export waits in; the planner picks it from the planned cost (src/query/lane.ts). */
+export type ExportLane = 'light' | 'heavy';
+
+export interface ExportLaneLimits {
+  /** Light exports running at once. */
+  readonly light: number;
+  /** Heavy exports running at once; null puts every export in one queue of `light` (fair scheduling off). */
+  readonly heavy: number | null;
+}
+
+export interface ExportLanes {
+  acquire(lane: ExportLane): Promise<() => void>;
+}
+
+export function createExportLanes(limits: ExportLaneLimits): ExportLanes {
+  const light = new Semaphore(limits.light);
+  const heavy = limits.heavy === null ? light : new Semaphore(limits.heavy);
+  return { acquire: (lane) => (lane === 'heavy' ? heavy : light).acquire() };
+}
+
+/** The shipped limits on a machine with `threads` engine threads: heavy work may keep each thread busy, no more. */
+export function defaultLaneLimits(threads: number): ExportLaneLimits {
+  return { light: 8, heavy: Math.max(1, threads) };
+}
