@@ -74,7 +74,8 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
         });
         await tx.run(`INSERT INTO usage_charges (key_id, period, request_id, cost, admitted_at, charged_at, endpoint) VALUES ${values.join(', ')}`, params);
       }
-    });
+      // The ledger is read by no planner lookup: charging keeps the lookup cache.
+    }, { lookupsUnchanged: true });
   }
 
   /** Group commit: one transaction for every charge that queued up while the previous one ran. */

@@ -7,6 +7,7 @@ import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
 import * as clickhouse from './clickhouse/lookups.ts';
 import { recordChainStateClickHouse } from './clickhouse/publish.ts';
 import type { Store, Tx } from './createStore.ts';
+import { cachedLookup } from './lookupCache.ts';
 
 export interface Interval {
   readonly lo: number;
@@ -31,19 +32,23 @@ export function gaps(lo: number, hi: number, covered: readonly Interval[]): Inte
 export async function coveredIntervals(store: Store, dataset: string, scope: string): Promise<Interval[]> {
   const ch = clickHouseOf(store);
   if (ch) return clickhouse.coveredIntervals(ch, dataset, scope);
-  const rows = await store.all<{ lo: bigint; hi: bigint }>(
-    `SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope ORDER BY lo`,
-    { dataset, scope },
-  );
-  return rows.map((r) => ({ lo: Number(r.lo), hi: Number(r.hi) }));
+  return cachedLookup(store, `coveredIntervals\0${dataset}\0${scope}`, async () => {
+    const rows = await store.all<{ lo: bigint; hi: bigint }>(
+      `SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope ORDER BY lo`,
+      { dataset, scope },
+    );
+    return rows.map((r) => ({ lo: Number(r.lo), hi: Number(r.hi) }));
+  });
 }
 
 /** Scopes (tokens, networks) that hold any coverage of `dataset`, sorted. */
 export async function coveredScopes(store: Store, dataset: string): Promise<string[]> {
   const ch = clickHouseOf(store);
   if (ch) return clickhouse.coveredScopes(ch, dataset);
-  const rows = await store.all<{ scope: string }>(`SELECT DISTINCT scope FROM coverage WHERE dataset = $dataset ORDER BY scope`, { dataset });
-  return rows.map((r) => r.scope);
+  return cachedLookup(store, `coveredScopes\0${dataset}`, async () => {
+    const rows = await store.all<{ scope: string }>(`SELECT DISTINCT scope FROM coverage WHERE dataset = $dataset ORDER BY scope`, { dataset });
+    return rows.map((r) => r.scope);
+  });
 }
 
 /**
@@ -54,12 +59,14 @@ export async function blocksAround(store: Store, network: string, sinceMs: numbe
   const ch = clickHouseOf(store);
   if (ch) return clickhouse.blocksAround(ch, network, sinceMs, untilMs);
   const ts = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
-  const [edges] = await store.all<{ before: bigint | null; after: bigint | null }>(
-    `SELECT (SELECT max(number) FROM blocks WHERE network = $network AND time < CAST($since AS TIMESTAMP)) AS before,
-            (SELECT min(number) FROM blocks WHERE network = $network AND time >= CAST($until AS TIMESTAMP)) AS after`,
-    { network, since: ts(sinceMs), until: ts(untilMs) },
-  );
-  return { before: edges?.before == null ? null : Number(edges.before), after: edges?.after == null ? null : Number(edges.after) };
+  return cachedLookup(store, `blocksAround\0${network}\0${sinceMs}\0${untilMs}`, async () => {
+    const [edges] = await store.all<{ before: bigint | null; after: bigint | null }>(
+      `SELECT (SELECT max(number) FROM blocks WHERE network = $network AND time < CAST($since AS TIMESTAMP)) AS before,
+              (SELECT min(number) FROM blocks WHERE network = $network AND time >= CAST($until AS TIMESTAMP)) AS after`,
+      { network, since: ts(sinceMs), until: ts(untilMs) },
+    );
+    return { before: edges?.before == null ? null : Number(edges.before), after: edges?.after == null ? null : Number(edges.after) };
+  });
 }
 
 /** Whether the store has never held data nor keys. */
@@ -157,8 +164,10 @@ async function markUnordered(tx: Tx, dataset: string, scope: string): Promise<vo
 export async function isPhysicallyOrdered(store: Store, dataset: string, scope: string): Promise<boolean> {
   // ClickHouse returns no table in insertion order; its renderer always sorts (by the sorting key, which reads in order anyway).
   if (store.engine === 'clickhouse') return false;
-  const rows = await store.all<{ unordered: boolean }>(`SELECT unordered FROM dataset_order WHERE dataset = $dataset AND scope = $scope`, { dataset, scope });
-  return !rows.some((r) => r.unordered);
+  return cachedLookup(store, `isPhysicallyOrdered\0${dataset}\0${scope}`, async () => {
+    const rows = await store.all<{ unordered: boolean }>(`SELECT unordered FROM dataset_order WHERE dataset = $dataset AND scope = $scope`, { dataset, scope });
+    return !rows.some((r) => r.unordered);
+  });
 }
 
 /** Removes [lo, hi] from the coverage (a reorg or a re-ingest), splitting intervals. */

@@ -13,6 +13,7 @@ import path from 'node:path';
 import net from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Format } from '../catalog/types.ts';
+import { createLookupCache } from './lookupCache.ts';
 import { createExportLanes, defaultLaneLimits, type ExportLane, type ExportLaneLimits } from './exportLanes.ts';
 import { createFifoMaker } from './fifoMaker.ts';
 import { renderDuckDb } from './duckdb/render.ts';
@@ -61,8 +62,18 @@ export interface Store {
   render(query: BoundQuery): { sql: string; params: SqlParams };
   all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
   run(sql: string, params?: SqlParams): Promise<void>;
-  /** Runs `fn` inside one transaction on a dedicated connection. */
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` inside one transaction on a dedicated connection. Cached
+   * lookups are dropped when it commits, unless `opts.lookupsUnchanged` says
+   * it writes nothing a lookup reads (the usage ledger).
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: { readonly lookupsUnchanged?: boolean }): Promise<T>;
+  /**
+   * The answer of a planner's lookup, reused while the store has not changed
+   * (src/store/lookupCache.ts); `key` must name the lookup and all its
+   * arguments. Engines without a cache compute each time.
+   */
+  lookup?<T>(key: string, compute: () => Promise<T>): Promise<T>;
   copyToStream(sql: string, params: SqlParams, format: Format, opts?: ExportOptions): Promise<CopyStream>;
   copyToFile(sql: string, params: SqlParams, format: Format, file: string, opts?: ExportOptions): Promise<number>;
   /**
@@ -125,6 +136,27 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   }
   const shared = await instance.connect();
   const lanes = createExportLanes(opts.exportLanes ?? defaultLaneLimits(threads));
+  // Writes through this store are the only writes to its file (one process owns it), so
+  // counting them tells when a cached lookup still holds (src/store/lookupCache.ts).
+  const lookups = createLookupCache();
+  let version = 0;
+  let writers = 0;
+  const writing = async <T,>(write: () => Promise<T>): Promise<T> => {
+    writers++;
+    version++;
+    try {
+      return await write();
+    } finally {
+      writers--;
+      version++;
+    }
+  };
+  /** A lookup at the current version, kept only if no write began or ended while it ran. */
+  const lookupNow = <T,>(key: string, compute: () => Promise<T>): Promise<T> => {
+    if (writers > 0) return compute();
+    const v = version;
+    return lookups.get(v, key, compute, () => writers === 0 && version === v);
+  };
   const fifoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-'));
 
   const all = async <T,>(conn: DuckDBConnection, sql: string, params?: SqlParams): Promise<T[]> => {
@@ -144,44 +176,10 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     readOnly,
     render: renderDuckDb,
     all: (sql, params) => all(shared, sql, params),
-    run: async (sql, params) => { await shared.run(sql, params); },
+    run: (sql, params) => writing(async () => { await shared.run(sql, params); }),
+    lookup: lookupNow,
 
-    async transaction(fn) {
-      const conn = await instance.connect();
-      try {
-        await conn.run('BEGIN TRANSACTION');
-        const tx: Tx = {
-          all: (sql, params) => all(conn, sql, params),
-          run: async (sql, params) => { await conn.run(sql, params); },
-          async append(table, rows) {
-            const appender = await conn.createAppender(table);
-            try {
-              const writers = columnWriters(appender);
-              for (const row of rows) {
-                for (let i = 0; i < writers.length; i++) {
-                  const v = row[i];
-                  if (v === null || v === undefined) appender.appendNull();
-                  else writers[i]!(v);
-                }
-                appender.endRow();
-              }
-              appender.flushSync();
-            } finally {
-              appender.closeSync();
-            }
-          },
-        };
-        const out = await fn(tx);
-        await conn.run('COMMIT');
-        return out;
-      } catch (e) {
-        await conn.run('ROLLBACK').catch(() => undefined);
-        throw e;
-      } finally {
-        conn.closeSync();
-      }
-    },
-
+    transaction: (fn, o) => (o?.lookupsUnchanged ? inTransaction(fn) : writing(() => inTransaction(fn))),
     copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, null, o?.lane ?? 'light'),
 
     async copyToFile(sql, params, format, file, o) {
@@ -194,10 +192,13 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     },
 
     async snapshot() {
+      const before = { version, writers };
       const conn = await instance.connect();
       await conn.run('BEGIN TRANSACTION');
       // DuckDB starts a transaction's view of the database at its first read, not at BEGIN: read now.
       await conn.run('SELECT count(*) FROM schema_version');
+      // The view is exactly version `before.version` when no write was in progress nor began or ended meanwhile.
+      const exact = before.writers === 0 && writers === 0 && version === before.version;
       let ended: Promise<void> | null = null;
       const view: Store = {
         engine: 'duckdb',
@@ -210,6 +211,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o?.lane ?? 'light'),
         copyToFile: (sql, params, format, file, o) => copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
         snapshot: () => Promise.resolve(view),
+        lookup: <T,>(key: string, compute: () => Promise<T>): Promise<T> => (exact ? lookups.get(before.version, key, compute, () => true) : compute()),
         close: () => (ended ??= conn.run('COMMIT').then(() => undefined, () => undefined).finally(() => conn.closeSync())),
       };
       return view;
@@ -222,6 +224,43 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       fs.rmSync(fifoDir, { recursive: true, force: true });
     },
   };
+
+  /** One transaction on a dedicated connection, its appender writes typed (see `Tx.append`). */
+  async function inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const conn = await instance.connect();
+    try {
+      await conn.run('BEGIN TRANSACTION');
+      const tx: Tx = {
+        all: (sql, params) => all(conn, sql, params),
+        run: async (sql, params) => { await conn.run(sql, params); },
+        async append(table, rows) {
+          const appender = await conn.createAppender(table);
+          try {
+            const write = columnWriters(appender);
+            for (const row of rows) {
+              for (let i = 0; i < write.length; i++) {
+                const v = row[i];
+                if (v === null || v === undefined) appender.appendNull();
+                else write[i]!(v);
+              }
+              appender.endRow();
+            }
+            appender.flushSync();
+          } finally {
+            appender.closeSync();
+          }
+        },
+      };
+      const out = await fn(tx);
+      await conn.run('COMMIT');
+      return out;
+    } catch (e) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      conn.closeSync();
+    }
+  }
 
   /** Streams a query's encoded result; on `shared` (a snapshot's connection, left open) or on a connection of its own. */
   async function copyToStream(sql: string, params: SqlParams, format: Format, onConn: DuckDBConnection | null, lane: ExportLane): Promise<CopyStream> {

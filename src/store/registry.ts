@@ -7,6 +7,7 @@ import type { Store } from './createStore.ts';
 import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
 import * as clickhouse from './clickhouse/lookups.ts';
 import { DuckDbBinder } from './duckdb/binder.ts';
+import { cachedLookup } from './lookupCache.ts';
 
 export interface TokenDeployment {
   readonly symbol: string;
@@ -18,48 +19,54 @@ export interface TokenDeployment {
 export async function tokensBySymbol(store: Store, network: string, symbol: string): Promise<TokenDeployment[]> {
   const ch = clickHouseOf(store);
   if (ch) return clickhouse.tokensBySymbol(ch, network, symbol);
-  return store.all<TokenDeployment>(
+  return cachedLookup(store, `tokensBySymbol\0${network}\0${symbol}`, () => store.all<TokenDeployment>(
     `SELECT symbol, address, decimals FROM tokens
      WHERE network = $network AND address <> '' AND (upper(symbol) = $sym OR list_contains(list_transform(aliases, a -> upper(a)), $sym))
      ORDER BY (upper(symbol) = $sym) DESC, symbol`,
     { network, sym: symbol },
-  );
+  ));
 }
 
 /** The registry's spelling of a contract address given in any letter case; an exact match first. */
 export async function registryAddress(store: Store, network: string, input: string): Promise<string | null> {
   const ch = clickHouseOf(store);
   if (ch) return clickhouse.registryAddress(ch, network, input);
-  const rows = await store.all<{ address: string }>(
-    `SELECT address FROM tokens WHERE network = $network AND lower(address) = lower($input) ORDER BY (address = $input) DESC LIMIT 1`,
-    { network, input },
-  );
-  return rows[0]?.address ?? null;
+  return cachedLookup(store, `registryAddress\0${network}\0${input}`, async () => {
+    const rows = await store.all<{ address: string }>(
+      `SELECT address FROM tokens WHERE network = $network AND lower(address) = lower($input) ORDER BY (address = $input) DESC LIMIT 1`,
+      { network, input },
+    );
+    return rows[0]?.address ?? null;
+  });
 }
 
 /** Decimals of a token contract: the registry's, else what ingestion read on chain (token_cache), else null. */
 export async function contractDecimals(store: Store, network: string, address: string): Promise<number | null> {
   const ch = clickHouseOf(store);
   if (ch) return clickhouse.contractDecimals(ch, network, address);
-  const rows = await store.all<{ decimals: number }>(
-    `SELECT decimals FROM (
-       SELECT decimals, 0 AS pref FROM tokens WHERE network = $network AND address = $address
-       UNION ALL SELECT decimals, 1 AS pref FROM token_cache WHERE network = $network AND address = $address AND decimals IS NOT NULL)
-     ORDER BY pref LIMIT 1`,
-    { network, address },
-  );
-  return rows[0]?.decimals ?? null;
+  return cachedLookup(store, `contractDecimals\0${network}\0${address}`, async () => {
+    const rows = await store.all<{ decimals: number }>(
+      `SELECT decimals FROM (
+         SELECT decimals, 0 AS pref FROM tokens WHERE network = $network AND address = $address
+         UNION ALL SELECT decimals, 1 AS pref FROM token_cache WHERE network = $network AND address = $address AND decimals IS NOT NULL)
+       ORDER BY pref LIMIT 1`,
+      { network, address },
+    );
+    return rows[0]?.decimals ?? null;
+  });
 }
 
 /** Upper-case symbols on `network` that list `alias` (upper case) among their aliases. */
 export async function symbolsWithAlias(store: Store, network: string, alias: string): Promise<string[]> {
   const ch = clickHouseOf(store);
   if (ch) return clickhouse.symbolsWithAlias(ch, network, alias);
-  const rows = await store.all<{ symbol: string }>(
-    `SELECT DISTINCT upper(symbol) AS symbol FROM tokens WHERE network = $network AND list_contains(list_transform(aliases, a -> upper(a)), $sym)`,
-    { network, sym: alias },
-  );
-  return rows.map((r) => r.symbol);
+  return cachedLookup(store, `symbolsWithAlias\0${network}\0${alias}`, async () => {
+    const rows = await store.all<{ symbol: string }>(
+      `SELECT DISTINCT upper(symbol) AS symbol FROM tokens WHERE network = $network AND list_contains(list_transform(aliases, a -> upper(a)), $sym)`,
+      { network, sym: alias },
+    );
+    return rows.map((r) => r.symbol);
+  });
 }
 
 export interface PoolRow {
@@ -73,16 +80,18 @@ export interface PoolRow {
 export async function poolsBetween(store: Store, network: string, a: readonly string[], b: readonly string[]): Promise<PoolRow[]> {
   const ch = clickHouseOf(store);
   if (ch) return clickhouse.poolsBetween(ch, network, a, b);
-  const q = new DuckDbBinder();
-  const inA = q.bindList(a);
-  const inB = q.bindList(b);
-  return store.all<PoolRow>(
-    `SELECT pool_address, token0, token1, fee FROM pools
-     WHERE network = ${q.bind(network)}
-       AND ((upper(token0) IN ${inA} AND upper(token1) IN ${inB}) OR (upper(token0) IN ${inB} AND upper(token1) IN ${inA}))
-     ORDER BY fee`,
-    q.params,
-  );
+  return cachedLookup(store, `poolsBetween\0${network}\0${a.join(',')}\0${b.join(',')}`, () => {
+    const q = new DuckDbBinder();
+    const inA = q.bindList(a);
+    const inB = q.bindList(b);
+    return store.all<PoolRow>(
+      `SELECT pool_address, token0, token1, fee FROM pools
+       WHERE network = ${q.bind(network)}
+         AND ((upper(token0) IN ${inA} AND upper(token1) IN ${inB}) OR (upper(token0) IN ${inB} AND upper(token1) IN ${inA}))
+       ORDER BY fee`,
+      q.params,
+    );
+  });
 }
 
 export interface TokenListing {
@@ -97,10 +106,12 @@ export interface TokenListing {
 export async function tokenDirectory(store: Store): Promise<TokenListing[]> {
   const ch = clickHouseOf(store);
   if (ch) return clickhouse.tokenDirectory(ch);
-  const rows = await store.all<{ symbol: string; name: string; aliases: string[] | null; deployments: { network: string; address: string; decimals: number }[] }>(
-    `SELECT symbol, any_value(name) AS name, any_value(aliases) AS aliases,
-            list({'network': network, 'address': address, 'decimals': decimals} ORDER BY network) AS deployments
-     FROM tokens GROUP BY symbol ORDER BY symbol`,
-  );
-  return rows.map((r) => ({ symbol: r.symbol, name: r.name, aliases: r.aliases ?? [], deployments: r.deployments }));
+  return cachedLookup(store, 'tokenDirectory', async () => {
+    const rows = await store.all<{ symbol: string; name: string; aliases: string[] | null; deployments: { network: string; address: string; decimals: number }[] }>(
+      `SELECT symbol, any_value(name) AS name, any_value(aliases) AS aliases,
+              list({'network': network, 'address': address, 'decimals': decimals} ORDER BY network) AS deployments
+       FROM tokens GROUP BY symbol ORDER BY symbol`,
+    );
+    return rows.map((r) => ({ symbol: r.symbol, name: r.name, aliases: r.aliases ?? [], deployments: r.deployments }));
+  });
 }

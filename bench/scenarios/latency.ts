@@ -1,0 +1,163 @@
+/**
+ * Latency under load (README "Performance"): a small query (10 ETH blocks of
+ * USDT transfers, JSON) end to end against DuckDB alone producing the same
+ * rows; then 64 clients mixing small queries with 1,000-block CSVs,
+ * 10,000-block Parquet files, 100,000-block aggregates, venue candles and
+ * discovery, once with fair scheduling (export lanes) and once without
+ * (`--no-lanes`), on the 2-day demo at scale 1.
+ */
+import { execFileSync } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
+import { createKeyCli, startServer, type ServerProcess } from '../lib/serverProcess.ts';
+import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
+
+const ETH = DEMO_START_BLOCKS.ETH!;
+const ARB = DEMO_START_BLOCKS.ARB!;
+const SMALL = `/v1/evm/erc20/events/transfer?network=ETH&token=USDT&block_start=${ETH + 1000}&block_end=${ETH + 1009}&format=json`;
+const QUIET_RUNS = 300;
+const CLIENTS = 64;
+const LOAD_SECONDS = Number(process.env.CHAINQ_BENCH_LOAD_SECONDS ?? 30);
+
+/** What the 64 clients ask, in turn; small queries are every other request. */
+const MIX: readonly { kind: string; url: string }[] = [
+  { kind: 'small', url: SMALL },
+  { kind: 'csv_1k', url: `/v1/evm/erc20/events/transfer?network=ETH&token=USDT&block_start=${ETH}&block_end=${ETH + 999}&format=csv` },
+  { kind: 'small', url: SMALL },
+  { kind: 'parquet_10k', url: `/v1/evm/erc20/events/transfer?network=ETH&token=USDT&block_start=${ETH}&block_end=${ETH + 9_999}&format=parquet` },
+  { kind: 'small', url: SMALL },
+  { kind: 'aggregate_100k', url: `/v1/evm/erc20/events/transfer/aggregate?network=ARB&token=USDC&block_start=${ARB}&block_end=${ARB + 99_999}&group_by=time&period=1h&format=json` },
+  { kind: 'small', url: SMALL },
+  { kind: 'candles', url: '/v1/exchange/venue_a/ohlcv?token=BTC&since=2025-12-01&until=2025-12-02&window=1h&format=json' },
+  { kind: 'small', url: SMALL },
+  { kind: 'discovery', url: '/v1/protocols' },
+];
+
+interface Sample { readonly kind: string; readonly ms: number; readonly bytes: number; readonly status: number }
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+
+function get(base: string, url: string, key: string): Promise<{ ms: number; bytes: number; status: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    let bytes = 0;
+    http.get(`${base}${url}`, { headers: { 'x-api-key': key }, agent }, (res) => {
+      res.on('data', (c: Buffer) => { bytes += c.length; });
+      res.on('end', () => resolve({ ms: performance.now() - t0, bytes, status: res.statusCode ?? 0 }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+const quantile = (xs: readonly number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+};
+
+async function quiet(server: ServerProcess, key: string): Promise<number[]> {
+  for (let i = 0; i < 20; i++) await get(server.url, SMALL, key);
+  const ms: number[] = [];
+  for (let i = 0; i < QUIET_RUNS; i++) ms.push((await get(server.url, SMALL, key)).ms);
+  return ms;
+}
+
+async function mixedLoad(server: ServerProcess, key: string): Promise<{ samples: Sample[]; seconds: number }> {
+  const samples: Sample[] = [];
+  const t0 = performance.now();
+  const end = t0 + LOAD_SECONDS * 1000;
+  await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
+    for (let i = client; performance.now() < end; i++) {
+      const { kind, url } = MIX[i % MIX.length]!;
+      const r = await get(server.url, url, key);
+      samples.push({ kind, ...r });
+    }
+  }));
+  return { samples, seconds: (performance.now() - t0) / 1000 };
+}
+
+function summary(load: { samples: Sample[]; seconds: number }) {
+  const small = load.samples.filter((s) => s.kind === 'small').map((s) => s.ms);
+  const bytes = load.samples.reduce((n, s) => n + s.bytes, 0);
+  const failed = load.samples.filter((s) => s.status !== 200).length;
+  const byKind: Record<string, number> = {};
+  for (const s of load.samples) byKind[`requests_${s.kind}`] = (byKind[`requests_${s.kind}`] ?? 0) + 1;
+  return { small_p50_ms: quantile(small, 0.5), small_p99_ms: quantile(small, 0.99), small_requests: small.length, bytes_per_s: bytes / load.seconds, requests: load.samples.length, failed, ...byKind };
+}
+
+const round = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v * 100) / 100]));
+
+export default async function run(ctx: BenchContext): Promise<BenchResult> {
+  const dataDir = path.join(ctx.workDir, 'data');
+  ctx.log('loading the demo (scale 1, 2 days) and timing the engine alone on the small query');
+  const engine = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', path.join(ctx.root, 'bench/lib/latencyPrepare.ts'), dataDir, SMALL, String(QUIET_RUNS)], { encoding: 'utf8' })) as { p50: number; bytes: number; sql: string };
+  const key = createKeyCli(ctx.root, dataDir);
+
+  const phases: Record<'lanes' | 'no_lanes', { quiet: number[]; load: ReturnType<typeof summary> }> = {} as never;
+  for (const mode of ['lanes', 'no_lanes'] as const) {
+    const server = await startServer(ctx.root, dataDir, mode === 'lanes' ? [] : ['--no-lanes']);
+    try {
+      ctx.log(`${mode}: one client, ${QUIET_RUNS} small queries`);
+      const q = await quiet(server, key);
+      ctx.log(`${mode}: ${CLIENTS} clients, mixed load for ${LOAD_SECONDS} s`);
+      const load = summary(await mixedLoad(server, key));
+      if (load.failed) throw new Error(`${load.failed} requests failed under load (${mode})`);
+      phases[mode] = { quiet: q, load };
+    } finally {
+      await server.stop();
+    }
+  }
+  const quietP50 = quantile(phases.lanes.quiet, 0.5);
+  const lanes = phases.lanes.load;
+  const off = phases.no_lanes.load;
+  const figures: BenchFigure[] = [
+    {
+      name: 'small query (10 blocks, JSON) p50, one client',
+      ratio: quietP50 / engine.p50,
+      ratio_meaning: 'chainq end to end over HTTP / DuckDB alone running the same SQL to a file in process',
+      baseline: 'DuckDB COPY of the same SQL, same rows, same run',
+      target: '<= 1.5',
+      measured: round({ http_p50_ms: quietP50, http_p99_ms: quantile(phases.lanes.quiet, 0.99), engine_p50_ms: engine.p50, engine_bytes: engine.bytes }),
+    },
+    {
+      name: `small query p50 under ${CLIENTS} clients of mixed load`,
+      ratio: lanes.small_p50_ms / quietP50,
+      ratio_meaning: 'p50 under load / p50 with no load',
+      baseline: 'the same small query with one client and no load, same server, same run',
+      target: '<= 5',
+      measured: round({ ...lanes, quiet_p50_ms: quietP50 }),
+    },
+    {
+      name: `small query p99 under ${CLIENTS} clients of mixed load`,
+      ratio: lanes.small_p99_ms / quietP50,
+      ratio_meaning: 'p99 under load / p50 with no load',
+      baseline: 'the same small query with one client and no load, same server, same run',
+      target: '<= 20',
+      measured: round({ ...lanes, quiet_p50_ms: quietP50 }),
+    },
+    {
+      name: 'mixed load throughput with fair scheduling',
+      ratio: lanes.bytes_per_s / off.bytes_per_s,
+      ratio_meaning: 'bytes per second served with export lanes / with --no-lanes (one queue)',
+      baseline: 'the same mixed load on the same server with fair scheduling off, same run',
+      target: '>= 0.9',
+      measured: round({ lanes_bytes_per_s: lanes.bytes_per_s, no_lanes_bytes_per_s: off.bytes_per_s }),
+    },
+    {
+      name: 'small query p50 under mixed load without fair scheduling (for comparison)',
+      ratio: off.small_p50_ms / quantile(phases.no_lanes.quiet, 0.5),
+      ratio_meaning: 'p50 under load / p50 with no load, --no-lanes',
+      baseline: 'the same small query with one client and no load, same run',
+      measured: round({ ...off, quiet_p50_ms: quantile(phases.no_lanes.quiet, 0.5) }),
+    },
+  ];
+  return {
+    scenario: 'latency',
+    figures,
+    notes: [
+      `small query: ${SMALL}; engine SQL: ${engine.sql}`,
+      `mixed load: ${CLIENTS} clients for ${LOAD_SECONDS} s each, cycling ${MIX.map((m) => m.kind).join(', ')}`,
+      'large exports (1M rows, CSV/Parquet/JSON) vs the engine alone and peak RSS: bench/results/serve-erc20.json; the 7-bucket aggregate: bench/results/aggregate.json',
+    ],
+  };
+}

@@ -1,0 +1,63 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { addCoverage, coveredIntervals } from './coverage.ts';
+import { createStore, type Store } from './createStore.ts';
+import { poolsBetween, tokensBySymbol } from './registry.ts';
+
+let store: Store;
+beforeEach(async () => {
+  store = await createStore({ dataDir: null, threads: 2 });
+});
+afterEach(async () => {
+  await store.close();
+});
+
+const addToken = (symbol: string, address: string) =>
+  store.transaction((tx) => tx.run(`INSERT INTO tokens VALUES ($symbol, $symbol, [], 'ETH', $address, 18)`, { symbol, address }));
+const addPool = (address: string) =>
+  store.transaction((tx) => tx.run(
+    `INSERT INTO pools VALUES ('ETH', $address, 500, '0xa', 'AAA', 18, '0xb', 'BBB', 6, 1)`,
+    { address },
+  ));
+
+describe('cached lookups', () => {
+  it('a token lookup sees a token committed after the same lookup was cached', async () => {
+    await addToken('AAA', '0x01');
+    expect((await tokensBySymbol(store, 'ETH', 'AAA')).map((t) => t.address)).toEqual(['0x01']);
+    // Twice: the second answer comes from the cache.
+    expect((await tokensBySymbol(store, 'ETH', 'AAA')).map((t) => t.address)).toEqual(['0x01']);
+    await addToken('AAA', '0x02');
+    expect((await tokensBySymbol(store, 'ETH', 'AAA')).map((t) => t.address).sort()).toEqual(['0x01', '0x02']);
+  });
+
+  it('a pool lookup sees a pool committed after it was cached', async () => {
+    await addPool('0xp1');
+    expect((await poolsBetween(store, 'ETH', ['AAA'], ['BBB'])).map((p) => p.pool_address)).toEqual(['0xp1']);
+    await addPool('0xp2');
+    expect((await poolsBetween(store, 'ETH', ['AAA'], ['BBB'])).map((p) => p.pool_address).sort()).toEqual(['0xp1', '0xp2']);
+  });
+
+  it('a coverage lookup sees a batch committed after it was cached, also through a new snapshot', async () => {
+    await store.transaction((tx) => addCoverage(tx, 'evm/erc20/transfer', 'ETH', 1, 10));
+    const before = await store.snapshot();
+    expect(await coveredIntervals(before, 'evm/erc20/transfer', 'ETH')).toEqual([{ lo: 1, hi: 10 }]);
+    await store.transaction((tx) => addCoverage(tx, 'evm/erc20/transfer', 'ETH', 11, 20));
+    // The snapshot opened before the commit keeps its view; the store and a new snapshot see the batch.
+    expect(await coveredIntervals(before, 'evm/erc20/transfer', 'ETH')).toEqual([{ lo: 1, hi: 10 }]);
+    const after = await store.snapshot();
+    expect(await coveredIntervals(after, 'evm/erc20/transfer', 'ETH')).toEqual([{ lo: 1, hi: 20 }]);
+    expect(await coveredIntervals(store, 'evm/erc20/transfer', 'ETH')).toEqual([{ lo: 1, hi: 20 }]);
+    // And the old snapshot still answers from its own view, not from what the newer readers cached.
+    expect(await coveredIntervals(before, 'evm/erc20/transfer', 'ETH')).toEqual([{ lo: 1, hi: 10 }]);
+    await before.close();
+    await after.close();
+  });
+
+  it('a charge in the usage ledger keeps the cache; the answers are shared and frozen', async () => {
+    await addToken('AAA', '0x01');
+    const first = await tokensBySymbol(store, 'ETH', 'AAA');
+    await store.transaction((tx) => tx.run(`INSERT INTO usage_charges (key_id, period, request_id, cost) VALUES ('k', '2025-12', 'r', 1)`), { lookupsUnchanged: true });
+    const second = await tokensBySymbol(store, 'ETH', 'AAA');
+    expect(second).toBe(first);
+    expect(Object.isFrozen(second[0])).toBe(true);
+  });
+});
