@@ -6,7 +6,6 @@
 import {
   DuckDBInstance, DuckDBTimestampValue, DuckDBTypeId, type DuckDBAppender, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBValue,
 } from '@duckdb/node-api';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +14,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { Format } from '../catalog/types.ts';
 import { createLookupCache } from './lookupCache.ts';
 import { createExportLanes, defaultLaneLimits, type ExportLane, type ExportLaneLimits } from './exportLanes.ts';
-import { createFifoMaker } from './fifoMaker.ts';
+import { createFifoMaker, createFifoPool } from './fifoMaker.ts';
 import { renderDuckDb } from './duckdb/render.ts';
 import type { BoundQuery } from './query.ts';
 import { SCHEMA_VERSION, schemaDdl } from './schema.ts';
@@ -158,6 +157,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     return lookups.get(v, key, compute, () => writers === 0 && version === v);
   };
   const fifoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-'));
+  const fifoPool = createFifoPool(fifos, fifoDir);
 
   const all = async <T,>(conn: DuckDBConnection, sql: string, params?: SqlParams): Promise<T[]> => {
     const reader = await conn.runAndReadAll(sql, params);
@@ -265,11 +265,11 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   /** Streams a query's encoded result; on `shared` (a snapshot's connection, left open) or on a connection of its own. */
   async function copyToStream(sql: string, params: SqlParams, format: Format, onConn: DuckDBConnection | null, lane: ExportLane): Promise<CopyStream> {
     const release = await lanes.acquire(lane);
-    const fifo = path.join(fifoDir, randomBytes(12).toString('hex'));
+    let fifo: string | undefined;
     let conn: DuckDBConnection | undefined;
     let socket: net.Socket | undefined;
     try {
-      await fifos.make(fifo);
+      fifo = await fifoPool.take();
       // The read end is opened first and non-blocking, and read through the
       // event loop (epoll) rather than the thread pool: a slow client then
       // holds no libuv thread, and the engine's open-for-write never waits.
@@ -280,14 +280,15 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       conn = onConn ?? await instance.connect();
     } catch (e) {
       socket?.destroy();
-      fs.rm(fifo, { force: true }, () => undefined);
+      if (fifo) fs.rm(fifo, { force: true }, () => undefined);
       release();
       throw e;
     }
+    const fifoPath = fifo;
     const connection = conn;
     const source = socket;
     // The fifo path is ours, never user text; the user's values are bound parameters.
-    const done = connection.run(`COPY (${sql}) TO '${fifo}' ${copyOptions(format)}`, params).then(rowCount);
+    const done = connection.run(`COPY (${sql}) TO '${fifoPath}' ${copyOptions(format)}`, params).then(rowCount);
     // The body ends only once the engine has reported success, so that a
     // failure after the pipe closed can never pass for a complete result.
     const stream = new PassThrough({ highWaterMark: 256 * 1024 });
@@ -307,7 +308,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       if (released) return;
       released = true;
       source.destroy();
-      fs.rm(fifo, { force: true }, () => undefined);
+      fs.rm(fifoPath, { force: true }, () => undefined);
       release();
     };
     stream.on('close', () => {

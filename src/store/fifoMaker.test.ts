@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFifoMaker } from './fifoMaker.ts';
+import { createFifoMaker, createFifoPool } from './fifoMaker.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-fifo-test-'));
 afterEach(() => {
@@ -34,5 +34,23 @@ describe('createFifoMaker', () => {
     maker.close();
     await maker.make(path.join(dir, 'late'));
     expect(fs.statSync(path.join(dir, 'late')).isFIFO()).toBe(true);
+  });
+});
+
+describe('createFifoPool', () => {
+  it('hands out each fifo once, made ahead of time, and keeps making more', async () => {
+    const maker = createFifoMaker();
+    const pool = createFifoPool(maker, dir, 2);
+    const taken = [];
+    for (let i = 0; i < 6; i++) taken.push(await pool.take());
+    expect(new Set(taken).size).toBe(6);
+    for (const p of taken) {
+      expect(path.dirname(p)).toBe(dir);
+      expect(fs.statSync(p).isFIFO()).toBe(true);
+    }
+    // The pool refills in the background: ready ones wait beside the taken ones.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fs.readdirSync(dir).length).toBe(6 + 2);
+    maker.close();
   });
 });
