@@ -4,7 +4,9 @@
  * ClickHouse server in tests with several chainq processes. Prints
  * `listening on http://127.0.0.1:PORT` when ready; SIGTERM or SIGINT stops it.
  *
- *   node --import tsx test/helpers/clickhouseHttpFront.main.ts --dir DIR [--user U] [--password P] [--port N]
+ *   node --import tsx test/helpers/clickhouseHttpFront.main.ts --dir DIR [--user U] [--password P] [--port N] [--log]
+ *
+ * `--log` prints one line per statement on stderr (time taken, the statement's start).
  */
 import { parseArgs } from 'node:util';
 import { startClickHouseHttpFront } from './clickhouseHttpFront.ts';
@@ -15,11 +17,12 @@ const { values } = parseArgs({
     user: { type: 'string', default: 'default' },
     password: { type: 'string', default: '' },
     port: { type: 'string', default: '0' },
+    log: { type: 'boolean', default: false },
   },
 });
 if (!values.dir) throw new Error('--dir is required');
 
-const front = await startClickHouseHttpFront({ dir: values.dir, username: values.user, password: values.password, port: Number(values.port) });
+const front = await startClickHouseHttpFront({ dir: values.dir, username: values.user, password: values.password, port: Number(values.port), ...(values.log ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}) });
 const stop = () => {
   front.close().then(() => process.exit(0), (e: unknown) => {
     process.stderr.write(`${String(e)}\n`);

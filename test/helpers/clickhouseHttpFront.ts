@@ -58,6 +58,8 @@ export interface ClickHouseHttpFrontOptions {
   readonly password?: string;
   /** 0 (the default): any free port on 127.0.0.1. */
   readonly port?: number;
+  /** Called with one line per statement (milliseconds, rows, the statement's start), to see what a test sends. */
+  readonly log?: (line: string) => void;
 }
 
 export interface ClickHouseHttpFront {
@@ -311,7 +313,12 @@ export async function startClickHouseHttpFront(opts: ClickHouseHttpFrontOptions)
       const st = parseStatement(url, await readBody(req));
       const answer = await serially(async () => {
         statements++;
-        return execute(st);
+        const t0 = performance.now();
+        try {
+          return await execute(st);
+        } finally {
+          opts.log?.(`${(performance.now() - t0).toFixed(1)} ms  ${(st.run.kind === 'insert' ? `${st.run.prefix} [${st.run.data.length} bytes]` : st.run.sql).replace(/\s+/g, ' ').slice(0, 160)}`);
+        }
       });
       res.writeHead(200, {
         'content-type': contentType(answer.format),
