@@ -58,6 +58,8 @@ const dirs = { a: '', b: '', writer: '', writer2: '', operator: '' };
 let a: ServerProcess;
 let b: ServerProcess;
 let key: string;
+/** A key on the `race` plan, for the shared budget. */
+let raceKey: string;
 const writers: RunningCli[] = [];
 
 const PLANS = {
@@ -98,10 +100,12 @@ beforeAll(async () => {
   s = await buildEvmScenario(chain);
   protocols = writeScenarioConfig(dirs.writer, s).protocols;
   plansFile = writePlansFile(root, PLANS);
-  await chainq(['demo', '--store', store, '--data', dirs.operator, '--days', '0.02']);
+  const demo = await chainq(['demo', '--store', store, '--data', dirs.operator, '--days', '0.02']);
+  expect(demo).toMatch(/^demo dataset loaded into clickhouse http:\/\/127\.0\.0\.1:\d+\/chainq in /);
+  expect(demo).not.toContain('s3cret');
   const serve = (dir: string) => spawnServer(['--store', store, '--redis', redis.url, '--data', dir, '--plans', plansFile]);
-  [a, b] = await Promise.all([serve(dirs.a), serve(dirs.b)]);
-  key = lastLine(await chainq(['keys', 'create', '--plan', 'unlimited', '--store', store, '--data', dirs.operator, '--plans', plansFile]));
+  const newKey = async (plan: string) => lastLine(await chainq(['keys', 'create', '--plan', plan, '--store', store, '--data', dirs.operator, '--plans', plansFile]));
+  [a, b, key, raceKey] = await Promise.all([serve(dirs.a), serve(dirs.b), newKey('unlimited'), newKey('race')]);
 });
 
 afterAll(async () => {
@@ -239,7 +243,8 @@ describe('two API servers, ingestion writers, operator commands: one ClickHouse,
     const small = (r: Response) => r.status === 200 && limit(r) === '5000';
     expect(await untilBoth(k, small, (r) => r.status === 401 || small(r))).toBeLessThan(5_000);
 
-    // Moved through server A's operator channel: server B learns it from ClickHouse.
+    // Moved through server A's operator channel (a command that needs a running server shows the channel is there): server B learns it from ClickHouse.
+    expect(JSON.parse(await chainq(['jobs', 'list', '--json', '--data', dirs.a]))).toEqual([]);
     await chainq(['keys', 'set-plan', id, 'large', '--store', store, '--data', dirs.a]);
     const large = (r: Response) => r.status === 200 && limit(r) === '9000';
     // A server caches a key's record for 5 s: the change shows within 5 s, plus the poll that sees it.
@@ -253,7 +258,7 @@ describe('two API servers, ingestion writers, operator commands: one ClickHouse,
   });
 
   it('one budget across both servers: what one charges, the other counts; `keys usage --redis` reads it', async () => {
-    const k = lastLine(await chainq(['keys', 'create', '--plan', 'race', '--store', store, '--data', dirs.operator, '--plans', plansFile]));
+    const k = raceKey;
     const remaining: string[] = [];
     for (const srv of [a, b, a]) {
       const res = await get(srv, SMALL_QUERY, k);

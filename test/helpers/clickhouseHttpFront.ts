@@ -66,8 +66,6 @@ export interface ClickHouseHttpFront {
   /** `http://127.0.0.1:PORT` */
   readonly url: string;
   readonly port: number;
-  /** Statements answered so far (errors included). */
-  readonly statements: () => number;
   close(): Promise<void>;
 }
 
@@ -240,7 +238,6 @@ export async function startClickHouseHttpFront(opts: ClickHouseHttpFrontOptions)
     tail = next.catch(() => undefined);
     return next;
   };
-  let statements = 0;
 
   async function execute(st: Statement): Promise<Answer> {
     // A server gives each request a context of its own: this request's database and settings are set here and undone after it.
@@ -312,7 +309,6 @@ export async function startClickHouseHttpFront(opts: ClickHouseHttpFrontOptions)
       }
       const st = parseStatement(url, await readBody(req));
       const answer = await serially(async () => {
-        statements++;
         const t0 = performance.now();
         try {
           return await execute(st);
@@ -341,7 +337,6 @@ export async function startClickHouseHttpFront(opts: ClickHouseHttpFrontOptions)
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    statements: () => statements,
     close: () => (closing ??= (async () => {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

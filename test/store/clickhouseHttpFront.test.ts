@@ -7,7 +7,7 @@
  * (`--store clickhouse://…`) works through it: schema, `chainq copy`'s code,
  * keys, and the API answering what the API on DuckDB answers.
  */
-import { createClient, type ClickHouseClient, ClickHouseError } from '@clickhouse/client';
+import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,8 @@ import { parseStoreTarget } from '../../src/store/target.ts';
 import { startClickHouseHttpFront, type ClickHouseHttpFront } from '../helpers/clickhouseHttpFront.ts';
 
 const USER = 'chainq';
+/** The errors below are expected: the client need not log them. */
+const QUIET = { level: ClickHouseLogLevel.OFF };
 const PASSWORD = 'p@ss:w/rd';
 let dir: string;
 let front: ClickHouseHttpFront;
@@ -33,7 +35,7 @@ let client: ClickHouseClient;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-chfront-'));
   front = await startClickHouseHttpFront({ dir, username: USER, password: PASSWORD });
-  client = createClient({ url: front.url, username: USER, password: PASSWORD });
+  client = createClient({ url: front.url, username: USER, password: PASSWORD, log: QUIET });
 });
 
 afterAll(async () => {
@@ -86,7 +88,7 @@ describe('the ClickHouse HTTP front (test infrastructure) for @clickhouse/client
     const [after] = await rows<{ m: number; tz: string }>(client, `SELECT getSetting('max_threads') AS m, timezone() AS tz`);
     expect(after!.m).not.toBe(3);
     expect(after!.tz).not.toBe('Asia/Tokyo');
-    const inT1 = createClient({ url: front.url, username: USER, password: PASSWORD, database: 't1' });
+    const inT1 = createClient({ url: front.url, username: USER, password: PASSWORD, database: 't1', log: QUIET });
     try {
       expect(await rows(inT1, 'SELECT currentDatabase() AS d, toUInt8(count()) AS n FROM kv')).toEqual([{ d: 't1', n: 4 }]);
     } finally {
@@ -110,7 +112,7 @@ describe('the ClickHouse HTTP front (test infrastructure) for @clickhouse/client
   });
 
   it('refuses wrong credentials with code 516', async () => {
-    const wrong = createClient({ url: front.url, username: USER, password: 'wrong' });
+    const wrong = createClient({ url: front.url, username: USER, password: 'wrong', log: QUIET });
     try {
       await expect(rows(wrong, 'SELECT 1')).rejects.toMatchObject({ code: '516', type: 'AUTHENTICATION_FAILED' });
     } finally {
