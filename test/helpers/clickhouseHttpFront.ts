@@ -32,9 +32,11 @@
  * Where it differs from a server, on purpose: statements run one at a time
  * through one chDB session; request bodies and results are buffered whole (a
  * server streams both), so a result starts only when the statement ended; no
- * HTTP compression, multipart parameters or `session_id` (refused with an
- * error); several statements separated by `;` are not refused as a server
- * refuses them.
+ * HTTP compression (a compressed request body is refused, answers are never
+ * compressed), multipart parameters or sessions (`session_id`), both refused
+ * with an error; several statements separated by `;` are not refused as a
+ * server refuses them; every engine error is answered 500, where a server
+ * answers some with 400 or 404 (the client raises the same error).
  *
  * chDB's public `queryBind` takes JS values and escapes strings itself; the
  * client sends values already in ClickHouse's escaped form. The front hands
