@@ -14,6 +14,7 @@ const REDIS_TEST_FILES = [
   'src/metering/backend.test.ts',
   'test/server/redisMetering.test.ts',
   'test/e2e/twoInstances.test.ts',
+  'test/e2e/clickhouseCluster.test.ts',
 ];
 const redisInstalled = spawnSync('redis-server', ['--version']).status === 0;
 if (!redisInstalled) {

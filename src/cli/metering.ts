@@ -25,4 +25,4 @@ export async function backendOf(opts: MeteringCliOptions, store: Store): Promise
 }
 
 export const PLANS_HELP = 'plans file (JSON); default <data>/plans.json when it exists, else the shipped plans';
-export const REDIS_HELP = 'keep rate-limit windows and quota counters in Redis (redis://[:password@]host:port[/db]), shared by every server given the same URL; opens the store read-only';
+export const REDIS_HELP = 'keep rate-limit windows and quota counters in Redis (redis://[:password@]host:port[/db]), shared by every server given the same URL; opens a DuckDB store read-only';

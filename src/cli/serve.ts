@@ -114,6 +114,7 @@ export function registerServe(program: Command): void {
       };
       const operator: OperatorContext = { store, plans: () => meter.plans, reloadPlans, meterBackend: async () => meter.backend };
       const channel = await startOperatorChannel({ dataDir, actions: operator, jobs, logger, extend: (a) => registerMetricsRoute(a, metrics) });
+      if (!channel) logger.warn({ dataDir }, 'another chainq server answers operator commands for this data directory; this one runs without an operator channel (give each server its own --data to reach it)');
 
       let metricsListener: MetricsListener | null = null;
       // SIGTERM/SIGINT: refuse new connections, let responses in flight finish
@@ -123,7 +124,7 @@ export function registerServe(program: Command): void {
         logger,
         onBeforeClose: () => jobs.stopAll(),
         close: async () => {
-          await channel.close();
+          await channel?.close();
           await metricsListener?.close();
           await meter.close();
           await store.close();
@@ -139,7 +140,7 @@ export function registerServe(program: Command): void {
       const address = await app.listen({ port: opts.port, host: opts.host });
       metricsListener = await startOperatorMetrics(opts, metrics, logger);
       const url = new URL(address);
-      logger.info({ metering: meter.backend.kind, plans: [...plans.keys()], operator: channel.socket }, 'metering ready');
+      logger.info({ metering: meter.backend.kind, plans: [...plans.keys()], operator: channel?.socket ?? null }, 'metering ready');
       for (const j of config.jobs) jobs.start(j.spec, { name: j.name, supervised: true });
       process.stdout.write(`listening on http://${opts.host}:${url.port}\n`);
     });

@@ -78,7 +78,8 @@ interface Answer {
 function request(socket: string, method: string, urlPath: string, body?: unknown, timeoutMs = 0): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request({ socketPath: socket, method, path: urlPath, headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
+    // A connection of its own (no keep-alive pool): a pooled connection to a server that has since stopped would fail a later command.
+    const req = http.request({ socketPath: socket, agent: false, method, path: urlPath, headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
@@ -136,7 +137,7 @@ export function connectServer(info: OperatorInfo): OperatorClient {
         const ended = new Promise<Extract<JobMessage, { type: 'done' | 'failed' }>>((r) => { settle = r; });
         let accepted = false;
         let last: Extract<JobMessage, { type: 'done' | 'failed' }> | null = null;
-        const req = http.request({ socketPath: socket, method: 'POST', path: `/jobs${opts.detach ? '?detach=true' : ''}`, headers: { 'content-type': 'application/json' } }, (res) => {
+        const req = http.request({ socketPath: socket, agent: false, method: 'POST', path: `/jobs${opts.detach ? '?detach=true' : ''}`, headers: { 'content-type': 'application/json' } }, (res) => {
           if ((res.statusCode ?? 500) >= 400) {
             const chunks: Buffer[] = [];
             res.on('data', (c: Buffer) => chunks.push(c));

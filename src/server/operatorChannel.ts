@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { isActionName, OperatorError, runAction, type OperatorContext } from '../operator/actions.ts';
-import { OPERATOR_FILE, socketPathFor, type OperatorInfo } from '../operator/channel.ts';
+import { findServer, OPERATOR_FILE, socketPathFor, type OperatorInfo } from '../operator/channel.ts';
 import { JobConflictError, type JobManager } from '../operator/jobManager.ts';
 import { JobSpecError, parseJobSpec } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
@@ -31,10 +31,16 @@ export interface OperatorChannel {
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-export async function startOperatorChannel(opts: OperatorChannelOptions): Promise<OperatorChannel> {
+/**
+ * Null when another live server already answers on this data directory's
+ * channel: it keeps it. Several servers can share a data directory (DuckDB
+ * opened read-only with --redis, or servers of one ClickHouse on one
+ * machine); only a socket whose server died is replaced.
+ */
+export async function startOperatorChannel(opts: OperatorChannelOptions): Promise<OperatorChannel | null> {
   const socket = socketPathFor(opts.dataDir);
   const infoFile = path.join(opts.dataDir, OPERATOR_FILE);
-  // This process holds the store's lock, so a socket left here belongs to a server that died.
+  if (await findServer(opts.dataDir)) return null;
   fs.rmSync(socket, { force: true });
   const app = Fastify({ loggerInstance: opts.logger?.child({ channel: 'operator' }) ?? pino({ enabled: false }), disableRequestLogging: true }) as unknown as FastifyInstance;
   const startedAt = new Date().toISOString();
@@ -97,12 +103,13 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
     socket,
     async close() {
       await app.close();
-      fs.rmSync(socket, { force: true });
-      // Only our own file: a newer server may have replaced it.
+      // Only our own socket and file: a newer server may have replaced them after this one was taken for dead.
+      let current: OperatorInfo | null = null;
       try {
-        const current = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as OperatorInfo;
-        if (current.pid === process.pid) fs.rmSync(infoFile, { force: true });
+        current = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as OperatorInfo;
       } catch { /* already gone */ }
+      if (current === null || current.pid === process.pid) fs.rmSync(socket, { force: true });
+      if (current?.pid === process.pid) fs.rmSync(infoFile, { force: true });
     },
   };
 }

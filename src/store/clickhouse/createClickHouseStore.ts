@@ -22,7 +22,7 @@ import type { BoundQuery } from '../query.ts';
 import { connectClickHouse, type ClickHouseTarget } from './connect.ts';
 import { clickHouseExport } from './format.ts';
 import { ident, renderClickHouse, type ClickHouseParams } from './render.ts';
-import { CLICKHOUSE_SCHEMA_VERSION, clickHouseSchemaDdl } from './schema.ts';
+import { CLICKHOUSE_SCHEMA_VERSION, clickHouseSchemaDdl, clickHouseTableNames } from './schema.ts';
 import { holdScratch } from './scratch.ts';
 
 export interface ClickHouseStoreOptions {
@@ -90,7 +90,13 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
 
   try {
     if (!readOnly) {
-      for (const ddl of clickHouseSchemaDdl({ database, cluster: opts.cluster ?? null })) await command(ddl);
+      // Every server and command opens the store: the tables are created only when some are missing, so
+      // an open is one read, not a DDL statement per table (each ON CLUSTER statement goes through Keeper).
+      const ddlOptions = { database, cluster: opts.cluster ?? null };
+      const existing = new Set((await query<{ name: string }>('SELECT name FROM system.tables WHERE database = {database:String}', { database })).map((r) => r.name));
+      if (!clickHouseTableNames(ddlOptions).every((t) => existing.has(t))) {
+        for (const ddl of clickHouseSchemaDdl(ddlOptions)) await command(ddl);
+      }
       const v = await query<{ version: number }>(`SELECT version FROM ${table('schema_version')}`);
       if (v.length === 0) await command(`INSERT INTO ${table('schema_version')} VALUES ({v:Int32})`, { v: CLICKHOUSE_SCHEMA_VERSION });
     } else {

@@ -127,13 +127,20 @@ export async function coverageRows(s: ClickHouseStore, datasets: readonly string
      SETTINGS join_use_nulls = 1`,
     { datasets },
   );
+  // The datasets of one network mostly cover the same intervals: each interval's edge times are read once, not once per dataset.
+  const edges = new Map<string, { timeLo: Date | null; timeHi: Date | null }>();
   const out: CoverageRow[] = [];
   for (const r of rows) {
     for (const i of r.intervals.map(toInterval).sort((a, b) => a.lo - b.lo)) {
+      const k = `${r.scope}\u0000${i.lo}\u0000${i.hi}`;
+      let e = edges.get(k);
+      if (!e) {
+        e = { timeLo: await edgeBlockTime(s, r.scope, i.lo, i.hi, false), timeHi: await edgeBlockTime(s, r.scope, i.lo, i.hi, true) };
+        edges.set(k, e);
+      }
       out.push({
         dataset: r.dataset, scope: r.scope, lo: i.lo, hi: i.hi,
-        timeLo: await edgeBlockTime(s, r.scope, i.lo, i.hi, false),
-        timeHi: await edgeBlockTime(s, r.scope, i.lo, i.hi, true),
+        ...e,
         advancedAt: parseClickHouseTime(r.advanced),
         confirmations: r.conf === null ? null : Number(r.conf),
       });

@@ -103,6 +103,12 @@ const SYSTEM_TABLES: readonly { name: string; columns: string; engine: 'MergeTre
 
 export const CLICKHOUSE_SYSTEM_TABLES: readonly string[] = SYSTEM_TABLES.map((t) => t.name);
 
+/** Every table `clickHouseSchemaDdl` creates, by name (a cluster's `<table>_local` tables included). */
+export function clickHouseTableNames(opts: ClickHouseDdlOptions): string[] {
+  const datasets = [...new Set(catalog.map((e) => e.table.name))];
+  return [...CLICKHOUSE_SYSTEM_TABLES, ...datasets, ...(opts.cluster ? datasets.map((t) => `${t}_local`) : [])];
+}
+
 export function clickHouseSchemaDdl(opts: ClickHouseDdlOptions): string[] {
   const db = ident(opts.database);
   const system = SYSTEM_TABLES.map((t) => `CREATE TABLE IF NOT EXISTS ${db}.${ident(t.name)}${onCluster(opts)} (${t.columns})
