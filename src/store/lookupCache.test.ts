@@ -61,3 +61,20 @@ describe('cached lookups', () => {
     expect(Object.isFrozen(second[0])).toBe(true);
   });
 });
+
+describe('ttlLookup (ClickHouse registry lookups)', () => {
+  it('reuses an answer for its lifetime, then reads again', async () => {
+    const { ttlLookup } = await import('./lookupCache.ts');
+    const owner = {};
+    let clock = 1_000;
+    let reads = 0;
+    const read = () => ttlLookup(owner, 'k', async () => ++reads, 5_000, () => clock);
+    expect(await read()).toBe(1);
+    clock += 4_999;
+    expect(await read()).toBe(1);
+    clock += 2;
+    expect(await read()).toBe(2);
+    // Another store has its own entries.
+    expect(await ttlLookup({}, 'k', async () => 'other', 5_000, () => clock)).toBe('other');
+  });
+});

@@ -59,3 +59,25 @@ function deepFreeze<T>(v: T): T {
 export function cachedLookup<T>(store: Store, key: string, compute: () => Promise<T>): Promise<T> {
   return store.lookup ? store.lookup(key, compute) : compute();
 }
+
+/** How long a ClickHouse store keeps a registry lookup: what the README promises for changes made elsewhere. */
+export const SHARED_LOOKUP_TTL_MS = 5_000;
+
+const shared = new WeakMap<object, Map<string, { readonly until: number; readonly value: unknown }>>();
+
+/**
+ * A lookup kept for `ttlMs` per store, for engines written to by other
+ * processes (ClickHouse), where no local version can tell that it changed.
+ * Used for the token and pool registry only, which changes by imports that
+ * the README says take effect within 5 s; coverage is always read afresh.
+ */
+export async function ttlLookup<T>(owner: object, key: string, compute: () => Promise<T>, ttlMs = SHARED_LOOKUP_TTL_MS, now = Date.now): Promise<T> {
+  let entries = shared.get(owner);
+  if (!entries) shared.set(owner, (entries = new Map()));
+  const hit = entries.get(key);
+  if (hit && hit.until > now()) return hit.value as T;
+  const value = deepFreeze(await compute());
+  if (entries.size >= MAX_ENTRIES) entries.clear();
+  entries.set(key, { until: now() + ttlMs, value });
+  return value;
+}

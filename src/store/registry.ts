@@ -7,7 +7,7 @@ import type { Store } from './createStore.ts';
 import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
 import * as clickhouse from './clickhouse/lookups.ts';
 import { DuckDbBinder } from './duckdb/binder.ts';
-import { cachedLookup } from './lookupCache.ts';
+import { cachedLookup, ttlLookup } from './lookupCache.ts';
 
 export interface TokenDeployment {
   readonly symbol: string;
@@ -18,7 +18,7 @@ export interface TokenDeployment {
 /** Deployments on `network` whose symbol or an alias is `symbol` (upper case); exact symbols first. */
 export async function tokensBySymbol(store: Store, network: string, symbol: string): Promise<TokenDeployment[]> {
   const ch = clickHouseOf(store);
-  if (ch) return clickhouse.tokensBySymbol(ch, network, symbol);
+  if (ch) return ttlLookup(ch, `tokensBySymbol\0${network}\0${symbol}`, () => clickhouse.tokensBySymbol(ch, network, symbol));
   return cachedLookup(store, `tokensBySymbol\0${network}\0${symbol}`, () => store.all<TokenDeployment>(
     `SELECT symbol, address, decimals FROM tokens
      WHERE network = $network AND address <> '' AND (upper(symbol) = $sym OR list_contains(list_transform(aliases, a -> upper(a)), $sym))
@@ -30,7 +30,7 @@ export async function tokensBySymbol(store: Store, network: string, symbol: stri
 /** The registry's spelling of a contract address given in any letter case; an exact match first. */
 export async function registryAddress(store: Store, network: string, input: string): Promise<string | null> {
   const ch = clickHouseOf(store);
-  if (ch) return clickhouse.registryAddress(ch, network, input);
+  if (ch) return ttlLookup(ch, `registryAddress\0${network}\0${input}`, () => clickhouse.registryAddress(ch, network, input));
   return cachedLookup(store, `registryAddress\0${network}\0${input}`, async () => {
     const rows = await store.all<{ address: string }>(
       `SELECT address FROM tokens WHERE network = $network AND lower(address) = lower($input) ORDER BY (address = $input) DESC LIMIT 1`,
@@ -43,7 +43,7 @@ export async function registryAddress(store: Store, network: string, input: stri
 /** Decimals of a token contract: the registry's, else what ingestion read on chain (token_cache), else null. */
 export async function contractDecimals(store: Store, network: string, address: string): Promise<number | null> {
   const ch = clickHouseOf(store);
-  if (ch) return clickhouse.contractDecimals(ch, network, address);
+  if (ch) return ttlLookup(ch, `contractDecimals\0${network}\0${address}`, () => clickhouse.contractDecimals(ch, network, address));
   return cachedLookup(store, `contractDecimals\0${network}\0${address}`, async () => {
     const rows = await store.all<{ decimals: number }>(
       `SELECT decimals FROM (
@@ -59,7 +59,7 @@ export async function contractDecimals(store: Store, network: string, address: s
 /** Upper-case symbols on `network` that list `alias` (upper case) among their aliases. */
 export async function symbolsWithAlias(store: Store, network: string, alias: string): Promise<string[]> {
   const ch = clickHouseOf(store);
-  if (ch) return clickhouse.symbolsWithAlias(ch, network, alias);
+  if (ch) return ttlLookup(ch, `symbolsWithAlias\0${network}\0${alias}`, () => clickhouse.symbolsWithAlias(ch, network, alias));
   return cachedLookup(store, `symbolsWithAlias\0${network}\0${alias}`, async () => {
     const rows = await store.all<{ symbol: string }>(
       `SELECT DISTINCT upper(symbol) AS symbol FROM tokens WHERE network = $network AND list_contains(list_transform(aliases, a -> upper(a)), $sym)`,
@@ -79,7 +79,7 @@ export interface PoolRow {
 /** Pools on `network` between a token named in `a` and one named in `b` (upper-case symbols), either way round, by fee. */
 export async function poolsBetween(store: Store, network: string, a: readonly string[], b: readonly string[]): Promise<PoolRow[]> {
   const ch = clickHouseOf(store);
-  if (ch) return clickhouse.poolsBetween(ch, network, a, b);
+  if (ch) return ttlLookup(ch, `poolsBetween\0${network}\0${a.join(',')}\0${b.join(',')}`, () => clickhouse.poolsBetween(ch, network, a, b));
   return cachedLookup(store, `poolsBetween\0${network}\0${a.join(',')}\0${b.join(',')}`, () => {
     const q = new DuckDbBinder();
     const inA = q.bindList(a);
@@ -105,7 +105,7 @@ export interface TokenListing {
 /** Every token of the registry with its deployments, by symbol. */
 export async function tokenDirectory(store: Store): Promise<TokenListing[]> {
   const ch = clickHouseOf(store);
-  if (ch) return clickhouse.tokenDirectory(ch);
+  if (ch) return ttlLookup(ch, 'tokenDirectory', () => clickhouse.tokenDirectory(ch));
   return cachedLookup(store, 'tokenDirectory', async () => {
     const rows = await store.all<{ symbol: string; name: string; aliases: string[] | null; deployments: { network: string; address: string; decimals: number }[] }>(
       `SELECT symbol, any_value(name) AS name, any_value(aliases) AS aliases,
