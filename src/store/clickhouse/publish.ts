@@ -350,6 +350,13 @@ export interface RewriteInput {
   readonly columns: readonly string[];
 }
 
+export interface RewriteOptions {
+  /** Tables the write reads besides those it rewrites. */
+  readonly inputs?: readonly RewriteInput[];
+  /** The write builds its tables from nothing (the prices): their current rows are not read. */
+  readonly fresh?: boolean;
+}
+
 /**
  * Reference writes (token and label imports, the prices rebuilt from
  * candles) on ClickHouse: the tables' rows, and the columns of `inputs` the
@@ -358,19 +365,23 @@ export interface RewriteInput {
  * one step (`EXCHANGE TABLES`), so readers see the table before or after,
  * never half of it.
  */
-export function rewriteTables<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: Store) => Promise<T>, inputs: readonly RewriteInput[] = []): Promise<T> {
-  const run = publishing.then(() => rewriteNow(ch, tables, write, inputs));
+export function rewriteTables<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: Store) => Promise<T>, opts: RewriteOptions = {}): Promise<T> {
+  const run = publishing.then(() => rewriteNow(ch, tables, write, opts));
   publishing = run.catch(() => undefined);
   return run;
 }
 
-async function rewriteNow<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: Store) => Promise<T>, inputs: readonly RewriteInput[]): Promise<T> {
+async function rewriteNow<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: Store) => Promise<T>, opts: RewriteOptions): Promise<T> {
   const s = await scratchStore();
-  const loads = [...tables.map((table) => ({ table, spec: {} })), ...inputs.map((i) => ({ table: i.table, spec: { columns: i.columns } }))];
+  const inputs = opts.inputs ?? [];
   try {
-    for (const { table, spec } of loads) {
-      await s.run(`DELETE FROM ${duckIdent(table)}`);
-      await loadIntoScratch(ch, s, s, table, spec);
+    for (const t of tables) {
+      await s.run(`DELETE FROM ${duckIdent(t)}`);
+      if (!opts.fresh) await loadIntoScratch(ch, s, s, t, {});
+    }
+    for (const i of inputs) {
+      await s.run(`DELETE FROM ${duckIdent(i.table)}`);
+      await loadIntoScratch(ch, s, s, i.table, { columns: i.columns });
     }
     const out = await write(s);
     for (const t of tables) {
