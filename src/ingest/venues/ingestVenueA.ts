@@ -4,7 +4,7 @@
  * load it. The unit and checkpoint is one file = one (kind, token, day or
  * month): its rows replace the period's rows and its coverage is recorded
  * in the same transaction (on ClickHouse: published as one unit,
- * venueCoverage.ts), together with the file's sha256.
+ * docs/storage.md), together with the file's sha256.
  */
 import { refreshPrices } from '../../reference/prices.ts';
 import fs from 'node:fs';
