@@ -4,8 +4,8 @@
  * one is running. Every run is resumable (each unit of
  * work commits with its checkpoint) and can be interrupted with Ctrl-C.
  */
-import path from 'node:path';
 import type { Command } from 'commander';
+import { absoluteSource } from '../ingest/http/fileSource.ts';
 import { DEFAULT_RETRY } from '../ingest/http/retry.ts';
 import { TRON_DATASETS, type TronDatasetName } from '../ingest/tron/datasets.ts';
 import { VENUE_A_DEFAULT_ARCHIVE } from '../ingest/venues/ingestVenueA.ts';
@@ -123,7 +123,7 @@ export function registerIngestSources(program: Command): void {
     .option('--refresh', 'for files already ingested, re-ingest those whose archive checksum changed'))
     .action(async (opts: CommonOptions & { token: string[]; since: number; until: number; archiveUrl: string; kinds?: VenueAKind[]; quote: string; concurrency: number; force?: boolean; refresh?: boolean }) => {
       await runIngest(opts, 'venue_a', 'file', {
-        source: 'venue_a', token: opts.token, since: opts.since, until: opts.until, archiveUrl: opts.archiveUrl, quote: opts.quote, concurrency: opts.concurrency,
+        source: 'venue_a', token: opts.token, since: opts.since, until: opts.until, archiveUrl: absoluteSource(opts.archiveUrl), quote: opts.quote, concurrency: opts.concurrency,
         ...defined({ kinds: opts.kinds, force: opts.force, refresh: opts.refresh }), ...httpSpec(opts),
       });
     });
@@ -140,7 +140,7 @@ export function registerIngestSources(program: Command): void {
     .action(async (opts: CommonOptions & { token: string[]; since: number; until: number; source?: string; infoUrl: string; datasets?: VenueBDataset[]; force?: boolean }) => {
       await runIngest(opts, 'venue_b', 'unit', {
         source: 'venue_b', token: opts.token, since: opts.since, until: opts.until, infoUrl: opts.infoUrl,
-        ...defined({ sourceDir: opts.source ? path.resolve(opts.source) : undefined, datasets: opts.datasets, force: opts.force }), ...httpSpec(opts),
+        ...defined({ sourceDir: opts.source ? absoluteSource(opts.source) : undefined, datasets: opts.datasets, force: opts.force }), ...httpSpec(opts),
       });
     });
 

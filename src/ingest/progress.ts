@@ -3,6 +3,7 @@
  * draws a progress bar, tests record, servers log. Also the crash hook that
  * lets tests stop a run right after a checkpoint commits.
  */
+import type { PublishStep } from '../store/clickhouse/publish.ts';
 
 export interface IngestProgress {
   /** A new phase with `total` units of work (files, hours, block batches). */
@@ -37,6 +38,11 @@ export interface IngestHooks {
   /** Runs after each committed unit; a test throws here to simulate a crash between checkpoints. */
   readonly afterCommit?: (unit: string) => void | Promise<void>;
   /** A chain batch committed: rows per dataset id and the newest block it holds (for /metrics). */
+  /**
+   * ClickHouse stores: runs after each step of a publish (docs/storage.md, "Writes without
+   * transactions"); a test throws here to simulate a crash inside one.
+   */
+  readonly duringPublish?: (step: PublishStep) => void | Promise<void>;
   readonly onBatch?: (e: { readonly network: string; readonly newest: number; readonly datasets: Readonly<Record<string, number>> }) => void;
   readonly signal?: AbortSignal;
 }

@@ -59,6 +59,7 @@ export interface VenueBJobSpec extends HttpSpec {
   readonly token: readonly string[];
   readonly since: number;
   readonly until: number;
+  /** `--source`: a node data directory (absolute) or a base URL. */
   readonly sourceDir?: string;
   readonly infoUrl?: string;
   readonly datasets?: readonly string[];

@@ -18,6 +18,8 @@
  */
 import { stakingWithdrawalRequest } from '../catalog/evm/staking.ts';
 import { venueAOhlcv } from '../catalog/venues/venue_a.ts';
+import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
+import { rewriteTables, type RewriteInput } from '../store/clickhouse/publish.ts';
 import type { Store } from '../store/createStore.ts';
 
 /** Chain symbol → the market symbol it is priced from, 1:1. */
@@ -50,8 +52,21 @@ export interface PriceRefresh {
 
 const list = (xs: readonly string[]) => xs.map((x) => `'${x.replaceAll("'", "''")}'`).join(', ');
 
-/** Replaces the `prices` table with prices derived from the store's candles and staking data. */
+/** What the rebuild reads: the candles' closes and the withdrawal requests' stETH-per-share rate. */
+const PRICE_INPUTS: readonly RewriteInput[] = [
+  { table: venueAOhlcv.table.name, columns: ['token', 'time', 'close'] },
+  { table: stakingWithdrawalRequest.table.name, columns: ['time', 'burned_amount', 'burned_shares'] },
+];
+
+/**
+ * Replaces the `prices` table with prices derived from the store's candles
+ * and staking data. On ClickHouse the same rebuild runs in the scratch store
+ * over the columns it reads, and the new table replaces the old in one step
+ * (docs/storage.md, "Writes without transactions").
+ */
 export async function refreshPrices(store: Store): Promise<PriceRefresh> {
+  const ch = clickHouseOf(store);
+  if (ch) return rewriteTables(ch, ['prices'], (scratch) => refreshPrices(scratch), { inputs: PRICE_INPUTS, fresh: true });
   const klines = venueAOhlcv.table.name;
   const requests = stakingWithdrawalRequest.table.name;
   // Symbols below are module constants, not request text.

@@ -8,60 +8,10 @@ import { recordingRetry, startSourceServer, type SourceServer } from '../helpers
 import * as fx from './fixtures/venueA.ts';
 import { count, coverage, crashAfter, dump, memoryStore, SimulatedCrash, tempDir } from './helpers.ts';
 
-const D1 = Date.UTC(2025, 11, 1);
-const D2 = Date.UTC(2025, 11, 2);
-const DEC = Date.UTC(2025, 11, 1);
-const JAN = Date.UTC(2026, 0, 1);
+const { D1, D2, DEC, JAN, TOKENS } = fx.ARCHIVE;
 const NOW = Date.UTC(2026, 0, 10);
-const TOKENS = ['BTC', 'ETH'] as const;
 
-interface Expected {
-  trades: Map<string, fx.Trade[]>;
-  klines: Map<string, fx.Kline[]>;
-  depth: Map<string, fx.DepthRow[]>;
-  metrics: Map<string, fx.MetricsRow[]>;
-  funding: Map<string, fx.FundingRow[]>;
-}
-
-/**
- * Two tokens × two days of every daily kind plus December's funding file,
- * mixing the format variants the archive has used: header / headerless,
- * millisecond / microsecond timestamps, "-5" / "-5.00" percentages.
- */
-function buildArchive(): { files: Map<string, Buffer>; expected: Expected } {
-  const files = new Map<string, Buffer>();
-  const expected: Expected = { trades: new Map(), klines: new Map(), depth: new Map(), metrics: new Map(), funding: new Map() };
-  const put = (rel: string, csv: string) => {
-    const { zip, checksum } = fx.zipWithChecksum(path.basename(rel).replace(/\.zip$/, '.csv'), csv);
-    files.set(`/${rel}`, zip);
-    files.set(`/${rel}.CHECKSUM`, Buffer.from(checksum));
-  };
-  TOKENS.forEach((token, ti) => {
-    const sym = `${token}USDT`;
-    for (const [di, day] of [D1, D2].entries()) {
-      const seed = 1000 * ti + 10 * di;
-      const key = `${token} ${fx.isoDay(day)}`;
-      const t = fx.trades(token, day, 400, seed + 1);
-      expected.trades.set(key, t);
-      put(archivePath('trades', sym, fx.isoDay(day)), fx.tradesCsv(token, t, { header: !(token === 'BTC' && day === D2), micros: token === 'ETH' && day === D2 }));
-      const k = fx.klines(token, day, seed + 2);
-      expected.klines.set(key, k);
-      put(archivePath('klines', sym, fx.isoDay(day)), fx.klinesCsv(token, k, { header: !(token === 'BTC' && day === D1) }));
-      const d = fx.bookDepth(token, day, 300, seed + 3);
-      expected.depth.set(key, d);
-      put(archivePath('bookDepth', sym, fx.isoDay(day)), fx.bookDepthCsv(d, { twoDecimals: token === 'ETH' }));
-      const m = fx.metrics(token, day, seed + 4);
-      expected.metrics.set(key, m);
-      put(archivePath('metrics', sym, fx.isoDay(day)), fx.metricsCsv(token, m));
-    }
-    const f = fx.funding(DEC, JAN, 7 + ti);
-    expected.funding.set(token, f);
-    put(archivePath('fundingRate', sym, '2025-12'), fx.fundingCsv(f));
-  });
-  return { files, expected };
-}
-
-const archive = buildArchive();
+const archive = fx.buildArchive();
 let server: SourceServer;
 let store: Store;
 
@@ -254,7 +204,7 @@ describe('venue_a archive ingestion', () => {
   });
 });
 
-function expected<K extends keyof Expected>(key: string, kind: K): Expected[K] extends Map<string, infer V> ? V : never {
+function expected<K extends keyof fx.Expected>(key: string, kind: K): fx.Expected[K] extends Map<string, infer V> ? V : never {
   const v = archive.expected[kind].get(key);
   if (!v) throw new Error(`no fixture ${kind} ${key}`);
   return v as never;

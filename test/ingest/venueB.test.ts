@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { compressFrameSync } from 'lz4-napi';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ingestVenueB } from '../../src/ingest/venues/ingestVenueB.ts';
 import type { Store } from '../../src/store/createStore.ts';
@@ -21,11 +20,7 @@ const candleData = new Map([['BTC', fx.candles('BTC', D1, 3 * 1440, 1)], ['kPEPE
 const fundingData = new Map([['BTC', fx.fundingRows(D1, 72, 3)], ['kPEPE', fx.fundingRows(D1, 72, 4)]]);
 
 function serveFiles(server: SourceServer): void {
-  for (const [label, text] of market.files) {
-    const rel = `/node_fills_by_block/hourly/${label}`;
-    if (label === LZ4_HOUR) server.files.set(`${rel}.lz4`, compressFrameSync(Buffer.from(text)));
-    else server.files.set(rel, Buffer.from(text));
-  }
+  for (const [rel, body] of fx.fillsFiles(market, LZ4_HOUR)) server.files.set(rel, body);
 }
 
 let server: SourceServer;

@@ -12,7 +12,7 @@
  */
 import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
 import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
-import { publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
+import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
 import { addCoverage, coveredIntervals, gaps, removeCoverage, type Interval } from '../../store/coverage.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
 import type { Store, Tx } from '../../store/createStore.ts';
@@ -165,7 +165,7 @@ function isConsistent(network: string, b: Interval, fetched: FetchedBatch): bool
 
 /** The tables a batch of these datasets writes rows of its block range to. */
 const batchTables = (datasets: readonly ChainDataset[]): BatchTable[] => [
-  ...datasets.map((d) => ({ name: d.table, blockColumn: 'block_number' })), { name: 'blocks', blockColumn: 'number' },
+  ...datasets.map((d) => blockTable(d.table)), blockTable('blocks', 'number'),
 ];
 
 async function commitBatch(opts: IngestBlocksOptions, b: Interval, fetched: FetchedBatch): Promise<number> {
@@ -177,7 +177,7 @@ async function commitBatch(opts: IngestBlocksOptions, b: Interval, fetched: Fetc
     if (prev && prev.hash !== first.parentHash) throw new ReorgDetected(b.lo);
     let rows = 0;
     await publishBatch(ch, {
-      network: opts.network, lo: b.lo, hi: b.hi, tables: batchTables(opts.datasets), extraTables: [], covers: opts.datasets.map((d) => d.id), uncovers: [],
+      scopes: [opts.network], lo: b.lo, hi: b.hi, tables: batchTables(opts.datasets), extraTables: [], covers: opts.datasets.map((d) => d.id), uncovers: [],
     }, async (scratch) => { rows = await commitBatch({ ...opts, store: scratch }, b, fetched); });
     return rows;
   }

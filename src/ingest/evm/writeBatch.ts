@@ -11,7 +11,7 @@
 import { chainEndpoints, endpointById } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
 import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
-import { publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
+import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
 import { addCoverageMany, removeCoverage } from '../../store/coverage.ts';
 import type { AppendValue, Store, Tx } from '../../store/createStore.ts';
 import { POOLS_DATASET } from './decoders/dex_v3.ts';
@@ -70,9 +70,9 @@ export interface WriteBatchParams {
 
 /** The tables an EVM batch of these datasets writes rows of its block range to. */
 function batchTables(datasets: readonly string[], pools: boolean): BatchTable[] {
-  const tables = new Map<string, BatchTable>([['blocks', { name: 'blocks', blockColumn: 'number' }]]);
-  for (const d of datasets) tables.set(tableOf(d).name, { name: tableOf(d).name, blockColumn: 'block_number' });
-  if (pools) tables.set('pools', { name: 'pools', blockColumn: 'created_block' });
+  const tables = new Map<string, BatchTable>([['blocks', blockTable('blocks', 'number')]]);
+  for (const d of datasets) tables.set(tableOf(d).name, blockTable(tableOf(d).name));
+  if (pools) tables.set('pools', blockTable('pools', 'created_block'));
   return [...tables.values()];
 }
 
@@ -81,7 +81,7 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
   if (ch) {
     // Written as for DuckDB into a scratch store, then published in an order that needs no transaction.
     await publishBatch(ch, {
-      network: p.network, lo: p.lo, hi: p.hi,
+      scopes: [p.network], lo: p.lo, hi: p.hi,
       tables: batchTables(p.datasets, p.pools),
       extraTables: ['token_cache'],
       covers: [...p.datasets, ...(p.pools ? [POOLS_DATASET] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])],
@@ -122,7 +122,7 @@ export async function writePools(store: Store, network: string, lo: number, hi: 
   const ch = clickHouseOf(store);
   if (ch) {
     await publishBatch(ch, {
-      network, lo, hi, tables: [{ name: 'pools', blockColumn: 'created_block' }], extraTables: ['token_cache'], covers: [POOLS_DATASET], uncovers: [],
+      scopes: [network], lo, hi, tables: [blockTable('pools', 'created_block')], extraTables: ['token_cache'], covers: [POOLS_DATASET], uncovers: [],
     }, (scratch) => writePools(scratch, network, lo, hi, decoded, tokens));
     return;
   }

@@ -30,10 +30,20 @@ export interface FileSource {
   readText(rel: string): Promise<string | null>;
 }
 
+const isHttp = (base: string): boolean => /^https?:\/\//i.test(base);
+
+/**
+ * A source as a job description holds it: an http(s) URL as given, a local
+ * directory as an absolute path (a job may run in a server started elsewhere).
+ */
+export function absoluteSource(base: string): string {
+  if (isHttp(base)) return base;
+  return base.startsWith('file://') ? fileURLToPath(base) : path.resolve(base);
+}
+
 export function createFileSource(base: string, http: HttpOptions): FileSource {
-  if (/^https?:\/\//i.test(base)) return httpSource(base.replace(/\/+$/, ''), http);
-  const dir = base.startsWith('file://') ? fileURLToPath(base) : path.resolve(base);
-  return dirSource(dir);
+  if (isHttp(base)) return httpSource(base.replace(/\/+$/, ''), http);
+  return dirSource(absoluteSource(base));
 }
 
 let tmpCounter = 0;

@@ -3,7 +3,8 @@
  * mirror), verify it against its .CHECKSUM, unzip the CSV, and let DuckDB
  * load it. The unit and checkpoint is one file = one (kind, token, day or
  * month): its rows replace the period's rows and its coverage is recorded
- * in the same transaction, together with the file's sha256.
+ * in the same transaction (on ClickHouse: published as one unit,
+ * docs/storage.md), together with the file's sha256.
  */
 import { refreshPrices } from '../../reference/prices.ts';
 import fs from 'node:fs';
@@ -19,7 +20,7 @@ import { emptySummary, silentProgress, type IngestHooks, type IngestProgress, ty
 import { utcDays, utcMonths, type Period } from './periods.ts';
 import { hasHeaderRow, unzipCsv } from './unzip.ts';
 import { archivePath, parseChecksum, VENUE_A_KINDS, VENUE_A_SPECS, type VenueAKind, type VenueAKindSpec } from './venueAArchive.ts';
-import { deletePeriod, isCovered, markCovered, recordedChecksum, recordFile } from './venueCoverage.ts';
+import { commitUnit, deletePeriod, isCovered, markCovered, recordedChecksum, recordFile } from './venueCoverage.ts';
 
 export const VENUE_A_DEFAULT_ARCHIVE = 'https://data.binance.vision';
 const SOURCE = 'venue_a';
@@ -110,7 +111,7 @@ export async function ingestVenueA(opts: VenueAIngestOptions): Promise<IngestSum
       const releaseCommit = await commits.acquire();
       try {
         if (fatal) return;
-        const rows = await commitFile(opts.store, u, csv, zip.sha256);
+        const rows = await commitFile(opts.store, u, csv, zip.sha256, opts.hooks);
         summary.done++;
         summary.rows += rows;
       } finally {
@@ -184,13 +185,14 @@ const tableColumns = (table: string): string[] => {
   return t.columns.map((c) => c.name);
 };
 
-/** Replaces the period's rows with the file's, and records coverage and the file's checksum, in one transaction. */
-async function commitFile(store: Store, u: Unit, csv: string, sha256: string): Promise<number> {
+/** Replaces the period's rows with the file's, and records coverage and the file's checksum, as one unit. */
+async function commitFile(store: Store, u: Unit, csv: string, sha256: string, hooks: IngestHooks | undefined): Promise<number> {
   const spec = u.spec;
   const header = hasHeaderRow(csv);
   const columns = `{${spec.csvColumns.map((c) => `'${c}': 'VARCHAR'`).join(', ')}}`;
   const names = tableColumns(spec.table).map((c) => `"${c}"`).join(', ');
-  return store.transaction(async (tx) => {
+  const unit = { tokens: [u.token], lo: u.period.lo, hi: u.period.hi, tables: [spec.table], datasets: spec.datasets, complete: true, extraTables: ['ingest_files'] };
+  return commitUnit(store, unit, hooks, async (tx) => {
     await deletePeriod(tx, spec.table, u.token, u.period.lo, u.period.hi);
     // Rows outside the file's own period belong to a neighbouring file: keeping them would store them twice.
     const inserted = await tx.all<{ Count: bigint }>(

@@ -9,8 +9,9 @@
  *   hour file: for each token, its fills, the trades derived from them (the
  *   taker side: `crossed` fills, one per trade id) and the position
  *   snapshots derived from them (venueBPositions.ts) are replaced and the
- *   hour covered, in one transaction. Hours go in time order, because each
- *   hour's positions start from the previous snapshots.
+ *   hour covered, in one transaction (on ClickHouse, one published unit:
+ *   docs/storage.md). Hours go in time order, because each hour's positions
+ *   start from the previous snapshots.
  * - candles: the info API's candleSnapshot, 1-minute, one request per day.
  * - funding: the info API's fundingHistory, paginated, stored per day.
  */
@@ -28,10 +29,11 @@ import { utcDays, utcHours, type Period } from './periods.ts';
 import { CANDLE_HISTORY, createVenueBInfoClient, VENUE_B_DEFAULT_INFO_URL, type VenueBInfoClient } from './venueBInfo.ts';
 import { VENUE_B_DATASETS, type VenueBDataset } from './venueBDatasets.ts';
 import { derivePositions, type PositionFill, type PositionState } from './venueBPositions.ts';
-import { deletePeriod, isCovered, markCovered } from './venueCoverage.ts';
+import { commitUnit, deletePeriod, isCovered, markCovered, type UnitSpan } from './venueCoverage.ts';
 
-/** Coverage datasets completed by one hour file. */
+/** Coverage datasets completed by one hour file, and their tables. */
 const FILL_DATASETS = [venueBFills.id, venueBRawTrades.id, venueBPositions.id];
+const FILL_TABLES = [venueBFills.table.name, venueBRawTrades.table.name, venueBPositions.table.name];
 
 export interface VenueBIngestOptions {
   readonly store: Store;
@@ -106,7 +108,7 @@ async function ingestFills(opts: VenueBIngestOptions, source: FileSource, summar
         continue;
       }
       try {
-        summary.rows += await commitHour(opts.store, file.path, coins, hour);
+        summary.rows += await commitHour(opts.store, file.path, coins, hour, opts.hooks);
         summary.done++;
       } finally {
         if (file.temporary) fs.rmSync(file.path, { force: true });
@@ -143,20 +145,13 @@ const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
  * Rows are keyed by what identifies them (trade id and wallet), not by time,
  * so a fill stored under a neighbouring hour's file is replaced, not doubled.
  */
-async function commitHour(store: Store, file: string, coins: readonly string[], hour: Period): Promise<number> {
-  return store.transaction(async (tx) => {
-    await tx.run(`CREATE TEMP TABLE vb_stage AS
-      SELECT upper(f->>'coin') AS token, epoch_ms((f->>'time')::BIGINT) AS time, ev->>'$[0]' AS wallet,
-             (f->>'px')::DOUBLE AS price, (f->>'sz')::DOUBLE AS size, f->>'side' AS side, f->>'dir' AS dir,
-             (f->>'startPosition')::DOUBLE AS start_position, (f->>'closedPnl')::DOUBLE AS closed_pnl,
-             (f->>'fee')::DOUBLE AS fee, f->>'feeToken' AS fee_token, (f->>'crossed')::BOOLEAN AS crossed,
-             (f->>'tid')::BIGINT AS tid, (f->>'oid')::BIGINT AS oid, f->>'hash' AS hash, block_number, seq
-      FROM (
-        SELECT b.block_number, e.seq, e.ev, e.ev->'$[1]' AS f
-        FROM read_json($file, format = 'newline_delimited', columns = {block_number: 'BIGINT', events: 'JSON[]'},
-                       maximum_object_size = 536870912) b,
-             LATERAL (SELECT unnest(b.events) AS ev, generate_subscripts(b.events, 1) AS seq) e
-      ) WHERE f->>'coin' IN (${coins.map(quote).join(', ')})`, { file });
+async function commitHour(store: Store, file: string, coins: readonly string[], hour: Period, hooks: IngestHooks | undefined): Promise<number> {
+  const unit = { tokens: coins.map((c) => c.toUpperCase()), lo: hour.lo, hi: hour.hi, tables: FILL_TABLES, datasets: FILL_DATASETS, complete: true };
+  return commitUnit(store, unit, hooks, async (tx, span) => {
+    await stageHour(tx, file, coins);
+    // On ClickHouse the transaction sees only this hour: read first what the store holds where the staged
+    // fills fall (their times may reach into the hour before), and each wallet's last position before that.
+    if (span) await readAround(tx, span);
     let rows = 0;
     for (const coin of coins) {
       const token = coin.toUpperCase();
@@ -178,6 +173,38 @@ async function commitHour(store: Store, file: string, coins: readonly string[], 
     await tx.run(`DROP TABLE vb_stage`);
     return rows;
   });
+}
+
+/** The hour file's fills of `coins`, one row per fill, in the temporary table vb_stage. */
+async function stageHour(tx: Tx, file: string, coins: readonly string[]): Promise<void> {
+  await tx.run(`CREATE TEMP TABLE vb_stage AS
+    SELECT upper(f->>'coin') AS token, epoch_ms((f->>'time')::BIGINT) AS time, ev->>'$[0]' AS wallet,
+           (f->>'px')::DOUBLE AS price, (f->>'sz')::DOUBLE AS size, f->>'side' AS side, f->>'dir' AS dir,
+           (f->>'startPosition')::DOUBLE AS start_position, (f->>'closedPnl')::DOUBLE AS closed_pnl,
+           (f->>'fee')::DOUBLE AS fee, f->>'feeToken' AS fee_token, (f->>'crossed')::BOOLEAN AS crossed,
+           (f->>'tid')::BIGINT AS tid, (f->>'oid')::BIGINT AS oid, f->>'hash' AS hash, block_number, seq
+    FROM (
+      SELECT b.block_number, e.seq, e.ev, e.ev->'$[1]' AS f
+      FROM read_json($file, format = 'newline_delimited', columns = {block_number: 'BIGINT', events: 'JSON[]'},
+                     maximum_object_size = 536870912) b,
+           LATERAL (SELECT unnest(b.events) AS ev, generate_subscripts(b.events, 1) AS seq) e
+    ) WHERE f->>'coin' IN (${coins.map(quote).join(', ')})`, { file });
+}
+
+/**
+ * What the keyed replacement below reads beyond the staged rows, brought
+ * into the scratch store: the rows held over the span from the earliest
+ * staged fill (or the hour's start) to the hour's end, which the publish
+ * then replaces whole, and each staged wallet's newest snapshot before it.
+ */
+async function readAround(tx: Tx, span: UnitSpan): Promise<void> {
+  const [edges] = await tx.all<{ lo: bigint | null; hi: bigint | null }>(`SELECT epoch_ms(min(time)) AS lo, epoch_ms(max(time)) AS hi FROM vb_stage`);
+  if (edges?.lo == null || edges.hi == null) return;
+  await span.replace(Number(edges.lo), Number(edges.hi));
+  const wallets = await tx.all<{ token: string; wallet: string }>(`SELECT DISTINCT token, wallet FROM vb_stage ORDER BY token, wallet`);
+  const byToken = new Map<string, string[]>();
+  for (const w of wallets) byToken.set(w.token, [...(byToken.get(w.token) ?? []), w.wallet]);
+  await span.loadLatest(venueBPositions.table.name, 'wallet', byToken);
 }
 
 async function replacePositions(tx: Tx, token: string): Promise<number> {
@@ -225,7 +252,8 @@ async function ingestCandles(opts: VenueBIngestOptions, info: VenueBInfoClient, 
           if (candles.length === 0) {
             summary.missing.push(`${label} (the info API has no candles for it; it keeps only the latest ${CANDLE_HISTORY})`);
           } else {
-            await opts.store.transaction(async (tx) => {
+            const unit = { tokens: [token], lo: day.lo, hi: day.hi, tables: [venueBOhlcv.table.name], datasets: [venueBOhlcv.id], complete };
+            await commitUnit(opts.store, unit, opts.hooks, async (tx) => {
               await deletePeriod(tx, venueBOhlcv.table.name, token, day.lo, day.hi);
               await tx.append(venueBOhlcv.table.name, candles.map((c) => [token, toSqlTimestamp(c.t), Number(c.o), Number(c.h), Number(c.l), Number(c.c), Number(c.v), c.n]));
               if (complete) await markCovered(tx, [venueBOhlcv.id], token, day.lo, day.hi);
@@ -266,7 +294,8 @@ async function ingestFunding(opts: VenueBIngestOptions, info: VenueBInfoClient, 
             progress.advance(1, `funding ${coin} ${day.label}`);
             continue;
           }
-          await opts.store.transaction(async (tx) => {
+          const unit = { tokens: [token], lo: day.lo, hi: day.hi, tables: [venueBFunding.table.name], datasets: [venueBFunding.id], complete: true };
+          await commitUnit(opts.store, unit, opts.hooks, async (tx) => {
             await deletePeriod(tx, venueBFunding.table.name, token, day.lo, day.hi);
             await tx.append(venueBFunding.table.name, rows.map((e) => [token, toSqlTimestamp(e.time), Number(e.fundingRate), Number(e.premium)]));
             await markCovered(tx, [venueBFunding.id], token, day.lo, day.hi);

@@ -148,3 +148,12 @@ export async function coverageRows(s: ClickHouseStore, datasets: readonly string
   }
   return out;
 }
+
+/** The checksum of the source file that last filled a period (ingest_files keeps every ingestion of a file; the newest counts). */
+export async function recordedChecksum(s: ClickHouseStore, source: string, path: string): Promise<string | null> {
+  const rows = await s.query<{ sha256: string }>(
+    `SELECT sha256 FROM ${s.table('ingest_files')} WHERE source = {source:String} AND path = {path:String} ORDER BY ingested_at DESC LIMIT 1`,
+    { source, path },
+  );
+  return rows[0]?.sha256 ?? null;
+}

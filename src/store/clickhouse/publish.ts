@@ -7,40 +7,106 @@
  * that read the batch's log file with DuckDB, runs unchanged). Then it is
  * published to ClickHouse in an order that keeps readers right at every step:
  *
- * 1. coverage loses [lo, hi] where it held it (a re-ingest): readers stop
- *    reading the range before its rows change;
- * 2. rows already in ClickHouse for [lo, hi] are deleted (a re-ingest, or rows
+ * 1. coverage loses the span the batch replaces, where it held it (a
+ *    re-ingest): readers stop reading it before its rows change;
+ * 2. rows already in ClickHouse in that span are deleted (a re-ingest, or rows
  *    a killed writer inserted but never published);
  * 3. the new rows are inserted;
- * 4. coverage gains [lo, hi]: the commit point. Each coverage change is one
- *    row per dataset in one INSERT, which ClickHouse applies whole.
+ * 4. coverage gains [lo, hi] (and gets back the rest of the span): the commit
+ *    point. Each coverage change is one row per dataset and scope, all in one
+ *    INSERT, which ClickHouse applies whole.
  *
+ * The span is the batch's range, [lo, hi] of a network's blocks or of a
+ * venue token's time, unless the write widens it (BatchContext.replaceSpan).
  * A writer killed anywhere leaves coverage as it was before the batch or
- * after it; rows outside coverage are never served, and step 2 of the next
- * attempt removes them.
+ * after it, less at most the span; rows outside coverage are never served,
+ * and step 2 of the next attempt removes them.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { gaps, union, type Interval } from '../coverage.ts';
-import type { Store } from '../createStore.ts';
+import type { Store, Tx } from '../createStore.ts';
 import { scratchStore } from './scratch.ts';
 import { ident as duckIdent } from '../duckdb/render.ts';
 import { columnsOf, columnText, insertFromDuckDb } from './copyFromDuckDb.ts';
-import { clickHouseTime, type ClickHouseStore } from './createClickHouseStore.ts';
+import { clickHouseTime, type ClickHouseStore, type ClickHouseValue } from './createClickHouseStore.ts';
 import { ident } from './render.ts';
 
-/** A table the batch writes, and the column holding the block number. */
-export interface BatchTable {
-  readonly name: string;
-  readonly blockColumn: string;
+/** A table a batch writes, and how its rows of the batch's span are found. */
+export type BatchTable =
+  /** A chain table: rows of the network whose block number (in `column`) lies in the span. */
+  | { readonly kind: 'blocks'; readonly name: string; readonly column: string }
+  /** A venue table: rows of the token whose `time` lies in the span (epoch milliseconds). */
+  | { readonly kind: 'times'; readonly name: string };
+
+export const blockTable = (name: string, column = 'block_number'): BatchTable => ({ kind: 'blocks', name, column });
+export const timeTable = (name: string): BatchTable => ({ kind: 'times', name });
+
+/** The condition on a table's rows of the batch's scopes in [lo, hi], in ClickHouse SQL. */
+function inSpan(t: BatchTable): string {
+  return t.kind === 'blocks'
+    ? `network IN {scopes:Array(String)} AND ${ident(t.column)} BETWEEN {lo:Int64} AND {hi:Int64}`
+    : `token IN {scopes:Array(String)} AND time BETWEEN fromUnixTimestamp64Milli({lo:Int64}, 'UTC') AND fromUnixTimestamp64Milli({hi:Int64}, 'UTC')`;
 }
 
-export interface BatchRange {
-  readonly network: string;
+/** The same table's rows outside [lo, hi], in the scratch DuckDB's SQL. */
+function outsideSpanScratch(t: BatchTable): string {
+  return t.kind === 'blocks'
+    ? `${duckIdent(t.column)} NOT BETWEEN $lo AND $hi`
+    : `time NOT BETWEEN epoch_ms($lo::BIGINT) AND epoch_ms($hi::BIGINT)`;
+}
+
+/** Where a loader writes in the scratch store: the write's own transaction, or the store. */
+export type ScratchTarget = Pick<Tx, 'run'>;
+
+/**
+ * What a batch's write may ask of the publish, besides the scratch store.
+ * Both read from ClickHouse into the scratch store through `into`, which is
+ * the write's transaction when it has one (rows written on another
+ * connection would not be visible inside it).
+ */
+export interface BatchContext {
+  /**
+   * For writes that replace rows by key rather than by range (venue_b fills:
+   * a fill a node wrote into the next hour's file keeps its own time): copies
+   * the rows ClickHouse holds in [lo, hi] for the batch's scopes and tables
+   * into the scratch store, so the write finds what a DuckDB store would hold
+   * there, and makes the publish replace the whole span from the smallest to
+   * the largest bound given (with its coverage withdrawn until the commit).
+   */
+  replaceSpan(into: ScratchTarget, lo: number, hi: number): Promise<void>;
+  /**
+   * Copies, for each scope and key, the newest row of `table` (a batch table)
+   * before the span into the scratch store: state the write carries on from
+   * (venue_b positions start from each wallet's last snapshot). Rows outside
+   * the span are left out of the publish. Call after `replaceSpan`.
+   */
+  loadLatest(into: ScratchTarget, table: string, keyColumn: string, keys: ReadonlyMap<string, readonly string[]>): Promise<void>;
+}
+
+/** The steps of a publish, after each of which `PublishBatch.onStep` runs. */
+export type PublishStep = 'uncovered' | 'deleted' | 'inserted';
+
+export interface PublishBatch {
+  /** The scopes the batch writes: its network, or the tokens of a venue unit. */
+  readonly scopes: readonly string[];
+  /** The range it covers once published: block numbers, or epoch milliseconds for venues. */
   readonly lo: number;
   readonly hi: number;
+  /** Tables the batch writes rows of its span to (datasets, blocks, pools). */
+  readonly tables: readonly BatchTable[];
+  /** Tables whose rows are keyed otherwise and simply added (token metadata, ingested files). */
+  readonly extraTables: readonly string[];
+  /** Datasets covering [lo, hi] once published. */
+  readonly covers: readonly string[];
+  /** Datasets that no longer cover [lo, hi] (a re-ingest without what they hold). */
+  readonly uncovers: readonly string[];
+  /** Datasets whose rows the batch rewrites without changing their coverage (a partial unit): withdrawn while it publishes, as before after. */
+  readonly keeps?: readonly string[];
+  /** Runs after each step (after each table's insert for 'inserted'); a test throws here to simulate a crash inside a publish. */
+  readonly onStep?: (step: PublishStep) => void | Promise<void>;
 }
 
 /** Batches of every job of this process go through the one scratch store, one at a time. */
@@ -54,74 +120,113 @@ export function fileReaderFor(store: Store): Promise<Store> {
   return store.engine === 'clickhouse' ? scratchStore() : Promise.resolve(store);
 }
 
+interface CoverageEntry {
+  readonly dataset: string;
+  readonly scope: string;
+  readonly intervals: readonly Interval[];
+}
+
 interface CoverageNow {
-  readonly intervals: Map<string, Interval[]>;
-  /** The highest version written for the scope's datasets; the next write goes above it. */
+  /** Intervals by dataset and scope (`entryKey`), every pair asked for present. */
+  readonly intervals: ReadonlyMap<string, readonly Interval[]>;
+  /** The highest version written for these datasets and scopes; the next write goes above it. */
   readonly version: bigint;
 }
 
-/** The current intervals of each dataset of `scope`, in one read. */
-async function currentCoverage(ch: ClickHouseStore, datasets: readonly string[], scope: string): Promise<CoverageNow> {
-  const rows = await ch.query<{ dataset: string; intervals: { lo: number; hi: number }[]; version: string }>(
-    `SELECT dataset, intervals, toString(version) AS version FROM ${ch.table('coverage')} FINAL
-     WHERE scope = {scope:String} AND has({datasets:Array(String)}, dataset)`,
-    { scope, datasets },
+const entryKey = (dataset: string, scope: string): string => `${dataset}\u0000${scope}`;
+
+/** The current intervals of each dataset of each scope, in one read. */
+async function currentCoverage(ch: ClickHouseStore, datasets: readonly string[], scopes: readonly string[]): Promise<CoverageNow> {
+  const rows = await ch.query<{ dataset: string; scope: string; intervals: { lo: number; hi: number }[]; version: string }>(
+    `SELECT dataset, scope, intervals, toString(version) AS version FROM ${ch.table('coverage')} FINAL
+     WHERE has({scopes:Array(String)}, scope) AND has({datasets:Array(String)}, dataset)`,
+    { scopes, datasets },
   );
-  const intervals = new Map<string, Interval[]>(datasets.map((d) => [d, []]));
+  const intervals = new Map<string, Interval[]>();
+  for (const s of scopes) for (const d of datasets) intervals.set(entryKey(d, s), []);
   let version = 0n;
   for (const r of rows) {
-    intervals.set(r.dataset, r.intervals.map((i) => ({ lo: Number(i.lo), hi: Number(i.hi) })));
+    intervals.set(entryKey(r.dataset, r.scope), r.intervals.map((i) => ({ lo: Number(i.lo), hi: Number(i.hi) })));
     if (BigInt(r.version) > version) version = BigInt(r.version);
   }
   return { intervals, version };
 }
 
 /**
- * Writes the coverage of several datasets of one scope: one row each, one
+ * Writes the coverage of several datasets and scopes: one row each, one
  * INSERT, under a version above every earlier one (microseconds of the clock,
- * or the previous version + 1 when writes come faster than that).
+ * or the previous version + 1 when writes come faster than that). Returns
+ * the version written.
  */
-async function writeCoverage(ch: ClickHouseStore, scope: string, previous: bigint, next: ReadonlyMap<string, readonly Interval[]>, advanced: boolean): Promise<void> {
-  if (next.size === 0) return;
+async function writeCoverage(ch: ClickHouseStore, previous: bigint, next: readonly CoverageEntry[]): Promise<bigint> {
+  if (next.length === 0) return previous;
   const now = BigInt(Date.now()) * 1000n;
-  const version = (now > previous ? now : previous + 1n).toString();
-  await ch.insert('coverage', [...next].map(([dataset, intervals]) => ({ dataset, scope, intervals: intervals.map((i) => ({ lo: i.lo, hi: i.hi })), version })));
-  if (advanced) await ch.insert('coverage_state', [...next.keys()].map((dataset) => ({ dataset, scope, advanced_at: new Date() })));
+  const version = now > previous ? now : previous + 1n;
+  await ch.insert('coverage', next.map((e) => ({ dataset: e.dataset, scope: e.scope, intervals: e.intervals.map((i) => ({ lo: i.lo, hi: i.hi })), version: version.toString() })));
+  return version;
 }
 
-/** Coverage without [lo, hi], for the datasets that held any of it. */
-export async function uncover(ch: ClickHouseStore, datasets: readonly string[], scope: string, lo: number, hi: number): Promise<void> {
-  const current = await currentCoverage(ch, datasets, scope);
-  const next = new Map<string, Interval[]>();
-  for (const [dataset, intervals] of current.intervals) {
-    if (!intervals.some((i) => i.hi >= lo && i.lo <= hi)) continue;
-    next.set(dataset, intervals.flatMap((i) => gaps(i.lo, i.hi, [{ lo, hi }])));
+interface Withdrawn {
+  /** Coverage before the withdrawal. */
+  readonly before: CoverageNow;
+  /** The version the withdrawal wrote (or the one before, when it wrote nothing). */
+  readonly version: bigint;
+}
+
+/** Coverage without [lo, hi] for the datasets and scopes that held any of it. */
+async function withdraw(ch: ClickHouseStore, datasets: readonly string[], scopes: readonly string[], lo: number, hi: number): Promise<Withdrawn> {
+  const before = await currentCoverage(ch, datasets, scopes);
+  const next: CoverageEntry[] = [];
+  for (const scope of scopes) {
+    for (const dataset of datasets) {
+      const intervals = before.intervals.get(entryKey(dataset, scope))!;
+      if (!intervals.some((i) => i.hi >= lo && i.lo <= hi)) continue;
+      next.push({ dataset, scope, intervals: intervals.flatMap((i) => gaps(i.lo, i.hi, [{ lo, hi }])) });
+    }
   }
-  await writeCoverage(ch, scope, current.version, next, false);
+  return { before, version: await writeCoverage(ch, before.version, next) };
 }
 
-/** Coverage with [lo, hi] added (touching intervals merge). */
-export async function cover(ch: ClickHouseStore, datasets: readonly string[], scope: string, lo: number, hi: number): Promise<void> {
-  const current = await currentCoverage(ch, datasets, scope);
-  await writeCoverage(ch, scope, current.version, new Map([...current.intervals].map(([d, intervals]) => [d, union([...intervals, { lo, hi }])])), true);
+/**
+ * The commit point: coverage as it was before the withdrawal, with [lo, hi]
+ * added for `covers` and taken out for `uncovers`, in one INSERT. Datasets
+ * the withdrawal took a wider span from get the rest of it back.
+ */
+async function commitCoverage(ch: ClickHouseStore, batch: PublishBatch, span: Interval, withdrawn: Withdrawn): Promise<void> {
+  const widened = span.lo !== batch.lo || span.hi !== batch.hi;
+  const touched = (intervals: readonly Interval[]) => intervals.some((i) => i.hi >= span.lo && i.lo <= span.hi);
+  const next: CoverageEntry[] = [];
+  for (const scope of batch.scopes) {
+    const before = (dataset: string) => withdrawn.before.intervals.get(entryKey(dataset, scope)) ?? [];
+    for (const dataset of batch.covers) next.push({ dataset, scope, intervals: union([...before(dataset), { lo: batch.lo, hi: batch.hi }]) });
+    for (const dataset of batch.uncovers) {
+      if (widened && touched(before(dataset))) next.push({ dataset, scope, intervals: before(dataset).flatMap((i) => gaps(i.lo, i.hi, [{ lo: batch.lo, hi: batch.hi }])) });
+    }
+    for (const dataset of batch.keeps ?? []) if (touched(before(dataset))) next.push({ dataset, scope, intervals: before(dataset) });
+  }
+  await writeCoverage(ch, withdrawn.version, next);
+  // When each dataset last gained coverage (GET /v1/coverage): only the covering ones did.
+  const advanced = next.filter((e) => batch.covers.includes(e.dataset));
+  if (advanced.length) await ch.insert('coverage_state', advanced.map((e) => ({ dataset: e.dataset, scope: e.scope, advanced_at: new Date() })));
 }
 
-/** Deletes the rows of `tables` in the block range, only where there are any (one read to find out). */
-export async function deleteRange(ch: ClickHouseStore, tables: readonly BatchTable[], network: string, lo: number, hi: number): Promise<void> {
+/** Deletes the rows of `tables` in the span, only where there are any (one read to find out). */
+export async function deleteRange(ch: ClickHouseStore, tables: readonly BatchTable[], scopes: readonly string[], lo: number, hi: number): Promise<void> {
   if (tables.length === 0) return;
-  const where = (t: BatchTable) => `network = {network:String} AND ${ident(t.blockColumn)} BETWEEN {lo:Int64} AND {hi:Int64}`;
+  const params = { scopes, lo, hi };
   const counts = await ch.query<{ t: string; n: number }>(
-    tables.map((t) => `SELECT ${quote(t.name)} AS t, count() AS n FROM ${ch.table(t.name)} WHERE ${where(t)}`).join(' UNION ALL '),
-    { network, lo, hi },
+    tables.map((t) => `SELECT ${quote(t.name)} AS t, count() AS n FROM ${ch.table(t.name)} WHERE ${inSpan(t)}`).join(' UNION ALL '),
+    params,
   );
   for (const c of counts) {
     if (Number(c.n) === 0) continue;
     const t = tables.find((x) => x.name === c.t)!;
-    await ch.command(`DELETE FROM ${ch.table(t.name)} WHERE ${where(t)}`, { network, lo, hi });
+    await ch.command(`DELETE FROM ${ch.table(t.name)} WHERE ${inSpan(t)}`, params);
   }
 }
 
 const quote = (text: string): string => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+const duckText = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 /** Moves every row the scratch store holds in `table` to ClickHouse (CSV, as `chainq copy` does), then empties it there. */
 export async function moveRows(source: Store, ch: ClickHouseStore, table: string, into: string = table): Promise<number> {
@@ -139,63 +244,144 @@ export async function moveRows(source: Store, ch: ClickHouseStore, table: string
   return n;
 }
 
-export interface PublishBatch extends BatchRange {
-  /** Tables the batch writes rows of [lo, hi] to (datasets, blocks, pools). */
-  readonly tables: readonly BatchTable[];
-  /** Tables whose rows are keyed otherwise and simply added (token metadata). */
-  readonly extraTables: readonly string[];
-  /** Datasets covering [lo, hi] once published. */
-  readonly covers: readonly string[];
-  /** Datasets that no longer cover [lo, hi] (a re-ingest without what they hold). */
-  readonly uncovers: readonly string[];
+/** What to read from a ClickHouse table into the scratch store: some columns (all when absent), some rows (all when absent). */
+interface LoadSpec {
+  readonly columns?: readonly string[];
+  readonly where?: string;
+  readonly params?: Record<string, ClickHouseValue>;
+  /** Only the newest row (by `time`) of each value of this column. */
+  readonly newestPer?: string;
 }
+
+/**
+ * Copies rows of a ClickHouse table into the same table of the scratch store
+ * (JSON lines, read back with the scratch table's own column types; exact
+ * big integers travel as text, which DuckDB casts on insert).
+ */
+async function loadIntoScratch(ch: ClickHouseStore, scratch: Store, into: ScratchTarget, table: string, spec: LoadSpec): Promise<void> {
+  const all = await scratch.all<{ name: string; type: string }>(
+    `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $t ORDER BY ordinal_position`, { t: table });
+  const columns = spec.columns ? all.filter((c) => spec.columns!.includes(c.name)) : all;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-load-'));
+  try {
+    const file = path.join(dir, `${table}.ndjson`);
+    const res = await ch.client.exec({
+      query: `SELECT ${columns.map((c) => ident(c.name)).join(', ')} FROM ${ch.table(table)}${spec.where ? ` WHERE ${spec.where}` : ''}`
+        + `${spec.newestPer ? ` ORDER BY time DESC LIMIT 1 BY ${ident(spec.newestPer)}` : ''} FORMAT JSONEachRow`,
+      ...(spec.params ? { query_params: spec.params } : {}),
+    });
+    await pipeline(res.stream, fs.createWriteStream(file));
+    if (fs.statSync(file).size === 0) return;
+    const types = columns.map((c) => `${duckText(c.name)}: ${duckText(/BIGNUM|VARINT/.test(c.type) ? 'VARCHAR' : c.type)}`).join(', ');
+    await into.run(`INSERT INTO ${duckIdent(table)} BY NAME SELECT * FROM read_json($file, format = 'newline_delimited', columns = {${types}})`, { file });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Keys per query when reading rows by key: the keys travel as a query parameter in the request's URL. */
+const KEYS_PER_READ = 500;
 
 /**
  * Runs `write` (the DuckDB batch write) on the scratch store, then publishes
  * what it wrote in the order above.
  */
-export function publishBatch(ch: ClickHouseStore, batch: PublishBatch, write: (scratch: Store) => Promise<void>): Promise<void> {
+export function publishBatch(ch: ClickHouseStore, batch: PublishBatch, write: (scratch: Store, ctx: BatchContext) => Promise<void>): Promise<void> {
   const run = publishing.then(() => publishNow(ch, batch, write));
   publishing = run.catch(() => undefined);
   return run;
 }
 
-async function publishNow(ch: ClickHouseStore, batch: PublishBatch, write: (scratch: Store) => Promise<void>): Promise<void> {
+async function publishNow(ch: ClickHouseStore, batch: PublishBatch, write: (scratch: Store, ctx: BatchContext) => Promise<void>): Promise<void> {
   const s = await scratchStore();
-  for (const t of [...batch.tables.map((x) => x.name), ...batch.extraTables, 'coverage', 'coverage_state', 'dataset_order']) {
-    await s.run(`DELETE FROM ${duckIdent(t)}`);
+  const names = [...batch.tables.map((x) => x.name), ...batch.extraTables];
+  for (const t of [...names, 'coverage', 'coverage_state', 'dataset_order']) await s.run(`DELETE FROM ${duckIdent(t)}`);
+  const { scopes } = batch;
+  let span: Interval = { lo: batch.lo, hi: batch.hi };
+  const context = new Set<BatchTable>();
+  const tableOf = (name: string) => {
+    const t = batch.tables.find((x) => x.name === name);
+    if (!t) throw new Error(`${name} is not a table of this batch`);
+    return t;
+  };
+  // The parts of the span read from ClickHouse so far (none: the batch's own range is read only when the span widens).
+  let read: Interval[] = [];
+  await write(s, {
+    async replaceSpan(into, lo, hi) {
+      if (context.size) throw new Error('replaceSpan after loadLatest: the context was read before the span it must precede');
+      span = { lo: Math.min(span.lo, lo), hi: Math.max(span.hi, hi) };
+      for (const part of gaps(span.lo, span.hi, read)) {
+        for (const t of batch.tables) await loadIntoScratch(ch, s, into, t.name, { where: inSpan(t), params: { scopes, lo: part.lo, hi: part.hi } });
+      }
+      read = [span];
+    },
+    async loadLatest(into, table, keyColumn, keys) {
+      const t = tableOf(table);
+      if (t.kind !== 'times') throw new Error(`${table}: loadLatest reads venue tables`);
+      context.add(t);
+      for (const [scope, all] of keys) {
+        for (let i = 0; i < all.length; i += KEYS_PER_READ) {
+          await loadIntoScratch(ch, s, into, table, {
+            where: `token = {scope:String} AND ${ident(keyColumn)} IN {keys:Array(String)} AND time < fromUnixTimestamp64Milli({before:Int64}, 'UTC')`,
+            params: { scope, keys: all.slice(i, i + KEYS_PER_READ), before: span.lo },
+            newestPer: keyColumn,
+          });
+        }
+      }
+    },
+  });
+  // Rows read as context only (before the span) are not the batch's to publish.
+  for (const t of context) await s.run(`DELETE FROM ${duckIdent(t.name)} WHERE ${outsideSpanScratch(t)}`, { lo: span.lo, hi: span.hi });
+  const step = async (name: PublishStep) => { await batch.onStep?.(name); };
+  const withdrawn = await withdraw(ch, [...batch.covers, ...batch.uncovers, ...(batch.keeps ?? [])], scopes, span.lo, span.hi);
+  await step('uncovered');
+  await deleteRange(ch, batch.tables, scopes, span.lo, span.hi);
+  await step('deleted');
+  for (const t of names) {
+    await moveRows(s, ch, t);
+    await step('inserted');
   }
-  await write(s);
-  const { network, lo, hi } = batch;
-  await uncover(ch, [...batch.covers, ...batch.uncovers], network, lo, hi);
-  await deleteRange(ch, batch.tables, network, lo, hi);
-  for (const t of [...batch.tables.map((x) => x.name), ...batch.extraTables]) await moveRows(s, ch, t);
-  await cover(ch, batch.covers, network, lo, hi);
+  await commitCoverage(ch, batch, span, withdrawn);
+}
+
+/** A table a rewrite reads (some of its columns) without rewriting it. */
+export interface RewriteInput {
+  readonly table: string;
+  readonly columns: readonly string[];
+}
+
+export interface RewriteOptions {
+  /** Tables the write reads besides those it rewrites. */
+  readonly inputs?: readonly RewriteInput[];
+  /** The write builds its tables from nothing (the prices): their current rows are not read. */
+  readonly fresh?: boolean;
 }
 
 /**
- * Reference writes (token and label imports) on ClickHouse: the tables'
- * rows are loaded into the scratch DuckDB, `write` runs there as it would on
- * a DuckDB store, and each table's new contents replace the old in one step
- * (`EXCHANGE TABLES`), so readers see the registry before or after, never
- * half of it.
+ * Reference writes (token and label imports, the prices rebuilt from
+ * candles) on ClickHouse: the tables' rows, and the columns of `inputs` the
+ * write reads, are loaded into the scratch DuckDB, `write` runs there as it
+ * would on a DuckDB store, and each table's new contents replace the old in
+ * one step (`EXCHANGE TABLES`), so readers see the table before or after,
+ * never half of it.
  */
-export function rewriteTables<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: Store) => Promise<T>): Promise<T> {
-  const run = publishing.then(() => rewriteNow(ch, tables, write));
+export function rewriteTables<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: Store) => Promise<T>, opts: RewriteOptions = {}): Promise<T> {
+  const run = publishing.then(() => rewriteNow(ch, tables, write, opts));
   publishing = run.catch(() => undefined);
   return run;
 }
 
-async function rewriteNow<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: Store) => Promise<T>): Promise<T> {
+async function rewriteNow<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: Store) => Promise<T>, opts: RewriteOptions): Promise<T> {
   const s = await scratchStore();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-rewrite-'));
+  const inputs = opts.inputs ?? [];
   try {
     for (const t of tables) {
       await s.run(`DELETE FROM ${duckIdent(t)}`);
-      const file = path.join(dir, `${t}.ndjson`);
-      const res = await ch.client.exec({ query: `SELECT * FROM ${ch.table(t)} FORMAT JSONEachRow` });
-      await pipeline(res.stream, fs.createWriteStream(file));
-      if (fs.statSync(file).size > 0) await s.run(`INSERT INTO ${duckIdent(t)} BY NAME SELECT * FROM read_json($file, format = 'newline_delimited')`, { file });
+      if (!opts.fresh) await loadIntoScratch(ch, s, s, t, {});
+    }
+    for (const i of inputs) {
+      await s.run(`DELETE FROM ${duckIdent(i.table)}`);
+      await loadIntoScratch(ch, s, s, i.table, { columns: i.columns });
     }
     const out = await write(s);
     for (const t of tables) {
@@ -208,15 +394,16 @@ async function rewriteNow<T>(ch: ClickHouseStore, tables: readonly string[], wri
     }
     return out;
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    // Inputs can be large (every candle): the scratch store keeps nothing between writes.
+    for (const i of inputs) await s.run(`DELETE FROM ${duckIdent(i.table)}`);
   }
 }
 
 /** A reorg: coverage above `ancestor` goes first, then the rows. */
 export async function rollbackClickHouse(ch: ClickHouseStore, network: string, ancestor: number, datasets: readonly string[], tables: readonly BatchTable[]): Promise<void> {
   const far = Number.MAX_SAFE_INTEGER;
-  await uncover(ch, datasets, network, ancestor + 1, far);
-  await deleteRange(ch, tables, network, ancestor + 1, far);
+  await withdraw(ch, datasets, [network], ancestor + 1, far);
+  await deleteRange(ch, tables, [network], ancestor + 1, far);
 }
 
 /** What ingestion of a chain last saw (GET /v1/coverage): one row per scope, the newest wins. */
