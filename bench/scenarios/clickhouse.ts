@@ -184,8 +184,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       notes: [
         `Demo store, 2 days (${copy.rows.toLocaleString()} rows), built in DuckDB and copied into chDB (${copySeconds.toFixed(1)} s) with the code of \`chainq copy\`.`,
         'chDB is ClickHouse embedded in the bench process; its connection adapter materialises each result before handing it over, which a ClickHouse server does not.',
-        'Runs alternate between the engines; medians are compared.',
-        'Not measured: ingestion events/s into chDB vs DuckDB — ingestion does not write to ClickHouse yet (docs/storage.md).',
+        'Runs alternate between the engines; medians are compared. Ingestion into chDB vs DuckDB: bench/results/clickhouse-ingest.json.',
       ],
     };
   } finally {
