@@ -102,7 +102,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     throw e;
   }
 
-  const render = (bound: BoundQuery) => renderClickHouse(bound, { database });
+  const render = (bound: BoundQuery, format: Format) => renderClickHouse(bound, format, { database });
 
   async function copyToStream(sql: string, params: Record<string, unknown>, format: Format): Promise<CopyStream> {
     const release = await exports.acquire();
