@@ -116,6 +116,43 @@ export async function createTestStores(demo: DemoOptions | null = TEST_DEMO, eng
   return { served, oracle: duck };
 }
 
+/**
+ * A store that holds nothing but the seed's schema and one key (plan
+ * unlimited), opened again read-only, as a server with --redis opens it: a
+ * DuckDB file, or a database of this process's chDB directory.
+ */
+export async function createReadOnlyTestStore(engine: 'duckdb' | 'chdb' = TEST_ENGINE): Promise<{ store: Store; key: string; close(): Promise<void> }> {
+  if (engine === 'chdb') {
+    const target = { engine: 'chdb' as const, dir: chdbTestDir() };
+    const database = `test_ro_${process.pid}_${++chdbDatabases}`;
+    const writable = await createClickHouseStore({ target, database });
+    const { key } = await createKey(writable, { plan: 'unlimited' });
+    await writable.close();
+    const store = await createClickHouseStore({ target, database, readOnly: true });
+    return {
+      store, key,
+      async close() {
+        await store.close();
+        const admin = await createClickHouseStore({ target, database });
+        await admin.command(`DROP DATABASE IF EXISTS ${database}`);
+        await admin.close();
+      },
+    };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-ro-'));
+  const writable = await createStore({ dataDir: dir, threads: 1 });
+  const { key } = await createKey(writable, { plan: 'unlimited' });
+  await writable.close();
+  const store = await createStore({ dataDir: dir, threads: 1, readOnly: true });
+  return {
+    store, key,
+    async close() {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** One chDB data directory per test process (a copy of the template when there is one), removed when the process exits. */
 let chdbDir: string | null = null;
 let templateCopied = false;
