@@ -11,8 +11,11 @@ import path from 'node:path';
 import { buildChdbTemplate } from './helpers/testApp.ts';
 
 export default async function setup(): Promise<() => void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-chdb-template-'));
+  // The template and every test process's copy live under one directory, removed at the end
+  // even when a worker was stopped before its own clean-up ran.
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-chdb-run-'));
+  const dir = path.join(root, 'template');
   await buildChdbTemplate(dir);
   process.env.CHAINQ_TEST_CHDB_TEMPLATE = dir;
-  return () => fs.rmSync(dir, { recursive: true, force: true });
+  return () => fs.rmSync(root, { recursive: true, force: true });
 }

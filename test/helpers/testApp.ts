@@ -158,8 +158,9 @@ let chdbDir: string | null = null;
 let templateCopied = false;
 function chdbTestDir(): string {
   if (chdbDir) return chdbDir;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-chdb-'));
   const template = process.env.CHAINQ_TEST_CHDB_TEMPLATE;
+  // Beside the template: the global setup's teardown removes them all.
+  const dir = fs.mkdtempSync(path.join(template ? path.dirname(template) : os.tmpdir(), 'chainq-chdb-'));
   if (template && fs.existsSync(template)) {
     fs.cpSync(template, dir, { recursive: true });
     templateCopied = true;
