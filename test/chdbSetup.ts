@@ -1,9 +1,10 @@
 /**
  * Global setup of the `chdb` test project: the demo store the API tests use
- * (seed + TEST_DEMO), built once in DuckDB and copied into a chDB data
+ * (seed + TEST_DEMO), built once in a DuckDB file and copied into a chDB data
  * directory with `chainq copy`'s code. Each test process starts from a copy
- * of that directory (createTestStore), since chDB binds one data directory
- * per process and building it takes half a minute.
+ * of both (createTestStores: the chDB store it serves, and its DuckDB oracle),
+ * since chDB binds one data directory per process and building them takes
+ * half a minute.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -13,6 +13,7 @@ import { columnsOf, columnText, copyCoverage, insertFromDuckDb } from '../../src
 import { publishBatch, type BatchTable } from '../../src/store/clickhouse/publish.ts';
 import { addCoverage } from '../../src/store/coverage.ts';
 import type { Store, Tx } from '../../src/store/createStore.ts';
+import { noteChanged } from './testApp.ts';
 
 /**
  * Replaces the served store's `tables` with the oracle's, after a fixture
@@ -21,6 +22,7 @@ import type { Store, Tx } from '../../src/store/createStore.ts';
  */
 export async function mirrorTables(served: Store, oracle: Store, tables: readonly string[]): Promise<void> {
   if (served === oracle) return;
+  noteChanged(served);
   const ch = clickHouseOf(served);
   if (!ch || oracle.engine !== 'duckdb') throw new Error('mirrorTables copies a DuckDB oracle into a ClickHouse store');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-mirror-'));
@@ -91,6 +93,7 @@ export interface ChainBatch {
  * `write` into the scratch DuckDB and published.
  */
 export async function writeChainBatch(store: Store, batch: ChainBatch, write: (tx: Tx) => Promise<unknown>): Promise<void> {
+  noteChanged(store);
   const ch = clickHouseOf(store);
   if (ch) {
     await publishBatch(ch, { ...batch, extraTables: [], uncovers: [] }, async (scratch) => { await scratch.transaction(write); });
