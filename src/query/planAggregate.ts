@@ -51,7 +51,7 @@ export async function planAggregate(ctx: PlanContext, route: DataRoute, raw: Rea
   const bound: BoundQuery = { query, params: sel.q.params };
   return {
     query: bound,
-    ...ctx.store.render(bound),
+    ...ctx.store.render(bound, sel.format),
     format: sel.format,
     columns,
     cost,

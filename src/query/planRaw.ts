@@ -69,7 +69,7 @@ export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<
     query: {
       kind: 'rows',
       table: e.table.name,
-      columns: cols.map((c) => ({ name: c.name, expr: sel.columnExpr(c.name) })),
+      columns: cols.map((c) => ({ name: c.name, expr: sel.columnExpr(c.name), type: c.type })),
       value: value ? { name: VALUE_COLUMN, value } : null,
       where: sel.where,
       orderBy: e.table.orderBy.filter((k) => k !== 'network'),
@@ -80,7 +80,7 @@ export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<
   const cost = computeCost({ costClass: e.cost, network: sel.network, range: sel.range, aggregate: false }, ctx.blocksPerDay);
   return {
     query,
-    ...ctx.store.render(query),
+    ...ctx.store.render(query, sel.format),
     format: sel.format,
     columns: [...cols.map((c) => c.name), ...(value ? [VALUE_COLUMN] : [])],
     cost,

@@ -43,7 +43,7 @@ function rowsQuery(e: VenueEndpoint, values: QueryValues, where: readonly Condit
     query: {
       kind: 'rows',
       table: e.table.name,
-      columns: columns.map((c) => ({ name: c.name, expr: c.expr ?? column(c.name) })),
+      columns: columns.map((c) => ({ name: c.name, expr: c.expr ?? column(c.name), type: c.type })),
       value: null,
       where,
       orderBy: e.table.orderBy.filter((k) => k !== 'token'),
@@ -88,7 +88,7 @@ export async function planVenue(ctx: PlanContext, route: DataRoute, raw: Readonl
   const cost = computeCost({ costClass: e.cost, network: e.protocol, range, aggregate: false }, ctx.blocksPerDay);
   return {
     query: bound,
-    ...ctx.store.render(bound),
+    ...ctx.store.render(bound, format),
     format,
     columns: columns.map((c) => c.name),
     cost,

@@ -6,6 +6,7 @@
  * namespaces do not exist for it.
  */
 import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
+import { exportSelectList } from '../store/clickhouse/format.ts';
 import { rewriteTables } from '../store/clickhouse/publish.ts';
 import { parse } from 'csv-parse/sync';
 import { networkInfo } from '../catalog/networks.ts';
@@ -158,12 +159,17 @@ export async function deleteNamespace(store: Store, keyId: string, namespace: st
   });
 }
 
-/** The statement that lists a namespace as the CSV it was uploaded as (in upload order), in the store's dialect; parameters `keyId`, `namespace`. */
+/**
+ * The statement that lists a namespace as the CSV it was uploaded as (in
+ * upload order), in the store's dialect; parameters `keyId`, `namespace`. On
+ * ClickHouse each field is written as DuckDB's CSV writes it (docs/storage.md).
+ */
 export function namespaceCsvSql(store: Store): string {
   const ch = clickHouseOf(store);
   if (ch) {
-    return `SELECT address, label, category, network FROM ${ch.table('user_labels')}
-      WHERE key_id = {keyId:String} AND namespace = {namespace:String} ORDER BY pos`;
+    const fields = exportSelectList(LABEL_CSV_COLUMNS.map((name) => ({ sql: `u.${name}`, name, type: 'string' as const })), 'csv');
+    return `SELECT ${fields} FROM ${ch.table('user_labels')} AS u
+      WHERE u.key_id = {keyId:String} AND u.namespace = {namespace:String} ORDER BY u.pos`;
   }
   return `SELECT address, label, category, network FROM user_labels WHERE key_id = $keyId AND namespace = $namespace ORDER BY pos`;
 }

@@ -57,8 +57,12 @@ export interface Store {
   readonly engine: 'duckdb' | 'clickhouse';
   readonly dataDir: string | null;
   readonly readOnly: boolean;
-  /** The engine's text and parameter values for an engine-neutral data query, to pass to `copyToStream`/`copyToFile`. */
-  render(query: BoundQuery): { sql: string; params: SqlParams };
+  /**
+   * The engine's text and parameter values for an engine-neutral data query
+   * answered in `format`, to pass to `copyToStream`/`copyToFile` with that
+   * format (an engine may shape its columns per format; DuckDB does not).
+   */
+  render(query: BoundQuery, format: Format): { sql: string; params: SqlParams };
   all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
   run(sql: string, params?: SqlParams): Promise<void>;
   /**

@@ -7,7 +7,7 @@
  * Request values only ever appear as parameters (`param`), which the
  * renderer writes as placeholders and passes to the engine beside the text.
  */
-import type { ColumnExpr } from '../catalog/types.ts';
+import type { ColumnExpr, ColumnType } from '../catalog/types.ts';
 
 /** What a bound parameter holds, so that engines with typed placeholders (`{p:Type}`) can declare it. */
 export type ParamType = 'string' | 'int64' | 'float64' | 'timestamp' | 'boolean';
@@ -74,6 +74,8 @@ export interface RowValue {
 export interface OutputExpr {
   readonly name: string;
   readonly expr: Expr;
+  /** The column's wire type (the catalog's), which decides how an engine writes it in each format. */
+  readonly type: ColumnType;
 }
 
 /** Rows of a table, one output row per stored row. */
@@ -95,7 +97,9 @@ export interface RowsQuery {
 
 /**
  * Buckets of rows. Output columns come in this order: the bucket's edges,
- * the group columns, the pivots, the measures, the count, the value.
+ * the group columns, the pivots, the measures, the count, the value. Time
+ * edges are ISO text (integers as epoch seconds), block edges integers; the
+ * pivots, measures and value are doubles, the count an integer.
  */
 export interface AggregateQuery {
   readonly kind: 'aggregate';

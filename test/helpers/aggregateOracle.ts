@@ -89,7 +89,7 @@ export function parseCsv(text: string): Row[] {
   return body.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] === '' ? null : r[i]])));
 }
 
-/** Reads a Parquet body back through DuckDB: its rows and its column types. */
+/** Reads a Parquet body back through DuckDB (`store` is a DuckDB store: a test app's oracle on either engine): its rows and its column types. */
 export async function readParquet(store: Store, body: Buffer): Promise<{ rows: Row[]; types: Record<string, string> }> {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-test-')), 'body.parquet');
   fs.writeFileSync(file, body);

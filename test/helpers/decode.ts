@@ -1,6 +1,7 @@
 /**
  * Reads CSV and Parquet response bodies back into rows with DuckDB's own
  * readers, so that the three formats of one query can be compared row by row.
+ * `store` is a DuckDB store: a test app's oracle, whichever engine serves.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -21,7 +21,7 @@ export interface ParquetContent {
   readonly rows: Record<string, unknown>[];
 }
 
-/** Reads a Parquet body with DuckDB: its column types and rows. */
+/** Reads a Parquet body with DuckDB (a DuckDB store: a test app's oracle on either engine): its column types and rows. */
 export async function readParquet(store: Store, body: Buffer): Promise<ParquetContent> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-test-'));
   const file = path.join(dir, 'body.parquet');

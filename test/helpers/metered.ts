@@ -10,13 +10,13 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { generateDemo } from '../../src/demo/generate.ts';
 import type { MeterBackend, UsageRow } from '../../src/metering/backend.ts';
 import { createEmbeddedBackend } from '../../src/metering/embeddedBackend.ts';
-import { createKey, hashKey } from '../../src/metering/keys.ts';
+import { createKey, findKey } from '../../src/metering/keys.ts';
 import { createMeter, type Meter } from '../../src/metering/meter.ts';
 import { parsePlans, type Plans } from '../../src/metering/plans.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
 import { createStore, type Store } from '../../src/store/createStore.ts';
-import { TEST_DEMO } from './testApp.ts';
+import { createTestStore, TEST_DEMO } from './testApp.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -24,7 +24,13 @@ export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const SMALL_QUERY = '/v1/evm/erc20/events/transfer?network=ETH&token=USDC&block_start=23910000&block_end=23910100';
 export const SMALL_COST = 100;
 
+/**
+ * The demo store of the API tests: in memory on the test project's engine
+ * (DuckDB, or chDB for the `chdb` project), or a DuckDB store in `dataDir`
+ * for a `chainq` process to open.
+ */
 export async function createDemoStore(dataDir: string | null = null): Promise<Store> {
+  if (dataDir === null) return createTestStore(TEST_DEMO);
   const store = await createStore({ dataDir, threads: 2 });
   await loadSeed(store);
   await generateDemo(store, TEST_DEMO);
@@ -68,8 +74,9 @@ export async function createMeteredApp(store: Store, opts: { plans: Plans; clock
     get: (url, key) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key } }),
     estimate: (query, key) => app.inject({ method: 'POST', url: '/v1/calculate-cost', headers: { 'x-api-key': key }, payload: { query } }),
     async usage(key) {
-      const rows = await store.all<{ id: string }>(`SELECT id FROM api_keys WHERE key_hash = $h`, { h: hashKey(key) });
-      return meter.backend.usage({ keyId: rows[0]!.id });
+      const record = await findKey(store, key);
+      if (!record) throw new Error('no such key');
+      return meter.backend.usage({ keyId: record.id });
     },
     async close() {
       await app.close();
@@ -138,7 +145,13 @@ export function writePlansFile(dir: string, defs: Record<string, { requests_per_
   return file;
 }
 
-/** The real store, except that every streamed export fails after its first chunk: a server failure mid-stream. */
+/**
+ * The real store, except that every streamed export fails once its first
+ * chunk was taken by the server: a server failure mid-stream, after the
+ * status line went out. The failure waits for the server to ask for more,
+ * so it comes after the first bytes however fast the engine is (chDB has
+ * the whole result at once).
+ */
 export function breakingMidStream(store: Store): Store {
   return {
     ...store,
@@ -146,16 +159,19 @@ export function breakingMidStream(store: Store): Store {
     snapshot: async () => breakingMidStream(await store.snapshot()),
     async copyToStream(sql, params, format) {
       const exp = await store.copyToStream(sql, params, format);
-      let sent = 0;
-      const cut = new Readable({ read() {} });
-      exp.stream.on('data', (c: Buffer) => {
-        if (sent++ === 0) cut.push(c);
-        else {
-          exp.cancel();
-          cut.destroy(new Error('engine failed mid-stream'));
-        }
+      let handedOver = false;
+      const fail = () => {
+        exp.cancel();
+        cut.destroy(new Error('engine failed mid-stream'));
+      };
+      // A high-water mark of one byte: once the first chunk is in, read() is called again only after the server took it.
+      const cut = new Readable({ highWaterMark: 1, read() { if (handedOver) fail(); } });
+      exp.stream.once('data', (c: Buffer) => {
+        exp.stream.pause();
+        handedOver = true;
+        cut.push(c);
       });
-      exp.stream.on('end', () => cut.destroy(new Error('engine failed mid-stream')));
+      exp.stream.once('end', () => { if (!handedOver) fail(); });
       return { stream: cut, done: exp.done, cancel: exp.cancel };
     },
   };

@@ -41,6 +41,15 @@ export const TEST_ENGINE: 'duckdb' | 'chdb' = process.env.CHAINQ_TEST_STORE === 
 let chdbDatabases = 0;
 /** Whether this process's copy of the template database is taken by an open store. */
 let templateTaken = false;
+/** Whether a fixture changed the template database: later stores of this process are copied afresh. */
+let templateSpent = false;
+/** Stores whose rows a fixture changed (engineSql.ts). */
+const changed = new WeakSet<Store>();
+
+/** Notes that a fixture changed the rows of `store` (so that a later test store does not reuse them). */
+export function noteChanged(store: Store): void {
+  changed.add(store);
+}
 
 /** The demo store of the API tests, in DuckDB. */
 async function duckDemo(demo: DemoOptions | null): Promise<Store> {
@@ -48,6 +57,26 @@ async function duckDemo(demo: DemoOptions | null): Promise<Store> {
   await loadSeed(duck);
   if (demo) await generateDemo(duck, demo);
   return duck;
+}
+
+/**
+ * The DuckDB oracle of a chDB test store: for TEST_DEMO, a copy of the
+ * global setup's DuckDB file (the very rows the chDB template was copied
+ * from), which opens in a blink where generating the demo takes seconds.
+ */
+async function oracleDemo(demo: DemoOptions | null): Promise<Store> {
+  const template = process.env.CHAINQ_TEST_CHDB_TEMPLATE;
+  if (demo !== TEST_DEMO || !template || !fs.existsSync(path.join(template, 'duckdb'))) return duckDemo(demo);
+  const dir = fs.mkdtempSync(path.join(path.dirname(template), 'chainq-oracle-'));
+  fs.cpSync(path.join(template, 'duckdb'), dir, { recursive: true });
+  const store = await createStore({ dataDir: dir, threads: 2 });
+  const close = store.close;
+  return Object.assign(store, {
+    close: async () => {
+      await close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  });
 }
 
 /** Copies a DuckDB store into a new database of this process's chDB directory. */
@@ -58,11 +87,16 @@ async function copyToChdb(duck: Store, database: string): Promise<ClickHouseStor
   return ch;
 }
 
-/** The chDB project's global setup: the TEST_DEMO store as database `chainq` of a chDB directory. */
+/**
+ * The chDB project's global setup: the TEST_DEMO store as a DuckDB file in
+ * `dir/duckdb` and as database `chainq` of the chDB directory `dir/chdb`.
+ */
 export async function buildChdbTemplate(dir: string): Promise<void> {
-  chdbDir = dir;
-  const duck = await duckDemo(TEST_DEMO);
+  chdbDir = path.join(dir, 'chdb');
+  const duck = await createStore({ dataDir: path.join(dir, 'duckdb'), threads: 2 });
   try {
+    await loadSeed(duck);
+    await generateDemo(duck, TEST_DEMO);
     const ch = await copyToChdb(duck, 'chainq');
     await ch.close();
   } finally {
@@ -85,15 +119,21 @@ export async function createTestStore(demo: DemoOptions | null = TEST_DEMO, engi
 
 /** The served store and its DuckDB oracle (the same store on DuckDB); closing the served store closes both. */
 export async function createTestStores(demo: DemoOptions | null = TEST_DEMO, engine: 'duckdb' | 'chdb' = TEST_ENGINE): Promise<{ served: Store; oracle: Store }> {
-  const duck = await duckDemo(demo);
-  if (engine === 'duckdb') return { served: duck, oracle: duck };
+  if (engine === 'duckdb') {
+    const duck = await duckDemo(demo);
+    return { served: duck, oracle: duck };
+  }
   chdbTestDir();
+  const duck = await oracleDemo(demo);
   let ch: ClickHouseStore;
   let release = () => undefined as void;
   try {
-    if (demo === TEST_DEMO && templateCopied && !templateTaken) {
+    if (demo === TEST_DEMO && templateCopied && !templateTaken && !templateSpent) {
       templateTaken = true;
-      release = () => { templateTaken = false; };
+      release = () => {
+        templateTaken = false;
+        if (changed.has(ch)) templateSpent = true;
+      };
       ch = await createClickHouseStore({ target: { engine: 'chdb', dir: chdbTestDir() }, database: 'chainq' });
     } else {
       ch = await copyToChdb(duck, `test_${process.pid}_${++chdbDatabases}`);
@@ -116,15 +156,53 @@ export async function createTestStores(demo: DemoOptions | null = TEST_DEMO, eng
   return { served, oracle: duck };
 }
 
+/**
+ * A store that holds nothing but the seed's schema and one key (plan
+ * unlimited), opened again read-only, as a server with --redis opens it: a
+ * DuckDB file, or a database of this process's chDB directory.
+ */
+export async function createReadOnlyTestStore(engine: 'duckdb' | 'chdb' = TEST_ENGINE): Promise<{ store: Store; key: string; close(): Promise<void> }> {
+  if (engine === 'chdb') {
+    const target = { engine: 'chdb' as const, dir: chdbTestDir() };
+    const database = `test_ro_${process.pid}_${++chdbDatabases}`;
+    const writable = await createClickHouseStore({ target, database });
+    const { key } = await createKey(writable, { plan: 'unlimited' });
+    await writable.close();
+    const store = await createClickHouseStore({ target, database, readOnly: true });
+    return {
+      store, key,
+      async close() {
+        await store.close();
+        const admin = await createClickHouseStore({ target, database });
+        await admin.command(`DROP DATABASE IF EXISTS ${database}`);
+        await admin.close();
+      },
+    };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-ro-'));
+  const writable = await createStore({ dataDir: dir, threads: 1 });
+  const { key } = await createKey(writable, { plan: 'unlimited' });
+  await writable.close();
+  const store = await createStore({ dataDir: dir, threads: 1, readOnly: true });
+  return {
+    store, key,
+    async close() {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** One chDB data directory per test process (a copy of the template when there is one), removed when the process exits. */
 let chdbDir: string | null = null;
 let templateCopied = false;
 function chdbTestDir(): string {
   if (chdbDir) return chdbDir;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-chdb-'));
   const template = process.env.CHAINQ_TEST_CHDB_TEMPLATE;
-  if (template && fs.existsSync(template)) {
-    fs.cpSync(template, dir, { recursive: true });
+  // Beside the template: the global setup's teardown removes them all.
+  const dir = fs.mkdtempSync(path.join(template ? path.dirname(template) : os.tmpdir(), 'chainq-chdb-'));
+  if (template && fs.existsSync(path.join(template, 'chdb'))) {
+    fs.cpSync(path.join(template, 'chdb'), dir, { recursive: true });
     templateCopied = true;
   }
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));

@@ -21,7 +21,10 @@ export function servedWithTronBtc(): Endpoint[] {
   return catalog.map((e) => (e.family === 'tron' || e.family === 'btc' ? { ...e, served: true } : e));
 }
 
-/** Writes the events and returns them as stored: block_number, time (ISO), token, amount. */
+/** The tables `writeTronBtcRows` writes: what a ClickHouse test store mirrors from its DuckDB oracle (engineSql.ts). */
+export const TRON_BTC_TABLES = ['blocks', 'tron_trc20_transfer', 'tron_native_transfer', 'btc_native_transfer', 'coverage'] as const;
+
+/** Writes the events into a DuckDB store and returns them as stored: block_number, time (ISO), token, amount. */
 export async function writeTronBtcRows(store: Store): Promise<Record<'trc20' | 'trx' | 'btc', Row[]>> {
   // Deterministic pseudo-random events: hash(i, tag) picks the block and the amount.
   const blockTime = (start: number, seconds: number, n: string) => `TIMESTAMP '2025-12-01' + to_seconds((${n} - ${start}) * ${seconds})`;

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshPrices } from '../../src/reference/prices.ts';
+import { mirrorTables } from '../helpers/engineSql.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 import { expectClose, groupRows, isoSeconds, mean, parseCsv, readParquet, sum, type Row } from '../helpers/aggregateOracle.ts';
 
@@ -28,15 +29,17 @@ function usd(symbol: string, iso: string): number | null {
 
 beforeAll(async () => {
   t = await createTestApp();
-  // The test's own candles replace the demo's, so that its price oracle is exact.
-  await t.store.run(`DELETE FROM venue_a_klines`);
-  await t.store.run(`INSERT INTO venue_a_klines
+  // The test's own candles replace the demo's, so that its price oracle is exact
+  // (written in the DuckDB oracle, then mirrored into the served store).
+  await t.oracle.run(`DELETE FROM venue_a_klines`);
+  await t.oracle.run(`INSERT INTO venue_a_klines
     SELECT 'ETH', TIMESTAMP '2025-12-01' + to_minutes(m), c, c, c, c, 1, c, 1, 0.5
     FROM (SELECT m, 3000 + 25 * sin(m / 40) AS c FROM range(720) r(m) WHERE m < ${GAP[0]} OR m >= ${GAP[1]})`);
-  await t.store.run(`INSERT INTO venue_a_klines
+  await t.oracle.run(`INSERT INTO venue_a_klines
     SELECT 'BTC', TIMESTAMP '2025-12-01' + to_minutes(m), c, c, c, c, 1, c, 1, 0.5
     FROM (SELECT m, 90000 + 300 * cos(m / 55) AS c FROM range(720) r(m))`);
-  await refreshPrices(t.store);
+  await refreshPrices(t.oracle);
+  await mirrorTables(t.store, t.oracle, ['venue_a_klines', 'prices']);
 });
 afterAll(async () => {
   await t?.close();
@@ -254,7 +257,7 @@ describe('formats', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/vnd.apache.parquet');
     expect(res.headers['content-disposition']).toMatch(/attachment; filename=".*aggregate.*\.parquet"/);
-    const pq = await readParquet(t.store, res.rawPayload);
+    const pq = await readParquet(t.oracle, res.rawPayload);
     expect(pq.types).toEqual({
       time_start: 'VARCHAR', time_end: 'VARCHAR', agg_amount: 'DOUBLE', mean_borrow_rate: 'DOUBLE', count: 'BIGINT', agg_value_usd: 'DOUBLE',
     });
@@ -263,7 +266,7 @@ describe('formats', () => {
 
   it('block buckets come out as integers in Parquet', async () => {
     const res = await t.get(`/v1/evm/native/events/transfer/aggregate?${ETH}&group_by=block_number&period=500&format=parquet`);
-    const pq = await readParquet(t.store, res.rawPayload);
+    const pq = await readParquet(t.oracle, res.rawPayload);
     expect(pq.types).toMatchObject({ block_start: 'BIGINT', block_end: 'BIGINT', count: 'BIGINT' });
     expect(Number(pq.rows[0]!.block_start)).toBe(23_910_000);
     expect(Number(pq.rows[0]!.block_end)).toBe(23_910_499);

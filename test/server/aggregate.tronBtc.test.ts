@@ -8,16 +8,19 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/metering/keys.ts';
-import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
 import { refreshPrices } from '../../src/reference/prices.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/createStore.ts';
 import { expectClose, groupRows, isoSeconds, parseCsv, readParquet, sum, type Row } from '../helpers/aggregateOracle.ts';
-import { BTC0, BTC_BLOCKS, TRON0, TRON_BLOCKS, servedWithTronBtc, writeTronBtcRows } from '../helpers/tronBtcRows.ts';
+import { mirrorTables } from '../helpers/engineSql.ts';
+import { createTestStores } from '../helpers/testApp.ts';
+import { BTC0, BTC_BLOCKS, TRON0, TRON_BLOCKS, TRON_BTC_TABLES, servedWithTronBtc, writeTronBtcRows } from '../helpers/tronBtcRows.ts';
 
 const T0 = Date.UTC(2025, 11, 1);
 
 let store: Store;
+/** The same rows in DuckDB: where fixtures are written (engineSql.ts). */
+let oracle: Store;
 let app: FastifyInstance;
 let key: string;
 const rows: Record<'trc20' | 'trx' | 'btc', Row[]> = { trc20: [], trx: [], btc: [] };
@@ -25,9 +28,10 @@ const rows: Record<'trc20' | 'trx' | 'btc', Row[]> = { trc20: [], trx: [], btc: 
 const get = (url: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
 
 beforeAll(async () => {
-  store = await createStore({ dataDir: null, threads: 2 });
-  await loadSeed(store);
-  Object.assign(rows, await writeTronBtcRows(store));
+  // The seed without the demo: the test's own rows are the only Tron and Bitcoin rows.
+  ({ served: store, oracle } = await createTestStores(null));
+  Object.assign(rows, await writeTronBtcRows(oracle));
+  await mirrorTables(store, oracle, TRON_BTC_TABLES);
   app = await createApp({ store, catalog: servedWithTronBtc() });
   key = (await createKey(store, { plan: 'unlimited' })).key;
 });
@@ -116,7 +120,7 @@ describe('Tron and Bitcoin aggregates', () => {
     const json = await envelope(`${BTC}&period=1d`);
     expect(typeof json[0]!.time).toBe('number');
     expect(json[0]!.time).toBe(T0 / 1000);
-    const pq = await readParquet(store, (await get(`${BTC}&period=1d&format=parquet`)).rawPayload);
+    const pq = await readParquet(oracle, (await get(`${BTC}&period=1d&format=parquet`)).rawPayload);
     expect(pq.types).toEqual({ time: 'BIGINT', token: 'VARCHAR', agg_amount: 'DOUBLE', count: 'BIGINT' });
     expect(pq.rows.map((r) => Number(r.time))).toEqual(json.map((r) => r.time));
     const csv = parseCsv((await get(`${BTC}&period=1d&format=csv`)).body);
@@ -127,7 +131,7 @@ describe('Tron and Bitcoin aggregates', () => {
   it('Tron time buckets are ISO 8601 in every format', async () => {
     const json = await envelope(`${TRX}&period=1h`);
     expect(json[0]!.time).toBe('2025-12-01T00:00:00Z');
-    const pq = await readParquet(store, (await get(`${TRX}&period=1h&format=parquet`)).rawPayload);
+    const pq = await readParquet(oracle, (await get(`${TRX}&period=1h&format=parquet`)).rawPayload);
     expect(pq.types.time).toBe('VARCHAR');
     expect(pq.rows.map((r) => r.time)).toEqual(json.map((r) => r.time));
     const csv = parseCsv((await get(`${TRX}&period=1h&format=csv`)).body);
@@ -142,8 +146,9 @@ describe('Tron and Bitcoin aggregates', () => {
   });
 
   it('raw Bitcoin rows take with_value like every chain endpoint: value_usd from the BTC candles', async () => {
-    await store.run(`INSERT INTO venue_a_klines SELECT 'BTC', TIMESTAMP '2025-12-01' + to_minutes(m), 0, 0, 0, 90000 + m, 1, 0, 1, 0 FROM range(60) r(m)`);
-    await refreshPrices(store);
+    await oracle.run(`INSERT INTO venue_a_klines SELECT 'BTC', TIMESTAMP '2025-12-01' + to_minutes(m), 0, 0, 0, 90000 + m, 1, 0, 1, 0 FROM range(60) r(m)`);
+    await refreshPrices(oracle);
+    await mirrorTables(store, oracle, ['venue_a_klines', 'prices']);
     const res = await get(`/v1/btc/native/events/transfer?block_start=${BTC0}&block_end=${BTC0 + 20}&with_value=true`);
     expect(res.statusCode, res.body).toBe(200);
     const events = (res.json() as { events: Row[] }).events;

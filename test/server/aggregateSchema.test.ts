@@ -5,23 +5,23 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDemo } from '../../src/demo/generate.ts';
 import { createKey } from '../../src/metering/keys.ts';
-import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
-import { TEST_DEMO } from '../helpers/testApp.ts';
-import { BTC0, TRON0, servedWithTronBtc, writeTronBtcRows } from '../helpers/tronBtcRows.ts';
+import type { Store } from '../../src/store/createStore.ts';
+import { mirrorTables } from '../helpers/engineSql.ts';
+import { createTestStores } from '../helpers/testApp.ts';
+import { BTC0, TRON0, TRON_BTC_TABLES, servedWithTronBtc, writeTronBtcRows } from '../helpers/tronBtcRows.ts';
 
 let store: Store;
 let app: FastifyInstance;
 let key: string;
 
 beforeAll(async () => {
-  store = await createStore({ dataDir: null, threads: 2 });
-  await loadSeed(store);
-  await generateDemo(store, TEST_DEMO);
-  await writeTronBtcRows(store);
+  const stores = await createTestStores();
+  store = stores.served;
+  // Bitcoin rows (the demo has none), written in the DuckDB oracle and mirrored into the served store.
+  await writeTronBtcRows(stores.oracle);
+  await mirrorTables(store, stores.oracle, TRON_BTC_TABLES);
   app = await createApp({ store, catalog: servedWithTronBtc() });
   key = (await createKey(store, { plan: 'unlimited' })).key;
 });

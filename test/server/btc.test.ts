@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BTC_DEMO_START_BLOCK } from '../../src/demo/btc.ts';
 import { DEMO_START } from '../../src/demo/generate.ts';
 import { BTC_DATASET, writeBtcBlocks, type BtcBlock } from '../../src/ingest/btc/writeBtcBlocks.ts';
-import { addCoverage } from '../../src/store/coverage.ts';
+import { blockTable } from '../../src/store/clickhouse/publish.ts';
+import { writeChainBatch } from '../helpers/engineSql.ts';
 import { parseCsv, readParquet } from '../helpers/formats.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
@@ -54,10 +55,8 @@ describe('bitcoin transfer rule through the API', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(null);
-    await t.store.transaction(async (tx) => {
-      await writeBtcBlocks(tx, BLOCKS);
-      await addCoverage(tx, BTC_DATASET, 'BTC', 900_000, 900_002);
-    });
+    const tables = [blockTable('btc_native_transfer'), blockTable('blocks', 'number')];
+    await writeChainBatch(t.store, { network: 'BTC', lo: 900_000, hi: 900_002, tables, covers: [BTC_DATASET] }, (tx) => writeBtcBlocks(tx, BLOCKS));
   });
   afterAll(async () => { await t.close(); });
   const json = async (url: string) => {
@@ -134,7 +133,7 @@ describe('bitcoin transfers over the demo dataset', () => {
   it('answers typed Parquet and CSV with the same rows', async () => {
     const range = `block_start=${BTC_DEMO_START_BLOCK}&block_end=${BTC_DEMO_START_BLOCK + 20}`;
     const csv = parseCsv((await t.get(`${PATH}?${range}&format=csv`)).body);
-    const parquet = await readParquet(t.store, (await t.get(`${PATH}?${range}&format=parquet`)).rawPayload);
+    const parquet = await readParquet(t.oracle, (await t.get(`${PATH}?${range}&format=parquet`)).rawPayload);
     expect(parquet.columns.map((c) => c.type)).toEqual(['BIGINT', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'DOUBLE', 'VARCHAR']);
     expect(parquet.rows.length).toBe(csv.rows.length);
     expect(parquet.rows.map((r) => String(r.receiver))).toEqual(csv.rows.map((r) => r.receiver));

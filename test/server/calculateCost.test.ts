@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataRoutes } from '../../src/catalog/derive/routes.ts';
 import { computeCost } from '../../src/query/cost.ts';
 import { parseRange } from '../../src/query/range.ts';
+import { coveredIntervals, coveredScopes } from '../../src/store/coverage.ts';
 import type { Store } from '../../src/store/createStore.ts';
 import { createDemoStore, createMeteredApp, meteringOf, plans, SMALL_QUERY, type MeteredApp } from '../helpers/metered.ts';
 
@@ -39,8 +40,9 @@ async function validQuery(route: ReturnType<typeof dataRoutes>[number], range: '
     p.set('since', '2025-12-01T01:00:00Z');
     p.set('until', '2025-12-01T03:00:00Z');
   } else {
-    const cov = await store.all<{ scope: string; lo: bigint; hi: bigint }>(`SELECT scope, lo, hi FROM coverage WHERE dataset = $d ORDER BY scope`, { d: e.id });
-    const pick = cov.find((c) => c.scope === 'ARB') ?? cov[0]!;
+    const scopes = await coveredScopes(store, e.id);
+    const scope = scopes.includes('ARB') ? 'ARB' : scopes[0]!;
+    const pick = { scope, ...(await coveredIntervals(store, e.id, scope))[0]! };
     network = pick.scope;
     if (e.family === 'evm') p.set('network', pick.scope);
     if (range === 'blocks') {

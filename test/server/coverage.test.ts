@@ -1,7 +1,8 @@
 /** GET /v1/coverage: what is queryable, derived from the catalog and the coverage the store records. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoverageEntry } from '../../src/catalog/coverage.ts';
-import { addCoverage, recordChainState } from '../../src/store/coverage.ts';
+import { recordChainState } from '../../src/store/coverage.ts';
+import { writeChainBatch } from '../helpers/engineSql.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 let t: TestApp;
@@ -43,8 +44,9 @@ describe('GET /v1/coverage', () => {
   });
 
   it('shows gaps, the confirmation depth and the newest block once ingestion records them', async () => {
-    await t.store.transaction((tx) => addCoverage(tx, 'evm/native/transfer', 'OP', 1_000, 1_099));
-    await t.store.transaction((tx) => addCoverage(tx, 'evm/native/transfer', 'OP', 1_200, 1_299));
+    const covers = ['evm/native/transfer'];
+    await writeChainBatch(t.store, { network: 'OP', lo: 1_000, hi: 1_099, tables: [], covers }, async () => undefined);
+    await writeChainBatch(t.store, { network: 'OP', lo: 1_200, hi: 1_299, tables: [], covers }, async () => undefined);
     await recordChainState(t.store, 'OP', { confirmations: 12, head: 1_311 });
     const [op] = (await coverage('?protocol=native&network=OP')).filter((e) => e.ranges[0]!.from === 1_000);
     expect(op).toMatchObject({ gaps: [{ from: 1_100, to: 1_199 }], newest: { block: 1_299, time: null }, confirmations: 12 });

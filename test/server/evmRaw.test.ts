@@ -98,14 +98,14 @@ describe.each(evm.map((e) => [e.id, e] as const))('%s', (_id, e) => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.body.split('\n')[0]).toBe(e.columns.map((c) => c.name).join(','));
-    const csvRows = await readBody(t.store, csv.rawPayload, 'csv');
+    const csvRows = await readBody(t.oracle, csv.rawPayload, 'csv');
     expect(csvRows.map((r) => typedCsvRow(e, r))).toEqual(expected);
 
     const pq = await t.get(`${query}&format=parquet`);
     expect(pq.statusCode).toBe(200);
     expect(pq.headers['content-type']).toBe('application/vnd.apache.parquet');
     expect(pq.headers['content-disposition']).toMatch(/^attachment; filename=".+\.parquet"$/);
-    const pqRows = (await readBody(t.store, pq.rawPayload, 'parquet')).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(v)])));
+    const pqRows = (await readBody(t.oracle, pq.rawPayload, 'parquet')).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(v)])));
     expect(pqRows).toEqual(expected);
   });
 

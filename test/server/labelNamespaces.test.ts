@@ -4,16 +4,13 @@
  * other key (404, exactly as if absent); bad CSV named by line and reason;
  * label text that looks like SQL stays text.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/createApp.ts';
-import { createStore } from '../../src/store/createStore.ts';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
-import { createKey } from '../../src/metering/keys.ts';
+import { createKey, listKeys } from '../../src/metering/keys.ts';
 import { LABEL_LIMITS } from '../../src/reference/userLabels.ts';
-import { createTestApp, type TestApp } from '../helpers/testApp.ts';
+import { countRows } from '../helpers/engineSql.ts';
+import { createReadOnlyTestStore, createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 let t: TestApp;
 let other: string;
@@ -126,8 +123,8 @@ describe('label text is data', () => {
     expect(await events(`${Q}&sender_label=%25&wallet_namespace=evil`)).toEqual(all.filter((r) => r.sender === whales[1]));
     expect(await events(`${Q}&sender_label=_&wallet_namespace=evil`)).toEqual(all.filter((r) => r.sender === whales[1]));
     expect(await events(`${Q}&sender_category=${encodeURIComponent("cat'); delete from api_keys; --")}&wallet_namespace=evil`)).toEqual(all.filter((r) => r.sender === whales[1]));
-    expect((await t.oracle.all<{ n: bigint }>(`SELECT count(*) AS n FROM labels`))[0]!.n).toBeGreaterThan(0n);
-    expect((await t.oracle.all<{ n: bigint }>(`SELECT count(*) AS n FROM api_keys`))[0]!.n).toBe(2n);
+    expect(await countRows(t.store, 'labels')).toBeGreaterThan(0);
+    expect(await listKeys(t.store)).toHaveLength(2);
     expect((await as(t.key, 'GET', '/v1/labels/evil')).body).toContain(`${whales[0]},${evil},whale,\n`);
   });
 });
@@ -170,24 +167,16 @@ describe('bad uploads', () => {
 
 describe('a read-only store (Redis mode)', () => {
   it('refuses to change labels with 503 unavailable, stores nothing, and still reads', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-labels-ro-'));
+    const { store, key, close } = await createReadOnlyTestStore();
+    const app = await createApp({ store });
     try {
-      const writable = await createStore({ dataDir: dir, threads: 1 });
-      const { key } = await createKey(writable, { plan: 'unlimited' });
-      await writable.close();
-      const store = await createStore({ dataDir: dir, threads: 1, readOnly: true });
-      const app = await createApp({ store });
-      try {
-        const r = await app.inject({ method: 'PUT', url: '/v1/labels/x', headers: { 'x-api-key': key, 'content-type': 'text/csv' }, payload: 'address,label,category\n' });
-        expect(r.statusCode).toBe(503);
-        expect(r.json()).toMatchObject({ code: 'unavailable' });
-        expect((await app.inject({ method: 'GET', url: '/v1/labels', headers: { 'x-api-key': key } })).json()).toEqual({ namespaces: [] });
-      } finally {
-        await app.close();
-        await store.close();
-      }
+      const r = await app.inject({ method: 'PUT', url: '/v1/labels/x', headers: { 'x-api-key': key, 'content-type': 'text/csv' }, payload: 'address,label,category\n' });
+      expect(r.statusCode).toBe(503);
+      expect(r.json()).toMatchObject({ code: 'unavailable' });
+      expect((await app.inject({ method: 'GET', url: '/v1/labels', headers: { 'x-api-key': key } })).json()).toEqual({ namespaces: [] });
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      await app.close();
+      await close();
     }
   });
 });

@@ -99,7 +99,7 @@ describe('link mode (local folder)', () => {
     expect(body.format).toBe('parquet');
     const got = await download(t, body.url);
     expect(got.headers['content-type']).toBe('application/vnd.apache.parquet');
-    const p = await readParquet(t.store, got.rawPayload);
+    const p = await readParquet(t.oracle, got.rawPayload);
     expect(p.rows.length).toBe(body.rows);
     expect(p.rows.length).toBe((JSON.parse((await t.get(TRON)).body) as { count: number }).count);
     for (const url of [`${TRON}&link=true`, `${TRON}&link=true&format=json`, '/v1/exchange/venue_a/ohlcv?token=BTC&since=2025-12-01&until=2025-12-01T06:00:00Z&format=json&link=true']) {

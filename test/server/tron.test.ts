@@ -129,7 +129,7 @@ describe('tron trc20 transfers', () => {
     expect(parsed.header).toEqual(['block_number', 'token', 'sender', 'receiver', 'amount', 'time']);
     const parquet = await t.get(`${TRC20}?token=USDT&${blocks(0, 100)}&format=parquet`);
     expect(parquet.headers['content-type']).toBe('application/vnd.apache.parquet');
-    const p = await readParquet(t.store, parquet.rawPayload);
+    const p = await readParquet(t.oracle, parquet.rawPayload);
     expect(p.columns).toEqual([
       { name: 'block_number', type: 'BIGINT' }, { name: 'token', type: 'VARCHAR' }, { name: 'sender', type: 'VARCHAR' },
       { name: 'receiver', type: 'VARCHAR' }, { name: 'amount', type: 'DOUBLE' }, { name: 'time', type: 'VARCHAR' },

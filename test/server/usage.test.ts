@@ -5,8 +5,9 @@
  * parameters like any route.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../src/metering/keys.ts';
+import { findKey } from '../../src/metering/keys.ts';
 import type { Store } from '../../src/store/createStore.ts';
+import { ledgerRows } from '../helpers/engineSql.ts';
 import { createDemoStore, createMeteredApp, meteringOf, plans, SMALL_QUERY, TestClock, type MeteredApp } from '../helpers/metered.ts';
 
 const BIGGER_QUERY = '/v1/evm/erc20/events/transfer?network=ETH&token=USDC&block_start=23910000&block_end=23910750';
@@ -28,11 +29,7 @@ afterAll(async () => {
 });
 
 async function ledgerOf(key: string, period: string) {
-  return store.all<{ request_id: string; cost: number; endpoint: string | null }>(
-    `SELECT request_id, cost::INTEGER AS cost, endpoint FROM usage_charges
-     WHERE key_id = (SELECT id FROM api_keys WHERE key_hash = $h) AND period = $p ORDER BY charged_at DESC, admitted_at DESC`,
-    { h: hashKey(key), p: period },
-  );
+  return ledgerRows(store, (await findKey(store, key))!.id, period);
 }
 
 describe('GET /v1/usage', () => {

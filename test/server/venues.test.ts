@@ -75,7 +75,7 @@ describe('venue endpoints', () => {
     expect(r.statusCode).toBe(200);
     expect(r.headers['content-type']).toBe('application/vnd.apache.parquet');
     expect(r.headers['content-disposition']).toMatch(/^attachment; filename=".+\.parquet"$/);
-    const p = await readParquet(t.store, r.rawPayload);
+    const p = await readParquet(t.oracle, r.rawPayload);
     const endpoint = venueEndpoints.find((e) => e.path === path)!;
     const expected = { integer: /INT/, double: /^DOUBLE$/, boolean: /^BOOLEAN$/, string: /^VARCHAR$/ } as const;
     expect(p.columns.map((c) => c.name)).toEqual(COLUMNS[path]);

@@ -106,7 +106,7 @@ describe('ClickHouse renderer', () => {
     const duck = await t.store.all<Record<string, unknown>>(plan.sql, plan.params);
     expect(duck.length, 'the case selects rows').toBeGreaterThan(0);
 
-    const rendered = renderClickHouse(plan.query);
+    const rendered = renderClickHouse(plan.query, 'parquet');
     expect(rendered.sql).not.toMatch(/\$p\d/);
     const result = await ch.query({ query: rendered.sql, query_params: rendered.params, format: 'JSONEachRow' });
     const click = await result.json<Record<string, unknown>>();
@@ -123,7 +123,7 @@ describe('ClickHouse renderer', () => {
     const route = dataRoutes().find((r) => r.path === '/v1/evm/erc20/events/transfer')!;
     const evil = `x'); DROP TABLE labels; --`;
     const plan = await plannerFor(route)({ store: t.store }, route, { ...BLOCKS, token: 'USDT', involving_label: evil });
-    const rendered = renderClickHouse(plan.query);
+    const rendered = renderClickHouse(plan.query, 'parquet');
     expect(rendered.sql).not.toContain('DROP');
     expect(rendered.sql).toMatch(/\{p\d+:String\}/);
     expect(rendered.sql).toMatch(/\{p\d+:Int64\}/);

@@ -20,7 +20,7 @@ describe('renderDuckDb', () => {
     const q: BoundQuery = {
       query: {
         kind: 'rows', table: 'evm_erc20_transfer', value: null, orderBy: ['block_number'], storedInOrder: false,
-        columns: [{ name: 'time', expr: { kind: 'iso_time', arg: { kind: 'column', name: 'time' }, millis: false } }],
+        columns: [{ name: 'time', expr: { kind: 'iso_time', arg: { kind: 'column', name: 'time' }, millis: false }, type: 'string' }],
         where: [
           { kind: 'compare', left: { kind: 'column', name: 'sender' }, op: '=', right: { kind: 'param', name: 'p0' } },
           { kind: 'compare', left: { kind: 'column', name: 'time' }, op: '>=', right: { kind: 'param', name: 'p1' } },
@@ -47,7 +47,7 @@ describe('renderDuckDb', () => {
     const q: BoundQuery = {
       query: {
         kind: 'rows', table: 'labels', value: null, orderBy: ['address'], storedInOrder: false,
-        columns: [{ name: 'address', expr: { kind: 'column', name: 'address' } }],
+        columns: [{ name: 'address', expr: { kind: 'column', name: 'address' }, type: 'string' }],
         where: [{
           kind: 'in_labels', arg: { kind: 'column', name: 'address' },
           set: { kind: 'label', network: { kind: 'param', name: 'p0' }, substrings: [{ kind: 'param', name: 'p1' }, { kind: 'param', name: 'p2' }] },
@@ -55,7 +55,7 @@ describe('renderDuckDb', () => {
       },
       params: { p0: { value: 'ETH', type: 'string' }, p1: { value: 'exchange', type: 'string' }, p2: { value: 'someone', type: 'string' } },
     };
-    const r = store.render(q);
+    const r = store.render(q, 'json');
     expect(await store.all(r.sql, r.params)).toEqual([{ address: '0xaa' }, { address: '0xbb' }]);
   });
 });

@@ -5,7 +5,7 @@
  * is bound.
  */
 import { AGG_VALUE_COLUMN, bucketColumns, pivotGroups } from '../../catalog/derive/aggregate.ts';
-import type { ChainEndpoint } from '../../catalog/types.ts';
+import type { ChainEndpoint, ColumnType } from '../../catalog/types.ts';
 import type { AggregateQuery, Condition, Expr, RowValue } from '../../store/query.ts';
 import type { Bucketing } from '../bucketing.ts';
 import type { ParamBinder } from './params.ts';
@@ -23,6 +23,13 @@ export interface AggregateQueryInput {
   readonly splitByToken?: boolean;
   /** Bitcoin time buckets in JSON and Parquet: `time` as integer epoch seconds (interface.md §2.1). */
   readonly epochSecondsTime: boolean;
+}
+
+/** The wire type of one of the endpoint's row columns, which a group column repeats. */
+function columnType(e: ChainEndpoint, name: string): ColumnType {
+  const c = [...e.columns, ...e.verboseColumns].find((x) => x.name === name);
+  if (!c) throw new Error(`${e.id}: group column ${name} is not one of its columns`);
+  return c.type;
 }
 
 export function aggregateQuery(input: AggregateQueryInput): { query: AggregateQuery; columns: string[] } {
@@ -44,7 +51,7 @@ export function aggregateQuery(input: AggregateQueryInput): { query: AggregateQu
 
   const groupColumns = [...(schema.group_columns ?? [])];
   if (input.splitByToken && !groupColumns.includes('token')) groupColumns.push('token');
-  const groups = groupColumns.map((name) => ({ name, expr: columnExpr(name) }));
+  const groups = groupColumns.map((name) => ({ name, expr: columnExpr(name), type: columnType(e, name) }));
   const pivotColumns = schema.pivot_columns ?? [];
   // Every pivot is a sum (the catalog declares no other pivot aggregation).
   const pivots = pivotGroups(pivotColumns, input.pivotTokens).map((group) => ({

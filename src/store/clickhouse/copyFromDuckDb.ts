@@ -163,6 +163,12 @@ async function copyState(source: Store, target: ClickHouseStore, scope: CopyScop
   await target.insert('coverage_state', advanced);
 
   // Coverage last: it is what makes the copied rows visible.
+  const coverage = await copyCoverage(source, target);
+  return keys.length + chain.length + advanced.length + coverage;
+}
+
+/** Replaces the target's coverage with the source's, one row per dataset and scope; returns the source's interval count. */
+export async function copyCoverage(source: Store, target: ClickHouseStore): Promise<number> {
   const coverage = await source.all<{ dataset: string; scope: string; lo: bigint; hi: bigint }>('SELECT dataset, scope, lo, hi FROM coverage ORDER BY dataset, scope, lo');
   const byScope = new Map<string, { dataset: string; scope: string; intervals: { lo: string; hi: string }[] }>();
   for (const c of coverage) {
@@ -174,7 +180,7 @@ async function copyState(source: Store, target: ClickHouseStore, scope: CopyScop
   await target.command(`TRUNCATE TABLE ${target.table('coverage')}`);
   const version = String(BigInt(Date.now()) * 1000n);
   await target.insert('coverage', [...byScope.values()].map((e) => ({ ...e, version })));
-  return keys.length + chain.length + advanced.length + coverage.length;
+  return coverage.length;
 }
 
 /** Rows per partition value of every dataset table, in both stores. */

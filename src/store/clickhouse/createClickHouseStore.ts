@@ -54,6 +54,23 @@ export interface ClickHouseStore extends Store {
 
 const DEFAULT_DATABASE = 'chainq';
 
+/** The most bytes handed on at once; see `slices`. */
+const SLICE_BYTES = 64 * 1024;
+
+/**
+ * The engine's chunks in slices of at most SLICE_BYTES (views, not copies).
+ * A server's HTTP body arrives in small chunks already; chDB hands over a
+ * whole result as one, and a single chunk of megabytes would pass every
+ * stream buffer at once: the response would count as delivered (and be
+ * charged) before the client had read it. Sliced, the socket's
+ * backpressure holds the export back as it does with a server.
+ */
+async function* slices(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    for (let at = 0; at < chunk.length; at += SLICE_BYTES) yield chunk.subarray(at, at + SLICE_BYTES);
+  }
+}
+
 /** Text of a JS value as ClickHouse reads it in JSON input: exact integers as text, times as UTC. */
 function jsonValue(v: unknown): unknown {
   if (typeof v === 'bigint') return v.toString();
@@ -108,7 +125,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     throw e;
   }
 
-  const render = (bound: BoundQuery) => renderClickHouse(bound, { database });
+  const render = (bound: BoundQuery, format: Format) => renderClickHouse(bound, format, { database });
 
   async function copyToStream(sql: string, params: Record<string, unknown>, format: Format): Promise<CopyStream> {
     const release = await exports.acquire();
@@ -133,7 +150,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
       });
       rows = Number(result.summary?.result_rows ?? 0);
       // The body ends only once the engine's stream has ended whole.
-      await pipeline(result.stream, stream);
+      await pipeline(result.stream, slices, stream);
       return rows;
     })();
     done.catch((e: unknown) => {
