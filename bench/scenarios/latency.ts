@@ -27,7 +27,7 @@ const MIX: readonly { kind: string; url: string }[] = [
   { kind: 'small', url: SMALL },
   { kind: 'parquet_10k', url: `/v1/evm/erc20/events/transfer?network=ETH&token=USDT&block_start=${ETH}&block_end=${ETH + 9_999}&format=parquet` },
   { kind: 'small', url: SMALL },
-  { kind: 'aggregate_100k', url: `/v1/evm/erc20/events/transfer/aggregate?network=ARB&token=USDC&block_start=${ARB}&block_end=${ARB + 99_999}&group_by=time&period=1h&format=json` },
+  { kind: 'aggregate_100k', url: `/v1/evm/erc20/events/transfer/aggregate?network=ARB&token=USDC&block_start=${ARB}&block_end=${ARB + 99_999}&group_by=time&period=1h&format=parquet` },
   { kind: 'small', url: SMALL },
   { kind: 'candles', url: '/v1/exchange/venue_a/ohlcv?token=BTC&since=2025-12-01&until=2025-12-02&window=1h&format=json' },
   { kind: 'small', url: SMALL },
