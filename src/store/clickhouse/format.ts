@@ -151,18 +151,17 @@ function csvDouble(sql: string): string {
   // Already in exponent form: ClickHouse's exponents lie outside DuckDB's plain range too; only the sign and width differ.
   const exp = `splitByChar('e', ${s})[2]`;
   const fromExponent = `concat(splitByChar('e', ${s})[1], 'e', if(startsWith(${exp}, '-'), '-', '+'), ${twoDigits(`ltrim(${exp}, '-')`)})`;
-  // Plain decimals: the decimal exponent of the first significant digit.
+  // DuckDB's plain range, exponents -4…15, is |x| in [1e-4, 1e16) (or zero): decided on the number.
+  // ClickHouse writes those in plain decimals too, whole numbers without a point.
+  const inPlainRange = `${sql} = 0 OR (abs(${sql}) >= 1e-4 AND abs(${sql}) < 1e16)`;
+  const plain = `concat(${s}, if(${sql} = floor(${sql}), '.0', ''))`;
+  // Plain decimals outside it (exponents -6, -5 and 16…20): the significant digits as d.ddd, and the exponent.
   const abs = `ltrim(${s}, '-')`;
   const whole = `splitByChar('.', ${abs})[1]`;
   const fraction = `splitByChar('.', ${abs})[2]`;
   const exponent = `if(${whole} != '0', toInt32(length(${whole})) - 1, -toInt32(length(${fraction}) - length(ltrim(${fraction}, '0'))) - 1)`;
-  const plain = `concat(${s}, if(position(${s}, '.') > 0, '', '.0'))`;
-  // Outside -4…15: the significant digits as d.ddd, and the exponent.
   const digits = `trim(BOTH '0' FROM concat(${whole}, ${fraction}))`;
   const mantissa = `concat(substring(${digits}, 1, 1), if(length(${digits}) > 1, concat('.', substring(${digits}, 2)), ''))`;
   const scientific = `concat(${sign}, ${mantissa}, 'e', if(${exponent} < 0, '-', '+'), ${twoDigits(`toString(abs(${exponent}))`)})`;
-  // DuckDB's plain range, exponents -4…15, is |x| in [1e-4, 1e16) (or zero): decided on the number, without reading the text.
-  const inPlainRange = `${sql} = 0 OR (abs(${sql}) >= 1e-4 AND abs(${sql}) < 1e16)`;
-  const plainFast = `concat(${s}, if(${sql} = floor(${sql}), '.0', ''))`;
-  return `multiIf(NOT isFinite(${sql}), ${s}, ${inPlainRange}, ${plainFast}, position(${s}, 'e') > 0, ${fromExponent}, ${exponent} BETWEEN -4 AND 15, ${plain}, ${scientific})`;
+  return `multiIf(isNull(${sql}), NULL, NOT isFinite(${sql}), ${s}, ${inPlainRange}, ${plain}, position(${s}, 'e') > 0, ${fromExponent}, ${scientific})`;
 }
