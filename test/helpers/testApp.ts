@@ -144,6 +144,7 @@ export async function createTestStores(demo: DemoOptions | null = TEST_DEMO, eng
   }
   const database = ch.database;
   const close = ch.close;
+  openChdbStores++;
   const served = Object.assign(ch, {
     close: async () => {
       // The template's database stays for the next store of this process (keys added to it are harmless).
@@ -151,6 +152,7 @@ export async function createTestStores(demo: DemoOptions | null = TEST_DEMO, eng
       release();
       await close();
       await duck.close();
+      if (--openChdbStores === 0) removeOwnChdbDir();
     },
   });
   return { served, oracle: duck };
@@ -191,6 +193,18 @@ export async function createReadOnlyTestStore(engine: 'duckdb' | 'chdb' = TEST_E
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Test stores open on this process's chDB directory. */
+let openChdbStores = 0;
+
+/**
+ * Outside the `chdb` project (no global setup, whose teardown removes every
+ * copy), the directory goes with the last store on it: a worker stopped by
+ * the test runner never runs its exit handlers.
+ */
+function removeOwnChdbDir(): void {
+  if (chdbDir && !process.env.CHAINQ_TEST_CHDB_TEMPLATE) fs.rmSync(chdbDir, { recursive: true, force: true });
 }
 
 /** One chDB data directory per test process (a copy of the template when there is one), removed when the process exits. */

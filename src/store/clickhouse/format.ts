@@ -23,6 +23,7 @@ export interface ClickHouseExportFormat {
 
 /** Fields written as they are: the SELECT list has already made each field's text. */
 const RAW_FIELDS = {
+  short_circuit_function_evaluation: 'force_enable',
   format_custom_escaping_rule: 'Raw',
   format_custom_field_delimiter: ',',
   format_custom_row_between_delimiter: '',
@@ -77,7 +78,7 @@ export function csvText(s: string): string {
 
 /** The same rule in the engine, for a column's value; NULL is an empty field. */
 function csvString(sql: string): string {
-  return `ifNull(if(${sql} = '' OR match(${sql}, '[,"\\r\\n]'), concat('"', replaceAll(${sql}, '"', '""'), '"'), ${sql}), '')`;
+  return `ifNull(if(${sql} = '' OR multiSearchAny(${sql}, [',', '"', '\\r', '\\n']), concat('"', replaceAll(${sql}, '"', '""'), '"'), ${sql}), '')`;
 }
 
 function csvField(sql: string, type: ColumnType): string {
@@ -110,7 +111,7 @@ function jsonText(sql: string): string {
   const inner = (piece: string) => `substring(toJSONString(${piece}), 2, length(toJSONString(${piece})) - 2)`;
   const around = (text: string, sep: string, each: (p: string) => string, v: string) => `arrayStringConcat(arrayMap(${v} -> ${each(v)}, splitByString(${sep}, ${text})), ${sep})`;
   const pieces = around(sql, LINE_SEPARATOR, (a) => around(a, PARAGRAPH_SEPARATOR, inner, '__p'), '__l');
-  return `if(position(${sql}, ${LINE_SEPARATOR}) > 0 OR position(${sql}, ${PARAGRAPH_SEPARATOR}) > 0, concat('"', ${pieces}, '"'), toJSONString(${sql}))`;
+  return `if(multiSearchAny(${sql}, [${LINE_SEPARATOR}, ${PARAGRAPH_SEPARATOR}]), concat('"', ${pieces}, '"'), toJSONString(${sql}))`;
 }
 
 function jsonValue(sql: string, type: ColumnType): string {
@@ -133,9 +134,12 @@ function jsonValue(sql: string, type: ColumnType): string {
  * `1.23e+20`), and nan, inf, -inf as ClickHouse does.
  */
 
+/** A whole number that ClickHouse writes in plain decimals (exponent below 21), hence without a point. */
+const plainWhole = (sql: string): string => `${sql} = floor(${sql}) AND abs(${sql}) < 1e21`;
+
 function jsonDouble(sql: string): string {
   const s = `toString(${sql})`;
-  return `multiIf(isNaN(${sql}), 'NaN', isInfinite(${sql}), if(${sql} > 0, 'Infinity', '-Infinity'), match(${s}, '^-?[0-9]+$'), concat(${s}, '.0'), ${s})`;
+  return `multiIf(isNaN(${sql}), 'NaN', isInfinite(${sql}), if(${sql} > 0, 'Infinity', '-Infinity'), ${plainWhole(sql)}, concat(${s}, '.0'), ${s})`;
 }
 
 /** At least two digits (leftPad would cut a third). */
@@ -147,15 +151,17 @@ function csvDouble(sql: string): string {
   // Already in exponent form: ClickHouse's exponents lie outside DuckDB's plain range too; only the sign and width differ.
   const exp = `splitByChar('e', ${s})[2]`;
   const fromExponent = `concat(splitByChar('e', ${s})[1], 'e', if(startsWith(${exp}, '-'), '-', '+'), ${twoDigits(`ltrim(${exp}, '-')`)})`;
-  // Plain decimals: the decimal exponent of the first significant digit.
+  // DuckDB's plain range, exponents -4…15, is |x| in [1e-4, 1e16) (or zero): decided on the number.
+  // ClickHouse writes those in plain decimals too, whole numbers without a point.
+  const inPlainRange = `${sql} = 0 OR (abs(${sql}) >= 1e-4 AND abs(${sql}) < 1e16)`;
+  const plain = `concat(${s}, if(${sql} = floor(${sql}), '.0', ''))`;
+  // Plain decimals outside it (exponents -6, -5 and 16…20): the significant digits as d.ddd, and the exponent.
   const abs = `ltrim(${s}, '-')`;
   const whole = `splitByChar('.', ${abs})[1]`;
   const fraction = `splitByChar('.', ${abs})[2]`;
   const exponent = `if(${whole} != '0', toInt32(length(${whole})) - 1, -toInt32(length(${fraction}) - length(ltrim(${fraction}, '0'))) - 1)`;
-  const plain = `concat(${s}, if(position(${s}, '.') > 0, '', '.0'))`;
-  // Outside -4…15: the significant digits as d.ddd, and the exponent.
   const digits = `trim(BOTH '0' FROM concat(${whole}, ${fraction}))`;
   const mantissa = `concat(substring(${digits}, 1, 1), if(length(${digits}) > 1, concat('.', substring(${digits}, 2)), ''))`;
   const scientific = `concat(${sign}, ${mantissa}, 'e', if(${exponent} < 0, '-', '+'), ${twoDigits(`toString(abs(${exponent}))`)})`;
-  return `multiIf(NOT isFinite(${sql}), ${s}, position(${s}, 'e') > 0, ${fromExponent}, ${exponent} BETWEEN -4 AND 15, ${plain}, ${scientific})`;
+  return `multiIf(isNull(${sql}), NULL, NOT isFinite(${sql}), ${s}, ${inPlainRange}, ${plain}, position(${s}, 'e') > 0, ${fromExponent}, ${scientific})`;
 }
