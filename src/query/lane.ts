@@ -5,8 +5,8 @@
  */
 import type { ExportLane } from '../store/exportLanes.ts';
 
-/** Planned cost from which a query is heavy: a 5,000-block ETH raw query, a 10,000-block aggregate. */
-export const HEAVY_COST = 5_000;
+/** Planned cost from which a query is heavy: a 1,000-block ETH raw query, a 2,000-block aggregate. */
+export const HEAVY_COST = 1_000;
 
 export function laneOf(cost: number): ExportLane {
   return cost >= HEAVY_COST ? 'heavy' : 'light';
