@@ -15,6 +15,7 @@ import type {
 } from '../query.ts';
 import { exportSelectList, type ExportColumn } from './format.ts';
 import { ident, quote } from './sql.ts';
+import { innerAliases } from '../innerAliases.ts';
 
 export { ident };
 
@@ -187,17 +188,7 @@ class Renderer {
       groupKeys.push(`__g${i}`);
     });
     // Each pivot key and value is computed once per row, however many pivots use it.
-    const innerAlias = new Map<string, string>();
-    const alias = (prefix: string, e: Expr): string => {
-      const sql = this.expr(e);
-      let a = innerAlias.get(`${prefix}:${sql}`);
-      if (!a) {
-        a = `__${prefix}${[...innerAlias.keys()].filter((k) => k.startsWith(`${prefix}:`)).length}`;
-        innerAlias.set(`${prefix}:${sql}`, a);
-        inner.push(`${sql} AS ${a}`);
-      }
-      return a;
-    };
+    const alias = innerAliases((e) => this.expr(e), inner);
     for (const p of q.pivots) {
       const token = this.expr(p.token);
       const parts = p.parts.map((part) => `if(${alias('k', part.key)} = ${token}, ${alias('v', part.value)}, 0)`);

@@ -8,6 +8,7 @@ import type {
   AggregateQuery, BoundQuery, CandlesQuery, Condition, Expr, LabelSet, QueryParams, RowValue, RowsQuery,
 } from '../query.ts';
 import type { SqlParams } from '../createStore.ts';
+import { innerAliases } from '../innerAliases.ts';
 
 const ISO_SECONDS = `'%Y-%m-%dT%H:%M:%SZ'`;
 const ISO_MILLIS = `'%Y-%m-%dT%H:%M:%S.%gZ'`;
@@ -154,17 +155,7 @@ class Renderer {
     });
 
     // Each pivot key and value is computed once per row, however many pivots use it.
-    const innerAlias = new Map<string, string>();
-    const alias = (prefix: string, e: Expr): string => {
-      const sql = this.expr(e);
-      let a = innerAlias.get(`${prefix}:${sql}`);
-      if (!a) {
-        a = `__${prefix}${[...innerAlias.keys()].filter((k) => k.startsWith(`${prefix}:`)).length}`;
-        innerAlias.set(`${prefix}:${sql}`, a);
-        inner.push(`${sql} AS ${a}`);
-      }
-      return a;
-    };
+    const alias = innerAliases((e) => this.expr(e), inner);
     for (const p of q.pivots) {
       const token = this.expr(p.token);
       const parts = p.parts.map((part) => `CASE WHEN ${alias('k', part.key)} = ${token} THEN ${alias('v', part.value)} ELSE 0 END`);
