@@ -52,7 +52,7 @@ export function registerServe(program: Command): void {
     .option('--log-level <level>', 'pino log level', process.env.CHAINQ_LOG_LEVEL ?? 'info')
     .option('--memory-limit <size>', 'DuckDB memory limit; bounds the engine\'s caches and makes large sorts spill to disk', '256MB')
     .option('--threads <n>', 'DuckDB worker threads (default: the number of cores)', positiveInteger)
-    .option('--heavy-exports <n>', 'heavy queries (planned cost of 1,000 blocks or more) exported at once (default: engine threads - 1, at least 1)', positiveInteger)
+    .option('--heavy-exports <n>', 'heavy queries (planned cost of 1,000 blocks or more) exported at once (default: engine threads - 1, at least 2)', positiveInteger)
     .option('--no-lanes', 'one queue for every export, small or heavy (fair scheduling off)')
     .option('--no-demo', 'do not load the demo dataset into a new store')
     .option('--link-ttl <seconds>', 'lifetime of link=true download URLs (default 3600, or CHAINQ_LINK_TTL)', positiveNumber)
