@@ -45,13 +45,14 @@
  * `InsertRawAsyncConnection`), so a value is parsed exactly once, by the
  * engine, as a server parses it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Session } from 'chdb';
+import { spawnListening } from './listening.ts';
 
 export interface ClickHouseHttpFrontOptions {
   /** chDB's data directory; the front is its only user while it runs. */
@@ -364,32 +365,14 @@ export interface ClickHouseHttpFrontProcess {
 export async function spawnClickHouseHttpFront(opts: ClickHouseHttpFrontOptions): Promise<ClickHouseHttpFrontProcess> {
   const main = path.join(import.meta.dirname, 'clickhouseHttpFront.main.ts');
   const args = ['--import', 'tsx', main, '--dir', opts.dir, '--user', opts.username ?? 'default', '--password', opts.password ?? '', '--port', String(opts.port ?? 0)];
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  proc.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        proc.stdout!.off('data', onData);
-        resolve(m[1]!);
-      }
-    };
-    proc.stdout!.on('data', onData);
-    void exited.then(() => reject(new Error(`the ClickHouse HTTP front exited before listening:\n${out}`)));
-  });
+  const { url, proc, output, stop } = await spawnListening('the ClickHouse HTTP front', args);
   const port = Number(new URL(url).port);
   return {
     url,
     port,
     proc,
     storeUrl: (database) => `clickhouse://${encodeURIComponent(opts.username ?? 'default')}:${encodeURIComponent(opts.password ?? '')}@127.0.0.1:${port}/${database}`,
-    output: () => out,
-    async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      await exited;
-    },
+    output,
+    stop: () => stop(),
   };
 }

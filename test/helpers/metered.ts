@@ -2,7 +2,6 @@
  * Servers with metering under test control: custom plans, an injectable
  * clock, either backend, and real data (the demo) behind them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -15,6 +14,7 @@ import { createMeter, type Meter } from '../../src/metering/meter.ts';
 import { parsePlans, type Plans } from '../../src/metering/plans.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
+import { spawnListening, type ListeningProcess } from './listening.ts';
 import { createStore, type Store } from '../../src/store/createStore.ts';
 import { createTestStore, TEST_DEMO } from './testApp.ts';
 
@@ -99,44 +99,13 @@ export function meteringOf(r: { headers: Record<string, unknown> }): Record<(typ
 }
 
 /** A `chainq serve` process. */
-export interface ServerProcess {
-  readonly url: string;
-  readonly proc: ChildProcess;
-  /** Everything it printed, for failure messages. */
-  output(): string;
-  stop(signal?: NodeJS.Signals): Promise<void>;
-}
+export type ServerProcess = ListeningProcess;
 
-export async function spawnServer(args: readonly string[]): Promise<ServerProcess> {
-  const proc = spawn(process.execPath, [path.join(ROOT, 'bin/chainq.js'), 'serve', '--port', '0', '--log-level', 'warn', ...args], {
+export function spawnServer(args: readonly string[]): Promise<ServerProcess> {
+  return spawnListening('chainq serve', [path.join(ROOT, 'bin/chainq.js'), 'serve', '--port', '0', '--log-level', 'warn', ...args], {
     cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, UV_THREADPOOL_SIZE: '16' },
   });
-  let out = '';
-  proc.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  proc.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        proc.stdout!.off('data', onData);
-        resolve(m[1]!);
-      }
-    };
-    proc.stdout!.on('data', onData);
-    void exited.then(() => reject(new Error(`chainq serve exited before listening:\n${out}`)));
-  });
-  return {
-    url,
-    proc,
-    output: () => out,
-    async stop(signal = 'SIGTERM') {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
-      await exited;
-    },
-  };
 }
 
 export function writePlansFile(dir: string, defs: Record<string, { requests_per_minute: number | null; monthly_blocks: number | null }>): string {
