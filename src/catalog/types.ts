@@ -43,7 +43,9 @@ export type ColumnExpr =
   /** `then` when `left op right` holds, else `else`. */
   | { readonly kind: 'if'; readonly left: ColumnExpr; readonly op: '=' | '>'; readonly right: ColumnExpr; readonly then: ColumnExpr; readonly else: ColumnExpr }
   /** A stored timestamp as ISO 8601 UTC text: `2025-01-02T03:04:05Z`, or with `.mmm` milliseconds. */
-  | { readonly kind: 'iso_time'; readonly arg: ColumnExpr; readonly millis: boolean };
+  | { readonly kind: 'iso_time'; readonly arg: ColumnExpr; readonly millis: boolean }
+  /** An integer as its decimal digits: exact in every client, where a JSON number past 2^53 is not. */
+  | { readonly kind: 'decimal_text'; readonly arg: ColumnExpr };
 
 export interface OutputColumn {
   readonly name: string;

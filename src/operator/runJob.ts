@@ -6,6 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { readCustomDeclaration } from '../catalog/custom/customEndpoints.ts';
+import { CustomDeclarationError, type CustomDataset } from '../catalog/custom/declaration.ts';
 import type { IngestEvent, IngestSummary as EvmSummary } from '../ingest/evm/ingestEvm.ts';
 import type { EvmProtocol } from '../ingest/evm/evmProtocols.ts';
 import type { HttpOptions } from '../ingest/http/fetchWithRetry.ts';
@@ -141,6 +143,22 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
   return { source: spec.source, summary, seconds: (Date.now() - t0) / 1000 };
 }
 
+/** A declaration file, checked; its mistakes are the operator's to fix, named with the file. */
+function readCustomFile(file: string): CustomDataset {
+  let json: unknown;
+  try {
+    json = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new CustomDeclarationError(`${file}: ${(e as Error).message}`);
+  }
+  try {
+    return readCustomDeclaration(json);
+  } catch (e) {
+    if (e instanceof CustomDeclarationError) throw new CustomDeclarationError(`${file}: ${e.message}`);
+    throw e;
+  }
+}
+
 async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm' }>): Promise<JobResult> {
   const { ingestEvm } = await import('../ingest/evm/ingestEvm.ts');
   const network = spec.network.toUpperCase();
@@ -162,6 +180,7 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
     confirmations: spec.confirmations,
     protocolsFile,
     only: spec.only as EvmProtocol[] | undefined,
+    custom: spec.custom?.map(readCustomFile),
     traces: spec.traces === 'off' ? false : spec.traces ?? 'auto',
     batchBlocks: spec.batchBlocks,
     concurrency: spec.concurrency,

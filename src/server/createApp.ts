@@ -23,6 +23,7 @@ import { registerAuth } from './plugins/auth.ts';
 import { registerMetering } from './plugins/metering.ts';
 import { registerHttpMetrics, registerMetricsRoute } from './plugins/metrics.ts';
 import { registerCalculateCost } from './routes/calculateCost.ts';
+import { registerCustomRoutes } from './routes/custom.ts';
 import { registerDataRoute } from './routes/data.ts';
 import { registerDiscovery } from './routes/discovery.ts';
 import { registerDocs } from './routes/docs.ts';
@@ -154,6 +155,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     registerDiscovery(v1, opts.store, opts.catalog);
     const routes = dataRoutes(opts.catalog);
     for (const route of routes) registerDataRoute(v1, ctx, route, links);
+    registerCustomRoutes(v1, ctx, links);
     registerCalculateCost(v1, ctx, routes);
     registerLabelRoutes(v1, opts.store);
     registerUsage(v1);

@@ -18,9 +18,11 @@
  */
 import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
 import fs from 'node:fs';
+import type { CustomDataset } from '../../catalog/custom/declaration.ts';
 import { networkInfo } from '../../catalog/networks.ts';
 import { loadProtocols } from '../../reference/protocols.ts';
 import type { Store } from '../../store/createStore.ts';
+import { saveCustomDataset } from '../../store/customDatasets.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
 import { createReceiptSource, detectTraceSource, getBlock, getBlockNumber, getBlocks, getChainId, type TraceSource } from '../rpc/actions.ts';
 import { createRpc, type RpcStats } from '../rpc/createRpc.ts';
@@ -48,6 +50,11 @@ export interface IngestEvmOptions {
   /** Operator protocols file laid over the shipped contract addresses. */
   readonly protocolsFile?: string | undefined;
   readonly only?: readonly EvmProtocol[] | undefined;
+  /**
+   * Operator-defined datasets to ingest besides the built-in ones
+   * (docs/custom-datasets.md); each is saved (declared) before the run.
+   */
+  readonly custom?: readonly CustomDataset[] | undefined;
   /**
    * How native transfers read call traces: 'auto' (default) picks trace_block,
    * else debug_traceBlockByHash, else none; a method name insists on it; false
@@ -135,7 +142,14 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
     }
   }
 
-  const plan = planDatasets(network, loadProtocols(opts.protocolsFile), opts.only);
+  for (const d of opts.custom ?? []) {
+    if (!d.networks[network]) throw new IngestError(`the custom dataset ${d.name} declares no contracts on ${network} (it declares ${Object.keys(d.networks).join(', ')})`);
+    const { reset } = await saveCustomDataset(store, d);
+    if (reset.includes(network)) emit({ type: 'notice', message: `${d.name}: its ${network} contracts or first block changed; what was ingested for them was dropped and is ingested again` });
+  }
+  // A run given custom datasets fills only them, unless --only names built-in protocols to fill as well.
+  const only = opts.only ?? (opts.custom?.length ? [] : undefined);
+  const plan = planDatasets(network, loadProtocols(opts.protocolsFile), only, opts.custom);
   if (plan.datasets.length === 0) {
     throw new IngestError(`nothing to ingest on ${network}: ${plan.skipped.map((s) => `${s.dataset} (${s.reason})`).join(', ') || 'no EVM dataset lists this network'}`);
   }
@@ -299,7 +313,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
           await settle();
           const b = batch;
           writing = writeBatch(store, {
-            network, lo: b.lo, hi: b.hi, datasets: plan.datasets, decoded, blocks: b.blocks, tokens, pools: !!plan.dexFactory, traces,
+            network, lo: b.lo, hi: b.hi, datasets: plan.datasets, tables: plan.tables, decoded, blocks: b.blocks, tokens, pools: !!plan.dexFactory, traces,
             engine: plan.engineDecoders.map((decoder) => ({ decoder, batch: b.engine.get(decoder.datasets[0]!) ?? NO_ROWS })),
             logFile: b.logFile,
             fresh: plan.datasets.filter((d) => !needsDelete(d, b.lo, b.hi)),

@@ -4,8 +4,12 @@
  * `--only`, minus those whose contracts are not configured there. Only the
  * datasets planned here get coverage; the others stay honestly missing.
  */
+import { customEndpoints } from '../../catalog/custom/customEndpoints.ts';
+import type { CustomDataset } from '../../catalog/custom/declaration.ts';
 import { chainEndpoints } from '../../catalog/index.ts';
+import type { TableDef } from '../../catalog/types.ts';
 import type { DexFactory, Protocols } from '../../reference/protocols.ts';
+import { createAbiDecoder } from './decoders/abi.ts';
 import { createDexDecoder } from './decoders/dex_v3.ts';
 import { createErc20Decoder } from './decoders/erc20.ts';
 import { createLendingDecoder } from './decoders/lending_v3.ts';
@@ -18,6 +22,8 @@ export interface DatasetPlan {
   readonly network: string;
   /** Dataset ids this run fills and records coverage for. */
   readonly datasets: readonly string[];
+  /** The table of each planned dataset. */
+  readonly tables: ReadonlyMap<string, TableDef>;
   readonly decoders: readonly ProtocolDecoder[];
   /** The decoders that read logs as JS objects, and those whose rows the engine computes. */
   readonly jsDecoders: readonly JsDecoder[];
@@ -28,7 +34,11 @@ export interface DatasetPlan {
   readonly skipped: readonly { readonly dataset: string; readonly reason: string }[];
 }
 
-export function planDatasets(network: string, protocols: Protocols, only?: readonly EvmProtocol[]): DatasetPlan {
+/**
+ * `custom`: operator-defined datasets (docs/custom-datasets.md), planned on
+ * the networks they declare whatever `only` says.
+ */
+export function planDatasets(network: string, protocols: Protocols, only?: readonly EvmProtocol[], custom: readonly CustomDataset[] = []): DatasetPlan {
   const onNetwork = chainEndpoints.filter((e) => e.family === 'evm' && e.networks.includes(network));
   const ids = (protocol: string) => onNetwork.filter((e) => e.protocol === protocol).map((e) => e.id);
   const datasets: string[] = [];
@@ -78,9 +88,19 @@ export function planDatasets(network: string, protocols: Protocols, only?: reado
       }
     }
   }
+  const tables = new Map(onNetwork.filter((e) => datasets.includes(e.id)).map((e) => [e.id, e.table]));
+  for (const d of custom) {
+    if (!d.networks[network]) continue;
+    for (const e of customEndpoints(d)) {
+      datasets.push(e.id);
+      tables.set(e.id, e.table);
+    }
+    decoders.push(createAbiDecoder(d, network));
+  }
   return {
     network,
     datasets,
+    tables,
     decoders,
     jsDecoders: decoders.filter((d): d is JsDecoder => d.engine === undefined),
     engineDecoders: decoders.filter((d): d is EngineDecoder => d.engine !== undefined),

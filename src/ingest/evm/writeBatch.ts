@@ -13,6 +13,7 @@ import type { TableDef } from '../../catalog/types.ts';
 import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
 import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
 import { addCoverageMany, removeCoverage } from '../../store/coverage.ts';
+import { customTables } from '../../store/customDatasets.ts';
 import type { AppendValue, Store, Tx } from '../../store/createStore.ts';
 import { POOLS_DATASET } from './decoders/dex_v3.ts';
 import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
@@ -36,8 +37,8 @@ export function columnOrder(dataset: string, names: readonly string[]): void {
   if (actual.join(',') !== names.join(',')) throw new Error(`${dataset}: columns are ${actual.join(', ')}, not ${names.join(', ')}`);
 }
 
-/** Every EVM dataset id: a reorg invalidates all of them, whatever one run ingests. */
-export const ALL_EVM_DATASETS = chainEndpoints.filter((e) => e.family === 'evm').map((e) => e.id);
+/** Every built-in EVM dataset's table, by id: a reorg invalidates all of them, whatever one run ingests. */
+const BUILT_IN_EVM_TABLES: ReadonlyMap<string, TableDef> = new Map(chainEndpoints.filter((e) => e.family === 'evm').map((e) => [e.id, e.table]));
 
 function toColumns(table: TableDef, rows: readonly (Row | RowValues)[]): AppendValue[][] {
   const names = table.columns.map((c) => c.name);
@@ -54,6 +55,8 @@ export interface WriteBatchParams {
   readonly lo: number;
   readonly hi: number;
   readonly datasets: readonly string[];
+  /** The table of each dataset (planDatasets). */
+  readonly tables: ReadonlyMap<string, TableDef>;
   readonly decoded: DecodedBatch;
   /** Engine decoders with what they insert, and the batch's log file they read. */
   readonly engine: readonly { readonly decoder: EngineDecoder; readonly batch: EngineBatch }[];
@@ -69,9 +72,9 @@ export interface WriteBatchParams {
 }
 
 /** The tables an EVM batch of these datasets writes rows of its block range to. */
-function batchTables(datasets: readonly string[], pools: boolean): BatchTable[] {
+function batchTables(datasets: ReadonlyMap<string, TableDef>, pools: boolean): BatchTable[] {
   const tables = new Map<string, BatchTable>([['blocks', blockTable('blocks', 'number')]]);
-  for (const d of datasets) tables.set(tableOf(d).name, blockTable(tableOf(d).name));
+  for (const t of datasets.values()) tables.set(t.name, blockTable(t.name));
   if (pools) tables.set('pools', blockTable('pools', 'created_block'));
   return [...tables.values()];
 }
@@ -82,7 +85,7 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
     // Written as for DuckDB into a scratch store, then published in an order that needs no transaction.
     await publishBatch(ch, {
       scopes: [p.network], lo: p.lo, hi: p.hi,
-      tables: batchTables(p.datasets, p.pools),
+      tables: batchTables(p.tables, p.pools),
       extraTables: ['token_cache'],
       covers: [...p.datasets, ...(p.pools ? [POOLS_DATASET] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])],
       uncovers: p.traces === false ? [NATIVE_TRACES_DATASET] : [],
@@ -95,7 +98,8 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
     await tx.run(`DELETE FROM blocks WHERE network = $network AND number BETWEEN $lo AND $hi`, range);
     await tx.append('blocks', p.blocks.map((b) => [p.network, b.number, b.time, b.hash, b.parentHash]));
     for (const dataset of p.datasets) {
-      const table = tableOf(dataset);
+      const table = p.tables.get(dataset);
+      if (!table) throw new Error(`no table planned for ${dataset}`);
       if (!p.fresh?.includes(dataset)) await tx.run(`DELETE FROM ${table.name} WHERE network = $network AND block_number BETWEEN $lo AND $hi`, range);
       const rows = p.decoded.rows.get(dataset) ?? [];
       if (rows.length) await tx.append(table.name, toColumns(table, rows));
@@ -137,15 +141,17 @@ export async function writePools(store: Store, network: string, lo: number, hi: 
 const FAR = Number.MAX_SAFE_INTEGER;
 
 export async function rollbackAbove(store: Store, network: string, ancestor: number): Promise<void> {
+  // Operator-defined datasets too: their rows above the ancestor are as stale, whichever run ingested them.
+  const all = new Map([...BUILT_IN_EVM_TABLES, ...await customTables(store)]);
   const ch = clickHouseOf(store);
   if (ch) {
-    await rollbackClickHouse(ch, network, ancestor, [...ALL_EVM_DATASETS, POOLS_DATASET, NATIVE_TRACES_DATASET], batchTables(ALL_EVM_DATASETS, true));
+    await rollbackClickHouse(ch, network, ancestor, [...all.keys(), POOLS_DATASET, NATIVE_TRACES_DATASET], batchTables(all, true));
     return;
   }
   const p = { network, ancestor };
   await store.transaction(async (tx: Tx) => {
-    for (const dataset of ALL_EVM_DATASETS) {
-      await tx.run(`DELETE FROM ${tableOf(dataset).name} WHERE network = $network AND block_number > $ancestor`, p);
+    for (const [dataset, table] of all) {
+      await tx.run(`DELETE FROM ${table.name} WHERE network = $network AND block_number > $ancestor`, p);
       await removeCoverage(tx, dataset, network, ancestor + 1, FAR);
     }
     for (const extra of [POOLS_DATASET, NATIVE_TRACES_DATASET]) await removeCoverage(tx, extra, network, ancestor + 1, FAR);
