@@ -117,6 +117,7 @@ async function saveOnClickHouse(ch: ClickHouseStore, d: CustomDataset, json: str
     await publishBatch(ch, {
       scopes: [network], lo: 0, hi: Math.max(from - 1, 0),
       tables,
+      scratchTables: endpoints.map((e) => e.table),
       extraTables: [],
       covers: from > 0 ? [...declared] : [],
       uncovers: [],

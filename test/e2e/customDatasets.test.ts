@@ -15,11 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/metering/keys.ts';
 import { MIN_BLOCK_COST } from '../../src/query/cost.ts';
 import { createApp } from '../../src/server/createApp.ts';
+import { createClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
 import { createStore, type Store } from '../../src/store/createStore.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain, type Chain } from '../helpers/chain.ts';
 import { runCli } from '../helpers/cli.ts';
 import { readParquet } from '../helpers/formats.ts';
+import { createTestStore } from '../helpers/testApp.ts';
 
 interface NodeLog { address: Hex; topics: [Hex, ...Hex[]]; data: Hex; blockNumber: Hex; logIndex: Hex; transactionHash: Hex }
 
@@ -27,8 +29,10 @@ const MAX_UINT256 = 2n ** 256n - 1n;
 const MIN_INT256 = -(2n ** 255n);
 const BIG_UINT64 = 2n ** 63n + 5n;
 
-describe('custom event datasets (anvil)', () => {
+describe.each(['duckdb', 'chdb'] as const)('custom event datasets (anvil, %s)', (engine) => {
   let anvil: Anvil;
+  /** A DuckDB store to read Parquet bodies with. */
+  let reader: Store;
   let chain: Chain;
   let dir: string;
   let file: string;
@@ -101,9 +105,14 @@ describe('custom event datasets (anvil)', () => {
       events: ['Deposited', 'WithdrawalRequested', 'Tagged'],
       networks: { eth: { addresses: [vaults[0]!.toUpperCase().replace('0X', '0x'), vaults[1]], from_block: from } },
     }));
-    const r = await runCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--from', '0', '--to', String(to), '--confirmations', '0', '--data', dir, '--custom', file, '--log']);
+    const chdbDir = path.join(dir, 'chdb');
+    const target = engine === 'chdb' ? ['--store', `chdb:${chdbDir}`] : [];
+    const r = await runCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--from', '0', '--to', String(to), '--confirmations', '0', '--data', dir, ...target, '--custom', file, '--log']);
     expect(r.code, r.stderr).toBe(0);
-    store = await createStore({ dataDir: dir, threads: 2 });
+    store = engine === 'chdb'
+      ? await createClickHouseStore({ target: { engine: 'chdb', dir: chdbDir }, database: 'chainq' })
+      : await createStore({ dataDir: dir, threads: 2 });
+    reader = engine === 'chdb' ? await createTestStore(null, 'duckdb') : store;
     app = await createApp({ store });
     ({ key } = await createKey(store, { plan: 'unlimited' }));
   }, 120_000);
@@ -111,6 +120,7 @@ describe('custom event datasets (anvil)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
+    if (reader !== store) await reader?.close();
     await anvil?.stop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -144,7 +154,7 @@ describe('custom event datasets (anvil)', () => {
 
     const pq = await get(`/v1/evm/custom/vault/events/deposited?${range()}&format=parquet`);
     expect(pq.statusCode).toBe(200);
-    const content = await readParquet(store, pq.rawPayload);
+    const content = await readParquet(reader, pq.rawPayload);
     expect(content.columns.map((c) => c.name)).toEqual(['block_number', 'who', 'amount', 'delta', 'flag', 'tag', 'time']);
     expect(content.rows.map((x) => ({ ...x, block_number: Number(x.block_number), delta: Number(x.delta) }))).toEqual(expected('Deposited'));
   });

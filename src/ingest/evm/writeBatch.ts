@@ -86,6 +86,7 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
     await publishBatch(ch, {
       scopes: [p.network], lo: p.lo, hi: p.hi,
       tables: batchTables(p.tables, p.pools),
+      scratchTables: [...p.tables].filter(([id]) => !BUILT_IN_EVM_TABLES.has(id)).map(([, t]) => t),
       extraTables: ['token_cache'],
       covers: [...p.datasets, ...(p.pools ? [POOLS_DATASET] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])],
       uncovers: p.traces === false ? [NATIVE_TRACES_DATASET] : [],
