@@ -78,6 +78,7 @@ describe.each(['duckdb', 'chdb'] as const)('custom event datasets (anvil, %s)', 
     anvil = await startAnvil({ chainId: 1 });
     chain = await connectChain(anvil.url);
     abi = chain.artifacts.Vault!.abi as Abi;
+    await chain.rpc('anvil_setBlockTimestampInterval', [12]);
     from = (await chain.blockNumber()) + 1;
     vaults = [await chain.deploy('Vault'), await chain.deploy('Vault'), await chain.deploy('Vault')];
     const [alice, bob, carol] = chain.accounts as [Hex, Hex, Hex];
@@ -157,6 +158,21 @@ describe.each(['duckdb', 'chdb'] as const)('custom event datasets (anvil, %s)', 
     const content = await readParquet(reader, pq.rawPayload);
     expect(content.columns.map((c) => c.name)).toEqual(['block_number', 'who', 'amount', 'delta', 'flag', 'tag', 'time']);
     expect(content.rows.map((x) => ({ ...x, block_number: Number(x.block_number), delta: Number(x.delta) }))).toEqual(expected('Deposited'));
+  });
+
+  it('answers time ranges and download links like any EVM endpoint', async () => {
+    // Blocks are 12 s apart: from+1 up to, not including, to.
+    const since = times.get(from + 1)!;
+    const until = times.get(to)!;
+    const byTime = await get(`/v1/evm/custom/vault/events/deposited?network=ETH&since=${since}&until=${until}`);
+    expect(byTime.statusCode, byTime.body).toBe(200);
+    expect(byTime.json().events).toEqual(expected('Deposited').filter((x) => (x.block_number as number) > from && (x.block_number as number) < to));
+    const link = await get(`/v1/evm/custom/vault/events/deposited?${range()}&format=csv&link=true`);
+    expect(link.statusCode, link.body).toBe(200);
+    const url = new URL(link.json().url as string);
+    const file = await app.inject({ method: 'GET', url: url.pathname });
+    expect(file.statusCode).toBe(200);
+    expect((parseCsv(file.body, { columns: true }) as unknown[]).length).toBe(4);
   });
 
   it('filters by contract and by address-typed inputs, and verbose rows carry the log key and the contract', async () => {
