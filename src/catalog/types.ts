@@ -3,6 +3,7 @@
  * endpoint. Everything else (routes, validation, discovery, OpenAPI, cost,
  * table DDL, docs, client) is derived from values of these types.
  */
+import type { AbiEvent } from 'viem';
 
 export type ParamType = 'string' | 'integer' | 'number' | 'boolean';
 
@@ -169,8 +170,14 @@ export interface ChainEndpoint extends EndpointBase {
    */
   readonly pricedLegs?: { readonly combine: 'sum' | 'first_priced'; readonly legs: readonly PricedLeg[] };
   readonly aggregate?: AggregateSchema;
-  /** Name of the event as emitted on chain, shown in verbose rows. */
+  /** Name of the event as emitted on chain, shown in verbose rows (an EVM log event's is its ABI name). */
   readonly eventName: string;
+  /**
+   * The ABI event an EVM log dataset decodes, declared once here: its name is
+   * `eventName`, its selector the topic0 ingestion asks the node for, its
+   * inputs the decoder's typed arguments.
+   */
+  readonly abi?: AbiEvent;
 }
 
 export interface VenueEndpoint extends EndpointBase {

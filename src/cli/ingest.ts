@@ -9,7 +9,7 @@ import cliProgress from 'cli-progress';
 import { Command, Option } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
-import { EVM_PROTOCOLS, type EvmProtocol } from '../ingest/evm/evmProtocols.ts';
+import { EVM_PROTOCOLS, type EvmProtocol } from '../ingest/evm/decoders/index.ts';
 import type { IngestEvent } from '../ingest/evm/ingestEvm.ts';
 import { createLogger } from '../internal/logger.ts';
 import type { EvmJobSpec } from '../operator/jobSpec.ts';

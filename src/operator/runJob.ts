@@ -9,7 +9,7 @@ import path from 'node:path';
 import { readCustomDeclaration } from '../catalog/custom/customEndpoints.ts';
 import { CustomDeclarationError, type CustomDataset } from '../catalog/custom/declaration.ts';
 import type { IngestEvent, IngestSummary as EvmSummary } from '../ingest/evm/ingestEvm.ts';
-import type { EvmProtocol } from '../ingest/evm/evmProtocols.ts';
+import type { EvmProtocol } from '../ingest/evm/decoders/index.ts';
 import type { HttpOptions } from '../ingest/http/fetchWithRetry.ts';
 import { DEFAULT_RETRY } from '../ingest/http/retry.ts';
 import type { IngestHooks, IngestProgress, IngestSummary } from '../ingest/progress.ts';

@@ -32,7 +32,7 @@ import { NATIVE_DATASET } from './decoders/native.ts';
 import { discoverPools } from './discoverPools.ts';
 import { createLogDir } from './logFile.ts';
 import { ChainMovedError, fetchBatch, type FetchContext, type FetchedBatch } from './fetchBatch.ts';
-import type { EvmProtocol } from './evmProtocols.ts';
+import type { EvmProtocol } from './decoders/index.ts';
 import { planDatasets, type DatasetPlan } from './planDatasets.ts';
 import { createPoolBook } from './poolBook.ts';
 import { createTokenBook } from './tokenBook.ts';

@@ -1,4 +1,6 @@
 /** Shapes shared by the EVM ingestion modules. */
+import type { ChainEndpoint } from '../../catalog/types.ts';
+import type { Protocols } from '../../reference/protocols.ts';
 import type { AppendValue, Tx } from '../../store/createStore.ts';
 import type { RpcTransaction } from '../rpc/actions.ts';
 import type { Hex, RpcLog } from '../rpc/getLogs.ts';
@@ -133,6 +135,30 @@ export interface EngineInsert {
   readonly batch: EngineBatch;
   token(address: Hex): TokenInfo;
 }
+
+/** A catalog dataset of a network that a run does not fill, and why. */
+export interface SkippedDataset {
+  readonly dataset: string;
+  readonly reason: string;
+}
+
+export interface ProtocolPlanInput {
+  readonly network: string;
+  /** The protocol's catalog datasets that list the network. */
+  readonly endpoints: readonly ChainEndpoint[];
+  /** The contract addresses configured for every protocol. */
+  readonly protocols: Protocols;
+}
+
+/** What one protocol fills on a network, and with which decoder (none: native transfers come from blocks, not logs). */
+export interface ProtocolPlan {
+  readonly datasets: readonly string[];
+  readonly decoder: ProtocolDecoder | null;
+  readonly skipped: readonly SkippedDataset[];
+}
+
+/** Each protocol's own planning: which of its datasets a network can fill with what is configured there. */
+export type PlanProtocol = (input: ProtocolPlanInput) => ProtocolPlan;
 
 /** A hex quantity (block number, log index) as a number. */
 export const hexNumber = (h: Hex): number => Number.parseInt(h, 16);

@@ -11,17 +11,16 @@
  * joined in. `amount` parses "<raw>e-<decimals>", like scaleAmount, so that
  * it is the double nearest to the exact value.
  */
-import { parseAbiItem } from 'viem';
+import { ERC20_ABI, erc20Transfer } from '../../../catalog/evm/erc20.ts';
 import type { Tx } from '../../../store/createStore.ts';
 import type { Hex } from '../../rpc/getLogs.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
-import type { EngineBatch, EngineDecoder, EngineInsert, WideValue } from '../types.ts';
+import type { EngineBatch, EngineDecoder, EngineInsert, PlanProtocol, WideValue } from '../types.ts';
 import { columnOrder, tableOf } from '../writeBatch.ts';
 import { logFileRelation } from '../logFile.ts';
 
-export const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
-export const transferDecoder = createEventDecoder(TRANSFER_EVENT);
-export const ERC20_DATASET = 'evm/erc20/transfer';
+export const transferDecoder = createEventDecoder(ERC20_ABI.transfer);
+export const ERC20_DATASET = erc20Transfer.id;
 
 /** The 3-topic, 32-byte shape of an ERC-20 Transfer, in SQL over a log relation (`$transfer` bound to the selector). */
 const IS_TRANSFER = `topics[1] = $transfer AND len(topics) = 3 AND length(data) = 66`;
@@ -90,6 +89,9 @@ async function insert(tx: Tx, p: EngineInsert): Promise<void> {
     await tx.run(`DROP TABLE erc20_batch_wide`);
   }
 }
+
+/** Transfers of any contract: nothing to configure. */
+export const planErc20: PlanProtocol = ({ endpoints }) => ({ datasets: endpoints.map((e) => e.id), decoder: createErc20Decoder(), skipped: [] });
 
 export function createErc20Decoder(): EngineDecoder {
   columnOrder(ERC20_DATASET, COLUMNS);

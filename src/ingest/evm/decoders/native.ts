@@ -23,14 +23,18 @@
  *
  * Gas fees, block rewards and consensus-layer withdrawals are not transfers.
  */
+import { nativeTransfer } from '../../../catalog/evm/native.ts';
 import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { CallFrame, FlatTrace, RpcReceipt, RpcTransaction, TxTrace } from '../../rpc/actions.ts';
 import type { Hex } from '../../rpc/getLogs.ts';
-import type { BlockInfo, Row } from '../types.ts';
+import type { BlockInfo, PlanProtocol, Row } from '../types.ts';
 
-export const NATIVE_DATASET = 'evm/native/transfer';
+export const NATIVE_DATASET = nativeTransfer.id;
 /** Coverage of internal transfers (not an endpoint): these blocks were read with call traces. */
-export const NATIVE_TRACES_DATASET = 'evm/native/transfer:traces';
+export const NATIVE_TRACES_DATASET = `${NATIVE_DATASET}:traces`;
+
+/** Native transfers come from blocks and traces, not logs: no decoder, nothing to configure. */
+export const planNative: PlanProtocol = ({ endpoints }) => ({ datasets: endpoints.map((e) => e.id), decoder: null, skipped: [] });
 
 const NATIVE_DECIMALS = 18;
 const VALUE_TYPES = new Set(['CALL', 'CREATE', 'CREATE2', 'SELFDESTRUCT']);
