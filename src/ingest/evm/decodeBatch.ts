@@ -10,7 +10,7 @@ import type { FetchedBatch } from './fetchBatch.ts';
 import type { DatasetPlan } from './planDatasets.ts';
 import type { PoolBook } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import { hexNumber, type BlockInfo, type DecodeContext, type PoolInfo, type Row, type RowValues } from './types.ts';
+import { hexNumber, type BlockInfo, type DecodeContext, type PoolInfo, type Row } from './types.ts';
 
 export interface DecodeEnv {
   readonly network: string;
@@ -21,7 +21,7 @@ export interface DecodeEnv {
 }
 
 export interface DecodedBatch {
-  readonly rows: ReadonlyMap<string, (Row | RowValues)[]>;
+  readonly rows: ReadonlyMap<string, Row[]>;
   readonly newPools: readonly PoolInfo[];
   /** Rows of every dataset, the engine decoders' included. */
   readonly events: number;
@@ -29,7 +29,7 @@ export interface DecodedBatch {
 
 export function decodeBatch(env: DecodeEnv, batch: FetchedBatch): DecodedBatch {
   const byEngine = new Set(env.plan.engineDecoders.flatMap((d) => d.datasets));
-  const rows = new Map<string, (Row | RowValues)[]>(env.plan.datasets.filter((d) => !byEngine.has(d)).map((d) => [d, []]));
+  const rows = new Map<string, Row[]>(env.plan.datasets.filter((d) => !byEngine.has(d)).map((d) => [d, []]));
   const newPools: PoolInfo[] = [];
   const first = batch.lo;
   const blockOf = (log: RpcLog): BlockInfo => batch.blocks[hexNumber(log.blockNumber) - first]!;

@@ -8,13 +8,6 @@ import type { Hex, RpcLog } from '../rpc/getLogs.ts';
 /** A stored row, by column name. Decoders set every column of their table, null included. */
 export type Row = Record<string, AppendValue>;
 
-/**
- * A stored row as values in the table's column order: the hot path's form
- * (ERC-20 transfers), with no object per row. Built with `columnOrder`, which
- * checks the order against the catalog once.
- */
-export type RowValues = AppendValue[];
-
 export interface BlockInfo {
   readonly number: number;
   readonly hash: Hex;
@@ -63,7 +56,7 @@ export interface DecodeContext {
   logKey(log: RpcLog): LogKey;
   /** The sender (`from`) of the log's transaction. */
   txSender(log: RpcLog): Hex;
-  emit(dataset: string, row: Row | RowValues): void;
+  emit(dataset: string, row: Row): void;
 }
 
 /** What every protocol decoder declares: which logs it reads, which datasets they fill. */

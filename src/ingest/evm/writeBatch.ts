@@ -8,7 +8,7 @@
  * - `rollbackAbove`: a reorg. Delete rows, blocks, pools and coverage above the
  *   common ancestor across every EVM dataset of the network.
  */
-import { chainEndpoints, endpointById } from '../../catalog/index.ts';
+import { chainEndpoints } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
 import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
 import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
@@ -20,29 +20,14 @@ import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
 import type { DecodedBatch } from './decodeBatch.ts';
 import { appendPools } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import type { BlockInfo, EngineBatch, EngineDecoder, Row, RowValues } from './types.ts';
-
-export function tableOf(dataset: string): TableDef {
-  const e = endpointById(dataset);
-  if (!e) throw new Error(`unknown dataset ${dataset}`);
-  return e.table;
-}
-
-/**
- * Checks once that `names` is exactly the dataset table's column order, so a
- * decoder may emit rows as value arrays in that order.
- */
-export function columnOrder(dataset: string, names: readonly string[]): void {
-  const actual = tableOf(dataset).columns.map((c) => c.name);
-  if (actual.join(',') !== names.join(',')) throw new Error(`${dataset}: columns are ${actual.join(', ')}, not ${names.join(', ')}`);
-}
+import type { BlockInfo, EngineBatch, EngineDecoder, Row } from './types.ts';
 
 /** Every built-in EVM dataset's table, by id: a reorg invalidates all of them, whatever one run ingests. */
 const BUILT_IN_EVM_TABLES: ReadonlyMap<string, TableDef> = new Map(chainEndpoints.filter((e) => e.family === 'evm').map((e) => [e.id, e.table]));
 
-function toColumns(table: TableDef, rows: readonly (Row | RowValues)[]): AppendValue[][] {
+function toColumns(table: TableDef, rows: readonly Row[]): AppendValue[][] {
   const names = table.columns.map((c) => c.name);
-  return rows.map((row) => Array.isArray(row) ? row : names.map((n) => {
+  return rows.map((row) => names.map((n) => {
     const v = row[n];
     // Decoders set every column, null included: a missing one is a bug, not a null.
     if (v === undefined) throw new Error(`${table.name}: the decoder left column ${n} unset`);
