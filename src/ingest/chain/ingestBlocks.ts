@@ -11,6 +11,7 @@
  * the common ancestor before going on.
  */
 import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
+import { findCommonAncestor } from './commonAncestor.ts';
 import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
 import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
 import { addCoverage, coveredIntervals, gaps, removeCoverage, type Interval } from '../../store/coverage.ts';
@@ -210,16 +211,12 @@ async function deleteRange(tx: Tx, network: string, datasets: readonly ChainData
  */
 async function rollbackReorg(opts: IngestBlocksOptions, at: number): Promise<number> {
   const max = opts.maxReorgDepth ?? 100;
-  if (!opts.fetchHash) throw new ReorgError(`${opts.network}: the chain changed below block ${at} (the parent hash differs from the stored block) and this adapter cannot look up block hashes`);
-  let n = at - 1;
-  for (let depth = 0; ; depth++, n--) {
-    const stored = (await storedBlockHashes(opts.store, opts.network, [n])).get(n);
-    if (!stored || stored.hash === (await opts.fetchHash(n))) break;
-    if (depth >= max) {
-      throw new ReorgError(`${opts.network}: reorg deeper than ${max} blocks below ${at}; re-ingest the range with --force from a block before the fork`);
-    }
-  }
-  const ancestor = n;
+  const fetchHash = opts.fetchHash;
+  if (!fetchHash) throw new ReorgError(`${opts.network}: the chain changed below block ${at} (the parent hash differs from the stored block) and this adapter cannot look up block hashes`);
+  const { ancestor } = await findCommonAncestor({
+    store: opts.store, network: opts.network, from: at - 1, maxDepth: max, nodeHash: fetchHash,
+    tooDeep: () => new ReorgError(`${opts.network}: reorg deeper than ${max} blocks below ${at}; re-ingest the range with --force from a block before the fork`),
+  });
   const ch = clickHouseOf(opts.store);
   if (ch) {
     await rollbackClickHouse(ch, opts.network, ancestor, opts.networkDatasets.map((d) => d.id), batchTables(opts.networkDatasets));

@@ -27,6 +27,7 @@ import { coveredIntervals, gaps, union, type Interval } from '../../store/covera
 import { createReceiptSource, detectTraceSource, getBlock, getBlockNumber, getBlocks, getChainId, type TraceSource } from '../rpc/actions.ts';
 import { createRpc, type RpcStats } from '../rpc/createRpc.ts';
 import { createLogFetcher, type Hex, type LogFetcher } from '../rpc/getLogs.ts';
+import { findCommonAncestor } from '../chain/commonAncestor.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
 import { NATIVE_DATASET } from './decoders/native.ts';
 import { discoverPools } from './discoverPools.ts';
@@ -200,18 +201,11 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
 
     /** Walks back from `block` to the newest block whose stored hash the node agrees with, and drops everything above it. */
     async function reconcile(block: number): Promise<void> {
-      let ancestor = block;
-      let depth = 0;
-      for (;;) {
-        const stored = (await storedBlocks([ancestor])).get(ancestor);
-        if (!stored) break;
-        const remote = await getBlock(rpc, ancestor);
-        if (remote && remote.hash.toLowerCase() === stored.hash) break;
-        if (++depth > reorgWindow) {
-          throw new IngestError(`reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${ancestor}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest from an earlier block with --force --from ${Math.max(0, ancestor - 1)} (or raise --reorg-window)`);
-        }
-        ancestor--;
-      }
+      const { ancestor, depth } = await findCommonAncestor({
+        store, network, from: block, maxDepth: reorgWindow,
+        nodeHash: async (n) => (await getBlock(rpc, n))?.hash ?? null,
+        tooDeep: (reached) => new IngestError(`reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${reached}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest from an earlier block with --force --from ${Math.max(0, reached - 1)} (or raise --reorg-window)`),
+      });
       await rollbackAbove(store, network, ancestor);
       await pools.reload();
       last = null;
