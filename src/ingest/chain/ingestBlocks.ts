@@ -12,6 +12,7 @@
  */
 import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
 import { findCommonAncestor } from './commonAncestor.ts';
+import { fetchAhead } from './fetchAhead.ts';
 import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
 import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
 import { addCoverage, coveredIntervals, gaps, removeCoverage, type Interval } from '../../store/coverage.ts';
@@ -121,21 +122,12 @@ async function runOnce(opts: IngestBlocksOptions, from: number, summary: IngestS
   const total = Math.max(0, opts.to - from + 1);
   summary.skipped += Math.max(0, total - batches.reduce((n, b) => n + b.hi - b.lo + 1, 0));
   if (batches.length > 0) progress.start(`${opts.network} blocks ${from}–${opts.to}`, batches.length);
-  const inFlight: Promise<FetchedBatch>[] = [];
   let next = 0;
-  const launch = () => {
-    while (next < batches.length && inFlight.length < Math.max(1, opts.prefetch)) {
-      const b = batches[next++]!;
-      const p = opts.fetchBatch(b.lo, b.hi);
-      p.catch(() => undefined); // awaited in order below; never unhandled
-      inFlight.push(p);
-    }
-  };
+  const ahead = fetchAhead(() => batches[next++] ?? null, opts.fetchBatch, opts.prefetch);
   try {
     for (const b of batches) {
       opts.hooks?.signal?.throwIfAborted();
-      launch();
-      let fetched = await inFlight.shift()!;
+      let fetched = (await ahead.take())!;
       // A batch whose blocks do not chain was read while the node switched
       // forks: read it again rather than store a mix of two chains.
       for (let attempt = 1; !isConsistent(opts.network, b, fetched); attempt++) {

@@ -28,6 +28,7 @@ import { createReceiptSource, detectTraceSource, getBlock, getBlockNumber, getBl
 import { createRpc, type RpcStats } from '../rpc/createRpc.ts';
 import { createLogFetcher, type Hex, type LogFetcher } from '../rpc/getLogs.ts';
 import { findCommonAncestor } from '../chain/commonAncestor.ts';
+import { fetchAhead } from '../chain/fetchAhead.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
 import { NATIVE_DATASET } from './decoders/native.ts';
 import { discoverPools } from './discoverPools.ts';
@@ -234,26 +235,16 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
     async function runRanges(ranges: readonly Interval[]): Promise<'done' | 'reorged' | 'stopped'> {
       let r = 0;
       let cursor = ranges[0]?.lo ?? 0;
-      const next = (): [number, number] | null => {
+      // Each batch is sized when it is handed out, from what the batches before it held.
+      const next = (): Interval | null => {
         while (r < ranges.length && cursor > ranges[r]!.hi) { r++; cursor = ranges[r]?.lo ?? 0; }
         if (r >= ranges.length) return null;
         const lo = cursor;
         const hi = Math.min(ranges[r]!.hi, lo + size - 1);
         cursor = hi + 1;
-        return [lo, hi];
+        return { lo, hi };
       };
-      const window = Math.max(1, opts.concurrency ?? 4);
-      const inFlight: Promise<FetchedBatch>[] = [];
-      const fill = () => {
-        while (inFlight.length < window) {
-          const n = next();
-          if (!n) return;
-          const p = fetchWithRetry(n[0], n[1]);
-          p.catch(() => undefined); // abandoned after a reorg or a stop; the error surfaces where awaited
-          inFlight.push(p);
-        }
-      };
-      fill();
+      const ahead = fetchAhead(next, fetchWithRetry, opts.concurrency ?? 4);
       // The commit of one batch runs in DuckDB's threads while the next is decoded.
       let writing: Promise<void> | null = null;
       const settle = async () => {
@@ -267,24 +258,24 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
         throw e;
       } finally {
         // Fetches use the store (their scans): none may outlive the run. Their log files go too.
-        for (const r of await Promise.allSettled(inFlight)) if (r.status === 'fulfilled' && r.value.logFile) fs.rmSync(r.value.logFile, { force: true });
+        for (const r of await ahead.settleAll()) if (r.status === 'fulfilled' && r.value.logFile) fs.rmSync(r.value.logFile, { force: true });
       }
 
       async function commitInOrder(): Promise<'done' | 'reorged' | 'stopped'> {
-        while (inFlight.length > 0) {
+        for (;;) {
           if (signal?.aborted) {
             await settle();
             return 'stopped';
           }
-          let batch: FetchedBatch;
+          let batch: FetchedBatch | null;
           try {
-            batch = await inFlight.shift()!;
+            batch = await ahead.take();
           } catch (e) {
             await settle();
             if (signal?.aborted) return 'stopped';
             throw e;
           }
-          fill();
+          if (!batch) break;
           const first = batch.blocks[0]!;
           const lastBlock = batch.blocks[batch.blocks.length - 1]!;
           // The previous batch (in `last`) is not committed yet, but it is the one before this batch.
