@@ -38,7 +38,7 @@ export interface FetchContext {
   readonly tokens: TokenBook;
 }
 
-export interface FetchedBatch {
+export interface FetchedEvmBatch {
   readonly lo: number;
   readonly hi: number;
   /** The logs JS decoders read, in block and log order. */
@@ -98,7 +98,7 @@ async function fetchLogs(ctx: FetchContext, lo: number, hi: number): Promise<{ f
   }
 }
 
-export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Promise<FetchedBatch> {
+export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Promise<FetchedEvmBatch> {
   const { file, scan } = await fetchLogs(ctx, lo, hi);
   try {
     const logs = scan.jsLogs;

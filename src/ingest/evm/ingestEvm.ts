@@ -33,7 +33,7 @@ import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
 import { NATIVE_DATASET } from './decoders/native.ts';
 import { discoverPools } from './discoverPools.ts';
 import { createLogDir } from './logFile.ts';
-import { ChainMovedError, fetchBatch, type FetchContext, type FetchedBatch } from './fetchBatch.ts';
+import { ChainMovedError, fetchBatch, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
 import type { EvmProtocol } from './decoders/index.ts';
 import { planDatasets, type DatasetPlan } from './planDatasets.ts';
 import { createPoolBook } from './poolBook.ts';
@@ -213,7 +213,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
       emit({ type: 'reorg', ancestor, depth, detectedAt: block });
     }
 
-    async function fetchWithRetry(lo: number, hi: number): Promise<FetchedBatch> {
+    async function fetchWithRetry(lo: number, hi: number): Promise<FetchedEvmBatch> {
       for (let attempt = 0; ; attempt++) {
         try {
           const b = await fetchBatch(fetchCtx, lo, hi);
@@ -267,7 +267,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
             await settle();
             return 'stopped';
           }
-          let batch: FetchedBatch | null;
+          let batch: FetchedEvmBatch | null;
           try {
             batch = await ahead.take();
           } catch (e) {

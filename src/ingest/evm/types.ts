@@ -6,7 +6,7 @@ import type { RpcTransaction } from '../rpc/actions.ts';
 import type { Hex, RpcLog } from '../rpc/getLogs.ts';
 
 /** A stored row, by column name. Decoders set every column of their table, null included. */
-export type Row = Record<string, AppendValue>;
+export type ColumnValues = Record<string, AppendValue>;
 
 export interface BlockInfo {
   readonly number: number;
@@ -56,7 +56,7 @@ export interface DecodeContext {
   logKey(log: RpcLog): LogKey;
   /** The sender (`from`) of the log's transaction. */
   txSender(log: RpcLog): Hex;
-  emit(dataset: string, row: Row): void;
+  emit(dataset: string, row: ColumnValues): void;
 }
 
 /** What every protocol decoder declares: which logs it reads, which datasets they fill. */

@@ -20,12 +20,12 @@ import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
 import type { DecodedBatch } from './decodeBatch.ts';
 import { appendPools } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import type { BlockInfo, EngineBatch, EngineDecoder, Row } from './types.ts';
+import type { BlockInfo, EngineBatch, EngineDecoder, ColumnValues } from './types.ts';
 
 /** Every built-in EVM dataset's table, by id: a reorg invalidates all of them, whatever one run ingests. */
 const BUILT_IN_EVM_TABLES: ReadonlyMap<string, TableDef> = new Map(chainEndpoints.filter((e) => e.family === 'evm').map((e) => [e.id, e.table]));
 
-function toColumns(table: TableDef, rows: readonly Row[]): AppendValue[][] {
+function toColumns(table: TableDef, rows: readonly ColumnValues[]): AppendValue[][] {
   const names = table.columns.map((c) => c.name);
   return rows.map((row) => names.map((n) => {
     const v = row[n];

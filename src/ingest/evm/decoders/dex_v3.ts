@@ -18,7 +18,7 @@ import { evmEndpoint } from '../../../catalog/index.ts';
 import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
-import type { PoolInfo, JsDecoder, PlanProtocol, Row } from '../types.ts';
+import type { PoolInfo, JsDecoder, PlanProtocol, ColumnValues } from '../types.ts';
 
 export { POOLS_DATASET };
 
@@ -45,7 +45,7 @@ export function sqrtBasedPrice(sqrtPriceX96: bigint, decimals0: number, decimals
   return r * r * 10 ** (decimals0 - decimals1);
 }
 
-function poolColumns(p: PoolInfo, amount0: bigint, amount1: bigint): Row {
+function poolColumns(p: PoolInfo, amount0: bigint, amount1: bigint): ColumnValues {
   return {
     pool_address: p.address,
     token0_address: p.token0.address, token0: p.token0.symbol, token0_decimals: p.token0.decimals,

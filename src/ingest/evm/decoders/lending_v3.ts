@@ -11,7 +11,7 @@ import type { LendingMarket } from '../../../reference/protocols.ts';
 import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
-import type { DecodeContext, JsDecoder, PlanProtocol, Row } from '../types.ts';
+import type { DecodeContext, JsDecoder, PlanProtocol, ColumnValues } from '../types.ts';
 
 const supply = createEventDecoder(LENDING_ABI.deposit);
 const withdraw = createEventDecoder(LENDING_ABI.withdraw);
@@ -25,18 +25,18 @@ const DATASETS = Object.fromEntries(Object.keys(LENDING_ABI).map((e) => [e, data
 
 const RAY = 27;
 
-function reserve(ctx: DecodeContext, address: Hex, prefix = ''): Row {
+function reserve(ctx: DecodeContext, address: Hex, prefix = ''): ColumnValues {
   const t = ctx.token(address);
   return { [`${prefix}token_address`]: t.address, [`${prefix}token`]: t.symbol, [`${prefix}token_decimals`]: t.decimals };
 }
 
-const amount = (name: string, raw: bigint, decimals: number): Row => ({ [`${name}_raw`]: raw, [name]: scaleAmount(raw, decimals) });
+const amount = (name: string, raw: bigint, decimals: number): ColumnValues => ({ [`${name}_raw`]: raw, [name]: scaleAmount(raw, decimals) });
 
 /** One log of a configured Pool as its dataset's row, with the reserve tokens the row needs. */
 interface Parsed {
   readonly dataset: string;
   readonly tokens: readonly Hex[];
-  row(ctx: DecodeContext): Row;
+  row(ctx: DecodeContext): ColumnValues;
 }
 
 function parseLog(log: RpcLog): Parsed | null {

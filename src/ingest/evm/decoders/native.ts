@@ -27,7 +27,7 @@ import { nativeTransfer } from '../../../catalog/evm/native.ts';
 import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { CallFrame, FlatTrace, RpcReceipt, RpcTransaction, TxTrace } from '../../rpc/actions.ts';
 import type { Hex } from '../../rpc/getLogs.ts';
-import type { BlockInfo, PlanProtocol, Row } from '../types.ts';
+import type { BlockInfo, PlanProtocol, ColumnValues } from '../types.ts';
 
 export const NATIVE_DATASET = nativeTransfer.id;
 /** Coverage of internal transfers (not an endpoint): these blocks were read with call traces. */
@@ -138,7 +138,7 @@ export function transfersOfBlock(block: BlockInfo, source: BlockTraces): NativeT
   });
 }
 
-export function nativeRow(network: string, symbol: string, block: BlockInfo, t: NativeTransfer): Row {
+export function nativeRow(network: string, symbol: string, block: BlockInfo, t: NativeTransfer): ColumnValues {
   return {
     network, block_number: block.number, tx_index: t.txIndex, trace_index: t.traceIndex, time: block.time, tx_hash: t.txHash,
     token: symbol, sender: t.from, receiver: t.to, amount_raw: t.value, amount: scaleAmount(t.value, NATIVE_DECIMALS),

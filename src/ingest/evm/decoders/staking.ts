@@ -21,7 +21,7 @@ import { DEFAULT_BRIDGE_KIND, L1_WSTETH, type BridgeKind, type StakingContracts 
 import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
 import { createEventDecoder, type EventArgs } from '../eventDecoder.ts';
-import type { DecodeContext, JsDecoder, PlanProtocol, Row } from '../types.ts';
+import type { DecodeContext, JsDecoder, PlanProtocol, ColumnValues } from '../types.ts';
 
 type StakingEvent = keyof typeof STAKING_CONTRACT_OF;
 type L2Event = 'l2_deposit' | 'l2_withdrawal_request';
@@ -81,7 +81,7 @@ export function createStakingDecoder(opts: StakingDecoderOptions): JsDecoder {
   const queue = want.has(stakingDataset('withdrawal_request')) ? c.withdrawal_queue : undefined;
 
   /** The row of an L1 log (without the log key), or null. */
-  const l1Row = (log: RpcLog, ctx: DecodeContext): [StakingEvent, Row] | null => {
+  const l1Row = (log: RpcLog, ctx: DecodeContext): [StakingEvent, ColumnValues] | null => {
     const from = log.address.toLowerCase();
     const st = () => stethToken(ctx);
     if (from === steth && log.topics[0] === submitted.selector) {
@@ -147,7 +147,7 @@ export function createStakingDecoder(opts: StakingDecoderOptions): JsDecoder {
     },
     needsSender: () => false,
     decode(log, ctx) {
-      const base: Row = { ...ctx.logKey(log), contract_address: log.address.toLowerCase() };
+      const base: ColumnValues = { ...ctx.logKey(log), contract_address: log.address.toLowerCase() };
       const e1 = l1Row(log, ctx);
       if (e1) {
         ctx.emit(stakingDataset(e1[0]), { ...base, ...e1[1] });
