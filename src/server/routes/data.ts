@@ -62,7 +62,7 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
       if (link) {
         if (!links || p.format === 'json') throw new Error('link mode is not configured');
         const format = p.format;
-        let body;
+        let body: Awaited<ReturnType<LinkStore['create']>>;
         try {
           const write = async (file: string) => {
             const started = performance.now();
@@ -90,7 +90,7 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) exp.cancel();
       });
-      let encoded;
+      let encoded: Awaited<ReturnType<typeof encodeBody>>;
       try {
         encoded = await encodeBody(exp, p.format, p.basename);
       } catch (e) {

@@ -44,7 +44,7 @@ export function registerLinkDownloads(app: FastifyInstance, links: LinkStore): v
       throw new ApiError('range_not_satisfiable', `the Range ${request.headers.range} starts past the end of this ${record.bytes}-byte file`, { bytes: record.bytes });
     }
     const range: ByteRange | undefined = decision.kind === 'partial' ? decision.range : undefined;
-    let body;
+    let body: Awaited<ReturnType<typeof opened.read>>;
     try {
       body = await opened.read(range);
     } catch {
