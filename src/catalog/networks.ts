@@ -42,8 +42,6 @@ export const NETWORKS = {
   BTC: net('BTC', 'Bitcoin', null, 144, 'BTC'),
 } as const satisfies Record<string, NetworkInfo>;
 
-export type NetworkCode = keyof typeof NETWORKS;
-
 export function networkInfo(code: string): NetworkInfo | undefined {
   return (NETWORKS as Record<string, NetworkInfo>)[code];
 }

@@ -16,8 +16,6 @@ import { addCoverage } from '../store/coverage.ts';
 import { bulkInsert, type CsvValue } from './bulkInsert.ts';
 import type { DemoContext } from './generate.ts';
 
-export const VENUE_TOKENS = ['BTC', 'ETH', 'SOL'] as const;
-
 interface Market {
   readonly symbol: string;
   readonly tradesPerDay: number;
