@@ -22,7 +22,7 @@ export class ChainqError extends Error {
   override readonly name: string = 'ChainqError';
   /** HTTP status. */
   readonly status: number;
-  /** The server's error code (decisions.md §5), or `http_<status>` when the body was not an error body. */
+  /** The server's error code (docs/api.md, "Errors"), or `http_<status>` when the body was not an error body. */
   readonly code: string;
   /** The whole error body: message, code and any extra fields. */
   readonly body: ErrorBody;

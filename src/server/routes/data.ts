@@ -26,7 +26,7 @@ export function plannerFor(route: DataRoute): Planner {
   };
 }
 
-/** link=true only makes sense for a file: JSON is a 400 (decisions.md §4). */
+/** link=true only makes sense for a file: JSON is a 400 (docs/venues-tron-btc.md, "Link mode"). */
 function assertLinkFormat(route: DataRoute, query: Readonly<Record<string, unknown>>): void {
   const format = String(query.format ?? route.endpoint.defaultFormat).trim().toLowerCase();
   if (format !== 'json') return;

@@ -1,6 +1,6 @@
 /**
  * Link downloads: `GET /v1/links/<id>` serves a link-mode result without an
- * API key (decisions.md §6), like a pre-signed object-store URL. Registered
+ * API key (docs/venues-tron-btc.md, "Link mode"), like a pre-signed object-store URL. Registered
  * outside the authenticated /v1 scope on purpose.
  *
  * Downloads can be verified and resumed (chainq's extension, docs/api.md):
