@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
-import { errorFrom, IncompleteResponseError, parseRetryAfter } from './errors.ts';
+import { errorFrom, IncompleteResponseError, retryAfterSeconds } from './errors.ts';
 import { ROUTES, type EvmProtocol, type Protocol, type RouteTypes, type Usage, type UsageParams } from './routes.generated.ts';
 
 export * from './errors.ts';
@@ -94,7 +94,7 @@ export function toSearch(params: Readonly<Record<string, ParamValue>>): string {
 
 /** The wait before retry number `attempt` (0 for the first) after a 429. */
 export function retryDelayMs(retryAfter: string | null, attempt: number, opts: { defaultRetryAfterSeconds?: number; maxRetryDelayMs?: number } = {}): number {
-  const seconds = parseRetryAfter(retryAfter) ?? opts.defaultRetryAfterSeconds ?? 60;
+  const seconds = retryAfterSeconds(retryAfter) ?? opts.defaultRetryAfterSeconds ?? 60;
   return Math.min(opts.maxRetryDelayMs ?? 15 * 60_000, Math.max(1, seconds) * 1000 * 2 ** attempt);
 }
 
