@@ -7,7 +7,7 @@ import type { ColumnExpr, FilterDef, Format, OutputColumn, Params, RangeLimit, S
 
 export const SECONDS_PER_DAY = 86_400;
 
-/** Range limits per format on EVM, Tron and Bitcoin (interface.md §8.3, decisions.md §2). */
+/** Range limits per format on EVM, Tron and Bitcoin (docs/api.md, "Ranges"). */
 export function rangeLimit(format: Format, network: string): RangeLimit {
   if (format === 'parquet') return { blocks: network === 'ARB' ? 1_000_000 : 100_000, seconds: 7 * SECONDS_PER_DAY };
   return { blocks: 10_000, seconds: SECONDS_PER_DAY };

@@ -6,7 +6,7 @@
  * caught_up, done).
  */
 import cliProgress from 'cli-progress';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EVM_PROTOCOLS, type EvmProtocol } from '../ingest/evm/decoders/index.ts';

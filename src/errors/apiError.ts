@@ -1,5 +1,5 @@
 /**
- * Every error the API can answer, in one place (decisions.md §5). Handlers
+ * Every error the API can answer, in one place (docs/api.md, "Errors"). Handlers
  * throw `ApiError`; the error handler renders `{status, error, code, ...extra}`.
  * Anything that is not an `ApiError` becomes `internal_error`, with no detail.
  */

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readCustomDeclaration } from '../catalog/custom/customEndpoints.ts';
 import { CustomDeclarationError, type CustomDataset } from '../catalog/custom/declaration.ts';
-import type { IngestEvent, IngestSummary as EvmSummary } from '../ingest/evm/ingestEvm.ts';
+import type { EvmIngestSummary, IngestEvent } from '../ingest/evm/ingestEvm.ts';
 import type { EvmProtocol } from '../ingest/evm/decoders/index.ts';
 import type { HttpOptions } from '../ingest/http/fetchWithRetry.ts';
 import { DEFAULT_RETRY } from '../ingest/http/retry.ts';
@@ -29,7 +29,7 @@ export type ProgressCall =
   | { readonly call: 'stop' };
 
 export type JobResult =
-  | { readonly source: 'evm'; readonly summary: EvmSummary }
+  | { readonly source: 'evm'; readonly summary: EvmIngestSummary }
   | { readonly source: 'venue_a' | 'venue_b' | 'tron' | 'btc'; readonly summary: IngestSummary; readonly seconds: number };
 
 export type JobMessage =

@@ -1,4 +1,4 @@
-/** Catalog → the discovery payloads of interface.md §2.2. */
+/** Catalog → the discovery payloads (docs/api.md, "Discovery"). */
 import { catalog } from '../index.ts';
 import type { ChainEndpoint, Endpoint } from '../types.ts';
 import { publicAggregateSchema, type PublicAggregateSchema } from './aggregate.ts';

@@ -15,7 +15,7 @@ import { findCommonAncestor } from './commonAncestor.ts';
 import { fetchAhead } from './fetchAhead.ts';
 import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
 import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
-import { addCoverage, coveredIntervals, gaps, removeCoverage, type Interval } from '../../store/coverage.ts';
+import { addCoverage, coveredIntervals, gaps, removeCoverage, union, type Interval } from '../../store/coverage.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
 import type { Store, Tx } from '../../store/createStore.ts';
 import { emptySummary, silentProgress, type IngestHooks, type IngestProgress, type IngestSummary } from '../progress.ts';
@@ -83,14 +83,7 @@ class ReorgDetected extends Error {
 export async function pendingRanges(store: Store, network: string, datasets: readonly ChainDataset[], from: number, to: number): Promise<Interval[]> {
   const missing: Interval[] = [];
   for (const d of datasets) missing.push(...gaps(from, to, await coveredIntervals(store, d.id, network)));
-  missing.sort((a, b) => a.lo - b.lo);
-  const out: Interval[] = [];
-  for (const g of missing) {
-    const last = out[out.length - 1];
-    if (last && g.lo <= last.hi + 1) out[out.length - 1] = { lo: last.lo, hi: Math.max(last.hi, g.hi) };
-    else out.push(g);
-  }
-  return out;
+  return union(missing);
 }
 
 export function splitBatches(ranges: readonly Interval[], size: number): Interval[] {

@@ -138,7 +138,7 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
       } else {
         const paying = withTxs.filter((b) => b.txs!.some((t) => BigInt(t.value) > 0n));
         const receipts = await ctx.receipts.receipts(paying.map((b) => ({ hash: b.hash, txHashes: b.txHashes })));
-        paying.forEach((b, i) => native.set(b.number, transfersOfBlock(b, { receipts: receipts[i]! })));
+        paying.forEach((b, i) => { native.set(b.number, transfersOfBlock(b, { receipts: receipts[i]! })); });
       }
     }
     await tokenWork;

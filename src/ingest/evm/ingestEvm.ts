@@ -91,7 +91,7 @@ export type IngestEvent =
   | { type: 'reorg'; ancestor: number; depth: number; detectedAt: number }
   | { type: 'caught_up'; block: number; head: number };
 
-export interface IngestSummary {
+export interface EvmIngestSummary {
   readonly blocks: number;
   readonly events: number;
   readonly batches: number;
@@ -121,7 +121,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
   });
 
-export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<IngestSummary> {
+export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<EvmIngestSummary> {
   const t0 = performance.now();
   const network = opts.network.toUpperCase();
   const info = networkInfo(network);

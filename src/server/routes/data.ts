@@ -11,7 +11,7 @@ import { laneOf } from '../../query/lane.ts';
 import { chargeOnCompletion, commitCost, releaseCost, reserveCost } from '../plugins/metering.ts';
 import { requestBaseUrl } from './links.ts';
 
-/** link=true only makes sense for a file: JSON is a 400 (decisions.md §4). */
+/** link=true only makes sense for a file: JSON is a 400 (docs/venues-tron-btc.md, "Link mode"). */
 function assertLinkFormat(route: DataRoute, query: Readonly<Record<string, unknown>>): void {
   const format = String(query.format ?? route.endpoint.defaultFormat).trim().toLowerCase();
   if (format !== 'json') return;
@@ -64,7 +64,7 @@ export async function serveData(request: FastifyRequest, reply: FastifyReply, r:
       if (link) {
         if (!links || p.format === 'json') throw new Error('link mode is not configured');
         const format = p.format;
-        let body;
+        let body: Awaited<ReturnType<LinkStore['create']>>;
         try {
           const write = async (file: string) => {
             const started = performance.now();
@@ -92,7 +92,7 @@ export async function serveData(request: FastifyRequest, reply: FastifyReply, r:
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) exp.cancel();
       });
-      let encoded;
+      let encoded: Awaited<ReturnType<typeof encodeBody>>;
       try {
         encoded = await encodeBody(exp, p.format, p.basename);
       } catch (e) {

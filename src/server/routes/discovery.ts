@@ -1,4 +1,4 @@
-/** The discovery endpoints of interface.md §4.1, all derived from the catalog. */
+/** The discovery endpoints (docs/api.md, "Discovery"), all derived from the catalog. */
 import type { FastifyInstance } from 'fastify';
 import {
   aggregateSchemaOf, eventTypesOf, extraArgsOf, networksOf, protocolEndpoints, protocols,

@@ -125,7 +125,7 @@ export function transfersOfBlock(block: BlockInfo, source: BlockTraces): NativeT
     for (const t of source.flat) {
       if (t.transactionPosition === null || t.transactionPosition === undefined) continue; // rewards
       let list = byTx.get(t.transactionPosition);
-      if (!list) byTx.set(t.transactionPosition, (list = []));
+      if (!list) { list = []; byTx.set(t.transactionPosition, list); }
       list.push(t);
     }
     return [...byTx.keys()].sort((a, b) => a - b).flatMap((i) => transfersOfFlatTraces(byTx.get(i)!, i, byTx.get(i)![0]!.transactionHash ?? block.txHashes[i]!));
