@@ -6,8 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { readCustomDeclaration } from '../catalog/custom/customEndpoints.ts';
-import { CustomDeclarationError, type CustomDataset } from '../catalog/custom/declaration.ts';
+import { readCustomFile } from '../ingest/evm/customFile.ts';
 import type { EvmIngestSummary, IngestEvent } from '../ingest/evm/ingestEvm.ts';
 import type { EvmProtocol } from '../ingest/evm/decoders/index.ts';
 import type { HttpOptions } from '../ingest/http/fetchWithRetry.ts';
@@ -141,22 +140,6 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
     }
   }
   return { source: spec.source, summary, seconds: (Date.now() - t0) / 1000 };
-}
-
-/** A declaration file, checked; its mistakes are the operator's to fix, named with the file. */
-function readCustomFile(file: string): CustomDataset {
-  let json: unknown;
-  try {
-    json = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new CustomDeclarationError(`${file}: ${(e as Error).message}`);
-  }
-  try {
-    return readCustomDeclaration(json);
-  } catch (e) {
-    if (e instanceof CustomDeclarationError) throw new CustomDeclarationError(`${file}: ${e.message}`);
-    throw e;
-  }
 }
 
 async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm' }>): Promise<JobResult> {

@@ -110,7 +110,7 @@ function typeOf(p: AbiEventParameter): Pick<CustomInput, 'kind' | 'stored' | 'ou
 /** An ABI item as solc or viem print it (an object), or as human-readable text (`event Deposited(address indexed who, uint256 amount)`). */
 function abiItem(item: unknown, i: number): AbiEvent | null {
   if (typeof item === 'string') {
-    let parsed;
+    let parsed: ReturnType<typeof parseAbiItem>;
     try {
       parsed = parseAbiItem(item);
     } catch (e) {

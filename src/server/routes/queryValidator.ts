@@ -23,7 +23,10 @@ export function validateQuery(server: FastifyInstance, route: DataRoute, query: 
   const schema = querySchema(route.params);
   const key = `${route.path}\0${JSON.stringify(schema)}`;
   let cache = compiled.get(server);
-  if (!cache) compiled.set(server, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    compiled.set(server, cache);
+  }
   let validate = cache.get(key);
   if (!validate) {
     const compile = server.validatorCompiler;
