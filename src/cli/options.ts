@@ -62,6 +62,12 @@ export function positiveNumber(value: string): number {
   return n;
 }
 
+export function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`expected a number of 0 or more, got '${value}'`);
+  return n;
+}
+
 export function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`expected a port number, got '${value}'`);

@@ -17,7 +17,7 @@ import { registerMetricsRoute } from '../server/plugins/metrics.ts';
 import { linkOptions } from './linkOptions.ts';
 import { addOperateOptions, serveMetrics, serveShutdown, startOperatorMetrics, type OperateFlags } from './operateOptions.ts';
 import { backendOf, plansOf, PLANS_HELP, REDIS_HELP } from './metering.ts';
-import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, openStore, storeTargetOf, port, positiveInteger, positiveNumber } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, openStore, storeTargetOf, nonNegativeNumber, port, positiveInteger, positiveNumber } from './options.ts';
 
 interface ServeOptions extends OperateFlags {
   data: string;
@@ -28,6 +28,7 @@ interface ServeOptions extends OperateFlags {
   threads?: number;
   lanes: boolean;
   heavyExports?: number;
+  stalledReader: number;
   demo: boolean;
   linkTtl?: number;
   publicUrl?: string;
@@ -54,6 +55,7 @@ export function registerServe(program: Command): void {
     .option('--threads <n>', 'DuckDB worker threads (default: the number of cores)', positiveInteger)
     .option('--heavy-exports <n>', 'heavy queries (planned cost of 1,000 blocks or more) exported at once (default: engine threads - 1, at least 2)', positiveInteger)
     .option('--no-lanes', 'one queue for every export, small or heavy (fair scheduling off)')
+    .option('--stalled-reader <seconds>', 'give up a streamed answer whose client has not read for this long: its export stops and frees its slot, nothing is charged (0: never)', nonNegativeNumber, 60)
     .option('--no-demo', 'do not load the demo dataset into a new store')
     .option('--link-ttl <seconds>', 'lifetime of link=true download URLs (default 3600, or CHAINQ_LINK_TTL)', positiveNumber)
     .option('--public-url <url>', 'base of link download URLs, e.g. https://data.example.com (or CHAINQ_PUBLIC_URL)')
@@ -85,7 +87,7 @@ export function registerServe(program: Command): void {
       }
       const meter = createMeter({ backend: await backendOf(opts, store), plans });
       const metrics = serveMetrics();
-      const app = await createApp({ store, logger, meter, links: linkOptions(opts), metrics, metricsRoute: opts.metricsOnApi });
+      const app = await createApp({ store, logger, meter, links: linkOptions(opts), metrics, metricsRoute: opts.metricsOnApi, stalledReaderMs: opts.stalledReader * 1000 });
       const dataDir = path.resolve(opts.data);
       // The jobs report to /metrics: rows per batch and dataset, the head and the lag behind it, states and failures.
       const heads = new Map<string, number>();

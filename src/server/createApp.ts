@@ -18,6 +18,7 @@ import { createLinkStore, type LinkOptions } from '../output/links/linkStore.ts'
 import type { PlanContext } from '../query/planRaw.ts';
 import type { Store } from '../store/createStore.ts';
 import { sendError, toApiError } from './errorHandler.ts';
+import { DEFAULT_STALLED_READER_MS } from './stalledReader.ts';
 import { clientGone, registerClientLeftLog, serverLogger, ServerLogController } from './logging.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerMetering } from './plugins/metering.ts';
@@ -47,6 +48,8 @@ export interface AppOptions {
   readonly metrics?: Metrics;
   /** Also answer `GET /metrics` on this app, the public listener (`chainq serve --metrics-on-api`). */
   readonly metricsRoute?: boolean;
+  /** How long a streamed answer waits on a client that does not read before it is given up (src/server/stalledReader.ts); 0 never. */
+  readonly stalledReaderMs?: number;
 }
 
 export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -63,6 +66,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance;
   const ctx: PlanContext = { store: opts.store };
+  app.decorate('stalledReaderMs', opts.stalledReaderMs ?? DEFAULT_STALLED_READER_MS);
 
   const metrics = opts.metrics ?? createMetrics();
   registerHttpMetrics(app, metrics);

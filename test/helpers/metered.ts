@@ -63,9 +63,9 @@ export interface MeteredApp {
   close(): Promise<void>;
 }
 
-export async function createMeteredApp(store: Store, opts: { plans: Plans; clock?: TestClock; backend?: MeterBackend }): Promise<MeteredApp> {
+export async function createMeteredApp(store: Store, opts: { plans: Plans; clock?: TestClock; backend?: MeterBackend; stalledReaderMs?: number }): Promise<MeteredApp> {
   const meter = createMeter({ backend: opts.backend ?? createEmbeddedBackend(store), plans: opts.plans, ...(opts.clock ? { clock: opts.clock.now } : {}) });
-  const app = await createApp({ store, meter });
+  const app = await createApp({ store, meter, ...(opts.stalledReaderMs !== undefined ? { stalledReaderMs: opts.stalledReaderMs } : {}) });
   return {
     app,
     meter,

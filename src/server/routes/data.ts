@@ -9,6 +9,7 @@ import type { PlanContext } from '../../query/planRaw.ts';
 import { plannerFor, type Planner } from '../../query/planner.ts';
 import { laneOf } from '../../query/lane.ts';
 import { chargeOnCompletion, commitCost, releaseCost, reserveCost } from '../plugins/metering.ts';
+import { watchStalledReader } from '../stalledReader.ts';
 import { requestBaseUrl } from './links.ts';
 
 /** link=true only makes sense for a file: JSON is a 400 (docs/venues-tron-btc.md, "Link mode"). */
@@ -91,6 +92,12 @@ export async function serveData(request: FastifyRequest, reply: FastifyReply, r:
       // A client that leaves mid-stream stops the engine at once.
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) exp.cancel();
+      });
+      // One that stays but stops reading gives its export up after a while.
+      watchStalledReader(reply, request.server.stalledReaderMs, () => {
+        request.log.warn({ seconds: request.server.stalledReaderMs / 1000 }, 'client stopped reading; export cancelled and connection closed');
+        exp.cancel();
+        reply.raw.destroy();
       });
       let encoded: Awaited<ReturnType<typeof encodeBody>>;
       try {
