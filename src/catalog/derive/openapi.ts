@@ -3,12 +3,11 @@ import { API_ERRORS } from '../../errors/apiError.ts';
 import { accountEndpoints, type ResponseField } from '../account.ts';
 import { chainEndpoints } from '../index.ts';
 import type { Endpoint, Format, OutputColumn, Params } from '../types.ts';
-import { COVERAGE_PARAMS, COVERAGE_PATH } from '../coverage.ts';
 import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER } from '../responseHeaders.ts';
 import { aggregateDocColumns } from './aggregate.ts';
 import { paramSchema } from './jsonSchema.ts';
 import { dataRoutes } from './routes.ts';
-import { protocols } from './discovery.ts';
+import { discoveryRoutes, type DiscoveryKind, type DiscoveryRoute } from './discovery.ts';
 
 const wireType = (c: OutputColumn) => (c.type === 'double' ? 'number' : c.type);
 
@@ -111,6 +110,19 @@ function extensionPaths(): Record<string, unknown> {
   };
 }
 
+/** A discovery route: free, no body to describe beyond what it lists; coverage takes filters. */
+function discoveryOperation(r: DiscoveryRoute) {
+  const params = r.kind === 'coverage' ? r.params : null;
+  return {
+    get: {
+      summary: r.summary,
+      tags: ['discovery'],
+      ...(params ? { parameters: parameters(params) } : {}),
+      responses: { 200: { description: r.answer }, ...(params ? { 400: errorResponse('Unknown parameter or value.') } : {}) },
+    },
+  };
+}
+
 /** The cost-preview route (docs/metering.md). */
 export const CALCULATE_COST_PATH = '/v1/calculate-cost';
 
@@ -141,16 +153,15 @@ export function openApiDocument(): Record<string, unknown> {
       },
     };
   }
-  for (const id of protocols()) {
-    const base = `/v1/${id}`;
-    const simple = (summary: string) => ({ get: { summary, tags: ['discovery'], responses: { 200: { description: summary } } } });
-    if (id.startsWith('evm/')) {
-      paths[`${base}/networks`] = simple(`Networks of ${id}.`);
-      paths[`${base}/events/types`] = simple(`Event types of ${id}.`);
-      paths[`${base}/extra_args`] = simple(`Protocol-specific parameters of ${id}.`);
-    }
-    paths[`${base}/aggregate_schema`] = simple(`Aggregate output schema of ${id}.`);
-  }
+  // The discovery routes, each kind where the document has always had it
+  // (the server answers /openapi.json with these bytes): per protocol here,
+  // protocols and coverage after the account paths, tokens last.
+  const discovery = discoveryRoutes();
+  const documentDiscovery = (pick: (r: DiscoveryRoute) => boolean) => {
+    for (const r of discovery.filter(pick)) paths[r.path] = discoveryOperation(r);
+  };
+  const kinds = (...k: DiscoveryKind[]) => (r: DiscoveryRoute) => k.includes(r.kind);
+  documentDiscovery((r) => 'protocol' in r);
   paths['/v1/links/{id}'] = {
     get: {
       summary: 'Download a link-mode result. Needs no API key; the URL is the credential and expires (410 afterwards).',
@@ -185,15 +196,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
     };
   }
-  paths['/v1/protocols'] = { get: { summary: 'Protocol identifiers.', tags: ['discovery'], responses: { 200: { description: 'Array of strings.' } } } };
-  paths[COVERAGE_PATH] = {
-    get: {
-      summary: 'What the store covers, per dataset and network (or token): covered ranges with their times, gaps, the newest block, the confirmation depth and when it last advanced. Free.',
-      tags: ['discovery'],
-      parameters: parameters(COVERAGE_PARAMS),
-      responses: { 200: { description: '{"coverage": [entry, …]}; see docs/api.md.' }, 400: errorResponse('Unknown parameter or value.') },
-    },
-  };
+  documentDiscovery(kinds('protocols', 'coverage'));
   Object.assign(paths, extensionPaths());
   paths[CALCULATE_COST_PATH] = {
     post: {
@@ -237,7 +240,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
     },
   };
-  paths['/v1/tokens'] = { get: { summary: 'Token registry.', tags: ['discovery'], responses: { 200: { description: 'Array of tokens.' } } } };
+  documentDiscovery(kinds('tokens'));
   return {
     openapi: '3.1.0',
     info: { title: 'chainq', version: '1', description: 'Historical blockchain events and exchange market data. Every /v1 request needs X-API-Key.' },
