@@ -5,6 +5,7 @@
  */
 import { discoveryPath } from '../catalog/derive/discovery.ts';
 import { CALCULATE_COST_PATH } from '../catalog/derive/openapi.ts';
+import { LINK_FORMATS } from '../catalog/formats.ts';
 import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER } from '../catalog/responseHeaders.ts';
 import type { ApiCall, ApiResponse } from './api.ts';
 import { DEFAULT_ROWS, MAX_ROWS, describeEndpoint, routeOf, servedEndpointIds, type ToolName } from './tools.ts';
@@ -153,7 +154,7 @@ async function runQuery(api: ApiCall, args: Args, kind: 'raw' | 'aggregate'): Pr
     total: body.count,
     returned: shown.length,
     ...(body.count > shown.length
-      ? { note: `${shown.length} of ${body.count} rows shown; call get_download_link with the same endpoint and params (format csv or parquet) for all of them, at the same cost` }
+      ? { note: `${shown.length} of ${body.count} rows shown; call get_download_link with the same endpoint and params (format ${LINK_FORMATS.join(' or ')}) for all of them, at the same cost` }
       : {}),
     ...(r.headers[COVERED_RANGE_HEADER] ? { covered_range: r.headers[COVERED_RANGE_HEADER] } : {}),
     ...(r.headers[DROPPED_TOKENS_HEADER] ? { dropped_tokens: r.headers[DROPPED_TOKENS_HEADER].split(',').map(decodeURIComponent) } : {}),

@@ -4,11 +4,11 @@
  * endpoint descriptions `describe_endpoint` answers. Adding an endpoint to
  * the catalog adds it to every tool.
  */
-import { rangeLimit } from '../catalog/common.ts';
 import { publicAggregateSchema } from '../catalog/derive/aggregate.ts';
 import { paramSchema } from '../catalog/derive/jsonSchema.ts';
 import { CALCULATE_COST_PATH } from '../catalog/derive/openapi.ts';
 import { dataRoutes, type DataRoute } from '../catalog/derive/routes.ts';
+import { rangeLimit } from '../catalog/formats.ts';
 import type { Endpoint, ParamDef } from '../catalog/types.ts';
 import { AGGREGATE_DISCOUNT, MIN_BLOCK_COST } from '../query/cost.ts';
 

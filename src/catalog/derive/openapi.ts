@@ -3,6 +3,7 @@ import { API_ERRORS } from '../../errors/apiError.ts';
 import { accountEndpoints, type ResponseField } from '../account.ts';
 import { chainEndpoints } from '../index.ts';
 import type { Endpoint, Format, OutputColumn, Params } from '../types.ts';
+import { FORMAT_NAMES, FORMATS, LINK_FORMATS } from '../formats.ts';
 import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER } from '../responseHeaders.ts';
 import { aggregateDocColumns } from './aggregate.ts';
 import { paramSchema } from './jsonSchema.ts';
@@ -44,16 +45,17 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+/** A file answer of format `f` (CSV, Parquet): its bytes. */
+const fileContent = (f: Format) => ({ schema: { type: 'string', ...(FORMATS[f].binary ? { format: 'binary' } : {}) } });
+
+/** The answer of a data route by media type, in the order of the format table. */
 function formatsContent(e: Endpoint, columns: readonly OutputColumn[]) {
   const content: Record<string, unknown> = {};
-  const has = (f: Format) => e.formats.includes(f);
-  if (has('json')) {
-    content['application/json'] = {
-      schema: { type: 'object', properties: { status: { const: 'success' }, events: { type: 'array', items: rowSchema(columns) }, count: { type: 'integer' } } },
-    };
+  for (const f of FORMAT_NAMES.filter((name) => e.formats.includes(name))) {
+    content[FORMATS[f].mediaType] = FORMATS[f].envelope
+      ? { schema: { type: 'object', properties: { status: { const: 'success' }, events: { type: 'array', items: rowSchema(columns) }, count: { type: 'integer' } } } }
+      : fileContent(f);
   }
-  if (has('csv')) content['text/csv'] = { schema: { type: 'string' } };
-  if (has('parquet')) content['application/vnd.apache.parquet'] = { schema: { type: 'string', format: 'binary' } };
   return content;
 }
 
@@ -67,7 +69,7 @@ function dataHeaders(params: Params) {
   };
 }
 
-const linkFile = { 'text/csv': { schema: { type: 'string' } }, 'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary' } } };
+const linkFile = Object.fromEntries(LINK_FORMATS.map((f) => [FORMATS[f].mediaType, fileContent(f)]));
 const linkHeaders = {
   'repr-digest': header('sha-256=:<base64>: of the whole file (RFC 9530).'),
   etag: header('"<sha256 hex>"'),
