@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { accountEndpoints, type ResponseField } from '../catalog/account.ts';
 import { DISCOVERY_PATHS, protocols } from '../catalog/derive/discovery.ts';
-import { CALCULATE_COST_PATH } from '../catalog/derive/openapi.ts';
+import { CALCULATE_COST_PATH } from '../catalog/calculateCost.ts';
 import { dataRoutes, type DataRoute } from '../catalog/derive/routes.ts';
 import type { ColumnType, OutputColumn, ParamDef } from '../catalog/types.ts';
 

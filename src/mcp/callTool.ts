@@ -3,8 +3,8 @@
  * for describe_endpoint, which reads the catalog), turned into a compact
  * result. Errors are the API's own messages and codes.
  */
+import { CALCULATE_COST_PATH } from '../catalog/calculateCost.ts';
 import { discoveryPath } from '../catalog/derive/discovery.ts';
-import { CALCULATE_COST_PATH } from '../catalog/derive/openapi.ts';
 import { LINK_FORMATS } from '../catalog/formats.ts';
 import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER } from '../catalog/responseHeaders.ts';
 import type { ApiCall, ApiResponse } from './api.ts';

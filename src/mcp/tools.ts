@@ -4,9 +4,9 @@
  * endpoint descriptions `describe_endpoint` answers. Adding an endpoint to
  * the catalog adds it to every tool.
  */
+import { CALCULATE_COST_PATH } from '../catalog/calculateCost.ts';
 import { publicAggregateSchema } from '../catalog/derive/aggregate.ts';
 import { paramSchema } from '../catalog/derive/jsonSchema.ts';
-import { CALCULATE_COST_PATH } from '../catalog/derive/openapi.ts';
 import { dataRoutes, type DataRoute } from '../catalog/derive/routes.ts';
 import { rangeLimit } from '../catalog/formats.ts';
 import type { Endpoint, ParamDef } from '../catalog/types.ts';

@@ -1,6 +1,7 @@
 /** Catalog → OpenAPI 3.1 document. */
 import { API_ERRORS } from '../../errors/apiError.ts';
 import { accountEndpoints, type ResponseField } from '../account.ts';
+import { CALCULATE_COST_ANSWER, CALCULATE_COST_BODY, CALCULATE_COST_PATH, CALCULATE_COST_SUMMARY } from '../calculateCost.ts';
 import { chainEndpoints } from '../index.ts';
 import type { Endpoint, Format, OutputColumn, Params } from '../types.ts';
 import { FORMAT_NAMES, FORMATS, LINK_FORMATS } from '../formats.ts';
@@ -125,9 +126,6 @@ function discoveryOperation(r: DiscoveryRoute) {
   };
 }
 
-/** The cost-preview route (docs/metering.md). */
-export const CALCULATE_COST_PATH = '/v1/calculate-cost';
-
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const r of dataRoutes()) {
@@ -202,39 +200,11 @@ export function openApiDocument(): Record<string, unknown> {
   Object.assign(paths, extensionPaths());
   paths[CALCULATE_COST_PATH] = {
     post: {
-      summary: 'Prices a data request without running or charging it: the cost it would be charged, the quota left before and after, and how the cost was reached. Counts against the per-minute limit.',
+      summary: CALCULATE_COST_SUMMARY,
       tags: ['metering'],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['query'],
-              properties: { query: { type: 'string', description: 'The path and query string of the data request to price, e.g. /v1/evm/erc20/events/transfer?network=ARB&token=USDC&block_start=405000100&block_end=405010100; an absolute URL is accepted.' } },
-            },
-          },
-        },
-      },
+      requestBody: { required: true, content: { 'application/json': { schema: CALCULATE_COST_BODY } } },
       responses: {
-        200: {
-          description: 'The price.',
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['query', 'cost', 'quota_remaining', 'quota_remaining_after', 'breakdown'],
-                properties: {
-                  query: { type: 'string' },
-                  cost: { type: 'integer', description: 'Blocks this request would be charged (0 for discovery).' },
-                  quota_remaining: { type: 'integer' },
-                  quota_remaining_after: { type: 'integer' },
-                  breakdown: { type: 'object', description: 'How the cost was reached (docs/metering.md).' },
-                },
-              },
-            },
-          },
-        },
+        200: { description: 'The price.', content: { 'application/json': { schema: CALCULATE_COST_ANSWER } } },
         400: errorResponse('The body or the priced query is invalid: the error the query itself would get.'),
         401: errorResponse('Missing or invalid API key.'),
         404: errorResponse('No endpoint at the priced path.'),
