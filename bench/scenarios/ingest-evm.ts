@@ -25,7 +25,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { encodeFunctionData, type Abi, type Hex } from 'viem';
-import { ingestEvm, type IngestSummary } from '../../src/ingest/evm/ingestEvm.ts';
+import { ingestEvm, type EvmIngestSummary } from '../../src/ingest/evm/ingestEvm.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createStore } from '../../src/store/createStore.ts';
 import { loadArtifacts } from '../../test/contracts/compile.ts';
@@ -91,7 +91,7 @@ async function sweep(url: string, from: number, to: number, inFlight: number): P
   return { seconds: (performance.now() - t0) / 1000, logs };
 }
 
-async function chainq(ctx: BenchContext, url: string, from: number, to: number, name: string, only?: 'erc20'): Promise<IngestSummary> {
+async function chainq(ctx: BenchContext, url: string, from: number, to: number, name: string, only?: 'erc20'): Promise<EvmIngestSummary> {
   // As `chainq ingest evm` opens it: one DuckDB thread per query (see --threads).
   const store = await createStore({ dataDir: path.join(ctx.workDir, name), threads: 1 });
   try {

@@ -1,6 +1,6 @@
 /**
- * POST /v1/calculate-cost (docs/metering.md): where it is, the body it takes
- * and the answer it gives (interface.md §2.3). The route
+ * POST /v1/calculate-cost (docs/metering.md, "Previewing a cost"): where it
+ * is, the body it takes and the answer it gives. The route
  * (src/server/routes/calculateCost.ts) checks the body itself, to answer
  * each mistake with its own message; OpenAPI documents it from here, and the
  * client and the MCP tools call this path.

@@ -104,6 +104,11 @@ export const evmLogKey: readonly StoredColumn[] = [
 
 export const EVM_LOG_ORDER = ['network', 'block_number', 'log_index'] as const;
 
+/** The id, path and table of a built-in EVM protocol's event dataset: the one place their shapes are spelled. */
+export function evmDatasetNames(protocol: string, event: string): { id: string; path: string; tableName: string } {
+  return { id: `evm/${protocol}/${event}`, path: `/v1/evm/${protocol}/events/${event}`, tableName: `evm_${protocol}_${event}` };
+}
+
 /** An ISO 8601 UTC time column rendered from a stored TIMESTAMP. */
 export const timeColumn: OutputColumn = {
   name: 'time',

@@ -1,7 +1,7 @@
 /**
  * The output formats, once: what each is on the wire, whether it can be a
- * download link, and how large a range it may cover (interface.md §8.3,
- * decisions.md §2 and §4). The encoder, link mode, range checks, OpenAPI,
+ * download link, and how large a range it may cover (docs/api.md, "Formats
+ * and envelopes" and "Ranges"). The encoder, link mode, range checks, OpenAPI,
  * the parameter docs and the MCP tools read this table.
  */
 import type { Format, RangeLimit } from './types.ts';

@@ -28,6 +28,13 @@ export const venueEndpoints: readonly VenueEndpoint[] = [...venueAEndpoints, ...
 
 export const catalog: readonly Endpoint[] = [...chainEndpoints, ...venueEndpoints];
 
+/** A built-in EVM event dataset; throws for one the catalog does not declare (decoders look theirs up when loaded). */
+export function evmEndpoint(protocol: string, event: string): ChainEndpoint {
+  const e = chainEndpoints.find((x) => x.family === 'evm' && x.protocol === protocol && x.event === event);
+  if (!e) throw new Error(`catalog: no EVM dataset ${protocol}/${event}`);
+  return e;
+}
+
 export function endpointById(id: string): Endpoint | undefined {
   return catalog.find((e) => e.id === id);
 }
@@ -58,6 +65,7 @@ export function validateCatalog(entries: readonly Endpoint[] = catalog): void {
     for (const [name, p] of Object.entries(e.params)) {
       for (const x of p.exclusiveWith ?? []) if (!(x in e.params)) throw new Error(`catalog: ${e.id} ${name} excludes unknown ${x}`);
     }
+    if (e.family !== 'exchange' && e.abi && e.abi.name !== e.eventName) throw new Error(`catalog: ${e.id} names its event ${e.eventName}, its ABI ${e.abi.name}`);
     if (e.family !== 'exchange') {
       if (e.pricedAmount && (!stored.has(e.pricedAmount.amount) || !stored.has(e.pricedAmount.token))) throw new Error(`catalog: ${e.id} pricedAmount names unknown columns`);
       const named = new Set([...stored, ...e.columns.map((c) => c.name)]);

@@ -1,5 +1,5 @@
 /**
- * Link mode (decisions.md §4): any data endpoint that can answer a file
+ * Link mode (docs/venues-tron-btc.md, "Link mode"): any data endpoint that can answer a file
  * format (CSV, Parquet: formats.ts) also accepts `link=true`, and then
  * answers a download URL instead of the bytes.
  */
@@ -23,7 +23,7 @@ export function linkParams(e: Endpoint): Params {
   };
 }
 
-/** The `format` parameter of a venue endpoint: its own formats, CSV by default (decisions.md §3). */
+/** The `format` parameter of a venue endpoint: its own formats, CSV by default (docs/venues-tron-btc.md, "Exchange venues"). */
 export function venueFormatParams(e: Endpoint): Params {
   return {
     format: {

@@ -1,7 +1,8 @@
 /**
  * Network codes, their cadence and the pricing facts attached to them.
- * `blocksPerDay` is the shipped default of the time-range cost estimate
- * (decisions.md §6); operators may override it in configuration.
+ * `blocksPerDay` is the shipped table of the time-range cost estimate
+ * (docs/metering.md, "What a request costs"); the cost function accepts
+ * another one (docs/metering.md, "Blocks per day").
  */
 export interface NetworkInfo {
   readonly code: string;
@@ -9,7 +10,7 @@ export interface NetworkInfo {
   readonly chainId: number | null;
   readonly blocksPerDay: number;
   readonly nativeSymbol: string;
-  /** Multiplier applied to the block range in cost (interface.md §8.3). */
+  /** Multiplier applied to the block range in cost (`network_discount` in docs/metering.md, "What a request costs"). */
   readonly costDiscount: number;
 }
 
@@ -41,8 +42,6 @@ export const NETWORKS = {
   TRON: net('TRON', 'Tron', null, 28_800, 'TRX'),
   BTC: net('BTC', 'Bitcoin', null, 144, 'BTC'),
 } as const satisfies Record<string, NetworkInfo>;
-
-export type NetworkCode = keyof typeof NETWORKS;
 
 export function networkInfo(code: string): NetworkInfo | undefined {
   return (NETWORKS as Record<string, NetworkInfo>)[code];

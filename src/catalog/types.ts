@@ -3,6 +3,7 @@
  * endpoint. Everything else (routes, validation, discovery, OpenAPI, cost,
  * table DDL, docs, client) is derived from values of these types.
  */
+import type { AbiEvent } from 'viem';
 
 export type ParamType = 'string' | 'integer' | 'number' | 'boolean';
 
@@ -43,7 +44,9 @@ export type ColumnExpr =
   /** `then` when `left op right` holds, else `else`. */
   | { readonly kind: 'if'; readonly left: ColumnExpr; readonly op: '=' | '>'; readonly right: ColumnExpr; readonly then: ColumnExpr; readonly else: ColumnExpr }
   /** A stored timestamp as ISO 8601 UTC text: `2025-01-02T03:04:05Z`, or with `.mmm` milliseconds. */
-  | { readonly kind: 'iso_time'; readonly arg: ColumnExpr; readonly millis: boolean };
+  | { readonly kind: 'iso_time'; readonly arg: ColumnExpr; readonly millis: boolean }
+  /** An integer as its decimal digits: exact in every client, where a JSON number past 2^53 is not. */
+  | { readonly kind: 'decimal_text'; readonly arg: ColumnExpr };
 
 export interface OutputColumn {
   readonly name: string;
@@ -167,8 +170,14 @@ export interface ChainEndpoint extends EndpointBase {
    */
   readonly pricedLegs?: { readonly combine: 'sum' | 'first_priced'; readonly legs: readonly PricedLeg[] };
   readonly aggregate?: AggregateSchema;
-  /** Name of the event as emitted on chain, shown in verbose rows. */
+  /** Name of the event as emitted on chain, shown in verbose rows (an EVM log event's is its ABI name). */
   readonly eventName: string;
+  /**
+   * The ABI event an EVM log dataset decodes, declared once here: its name is
+   * `eventName`, its selector the topic0 ingestion asks the node for, its
+   * inputs the decoder's typed arguments.
+   */
+  readonly abi?: AbiEvent;
 }
 
 export interface VenueEndpoint extends EndpointBase {

@@ -6,10 +6,10 @@
  * caught_up, done).
  */
 import cliProgress from 'cli-progress';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
-import { EVM_PROTOCOLS, type EvmProtocol } from '../ingest/evm/evmProtocols.ts';
+import { EVM_PROTOCOLS, type EvmProtocol } from '../ingest/evm/decoders/index.ts';
 import type { IngestEvent } from '../ingest/evm/ingestEvm.ts';
 import { createLogger } from '../internal/logger.ts';
 import type { EvmJobSpec } from '../operator/jobSpec.ts';
@@ -29,6 +29,7 @@ interface IngestEvmCliOptions {
   data: string;
   protocols?: string;
   only?: EvmProtocol[];
+  custom?: string[];
   traces: 'auto' | 'trace_block' | 'debug_trace' | 'off';
   batchBlocks?: number;
   concurrency?: number;
@@ -83,6 +84,7 @@ export function registerIngest(program: Command): void {
     .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
     .option('--store <target>', STORE_HELP)
     .option('--protocols <file>', 'contract addresses laid over the shipped ones (default: <data>/protocols.json when present)')
+    .option('--custom <file>', 'an operator-defined event dataset (JSON: name, abi, networks; docs/custom-datasets.md) to ingest; repeat for several. Without --only, the run fills only these', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--only <protocols>', `comma-separated subset of ${EVM_PROTOCOLS.join(',')}`, protocolList)
     .addOption(new Option('--traces <method>', 'call traces for internal native transfers: auto picks trace_block, else debug_traceBlockByHash; off reads transaction values only')
       .choices(['auto', 'trace_block', 'debug_trace', 'off']).default('auto'))
@@ -132,6 +134,7 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
     rpc: opts.rpc,
     ...defined({
       from: opts.from, to: opts.to, follow: opts.follow, confirmations: opts.confirmations, protocols: protocolsFile(opts), only: opts.only,
+      custom: opts.custom?.map((f) => path.resolve(f)),
       traces: opts.traces, batchBlocks: opts.batchBlocks, concurrency: opts.concurrency, rpcConcurrency: opts.rpcConcurrency, rpcBatch: opts.rpcBatch,
       getLogsRange: opts.getLogsRange, force: opts.force, pollInterval: opts.pollInterval, reorgWindow: opts.reorgWindow, skipChainCheck: opts.skipChainCheck,
     }),

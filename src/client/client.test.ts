@@ -204,7 +204,7 @@ describe('typed errors from error bodies', () => {
   });
 });
 
-describe('the 429 rule of interface.md §7', () => {
+describe('the 429 client rule of docs/metering.md', () => {
   it('waits Retry-After seconds and retries', async () => {
     clock.set('2025-12-10T12:00:10Z');
     const waits: number[] = [];

@@ -3,6 +3,7 @@
  * from the server's error body `{status: "error", error, code, ...extra}`.
  */
 import type { API_ERRORS, ApiErrorCode } from '../errors/codes.ts';
+import { parseRetryAfter } from '../utils/retryAfter.ts';
 
 /** The error codes the server answers: its own list (src/errors/codes.ts), not a copy. */
 export type ErrorCode = ApiErrorCode;
@@ -19,7 +20,7 @@ export class ChainqError extends Error {
   override readonly name: string = 'ChainqError';
   /** HTTP status. */
   readonly status: number;
-  /** The server's error code (decisions.md §5), or `http_<status>` when the body was not an error body. */
+  /** The server's error code (docs/api.md, "Errors"), or `http_<status>` when the body was not an error body. */
   readonly code: string;
   /** The whole error body: message, code and any extra fields. */
   readonly body: ErrorBody;
@@ -146,16 +147,14 @@ export function errorFrom(status: number, text: string, headers: Headers): Chain
     body = { status: 'error', error: text.slice(0, 200) || `HTTP ${status}`, code: `http_${status}` };
   }
   const requestId = headers.get('x-request-id');
-  if (status === 429) return new RateLimitedError(status, body, requestId, parseRetryAfter(headers.get('retry-after')));
+  if (status === 429) return new RateLimitedError(status, body, requestId, retryAfterSeconds(headers.get('retry-after')));
   if (status === 400 && body.code === ('cost_over_limit' satisfies ErrorCode)) return new CostOverLimitError(status, body, requestId);
   const Cls = BY_STATUS[status as ErrorStatus] ?? (status >= 500 ? InternalServerError : ChainqError);
   return new Cls(status, body, requestId);
 }
 
-/** Retry-After as seconds: an integer, or an HTTP date. Null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
-  if (value === null || value.trim() === '') return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
+/** Retry-After in whole seconds, rounded up. Null when absent or unreadable. */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | null {
+  const ms = parseRetryAfter(value, now);
+  return ms === undefined ? null : Math.ceil(ms / 1000);
 }

@@ -9,7 +9,8 @@
  *   for await (const chunk of q.stream()) …   // or as an async iterator of bytes
  *
  * One typed method per served data route is generated from the catalog
- * (routes.generated.ts). A 429 is retried as interface.md §7 says: wait
+ * (routes.generated.ts). A 429 is retried by the client rule of docs/metering.md
+ * ("The per-minute limit"): wait
  * Retry-After seconds (60 when the header is missing), doubling the wait on
  * each repeat, up to `maxRetries`. Every other failure becomes a typed error.
  */
@@ -17,7 +18,7 @@ import fs from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
-import { errorFrom, IncompleteResponseError, parseRetryAfter } from './errors.ts';
+import { errorFrom, IncompleteResponseError, retryAfterSeconds } from './errors.ts';
 import { PATHS, ROUTES, type EvmProtocol, type Protocol, type RouteTypes, type Usage, type UsageParams } from './routes.generated.ts';
 
 export * from './errors.ts';
@@ -32,7 +33,7 @@ export interface ClientOptions {
   readonly apiKey: string;
   /** How many times a 429 is retried before RateLimitedError is thrown. Default 5. */
   readonly maxRetries?: number;
-  /** The wait when a 429 carries no Retry-After, in seconds. Default 60 (interface.md §7). */
+  /** The wait when a 429 carries no Retry-After, in seconds. Default 60 (docs/metering.md, "The per-minute limit"). */
   readonly defaultRetryAfterSeconds?: number;
   /** The longest single wait, in milliseconds. Default 15 minutes. */
   readonly maxRetryDelayMs?: number;
@@ -42,7 +43,7 @@ export interface ClientOptions {
   readonly fetch?: typeof fetch;
 }
 
-/** The metering headers of a response (interface.md §8.2). */
+/** The metering headers of a response (docs/metering.md, "Headers on every response"). */
 export interface Metering {
   /** Requests allowed per minute (2^53-1: no limit). */
   readonly limit: number;
@@ -55,7 +56,7 @@ export interface Metering {
   readonly requestId: string | null;
 }
 
-/** The cost estimate of interface.md §2.3. */
+/** The cost estimate (docs/metering.md, "Previewing a cost"). */
 export interface CostEstimate {
   readonly query: string;
   readonly cost: number;
@@ -93,7 +94,7 @@ export function toSearch(params: Readonly<Record<string, ParamValue>>): string {
 
 /** The wait before retry number `attempt` (0 for the first) after a 429. */
 export function retryDelayMs(retryAfter: string | null, attempt: number, opts: { defaultRetryAfterSeconds?: number; maxRetryDelayMs?: number } = {}): number {
-  const seconds = parseRetryAfter(retryAfter) ?? opts.defaultRetryAfterSeconds ?? 60;
+  const seconds = retryAfterSeconds(retryAfter) ?? opts.defaultRetryAfterSeconds ?? 60;
   return Math.min(opts.maxRetryDelayMs ?? 15 * 60_000, Math.max(1, seconds) * 1000 * 2 ** attempt);
 }
 

@@ -107,6 +107,6 @@ export async function btcDemo(ctx: DemoContext): Promise<void> {
   await bulkInsert(ctx.tx, 'blocks', [['network', 'VARCHAR'], ['number', 'BIGINT'], ['time', 'TIMESTAMP'], ['hash', 'VARCHAR'], ['parent_hash', 'VARCHAR']],
     blocks.map((b) => [BTC_NETWORK, b.number, new Date(b.time).toISOString(), b.hash, b.parentHash]));
   await bulkInsert(ctx.tx, 'btc_native_transfer', BTC_COLUMNS, blocks.flatMap(btcTransferRows));
-  await ctx.tx.run(`DELETE FROM coverage WHERE dataset = '${BTC_DATASET}' AND scope = '${BTC_NETWORK}'`);
-  await addCoverage(ctx.tx, BTC_DATASET, BTC_NETWORK, BTC_DEMO_START_BLOCK, blocks[blocks.length - 1]!.number);
+  await ctx.tx.run(`DELETE FROM coverage WHERE dataset = '${BTC_DATASET.id}' AND scope = '${BTC_NETWORK}'`);
+  await addCoverage(ctx.tx, BTC_DATASET.id, BTC_NETWORK, BTC_DEMO_START_BLOCK, blocks[blocks.length - 1]!.number);
 }

@@ -28,9 +28,9 @@ export async function bulkInsert(tx: Tx, table: string, columns: readonly (reado
       const batch: string[] = [];
       for (const row of rows) {
         batch.push(row.map(field).join(','));
-        if (batch.length === 50_000) { fs.writeSync(fd, batch.join('\n') + '\n'); batch.length = 0; }
+        if (batch.length === 50_000) { fs.writeSync(fd, `${batch.join('\n')}\n`); batch.length = 0; }
       }
-      if (batch.length) fs.writeSync(fd, batch.join('\n') + '\n');
+      if (batch.length) fs.writeSync(fd, `${batch.join('\n')}\n`);
     } finally {
       fs.closeSync(fd);
     }

@@ -33,7 +33,7 @@ export function createRandom(seed: string): Random {
     next,
     int: (n) => Math.floor(next() * n),
     exp: (mean) => -Math.log(1 - next()) * mean,
-    pareto: (m, alpha, cap = 1e6) => Math.min(m / Math.pow(Math.max(1 - next(), 1e-12), 1 / alpha), m * cap),
-    zipf: (n) => Math.floor(Math.pow(next(), 3) * n),
+    pareto: (m, alpha, cap = 1e6) => Math.min(m / Math.max(1 - next(), 1e-12) ** (1 / alpha), m * cap),
+    zipf: (n) => Math.floor(next() ** 3 * n),
   };
 }

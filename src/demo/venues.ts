@@ -16,8 +16,6 @@ import { addCoverage } from '../store/coverage.ts';
 import { bulkInsert, type CsvValue } from './bulkInsert.ts';
 import type { DemoContext } from './generate.ts';
 
-export const VENUE_TOKENS = ['BTC', 'ETH', 'SOL'] as const;
-
 interface Market {
   readonly symbol: string;
   readonly tradesPerDay: number;
@@ -280,7 +278,7 @@ async function venueB(ctx: DemoContext, w: Window): Promise<void> {
     ] as const) {
       const key = `${wallet}|${tr.token}`;
       let p = positions.get(key);
-      if (!p) positions.set(key, (p = { pos: 0, avg: 0 }));
+      if (!p) { p = { pos: 0, avg: 0 }; positions.set(key, p); }
       const start = p.pos;
       const pnl = applyFill(p, buy ? tr.amount : -tr.amount, tr.price, d);
       fills.push([tr.token, iso(t), wallet, tr.price, tr.amount, buy ? 'B' : 'A', direction(buy, start, p.pos), start,

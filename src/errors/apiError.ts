@@ -1,5 +1,5 @@
 /**
- * The errors the API answers (decisions.md §5); their codes and statuses are
+ * The errors the API answers (docs/api.md, "Errors"); their codes and statuses are
  * listed once, in codes.ts. Handlers throw `ApiError`; the error handler
  * renders `{status, error, code, ...extra}`. Anything that is not an
  * `ApiError` becomes `internal_error`, with no detail.

@@ -1,6 +1,6 @@
 /**
  * Every error code of the API and the HTTP status it answers with
- * (decisions.md §5). This module imports nothing: the server's ApiError and
+ * (docs/api.md, "Errors"). This module imports nothing: the server's ApiError and
  * the client (`chainq/client`, src/client/errors.ts) both read it, so the
  * client never spells the codes again.
  */

@@ -209,7 +209,8 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       state(job, state) {
         let seen = jobStates.get(job);
         if (!seen) {
-          jobStates.set(job, (seen = new Set()));
+          seen = new Set();
+          jobStates.set(job, seen);
           // The error series exists from the job's start, so that rate() and alerts see a 0 rather than no data.
           jobErrors.inc({ job }, 0);
         }

@@ -1,5 +1,5 @@
 /**
- * API keys: `cq_` + 32 base62 characters (decisions.md §6). Only a SHA-256
+ * API keys: `cq_` + 32 base62 characters (docs/api.md, "Authentication"). Only a SHA-256
  * hash is stored; a key is shown once, when created. Keys carry 190 bits of
  * randomness, so a fast hash is enough: there is nothing to brute-force.
  */

@@ -115,7 +115,7 @@ export function createMeter(opts: MeterOptions): Meter {
 
     async commit(state) {
       const c = state.charge;
-      if (!c || c.status !== 'held') return;
+      if (c?.status !== 'held') return;
       c.status = 'committing';
       try {
         await backend.commit(c.reservation);
@@ -130,7 +130,7 @@ export function createMeter(opts: MeterOptions): Meter {
 
     async release(state) {
       const c = state.charge;
-      if (!c || c.status !== 'held') return;
+      if (c?.status !== 'held') return;
       c.status = 'released';
       await backend.release(c.reservation);
     },

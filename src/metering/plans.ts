@@ -1,6 +1,6 @@
 /**
  * Plans: a name, a per-minute request limit and a monthly block budget
- * (decisions.md §6). They are operator configuration: a JSON file whose
+ * (docs/metering.md, "Plans"). They are operator configuration: a JSON file whose
  * entries are laid over the shipped defaults, so an operator who only wants
  * to change `free` writes only `free`.
  */

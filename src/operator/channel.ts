@@ -154,8 +154,7 @@ export function connectServer(info: OperatorInfo): OperatorClient {
           res.setEncoding('utf8');
           res.on('data', (text: string) => {
             buffered += text;
-            let nl: number;
-            while ((nl = buffered.indexOf('\n')) >= 0) {
+            for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
               const line = buffered.slice(0, nl);
               buffered = buffered.slice(nl + 1);
               if (!line) continue;

@@ -41,7 +41,7 @@ export function parseServeConfig(text: string, source: string): ServeConfig {
   if (!Array.isArray(list)) throw new ConfigError(`${source}: jobs: must be an array`);
   const names = new Set<string>();
   const jobs = list.map((raw, i): ConfiguredJob => {
-    let parsed;
+    let parsed: ReturnType<typeof parseJobSpec>;
     try {
       parsed = parseJobSpec(raw, `jobs[${i}]`);
     } catch (e) {

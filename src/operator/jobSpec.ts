@@ -27,6 +27,8 @@ export interface EvmJobSpec {
   /** Operator contract addresses file (absolute path on the server's machine). */
   readonly protocols?: string;
   readonly only?: readonly string[];
+  /** Custom dataset declaration files (absolute paths on the server's machine; docs/custom-datasets.md). */
+  readonly custom?: readonly string[];
   readonly traces?: 'auto' | 'trace_block' | 'debug_trace' | 'off';
   readonly batchBlocks?: number;
   readonly concurrency?: number;
@@ -111,7 +113,7 @@ const spec = (source: JobSource, required: string[], properties: Record<string, 
 /** One JSON Schema per source; a job may also carry a `name` (config files name their jobs). */
 const SCHEMAS = {
   evm: spec('evm', ['network', 'rpc'], {
-    network: str, rpc: str, from: int, to: int, follow: bool, confirmations: int, protocols: str, only: strings,
+    network: str, rpc: str, from: int, to: int, follow: bool, confirmations: int, protocols: str, only: strings, custom: strings,
     traces: { enum: ['auto', 'trace_block', 'debug_trace', 'off'] }, batchBlocks: pos, concurrency: pos, rpcConcurrency: pos,
     rpcBatch: pos, getLogsRange: pos, force: bool, pollInterval: pos, reorgWindow: pos, skipChainCheck: bool,
   }),

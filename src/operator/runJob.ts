@@ -6,8 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { IngestEvent, IngestSummary as EvmSummary } from '../ingest/evm/ingestEvm.ts';
-import type { EvmProtocol } from '../ingest/evm/evmProtocols.ts';
+import { readCustomFile } from '../ingest/evm/customFile.ts';
+import type { EvmIngestSummary, IngestEvent } from '../ingest/evm/ingestEvm.ts';
+import type { EvmProtocol } from '../ingest/evm/decoders/index.ts';
 import type { HttpOptions } from '../ingest/http/fetchWithRetry.ts';
 import { DEFAULT_RETRY } from '../ingest/http/retry.ts';
 import type { IngestHooks, IngestProgress, IngestSummary } from '../ingest/progress.ts';
@@ -27,7 +28,7 @@ export type ProgressCall =
   | { readonly call: 'stop' };
 
 export type JobResult =
-  | { readonly source: 'evm'; readonly summary: EvmSummary }
+  | { readonly source: 'evm'; readonly summary: EvmIngestSummary }
   | { readonly source: 'venue_a' | 'venue_b' | 'tron' | 'btc'; readonly summary: IngestSummary; readonly seconds: number };
 
 export type JobMessage =
@@ -162,6 +163,7 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
     confirmations: spec.confirmations,
     protocolsFile,
     only: spec.only as EvmProtocol[] | undefined,
+    custom: spec.custom?.map(readCustomFile),
     traces: spec.traces === 'off' ? false : spec.traces ?? 'auto',
     batchBlocks: spec.batchBlocks,
     concurrency: spec.concurrency,

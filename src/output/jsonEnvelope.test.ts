@@ -14,7 +14,7 @@ describe('JsonEnvelope', () => {
   });
 
   it('handles rows and newlines split across chunk boundaries', async () => {
-    const rows = Array.from({ length: 50 }, (_, i) => JSON.stringify({ i, s: 'x'.repeat(i) })).join('\n') + '\n';
+    const rows = `${Array.from({ length: 50 }, (_, i) => JSON.stringify({ i, s: 'x'.repeat(i) })).join('\n')}\n`;
     for (const size of [1, 2, 7, 64]) {
       const chunks = rows.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g'))!;
       const body = JSON.parse(await wrap(chunks)) as { events: { i: number }[]; count: number };

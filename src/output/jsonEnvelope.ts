@@ -28,7 +28,10 @@ export class JsonEnvelope extends Transform {
       this.push(HEAD);
       this.#started = true;
     }
-    if (chunk.length === 0) return done();
+    if (chunk.length === 0) {
+      done();
+      return;
+    }
     if (this.#owesSeparator) this.push(Buffer.of(COMMA));
     this.#owesSeparator = false;
     let end = chunk.length;

@@ -1,5 +1,5 @@
 /**
- * `group_by` and `period` → how rows fall into buckets (decisions.md §7).
+ * `group_by` and `period` → how rows fall into buckets (docs/aggregates.md, "Periods").
  * Time buckets are aligned to the Unix epoch in UTC; week buckets to the
  * first Monday after it, so that weeks start on Monday. Block buckets are
  * [k·period, (k+1)·period).

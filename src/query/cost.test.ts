@@ -1,6 +1,6 @@
 /**
- * The one cost function against the formula tables of interface.md §8.3–8.4
- * and decisions.md §6, for every endpoint family.
+ * The one cost function against the formulas and tables of docs/metering.md
+ * ("What a request costs"), for every endpoint family.
  */
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../catalog/index.ts';
@@ -54,7 +54,7 @@ describe('block cost: max(100, round(block_range × network_discount × aggregat
 });
 
 describe('time ranges: block_range = round(seconds × blocks_per_day / 86400)', () => {
-  // decisions.md §6, the shipped table.
+  // The shipped table (docs/metering.md, "What a request costs").
   const TABLE: Record<string, number> = {
     ETH: 7200, ARB: 345_600, OP: 43_200, BASE: 43_200, POLYGON: 43_200, AVAX: 43_200, LINEA: 43_200, BLAST: 43_200,
     ZORA: 43_200, WORLD: 43_200, BERA: 43_200, SONEIUM: 43_200, ZIRCUIT: 43_200, MANTLE: 43_200, MODE: 43_200,
@@ -98,7 +98,7 @@ describe('time ranges: block_range = round(seconds × blocks_per_day / 86400)', 
 });
 
 describe('day cost of the exchange venues', () => {
-  // interface.md §8.4: [endpoint id, cost per day, minimum].
+  // docs/venues-tron-btc.md, "Exchange venues": [endpoint id, cost per day, minimum].
   const TABLE: [string, number, number][] = [
     ['exchange/venue_a/raw_trades', 1000, 0],
     ['exchange/venue_a/ohlcv', 100, 0],

@@ -1,5 +1,5 @@
 /**
- * The one cost function (interface.md §8.3–8.4, decisions.md §6). The estimate
+ * The one cost function (docs/metering.md, "What a request costs"). The estimate
  * endpoint and the charge both call it, so they cannot disagree.
  */
 import { SECONDS_PER_DAY } from '../catalog/common.ts';

@@ -1,4 +1,4 @@
-/** The cost-estimate response of interface.md §2.3, from the one cost function's result. */
+/** The cost-estimate response (docs/metering.md, "Previewing a cost"), from the one cost function's result. */
 import type { BlockCostBreakdown, Cost, DayCostBreakdown } from './cost.ts';
 
 /** The breakdown of a call that costs nothing (discovery). */

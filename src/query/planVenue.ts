@@ -17,7 +17,7 @@ import { ParamBinder, column } from './plan/params.ts';
 import { assertVenueCoverage } from './venueCoverage.ts';
 import { parseVenueRange } from './venueRange.ts';
 
-/** Candle widths in seconds (interface.md §4.6). */
+/** Candle widths in seconds (docs/venues-tron-btc.md, "Candles"). */
 export const WINDOW_SECONDS: Readonly<Record<string, number>> = {
   '1m': 60, '5m': 300, '15m': 900, '30m': 1_800, '1h': 3_600, '4h': 14_400, '1d': 86_400,
 };

@@ -1,4 +1,4 @@
-/** Parsing of the `since`/`until` values a user may send (decisions.md §2). */
+/** Parsing of the `since`/`until` values a user may send (docs/api.md, "Ranges"). */
 
 const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;

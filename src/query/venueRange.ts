@@ -1,6 +1,6 @@
 /**
  * The time range of a venue query: `since` and `until` are both required
- * (decisions.md §8) and may span at most the endpoint's maximum number of days.
+ * (docs/venues-tron-btc.md, "Exchange venues") and may span at most the endpoint's maximum number of days.
  */
 import { SECONDS_PER_DAY } from '../catalog/common.ts';
 import type { VenueEndpoint } from '../catalog/types.ts';

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { BridgeKind } from '../catalog/evm/staking.ts';
 import { SEED_DIR } from './importReference.ts';
 
 export type Address = `0x${string}`;
@@ -22,8 +23,8 @@ export interface DexFactory {
   readonly deployed_block: number | null;
 }
 
-/** The event dialect of an L2 wstETH bridge. */
-export type BridgeKind = 'optimism' | 'arbitrum' | 'zksync';
+/** The event dialect of an L2 wstETH bridge (the catalog declares each dialect's ABI). */
+export type { BridgeKind };
 
 export interface StakingContracts {
   /** L1: the stETH token (Submitted events). */

@@ -23,6 +23,7 @@ import { registerAuth } from './plugins/auth.ts';
 import { registerMetering } from './plugins/metering.ts';
 import { registerHttpMetrics, registerMetricsRoute } from './plugins/metrics.ts';
 import { registerCalculateCost } from './routes/calculateCost.ts';
+import { registerCustomRoutes } from './routes/custom.ts';
 import { registerDataRoute } from './routes/data.ts';
 import { registerDiscovery } from './routes/discovery.ts';
 import { registerDocs } from './routes/docs.ts';
@@ -73,7 +74,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     draining = true;
     done();
   });
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (_request, reply) => {
     if (!draining) return;
     reply.header('connection', 'close');
     throw new ApiError('unavailable', 'the server is shutting down; retry shortly');
@@ -84,7 +85,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   // ran would leave an export writing into a pipe nobody reads.
   const open = new Set<FastifyReply>();
   let allClosed: (() => void) | null = null;
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     // A data response has a dozen independent parties waiting for its end
     // (the engine's export, the charge, the hold, the concurrency slot, the
     // metrics, the drain): not a leak, so not the default warning at 10.
@@ -103,7 +104,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   // A response that finishes during the drain leaves a keep-alive connection
   // idle; close it now rather than after the client's idle timeout. On
   // 'finish' its bytes are all with the kernel, so nothing is cut off.
-  app.addHook('onResponse', (request, reply, done) => {
+  app.addHook('onResponse', (_request, _reply, done) => {
     if (draining) setImmediate(() => app.server.closeIdleConnections());
     done();
   });
@@ -154,6 +155,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     registerDiscovery(v1, opts.store, opts.catalog);
     const routes = dataRoutes(opts.catalog);
     for (const route of routes) registerDataRoute(v1, ctx, route, links);
+    registerCustomRoutes(v1, ctx, links);
     registerCalculateCost(v1, ctx, routes);
     registerLabelRoutes(v1, opts.store);
     registerUsage(v1);

@@ -1,5 +1,5 @@
 /**
- * Renders every failure as `{status:"error", error, code}` (decisions.md §5).
+ * Renders every failure as `{status:"error", error, code}` (docs/api.md, "Errors").
  * Schema-validation failures become the 400 codes; anything unexpected
  * becomes `internal_error` with no SQL and no stack in the body.
  */

@@ -31,7 +31,7 @@ export async function startMetricsListener(opts: MetricsListenerOptions): Promis
     logController: new LogController({ disableRequestLogging: true }),
   }) as unknown as FastifyInstance;
   registerMetricsRoute(app, opts.metrics);
-  app.setNotFoundHandler((request, reply) => sendError(new ApiError('not_found', 'this listener serves GET /metrics only'), reply));
+  app.setNotFoundHandler((_request, reply) => sendError(new ApiError('not_found', 'this listener serves GET /metrics only'), reply));
   app.setErrorHandler((err, request, reply) => {
     request.log.error({ err }, 'metrics rendering failed');
     return sendError(new ApiError('internal_error', 'internal error'), reply);

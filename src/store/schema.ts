@@ -48,6 +48,8 @@ const SYSTEM_DDL = [
      token1_address VARCHAR, token1 VARCHAR, token1_decimals UTINYINT, created_block BIGINT)`,
   // USD prices per token and minute, rebuilt from venue candles by refreshPrices; minute NULL is a peg valid at every minute.
   `CREATE TABLE IF NOT EXISTS prices (token VARCHAR, minute TIMESTAMP, usd DOUBLE)`,
+  // Operator-defined datasets: the JSON declaration of each name as last saved (src/store/customDatasets.ts).
+  `CREATE TABLE IF NOT EXISTS custom_datasets (name VARCHAR, declaration VARCHAR, declared_at TIMESTAMP)`,
   `CREATE TABLE IF NOT EXISTS api_keys (id VARCHAR, key_hash VARCHAR, prefix VARCHAR, plan VARCHAR, name VARCHAR,
      created_at TIMESTAMP, revoked_at TIMESTAMP)`,
   // The embedded quota ledger: one row per charged request (src/metering/embeddedBackend.ts).

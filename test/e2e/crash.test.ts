@@ -98,9 +98,11 @@ describe('kill -9 under load', () => {
   // Without redis-server (outside CI) only this half is left out; CI requires it (vitest.config.ts).
   describe.skipIf(!redisAvailable())('with --redis', () => {
     let redis: RedisServer;
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: these hooks belong to this nested describe.skipIf() block, which Biome does not see as one
     beforeAll(async () => {
       redis = await startRedis();
     });
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: as above
     afterAll(async () => redis?.stop());
 
     it('every completed response is counted in Redis, which outlives the server', async () => {

@@ -51,9 +51,10 @@ function slowDownload(server: Server, pathAndQuery: string, chunkBytes: number, 
     const req = http.get(`${server.url}${pathAndQuery}`, { headers: { 'x-api-key': server.key } }, (res) => {
       if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
       res.on('readable', function pump() {
-        let chunk: Buffer | null;
         let taken = 0;
-        while (taken < chunkBytes && (chunk = res.read() as Buffer | null) !== null) {
+        while (taken < chunkBytes) {
+          const chunk = res.read() as Buffer | null;
+          if (chunk === null) break;
           chunks.push(chunk);
           taken += chunk.length;
           total += chunk.length;

@@ -49,7 +49,7 @@ export function groupRows(rows: readonly Row[], groupBy: 'time' | 'block_number'
     const group = by ? by(r) : '';
     const id = `${key.k}\u0000${group}`;
     let g = map.get(id);
-    if (!g) map.set(id, (g = { key, group, rows: [] }));
+    if (!g) { g = { key, group, rows: [] }; map.set(id, g); }
     g.rows.push(r);
   }
   return [...map.values()].sort((a, b) => a.key.k - b.key.k || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));

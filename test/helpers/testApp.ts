@@ -126,7 +126,7 @@ export async function createTestStores(demo: DemoOptions | null = TEST_DEMO, eng
   chdbTestDir();
   const duck = await oracleDemo(demo);
   let ch: ClickHouseStore;
-  let release = () => undefined as void;
+  let release: () => void = () => undefined;
   try {
     if (demo === TEST_DEMO && templateCopied && !templateTaken && !templateSpent) {
       templateTaken = true;
@@ -220,7 +220,8 @@ function chdbTestDir(): string {
     templateCopied = true;
   }
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-  return (chdbDir = dir);
+  chdbDir = dir;
+  return dir;
 }
 
 export async function createTestApp(demo: DemoOptions | null = TEST_DEMO, appOptions: Omit<AppOptions, 'store'> = {}): Promise<TestApp> {

@@ -58,10 +58,10 @@ type Agg = 'sum' | 'mean';
 interface Case {
   readonly path: string;
   readonly qs: string;
-  /** Aggregated columns in the order interface.md §2.6 lists them: output, aggregation, raw field. */
+  /** Aggregated columns in the order docs/aggregates.md ("Row shapes") lists them: output, aggregation, raw field. */
   readonly columns: readonly (readonly [string, Agg, string])[];
   readonly pivot?: 'swap' | 'liquidity';
-  /** interface.md §2.6: agg_value_usd with with_value=true. */
+  /** agg_value_usd with with_value=true (docs/aggregates.md, "On aggregates"). */
   readonly valued: boolean;
 }
 

@@ -56,7 +56,7 @@ const PROTOCOLS: Record<string, { qs: string; events: string[]; pivotTokens?: st
 /** The L2 staking events live on L2 networks. */
 const qsFor = (protocol: string, event: string) => (event.startsWith('l2_') ? 'network=BASE&block_start=38900000&block_end=38909999' : PROTOCOLS[protocol]!.qs);
 
-/** The output columns a client derives from the schema alone (interface.md §2.2 and the schema's own fields). */
+/** The output columns a client derives from the schema alone (docs/aggregates.md, "aggregate_schema"). */
 function derive(s: SchemaEntry, groupBy: 'time' | 'block_number', withValue: boolean, tokens: readonly string[]): string[] {
   const pivots: string[] = [];
   const patterns = [...new Set((s.pivot_columns ?? []).map((p) => p.output_pattern))];
@@ -72,7 +72,7 @@ function derive(s: SchemaEntry, groupBy: 'time' | 'block_number', withValue: boo
 }
 
 describe('aggregate_schema matches the aggregate responses', () => {
-  it('lists exactly the protocols of interface.md §2.2', async () => {
+  it('lists exactly the protocols of /v1/protocols', async () => {
     const res = await get('/v1/protocols');
     expect([...(res.json() as string[])].sort()).toEqual(Object.keys(PROTOCOLS).sort());
   });

@@ -56,7 +56,7 @@ describe('bitcoin transfer rule through the API', () => {
   beforeAll(async () => {
     t = await createTestApp(null);
     const tables = [blockTable('btc_native_transfer'), blockTable('blocks', 'number')];
-    await writeChainBatch(t.store, { network: 'BTC', lo: 900_000, hi: 900_002, tables, covers: [BTC_DATASET] }, (tx) => writeBtcBlocks(tx, BLOCKS));
+    await writeChainBatch(t.store, { network: 'BTC', lo: 900_000, hi: 900_002, tables, covers: [BTC_DATASET.id] }, (tx) => writeBtcBlocks(tx, BLOCKS));
   });
   afterAll(async () => { await t.close(); });
   const json = async (url: string) => {

@@ -95,7 +95,7 @@ describe('the estimate equals the charge, for every served route', () => {
   });
 });
 
-describe('the response of interface.md §2.3', () => {
+describe('the estimate response of docs/metering.md', () => {
   it('echoes the query and gives cost, quota before and after, and the full breakdown', async () => {
     const fresh = await m.newKey('big');
     const query = '/v1/evm/erc20/events/transfer?network=ARB&token=USDC&block_start=405000100&block_end=405010100';

@@ -1,4 +1,4 @@
-/** The discovery endpoints of interface.md §2.2, derived from the catalog. */
+/** The discovery endpoints (docs/api.md, "Discovery"), derived from the catalog. */
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoveryRoutes } from '../../src/catalog/derive/discovery.ts';

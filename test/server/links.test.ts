@@ -62,7 +62,7 @@ describe('link mode (local folder)', () => {
     expect(got.rawPayload.length).toBe(body.bytes);
     expect(sha256(got.rawPayload).toString('hex')).toBe(body.sha256);
     expect(got.headers['repr-digest']).toBe(`sha-256=:${sha256(got.rawPayload).toString('base64')}:`);
-    expect(got.headers['etag']).toBe(`"${body.sha256}"`);
+    expect(got.headers.etag).toBe(`"${body.sha256}"`);
     expect(got.headers['accept-ranges']).toBe('bytes');
   });
 

@@ -38,7 +38,10 @@ afterAll(async () => {
 function doubles(): string[] {
   const out: string[] = [];
   let seed = 12345;
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
   for (let e = -30; e <= 30; e++) {
     for (let k = 0; k < 20; k++) {
       const digits = 1 + Math.floor(next() * 17);

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataRoutes } from '../../src/catalog/derive/routes.ts';
 import { catalog } from '../../src/catalog/index.ts';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
-import { plannerFor } from '../../src/server/routes/data.ts';
+import { plannerFor } from '../../src/query/planner.ts';
 import { CLICKHOUSE_TYPES, ident, renderClickHouse } from '../../src/store/clickhouse/render.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 

@@ -16,7 +16,7 @@ import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { REPO_ROOT, runCli } from '../helpers/cli.ts';
 import { startServer, type Server } from '../helpers/server.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.join(REPO_ROOT, 'test', 'artifacts');
 const ETH0 = DEMO_START_BLOCKS.ETH!;
 
@@ -176,7 +176,7 @@ describe('the explorer in Chromium', () => {
     });
     expect(plotted.labels.slice(1)).toEqual(columns);
     expect(plotted.data[0]).toEqual(buckets.map((b) => Date.parse(String(b.time_start)) / 1000));
-    columns.forEach((c, i) => expect(plotted.data[i + 1], c).toEqual(buckets.map((b) => b[c])));
+    columns.forEach((c, i) => { expect(plotted.data[i + 1], c).toEqual(buckets.map((b) => b[c])); });
     // Its text alternative names the buckets, and a series can be hidden.
     expect(await page.locator('#chart-summary').textContent()).toContain(`${buckets.length} buckets`);
     await page.getByRole('checkbox', { name: 'count' }).uncheck();

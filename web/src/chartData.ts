@@ -22,7 +22,7 @@ const BUCKET_COLUMNS = new Set(['time_start', 'time_end', 'block_start', 'block_
 /** Columns that split a bucket into rows rather than measure it. */
 const GROUP_COLUMNS = new Set(['token']);
 
-function bucketStart(column: string, v: unknown, axis: 'time' | 'block'): number | null {
+function bucketStart(v: unknown, axis: 'time' | 'block'): number | null {
   if (v === null || v === undefined) return null;
   if (axis === 'block') return Number(v);
   if (typeof v === 'number') return v;
@@ -39,7 +39,7 @@ export function chartDataOf(rows: Rows): ChartData | null {
   const groupIdx = columns.map((c, i) => (GROUP_COLUMNS.has(c) ? i : -1)).filter((i) => i >= 0);
   const valueIdx = columns.map((c, i) => (!BUCKET_COLUMNS.has(c) && !GROUP_COLUMNS.has(c) ? i : -1)).filter((i) => i >= 0)
     .filter((i) => rows.rows.some((r) => typeof r[i] === 'number'));
-  const xs = [...new Set(rows.rows.map((r) => bucketStart(xCol, r[xi], axis)).filter((v): v is number => v !== null))].sort((a, b) => a - b);
+  const xs = [...new Set(rows.rows.map((r) => bucketStart(r[xi], axis)).filter((v): v is number => v !== null))].sort((a, b) => a - b);
   const xPos = new Map(xs.map((x, i) => [x, i]));
   const groups = [...new Set(rows.rows.map((r) => groupIdx.map((g) => String(r[g])).join(' ')))];
   const series: Series[] = [];
@@ -48,7 +48,7 @@ export function chartDataOf(rows: Rows): ChartData | null {
       const values: (number | null)[] = xs.map(() => null);
       for (const r of rows.rows) {
         if (groupIdx.map((g) => String(r[g])).join(' ') !== group) continue;
-        const x = bucketStart(xCol, r[xi], axis);
+        const x = bucketStart(r[xi], axis);
         const v = r[vi];
         if (x !== null && typeof v === 'number') values[xPos.get(x)!] = v;
       }

@@ -15,10 +15,10 @@ export const AGG_VALUE_COLUMN = 'agg_value_usd';
 /** The placeholder of `output_pattern` replaced by a token symbol. */
 export const TOKEN_PLACEHOLDER = '<TOKEN>';
 
-/** Tron and Bitcoin accept only these time periods (interface.md §4.4–4.5). */
+/** Tron and Bitcoin accept only these time periods (docs/aggregates.md, "Endpoints"). */
 export const LISTED_TIME_PERIODS = ['1m', '5m', '30m', '1h', '1d', '1w'] as const;
 
-/** Tron and Bitcoin defaults when `period` is left out (interface.md §4.4–4.5). */
+/** Tron and Bitcoin defaults when `period` is left out (docs/aggregates.md, "Endpoints"). */
 export const DEFAULT_PERIODS: Readonly<Record<GroupBy, string>> = { time: '1h', block_number: '1000' };
 
 /**
@@ -31,7 +31,7 @@ export function bucketColumns(e: ChainEndpoint): Readonly<Record<GroupBy, readon
     : { time: ['time'], block_number: ['block_number'] };
 }
 
-/** The payload of `aggregate_schema` for one event type (interface.md §2.2, plus the fields that make it complete). */
+/** The payload of `aggregate_schema` for one event type (docs/aggregates.md, "aggregate_schema": the specification's fields plus those that make it complete). */
 export interface PublicAggregateSchema {
   readonly columns: readonly AggregateColumn[];
   readonly pivot_columns?: readonly PivotColumn[];
@@ -57,7 +57,7 @@ export function publicAggregateSchema(e: ChainEndpoint): PublicAggregateSchema |
   };
 }
 
-/** `with_value` is an aggregate parameter of EVM endpoints only (interface.md §4.3; §4.4–4.5 list none). */
+/** `with_value` is an aggregate parameter of EVM endpoints only (docs/aggregates.md, "Endpoints": Tron and Bitcoin do not take it). */
 export function acceptsWithValue(e: ChainEndpoint): boolean {
   return e.family === 'evm';
 }

@@ -1,4 +1,4 @@
-/** Catalog → the discovery routes of interface.md §2.2 (their paths) and their payloads. */
+/** Catalog → the discovery routes of docs/api.md, "Discovery" (their paths) and their payloads. */
 import { COVERAGE_PARAMS, COVERAGE_PATH } from '../coverage.ts';
 import { catalog } from '../index.ts';
 import type { ChainEndpoint, Endpoint, Params } from '../types.ts';

@@ -1,4 +1,5 @@
-import { CHAIN_FORMATS, EVM_LOG_ORDER, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, stored, timeColumn } from '../common.ts';
+import { parseAbiItem } from 'viem';
+import { CHAIN_FORMATS, EVM_LOG_ORDER, evmDatasetNames, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, stored, timeColumn } from '../common.ts';
 import type { AggregateSchema, ChainEndpoint, ColumnExpr, OutputColumn, Params, StoredColumn } from '../types.ts';
 
 export const DEX_NETWORKS = ['ETH', 'ARB', 'OP', 'POLYGON', 'BASE', 'BSC', 'AVAX', 'CELO', 'BLAST', 'ZK', 'ZORA', 'WORLD', 'BERA'] as const;
@@ -21,9 +22,20 @@ const poolStored: StoredColumn[] = [
 
 const tickRange: StoredColumn[] = [{ name: 'tick_lower', type: 'int32' }, { name: 'tick_upper', type: 'int32' }];
 
+/** The factory's and the pools' ABI events (Uniswap v3), by dataset event; `poolCreated` feeds pool discovery, not a dataset. */
+export const DEX_ABI = {
+  poolCreated: parseAbiItem('event PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool)'),
+  swap: parseAbiItem('event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)'),
+  deposit: parseAbiItem('event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)'),
+  withdraw: parseAbiItem('event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)'),
+  collect: parseAbiItem('event Collect(address indexed owner, address recipient, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount0, uint128 amount1)'),
+} as const;
+
+/** Coverage of pool discovery (not an endpoint): the factory's PoolCreated logs were read over these blocks. */
+export const POOLS_DATASET = evmDatasetNames('dex_v3', 'pools').id;
+
 interface DexEvent {
-  readonly event: string;
-  readonly eventName: string;
+  readonly event: Exclude<keyof typeof DEX_ABI, 'poolCreated'>;
   readonly summary: string;
   readonly stored: readonly StoredColumn[];
   readonly columns: readonly OutputColumn[];
@@ -33,20 +45,23 @@ interface DexEvent {
 }
 
 function dexEndpoint(e: DexEvent): ChainEndpoint {
+  const names = evmDatasetNames('dex_v3', e.event);
+  const abi = DEX_ABI[e.event];
   return {
-    id: `evm/dex_v3/${e.event}`,
-    path: `/v1/evm/dex_v3/events/${e.event}`,
+    id: names.id,
+    path: names.path,
     family: 'evm',
     protocol: 'dex_v3',
     event: e.event,
-    eventName: e.eventName,
+    eventName: abi.name,
+    abi,
     summary: e.summary,
     networks: DEX_NETWORKS,
-    table: { name: `evm_dex_v3_${e.event}`, columns: [...evmLogKey, ...poolStored, ...e.stored], orderBy: EVM_LOG_ORDER },
+    table: { name: names.tableName, columns: [...evmLogKey, ...poolStored, ...e.stored], orderBy: EVM_LOG_ORDER },
     params: { ...poolParams, ...involvingParams },
     filters: { symbol0: { kind: 'pool' }, ...involvingFilters(e.involving) },
     columns: [blockNumberColumn, col('pool_address', 'string', 'Pool contract address.'), ...e.columns, timeColumn],
-    verboseColumns: evmVerboseColumns(e.eventName),
+    verboseColumns: evmVerboseColumns(abi.name),
     aggregate: e.aggregate,
     pricedLegs: e.pricedLegs,
     formats: CHAIN_FORMATS,
@@ -88,7 +103,7 @@ export const swapBought = {
 };
 
 export const dexSwap = dexEndpoint({
-  event: 'swap', eventName: 'Swap', summary: 'Pool swaps.',
+  event: 'swap', summary: 'Pool swaps.',
   stored: [
     { name: 'sender', type: 'string' }, { name: 'recipient', type: 'string' }, { name: 'swapper', type: 'string' },
     { name: 'sqrt_price_x96', type: 'uint256' }, { name: 'sqrt_based_price', type: 'float64' },
@@ -119,7 +134,7 @@ export const dexSwap = dexEndpoint({
 });
 
 export const dexDeposit = dexEndpoint({
-  event: 'deposit', eventName: 'Mint', summary: 'Liquidity added to a pool (Mint events).',
+  event: 'deposit', summary: 'Liquidity added to a pool (Mint events).',
   stored: [{ name: 'sender', type: 'string' }, { name: 'owner', type: 'string' }, ...tickRange, { name: 'liquidity_raw', type: 'uint256' }],
   columns: [col('sender', 'string', 'Address that called mint.'), col('owner', 'string', 'Position owner.'), ...liquidityAmounts],
   involving: ['sender', 'owner'],
@@ -128,7 +143,7 @@ export const dexDeposit = dexEndpoint({
 });
 
 export const dexWithdraw = dexEndpoint({
-  event: 'withdraw', eventName: 'Burn', summary: 'Liquidity removed from a pool (Burn events).',
+  event: 'withdraw', summary: 'Liquidity removed from a pool (Burn events).',
   stored: [{ name: 'owner', type: 'string' }, ...tickRange, { name: 'liquidity_raw', type: 'uint256' }],
   columns: [col('owner', 'string', 'Position owner.'), ...liquidityAmounts],
   involving: ['owner'],
@@ -137,7 +152,7 @@ export const dexWithdraw = dexEndpoint({
 });
 
 export const dexCollect = dexEndpoint({
-  event: 'collect', eventName: 'Collect', summary: 'Fees and withdrawn liquidity collected from a pool.',
+  event: 'collect', summary: 'Fees and withdrawn liquidity collected from a pool.',
   stored: [{ name: 'owner', type: 'string' }, { name: 'recipient', type: 'string' }, ...tickRange],
   columns: [col('owner', 'string', 'Position owner.'), col('recipient', 'string', 'Address that received the tokens.'), ...liquidityAmounts],
   involving: ['owner', 'recipient'],

@@ -1,22 +1,31 @@
+import { parseAbiItem } from 'viem';
 import {
-  CHAIN_FORMATS, EVM_LOG_ORDER, addressFilterParams, amountParams, blockNumberColumn, col, evmLogKey, evmVerboseColumns,
+  CHAIN_FORMATS, EVM_LOG_ORDER, addressFilterParams, amountParams, blockNumberColumn, col, evmDatasetNames, evmLogKey, evmVerboseColumns,
   timeColumn, tokenListParams, transferFilters,
 } from '../common.ts';
 import type { ChainEndpoint } from '../types.ts';
 
+/** The ABI events the protocol's datasets decode, by dataset event. */
+export const ERC20_ABI = {
+  transfer: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'),
+} as const;
+
+const names = evmDatasetNames('erc20', 'transfer');
+
 export const ERC20_NETWORKS = ['ETH', 'POLYGON', 'ARB', 'OP', 'BASE', 'BSC', 'AVAX'] as const;
 
 export const erc20Transfer: ChainEndpoint = {
-  id: 'evm/erc20/transfer',
-  path: '/v1/evm/erc20/events/transfer',
+  id: names.id,
+  path: names.path,
   family: 'evm',
   protocol: 'erc20',
   event: 'transfer',
-  eventName: 'Transfer',
+  eventName: ERC20_ABI.transfer.name,
+  abi: ERC20_ABI.transfer,
   summary: 'ERC-20 Transfer events of one token, or of several.',
   networks: ERC20_NETWORKS,
   table: {
-    name: 'evm_erc20_transfer',
+    name: names.tableName,
     columns: [
       ...evmLogKey,
       { name: 'token_address', type: 'string' },
@@ -44,7 +53,7 @@ export const erc20Transfer: ChainEndpoint = {
     col('amount', 'double', 'Amount in token units.'),
     timeColumn,
   ],
-  verboseColumns: evmVerboseColumns('Transfer'),
+  verboseColumns: evmVerboseColumns(ERC20_ABI.transfer.name),
   pricedAmount: { amount: 'amount', token: 'token' },
   aggregate: {
     columns: [{ source_column: 'amount', aggregation: 'sum', output_column: 'agg_amount' }],

@@ -1,4 +1,5 @@
-import { CHAIN_FORMATS, EVM_LOG_ORDER, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, timeColumn } from '../common.ts';
+import { parseAbiItem } from 'viem';
+import { CHAIN_FORMATS, EVM_LOG_ORDER, evmDatasetNames, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, timeColumn } from '../common.ts';
 import type { AggregateColumn, ChainEndpoint, OutputColumn, StoredColumn } from '../types.ts';
 
 export const LENDING_NETWORKS = ['ETH', 'POLYGON', 'AVAX', 'ARB', 'OP', 'BASE', 'GNOSIS', 'SCROLL', 'BSC', 'ZK', 'LINEA'] as const;
@@ -16,9 +17,18 @@ const amount = (name: string): StoredColumn[] => [
   { name, type: 'float64' },
 ];
 
+/** The Pool's ABI events (Aave v3 `IPool`), by dataset event. */
+export const LENDING_ABI = {
+  deposit: parseAbiItem('event Supply(address indexed reserve, address user, address indexed onBehalfOf, uint256 amount, uint16 indexed referralCode)'),
+  withdraw: parseAbiItem('event Withdraw(address indexed reserve, address indexed user, address indexed to, uint256 amount)'),
+  borrow: parseAbiItem('event Borrow(address indexed reserve, address user, address indexed onBehalfOf, uint256 amount, uint8 interestRateMode, uint256 borrowRate, uint16 indexed referralCode)'),
+  repay: parseAbiItem('event Repay(address indexed reserve, address indexed user, address indexed repayer, uint256 amount, bool useATokens)'),
+  flashloan: parseAbiItem('event FlashLoan(address indexed target, address initiator, address indexed asset, uint256 amount, uint8 interestRateMode, uint256 premium, uint16 indexed referralCode)'),
+  liquidation: parseAbiItem('event LiquidationCall(address indexed collateralAsset, address indexed debtAsset, address indexed user, uint256 debtToCover, uint256 liquidatedCollateralAmount, address liquidator, bool receiveAToken)'),
+} as const;
+
 interface LendingEvent {
-  readonly event: string;
-  readonly eventName: string;
+  readonly event: keyof typeof LENDING_ABI;
   readonly summary: string;
   readonly stored: readonly StoredColumn[];
   readonly columns: readonly OutputColumn[];
@@ -28,17 +38,20 @@ interface LendingEvent {
 }
 
 function lendingEndpoint(e: LendingEvent): ChainEndpoint {
+  const names = evmDatasetNames('lending_v3', e.event);
+  const abi = LENDING_ABI[e.event];
   return {
-    id: `evm/lending_v3/${e.event}`,
-    path: `/v1/evm/lending_v3/events/${e.event}`,
+    id: names.id,
+    path: names.path,
     family: 'evm',
     protocol: 'lending_v3',
     event: e.event,
-    eventName: e.eventName,
+    eventName: abi.name,
+    abi,
     summary: e.summary,
     networks: LENDING_NETWORKS,
     table: {
-      name: `evm_lending_v3_${e.event}`,
+      name: names.tableName,
       columns: [...evmLogKey, { name: 'market', type: 'string' }, { name: 'pool_address', type: 'string' }, ...e.stored],
       orderBy: EVM_LOG_ORDER,
     },
@@ -51,7 +64,7 @@ function lendingEndpoint(e: LendingEvent): ChainEndpoint {
     },
     filters: { eth_market_type: { kind: 'market', column: 'market', network: 'ETH' }, ...involvingFilters(e.involving) },
     columns: [blockNumberColumn, ...e.columns, timeColumn],
-    verboseColumns: evmVerboseColumns(e.eventName),
+    verboseColumns: evmVerboseColumns(abi.name),
     pricedAmount: e.pricedAmount,
     aggregate: { columns: e.aggregate, always_included: ['count'], valued: true },
     formats: CHAIN_FORMATS,
@@ -66,7 +79,7 @@ const amountCol = col('amount', 'double', 'Amount in token units.');
 const sumAmount: AggregateColumn[] = [{ source_column: 'amount', aggregation: 'sum', output_column: 'agg_amount' }];
 
 export const lendingDeposit = lendingEndpoint({
-  event: 'deposit', eventName: 'Supply', summary: 'Supplies to the lending pool (Supply events).',
+  event: 'deposit', summary: 'Supplies to the lending pool (Supply events).',
   stored: [{ name: 'user', type: 'string' }, { name: 'on_behalf_of', type: 'string' }, { name: 'referral_code', type: 'int32' }, ...reserve(), ...amount('amount')],
   columns: [col('user', 'string', 'Address that supplied.'), tokenCol, amountCol, col('on_behalf_of', 'string', 'Address credited with the supply.'), col('referral_code', 'integer', 'Referral code.')],
   involving: ['user', 'on_behalf_of'],
@@ -75,7 +88,7 @@ export const lendingDeposit = lendingEndpoint({
 });
 
 export const lendingWithdraw = lendingEndpoint({
-  event: 'withdraw', eventName: 'Withdraw', summary: 'Withdrawals from the lending pool.',
+  event: 'withdraw', summary: 'Withdrawals from the lending pool.',
   stored: [{ name: 'user', type: 'string' }, { name: 'recipient', type: 'string' }, ...reserve(), ...amount('amount')],
   columns: [col('user', 'string', 'Address that withdrew.'), tokenCol, amountCol, col('recipient', 'string', 'Address that received the funds.')],
   involving: ['user', 'recipient'],
@@ -84,7 +97,7 @@ export const lendingWithdraw = lendingEndpoint({
 });
 
 export const lendingBorrow = lendingEndpoint({
-  event: 'borrow', eventName: 'Borrow', summary: 'Borrows from the lending pool.',
+  event: 'borrow', summary: 'Borrows from the lending pool.',
   stored: [
     { name: 'user', type: 'string' }, { name: 'on_behalf_of', type: 'string' }, { name: 'interest_rate_mode', type: 'int32' },
     ...amount('borrow_rate'), { name: 'referral_code', type: 'int32' }, ...reserve(), ...amount('amount'),
@@ -100,7 +113,7 @@ export const lendingBorrow = lendingEndpoint({
 });
 
 export const lendingRepay = lendingEndpoint({
-  event: 'repay', eventName: 'Repay', summary: 'Debt repayments.',
+  event: 'repay', summary: 'Debt repayments.',
   stored: [{ name: 'user', type: 'string' }, { name: 'repayer', type: 'string' }, { name: 'use_a_tokens', type: 'boolean' }, ...reserve(), ...amount('amount')],
   columns: [col('user', 'string', 'Address whose debt was repaid.'), tokenCol, amountCol, col('repayer', 'string', 'Address that paid.'), col('use_a_tokens', 'boolean', 'Repaid with aTokens.')],
   involving: ['user', 'repayer'],
@@ -109,7 +122,7 @@ export const lendingRepay = lendingEndpoint({
 });
 
 export const lendingFlashloan = lendingEndpoint({
-  event: 'flashloan', eventName: 'FlashLoan', summary: 'Flash loans.',
+  event: 'flashloan', summary: 'Flash loans.',
   stored: [
     { name: 'initiator', type: 'string' }, { name: 'target', type: 'string' }, { name: 'interest_rate_mode', type: 'int32' },
     { name: 'referral_code', type: 'int32' }, ...reserve(), ...amount('amount'), ...amount('premium'),
@@ -121,7 +134,7 @@ export const lendingFlashloan = lendingEndpoint({
 });
 
 export const lendingLiquidation = lendingEndpoint({
-  event: 'liquidation', eventName: 'LiquidationCall', summary: 'Liquidations.',
+  event: 'liquidation', summary: 'Liquidations.',
   stored: [
     { name: 'owner', type: 'string' }, { name: 'liquidator', type: 'string' }, { name: 'receive_a_token', type: 'boolean' },
     ...reserve('debt_'), ...reserve('collateral_'), ...amount('debt_to_cover'), ...amount('liquidated_collateral'),

@@ -1,7 +1,9 @@
 import {
-  CHAIN_FORMATS, addressFilterParams, amountParams, blockNumberColumn, col, stored, text, timeColumn, transferFilters,
+  CHAIN_FORMATS, addressFilterParams, evmDatasetNames, amountParams, blockNumberColumn, col, stored, text, timeColumn, transferFilters,
 } from '../common.ts';
 import type { ChainEndpoint } from '../types.ts';
+
+const names = evmDatasetNames('native', 'transfer');
 
 export const NATIVE_NETWORKS = ['ETH', 'POLYGON', 'BASE', 'OP', 'ARB'] as const;
 
@@ -11,8 +13,8 @@ export const NATIVE_NETWORKS = ['ETH', 'POLYGON', 'BASE', 'OP', 'ARB'] as const;
  * frame with value > 0 (trace_index ≥ 1, depth-first order).
  */
 export const nativeTransfer: ChainEndpoint = {
-  id: 'evm/native/transfer',
-  path: '/v1/evm/native/events/transfer',
+  id: names.id,
+  path: names.path,
   family: 'evm',
   protocol: 'native',
   event: 'transfer',
@@ -20,7 +22,7 @@ export const nativeTransfer: ChainEndpoint = {
   summary: 'Native-currency transfers: transaction values and internal calls carrying value.',
   networks: NATIVE_NETWORKS,
   table: {
-    name: 'evm_native_transfer',
+    name: names.tableName,
     columns: [
       { name: 'network', type: 'string' },
       { name: 'block_number', type: 'int64' },

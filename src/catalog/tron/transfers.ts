@@ -3,7 +3,7 @@ import type { ChainEndpoint, OutputColumn } from '../types.ts';
 
 const tronVerbose: readonly OutputColumn[] = [col('tx_id', 'string', 'Transaction id.', stored('tx_hash'))];
 
-/** Aggregates of Tron and Bitcoin: one row per bucket and token (interface.md §2.6). */
+/** Aggregates of Tron and Bitcoin: one row per bucket and token (docs/aggregates.md, "Tron and Bitcoin"). */
 const perTokenSum = {
   columns: [{ source_column: 'amount', aggregation: 'sum', output_column: 'agg_amount' }],
   always_included: ['count'],

@@ -1,4 +1,4 @@
-/** venue_a: a USDT-margined perpetual futures exchange; markets are <TOKEN>USDT (decisions.md §8). */
+/** venue_a: a USDT-margined perpetual futures exchange; markets are <TOKEN>USDT (docs/venues-tron-btc.md, "Exchange venues"). */
 import type { OutputColumn, StoredColumn, TableDef, VenueEndpoint } from '../types.ts';
 import { candleColumns, venueParams, venueTime, windowParam } from './common.ts';
 

@@ -1,16 +1,13 @@
 /**
- * bitcoind `getblock <hash> 3` JSON → btc_native_transfer rows, through the
- * transfer rule of transferRule.ts. Values arrive as BTC numbers with 8
- * decimals; satoshis are exact because every amount up to 21 million BTC
- * times 10^8 stays far below 2^53, so rounding the product recovers it.
+ * bitcoind `getblock <hash> 3` JSON → a BtcBlock, whose rows writeBtcBlocks.ts
+ * derives by the transfer rule of transferRule.ts. Values arrive as BTC
+ * numbers with 8 decimals; satoshis are exact because every amount up to 21
+ * million BTC times 10^8 stays far below 2^53, so rounding the product
+ * recovers it.
  */
-import { formatUnits } from 'viem';
-import { toSqlTimestamp } from '../../query/time.ts';
-import type { StoreRow } from '../chain/ingestBlocks.ts';
-import type { BtcBlock, BtcTx } from './rpcClient.ts';
-import { transfersOf, type UtxoTransaction } from './transferRule.ts';
-
-export const BTC_NETWORK = 'BTC';
+import type { BtcRpcBlock, BtcTx } from './rpcClient.ts';
+import type { UtxoTransaction } from './transferRule.ts';
+import type { BtcBlock } from './writeBtcBlocks.ts';
 
 export const satoshis = (btc: number): bigint => BigInt(Math.round(btc * 1e8));
 
@@ -29,14 +26,13 @@ export function utxoTransaction(tx: BtcTx, height: number): UtxoTransaction {
   };
 }
 
-/** The block's transfers, in block order then output order. */
-export function btcTransfers(block: BtcBlock): StoreRow[] {
-  const time = toSqlTimestamp(block.time * 1000);
-  const rows: StoreRow[] = [];
-  block.tx.forEach((tx, txIndex) => {
-    for (const t of transfersOf(utxoTransaction(tx, block.height))) {
-      rows.push([BTC_NETWORK, block.height, txIndex, t.vout, time, t.txid, 'BTC', t.sender, t.receiver, t.value, Number(formatUnits(t.value, 8))]);
-    }
-  });
-  return rows;
+/** The block as the store takes it: epoch-millisecond time, each transaction with its inputs' values. */
+export function btcBlockOf(block: BtcRpcBlock): BtcBlock {
+  return {
+    number: block.height,
+    time: block.time * 1000,
+    hash: block.hash,
+    parentHash: block.previousblockhash ?? '',
+    transactions: block.tx.map((tx) => utxoTransaction(tx, block.height)),
+  };
 }

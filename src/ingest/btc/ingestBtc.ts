@@ -3,17 +3,15 @@
  * transfers by the rule of transferRule.ts, stored in batches of blocks with
  * their checkpoint (see chain/ingestBlocks.ts).
  */
-import { btcTransfer } from '../../catalog/btc/transfer.ts';
 import type { Store } from '../../store/createStore.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
-import { ingestBlocks, type ChainDataset, type FetchedBatch } from '../chain/ingestBlocks.ts';
+import { ingestBlocks, type FetchedBatch } from '../chain/ingestBlocks.ts';
 import { runChain } from '../chain/runChain.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
 import type { IngestHooks, IngestProgress, IngestSummary } from '../progress.ts';
-import { BTC_NETWORK, btcTransfers } from './decode.ts';
-import { createBtcRpcClient, type BtcBlock } from './rpcClient.ts';
-
-export const BTC_DATASET: ChainDataset = { id: btcTransfer.id, table: btcTransfer.table.name };
+import { btcBlockOf } from './decode.ts';
+import { createBtcRpcClient } from './rpcClient.ts';
+import { BTC_DATASET, BTC_NETWORK, btcTransferRows } from './writeBtcBlocks.ts';
 
 export interface BtcIngestOptions {
   readonly store: Store;
@@ -44,8 +42,8 @@ export async function ingestBtc(opts: BtcIngestOptions): Promise<IngestSummary> 
     const decoded = await Promise.all(hashes.map(async (hash) => {
       const release = await slots.acquire();
       try {
-        const b: BtcBlock = await client.getBlock(hash);
-        return { header: { number: b.height, timeMs: b.time * 1000, hash: b.hash, parentHash: b.previousblockhash ?? '' }, rows: btcTransfers(b) };
+        const b = btcBlockOf(await client.getBlock(hash));
+        return { header: { number: b.number, timeMs: b.time, hash: b.hash, parentHash: b.parentHash }, rows: btcTransferRows(b) };
       } finally {
         release();
       }

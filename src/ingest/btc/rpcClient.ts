@@ -31,7 +31,8 @@ export interface BtcTx {
   readonly vout: readonly BtcVout[];
 }
 
-export interface BtcBlock {
+/** `getblock <hash> 3` as bitcoind answers it (decode.ts turns it into a BtcBlock). */
+export interface BtcRpcBlock {
   readonly hash: string;
   readonly height: number;
   readonly time: number;
@@ -44,7 +45,7 @@ export interface BtcRpcClient {
   getBlockCount(): Promise<number>;
   getBlockHashes(heights: readonly number[]): Promise<string[]>;
   /** getblock <hash> 3: transactions with their inputs' prevouts. */
-  getBlock(hash: string): Promise<BtcBlock>;
+  getBlock(hash: string): Promise<BtcRpcBlock>;
 }
 
 interface RpcAnswer<T> {
@@ -129,6 +130,6 @@ export function createBtcRpcClient(url: string, http: HttpOptions): BtcRpcClient
         });
       }, isWarmup);
     },
-    getBlock: (hash) => call<BtcBlock>('getblock', [hash, 3]),
+    getBlock: (hash) => call<BtcRpcBlock>('getblock', [hash, 3]),
   };
 }

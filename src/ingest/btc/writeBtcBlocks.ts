@@ -1,14 +1,17 @@
 /**
- * Writes Bitcoin blocks to the store: the block headers, and the transfer
- * rows that the UTXO transfer rule (transferRule.ts) derives from each
- * transaction. Ingestion adapters and the demo both go through here, so
- * that every row in the store follows the rule.
+ * Bitcoin blocks as the store takes them, and their transfer rows, which the
+ * UTXO transfer rule (transferRule.ts) derives from each transaction.
+ * Ingestion (ingestBtc.ts), the demo and the tests all make their rows here,
+ * so that every row in the store follows the rule.
  */
+import { btcTransfer } from '../../catalog/btc/transfer.ts';
+import { toSqlTimestamp } from '../../query/time.ts';
 import type { Tx } from '../../store/createStore.ts';
+import type { ChainDataset } from '../chain/ingestBlocks.ts';
 import { transfersOf, type UtxoTransaction } from './transferRule.ts';
 
 export const BTC_NETWORK = 'BTC';
-export const BTC_DATASET = 'btc/native/transfer';
+export const BTC_DATASET: ChainDataset = { id: btcTransfer.id, table: btcTransfer.table.name };
 
 export interface BtcBlock {
   readonly number: number;
@@ -21,12 +24,11 @@ export interface BtcBlock {
 }
 
 const SATS = 100_000_000;
-const sqlTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
-/** Transfer rows of one block, in the column order of btc_native_transfer. */
+/** Transfer rows of one block, in block order then output order, in the column order of btc_native_transfer. */
 export function btcTransferRows(block: BtcBlock): (string | number | bigint | null)[][] {
   const rows: (string | number | bigint | null)[][] = [];
-  const time = sqlTime(block.time);
+  const time = toSqlTimestamp(block.time);
   block.transactions.forEach((tx, txIndex) => {
     for (const t of transfersOf(tx)) {
       rows.push([BTC_NETWORK, block.number, txIndex, t.vout, time, t.txid, 'BTC', t.sender, t.receiver, t.value, Number(t.value) / SATS]);
@@ -43,7 +45,7 @@ export async function writeBtcBlocks(tx: Tx, blocks: readonly BtcBlock[]): Promi
   const params = { network: BTC_NETWORK, lo, hi };
   await tx.run(`DELETE FROM btc_native_transfer WHERE network = $network AND block_number BETWEEN $lo AND $hi`, params);
   await tx.run(`DELETE FROM blocks WHERE network = $network AND number BETWEEN $lo AND $hi`, params);
-  await tx.append('blocks', blocks.map((b) => [BTC_NETWORK, b.number, sqlTime(b.time), b.hash, b.parentHash]));
+  await tx.append('blocks', blocks.map((b) => [BTC_NETWORK, b.number, toSqlTimestamp(b.time), b.hash, b.parentHash]));
   const rows = blocks.flatMap(btcTransferRows);
   await tx.append('btc_native_transfer', rows);
   return rows.length;

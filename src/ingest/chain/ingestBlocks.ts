@@ -11,9 +11,11 @@
  * the common ancestor before going on.
  */
 import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
+import { findCommonAncestor } from './commonAncestor.ts';
+import { fetchAhead } from './fetchAhead.ts';
 import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
 import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
-import { addCoverage, coveredIntervals, gaps, removeCoverage, type Interval } from '../../store/coverage.ts';
+import { addCoverage, coveredIntervals, gaps, removeCoverage, union, type Interval } from '../../store/coverage.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
 import type { Store, Tx } from '../../store/createStore.ts';
 import { emptySummary, silentProgress, type IngestHooks, type IngestProgress, type IngestSummary } from '../progress.ts';
@@ -81,14 +83,7 @@ class ReorgDetected extends Error {
 export async function pendingRanges(store: Store, network: string, datasets: readonly ChainDataset[], from: number, to: number): Promise<Interval[]> {
   const missing: Interval[] = [];
   for (const d of datasets) missing.push(...gaps(from, to, await coveredIntervals(store, d.id, network)));
-  missing.sort((a, b) => a.lo - b.lo);
-  const out: Interval[] = [];
-  for (const g of missing) {
-    const last = out[out.length - 1];
-    if (last && g.lo <= last.hi + 1) out[out.length - 1] = { lo: last.lo, hi: Math.max(last.hi, g.hi) };
-    else out.push(g);
-  }
-  return out;
+  return union(missing);
 }
 
 export function splitBatches(ranges: readonly Interval[], size: number): Interval[] {
@@ -120,21 +115,12 @@ async function runOnce(opts: IngestBlocksOptions, from: number, summary: IngestS
   const total = Math.max(0, opts.to - from + 1);
   summary.skipped += Math.max(0, total - batches.reduce((n, b) => n + b.hi - b.lo + 1, 0));
   if (batches.length > 0) progress.start(`${opts.network} blocks ${from}–${opts.to}`, batches.length);
-  const inFlight: Promise<FetchedBatch>[] = [];
   let next = 0;
-  const launch = () => {
-    while (next < batches.length && inFlight.length < Math.max(1, opts.prefetch)) {
-      const b = batches[next++]!;
-      const p = opts.fetchBatch(b.lo, b.hi);
-      p.catch(() => undefined); // awaited in order below; never unhandled
-      inFlight.push(p);
-    }
-  };
+  const ahead = fetchAhead(() => batches[next++] ?? null, opts.fetchBatch, opts.prefetch);
   try {
     for (const b of batches) {
       opts.hooks?.signal?.throwIfAborted();
-      launch();
-      let fetched = await inFlight.shift()!;
+      let fetched = (await ahead.take())!;
       // A batch whose blocks do not chain was read while the node switched
       // forks: read it again rather than store a mix of two chains.
       for (let attempt = 1; !isConsistent(opts.network, b, fetched); attempt++) {
@@ -210,16 +196,12 @@ async function deleteRange(tx: Tx, network: string, datasets: readonly ChainData
  */
 async function rollbackReorg(opts: IngestBlocksOptions, at: number): Promise<number> {
   const max = opts.maxReorgDepth ?? 100;
-  if (!opts.fetchHash) throw new ReorgError(`${opts.network}: the chain changed below block ${at} (the parent hash differs from the stored block) and this adapter cannot look up block hashes`);
-  let n = at - 1;
-  for (let depth = 0; ; depth++, n--) {
-    const stored = (await storedBlockHashes(opts.store, opts.network, [n])).get(n);
-    if (!stored || stored.hash === (await opts.fetchHash(n))) break;
-    if (depth >= max) {
-      throw new ReorgError(`${opts.network}: reorg deeper than ${max} blocks below ${at}; re-ingest the range with --force from a block before the fork`);
-    }
-  }
-  const ancestor = n;
+  const fetchHash = opts.fetchHash;
+  if (!fetchHash) throw new ReorgError(`${opts.network}: the chain changed below block ${at} (the parent hash differs from the stored block) and this adapter cannot look up block hashes`);
+  const { ancestor } = await findCommonAncestor({
+    store: opts.store, network: opts.network, from: at - 1, maxDepth: max, nodeHash: fetchHash,
+    tooDeep: () => new ReorgError(`${opts.network}: reorg deeper than ${max} blocks below ${at}; re-ingest the range with --force from a block before the fork`),
+  });
   const ch = clickHouseOf(opts.store);
   if (ch) {
     await rollbackClickHouse(ch, opts.network, ancestor, opts.networkDatasets.map((d) => d.id), batchTables(opts.networkDatasets));

@@ -6,11 +6,11 @@
  */
 import type { Hex, RpcLog } from '../rpc/getLogs.ts';
 import { NATIVE_DATASET, nativeRow } from './decoders/native.ts';
-import type { FetchedBatch } from './fetchBatch.ts';
+import type { FetchedEvmBatch } from './fetchBatch.ts';
 import type { DatasetPlan } from './planDatasets.ts';
 import type { PoolBook } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import { hexNumber, type BlockInfo, type DecodeContext, type PoolInfo, type Row, type RowValues } from './types.ts';
+import { hexNumber, type BlockInfo, type DecodeContext, type PoolInfo, type ColumnValues } from './types.ts';
 
 export interface DecodeEnv {
   readonly network: string;
@@ -21,15 +21,15 @@ export interface DecodeEnv {
 }
 
 export interface DecodedBatch {
-  readonly rows: ReadonlyMap<string, (Row | RowValues)[]>;
+  readonly rows: ReadonlyMap<string, ColumnValues[]>;
   readonly newPools: readonly PoolInfo[];
   /** Rows of every dataset, the engine decoders' included. */
   readonly events: number;
 }
 
-export function decodeBatch(env: DecodeEnv, batch: FetchedBatch): DecodedBatch {
+export function decodeBatch(env: DecodeEnv, batch: FetchedEvmBatch): DecodedBatch {
   const byEngine = new Set(env.plan.engineDecoders.flatMap((d) => d.datasets));
-  const rows = new Map<string, (Row | RowValues)[]>(env.plan.datasets.filter((d) => !byEngine.has(d)).map((d) => [d, []]));
+  const rows = new Map<string, ColumnValues[]>(env.plan.datasets.filter((d) => !byEngine.has(d)).map((d) => [d, []]));
   const newPools: PoolInfo[] = [];
   const first = batch.lo;
   const blockOf = (log: RpcLog): BlockInfo => batch.blocks[hexNumber(log.blockNumber) - first]!;

@@ -4,10 +4,12 @@
  */
 import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type AbiEvent, type AbiParameter, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { DEX_EVENTS } from './decoders/dex_v3.ts';
-import { TRANSFER_EVENT, transferDecoder } from './decoders/erc20.ts';
-import { LENDING_EVENTS } from './decoders/lending_v3.ts';
-import { BRIDGE_EVENTS, STAKING_L1_EVENTS } from './decoders/staking.ts';
+import { DEX_ABI } from '../../catalog/evm/dex_v3.ts';
+import { ERC20_ABI } from '../../catalog/evm/erc20.ts';
+import { LENDING_ABI } from '../../catalog/evm/lending_v3.ts';
+import { STAKING_BRIDGE_ABI } from '../../catalog/evm/staking.ts';
+import { chainEndpoints } from '../../catalog/index.ts';
+import { transferDecoder } from './decoders/erc20.ts';
 import { createEventDecoder } from './eventDecoder.ts';
 
 /** A deterministic value of each ABI type, varied by `seed`. */
@@ -38,13 +40,14 @@ function encode(event: AbiEvent, seed: number): { topics: Hex[]; data: Hex; args
 const lowerAddresses = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) ? v.toLowerCase() : v]));
 
-const ALL: AbiEvent[] = [
-  TRANSFER_EVENT,
-  ...Object.values(LENDING_EVENTS),
-  ...Object.values(DEX_EVENTS),
-  ...Object.values(STAKING_L1_EVENTS),
-  ...Object.values(BRIDGE_EVENTS).flatMap((list) => list.map(([, e]) => e)),
-];
+/** Every event ingestion reads: each catalog dataset's ABI, pool discovery's, and every bridge dialect's. */
+const ALL: AbiEvent[] = [...new Set<AbiEvent>([
+  ...chainEndpoints.flatMap((e) => (e.abi ? [e.abi] : [])),
+  DEX_ABI.poolCreated,
+  ...Object.values(STAKING_BRIDGE_ABI).flatMap((dialect) => Object.values(dialect).flat()),
+])];
+const TRANSFER_EVENT = ERC20_ABI.transfer;
+const LENDING_EVENTS = LENDING_ABI;
 
 describe('createEventDecoder', () => {
   it.each(ALL.map((e) => [`${e.name}(${e.inputs.map((i) => i.type).join(',')})`, e] as const))('decodes %s exactly as viem decodeEventLog does', (_name, event) => {

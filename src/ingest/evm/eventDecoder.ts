@@ -6,19 +6,26 @@
  * (eventDecoder.test.ts holds the two side by side for every event we read).
  * Addresses come out lowercase, the store's form.
  */
-import { decodeAbiParameters, toEventSelector, type AbiEvent, type AbiParameter } from 'viem';
+import { decodeAbiParameters, toEventSelector, type AbiEvent, type AbiParameter, type AbiParameterToPrimitiveType } from 'viem';
 import type { Hex, RpcLog } from '../rpc/getLogs.ts';
 
-export type EventArgs = Readonly<Record<string, unknown>>;
+/**
+ * A log's arguments by input name, typed from the event's ABI when it is
+ * known at compile time (`parseAbiItem('event …')`): `uint256` is a bigint,
+ * `address` a hex string, `uint8` a number, as viem's codec returns them.
+ */
+export type EventArgs<E extends AbiEvent = AbiEvent> = AbiEvent extends E
+  ? Readonly<Record<string, unknown>>
+  : { readonly [P in E['inputs'][number] as P['name'] & string]: AbiParameterToPrimitiveType<P> };
 
-export interface EventDecoder {
-  readonly event: AbiEvent;
+export interface EventDecoder<E extends AbiEvent = AbiEvent> {
+  readonly event: E;
   readonly selector: Hex;
   /** The log's arguments by name, or null when the log does not have this event's shape (topic count, data size). */
-  decode(log: Pick<RpcLog, 'topics' | 'data'>): EventArgs | null;
+  decode(log: Pick<RpcLog, 'topics' | 'data'>): EventArgs<E> | null;
 }
 
-export function createEventDecoder(event: AbiEvent): EventDecoder {
+export function createEventDecoder<const E extends AbiEvent>(event: E): EventDecoder<E> {
   const selector = toEventSelector(event);
   const indexed = event.inputs.filter((p) => p.indexed);
   const data = event.inputs.filter((p) => !p.indexed);
@@ -40,7 +47,7 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
           if (p.indexed) out[names[i]!] = decodeTopic(p, log.topics[t++]!);
           else out[names[i]!] = p.type === 'address' ? (values[d++] as string).toLowerCase() : values[d++];
         });
-        return out;
+        return out as EventArgs<E>;
       } catch {
         return null;
       }

@@ -38,7 +38,7 @@ export interface FetchContext {
   readonly tokens: TokenBook;
 }
 
-export interface FetchedBatch {
+export interface FetchedEvmBatch {
   readonly lo: number;
   readonly hi: number;
   /** The logs JS decoders read, in block and log order. */
@@ -98,7 +98,7 @@ async function fetchLogs(ctx: FetchContext, lo: number, hi: number): Promise<{ f
   }
 }
 
-export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Promise<FetchedBatch> {
+export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Promise<FetchedEvmBatch> {
   const { file, scan } = await fetchLogs(ctx, lo, hi);
   try {
     const logs = scan.jsLogs;
@@ -138,7 +138,7 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
       } else {
         const paying = withTxs.filter((b) => b.txs!.some((t) => BigInt(t.value) > 0n));
         const receipts = await ctx.receipts.receipts(paying.map((b) => ({ hash: b.hash, txHashes: b.txHashes })));
-        paying.forEach((b, i) => native.set(b.number, transfersOfBlock(b, { receipts: receipts[i]! })));
+        paying.forEach((b, i) => { native.set(b.number, transfersOfBlock(b, { receipts: receipts[i]! })); });
       }
     }
     await tokenWork;

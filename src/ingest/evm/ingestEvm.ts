@@ -18,19 +18,23 @@
  */
 import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
 import fs from 'node:fs';
+import type { CustomDataset } from '../../catalog/custom/declaration.ts';
 import { networkInfo } from '../../catalog/networks.ts';
 import { loadProtocols } from '../../reference/protocols.ts';
 import type { Store } from '../../store/createStore.ts';
+import { saveCustomDataset } from '../../store/customDatasets.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
 import { createReceiptSource, detectTraceSource, getBlock, getBlockNumber, getBlocks, getChainId, type TraceSource } from '../rpc/actions.ts';
 import { createRpc, type RpcStats } from '../rpc/createRpc.ts';
 import { createLogFetcher, type Hex, type LogFetcher } from '../rpc/getLogs.ts';
+import { findCommonAncestor } from '../chain/commonAncestor.ts';
+import { fetchAhead } from '../chain/fetchAhead.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
 import { NATIVE_DATASET } from './decoders/native.ts';
 import { discoverPools } from './discoverPools.ts';
 import { createLogDir } from './logFile.ts';
-import { ChainMovedError, fetchBatch, type FetchContext, type FetchedBatch } from './fetchBatch.ts';
-import type { EvmProtocol } from './evmProtocols.ts';
+import { ChainMovedError, fetchBatch, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
+import type { EvmProtocol } from './decoders/index.ts';
 import { planDatasets, type DatasetPlan } from './planDatasets.ts';
 import { createPoolBook } from './poolBook.ts';
 import { createTokenBook } from './tokenBook.ts';
@@ -48,6 +52,11 @@ export interface IngestEvmOptions {
   /** Operator protocols file laid over the shipped contract addresses. */
   readonly protocolsFile?: string | undefined;
   readonly only?: readonly EvmProtocol[] | undefined;
+  /**
+   * Operator-defined datasets to ingest besides the built-in ones
+   * (docs/custom-datasets.md); each is saved (declared) before the run.
+   */
+  readonly custom?: readonly CustomDataset[] | undefined;
   /**
    * How native transfers read call traces: 'auto' (default) picks trace_block,
    * else debug_traceBlockByHash, else none; a method name insists on it; false
@@ -82,7 +91,7 @@ export type IngestEvent =
   | { type: 'reorg'; ancestor: number; depth: number; detectedAt: number }
   | { type: 'caught_up'; block: number; head: number };
 
-export interface IngestSummary {
+export interface EvmIngestSummary {
   readonly blocks: number;
   readonly events: number;
   readonly batches: number;
@@ -112,7 +121,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
   });
 
-export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<IngestSummary> {
+export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<EvmIngestSummary> {
   const t0 = performance.now();
   const network = opts.network.toUpperCase();
   const info = networkInfo(network);
@@ -135,7 +144,14 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
     }
   }
 
-  const plan = planDatasets(network, loadProtocols(opts.protocolsFile), opts.only);
+  for (const d of opts.custom ?? []) {
+    if (!d.networks[network]) throw new IngestError(`the custom dataset ${d.name} declares no contracts on ${network} (it declares ${Object.keys(d.networks).join(', ')})`);
+    const { reset } = await saveCustomDataset(store, d);
+    if (reset.includes(network)) emit({ type: 'notice', message: `${d.name}: its ${network} contracts or first block changed; what was ingested for them was dropped and is ingested again` });
+  }
+  // A run given custom datasets fills only them, unless --only names built-in protocols to fill as well.
+  const only = opts.only ?? (opts.custom?.length ? [] : undefined);
+  const plan = planDatasets(network, loadProtocols(opts.protocolsFile), only, opts.custom);
   if (plan.datasets.length === 0) {
     throw new IngestError(`nothing to ingest on ${network}: ${plan.skipped.map((s) => `${s.dataset} (${s.reason})`).join(', ') || 'no EVM dataset lists this network'}`);
   }
@@ -186,25 +202,18 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
 
     /** Walks back from `block` to the newest block whose stored hash the node agrees with, and drops everything above it. */
     async function reconcile(block: number): Promise<void> {
-      let ancestor = block;
-      let depth = 0;
-      for (;;) {
-        const stored = (await storedBlocks([ancestor])).get(ancestor);
-        if (!stored) break;
-        const remote = await getBlock(rpc, ancestor);
-        if (remote && remote.hash.toLowerCase() === stored.hash) break;
-        if (++depth > reorgWindow) {
-          throw new IngestError(`reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${ancestor}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest from an earlier block with --force --from ${Math.max(0, ancestor - 1)} (or raise --reorg-window)`);
-        }
-        ancestor--;
-      }
+      const { ancestor, depth } = await findCommonAncestor({
+        store, network, from: block, maxDepth: reorgWindow,
+        nodeHash: async (n) => (await getBlock(rpc, n))?.hash ?? null,
+        tooDeep: (reached) => new IngestError(`reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${reached}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest from an earlier block with --force --from ${Math.max(0, reached - 1)} (or raise --reorg-window)`),
+      });
       await rollbackAbove(store, network, ancestor);
       await pools.reload();
       last = null;
       emit({ type: 'reorg', ancestor, depth, detectedAt: block });
     }
 
-    async function fetchWithRetry(lo: number, hi: number): Promise<FetchedBatch> {
+    async function fetchWithRetry(lo: number, hi: number): Promise<FetchedEvmBatch> {
       for (let attempt = 0; ; attempt++) {
         try {
           const b = await fetchBatch(fetchCtx, lo, hi);
@@ -226,26 +235,16 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
     async function runRanges(ranges: readonly Interval[]): Promise<'done' | 'reorged' | 'stopped'> {
       let r = 0;
       let cursor = ranges[0]?.lo ?? 0;
-      const next = (): [number, number] | null => {
+      // Each batch is sized when it is handed out, from what the batches before it held.
+      const next = (): Interval | null => {
         while (r < ranges.length && cursor > ranges[r]!.hi) { r++; cursor = ranges[r]?.lo ?? 0; }
         if (r >= ranges.length) return null;
         const lo = cursor;
         const hi = Math.min(ranges[r]!.hi, lo + size - 1);
         cursor = hi + 1;
-        return [lo, hi];
+        return { lo, hi };
       };
-      const window = Math.max(1, opts.concurrency ?? 4);
-      const inFlight: Promise<FetchedBatch>[] = [];
-      const fill = () => {
-        while (inFlight.length < window) {
-          const n = next();
-          if (!n) return;
-          const p = fetchWithRetry(n[0], n[1]);
-          p.catch(() => undefined); // abandoned after a reorg or a stop; the error surfaces where awaited
-          inFlight.push(p);
-        }
-      };
-      fill();
+      const ahead = fetchAhead(next, fetchWithRetry, opts.concurrency ?? 4);
       // The commit of one batch runs in DuckDB's threads while the next is decoded.
       let writing: Promise<void> | null = null;
       const settle = async () => {
@@ -259,24 +258,24 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
         throw e;
       } finally {
         // Fetches use the store (their scans): none may outlive the run. Their log files go too.
-        for (const r of await Promise.allSettled(inFlight)) if (r.status === 'fulfilled' && r.value.logFile) fs.rmSync(r.value.logFile, { force: true });
+        for (const r of await ahead.settleAll()) if (r.status === 'fulfilled' && r.value.logFile) fs.rmSync(r.value.logFile, { force: true });
       }
 
       async function commitInOrder(): Promise<'done' | 'reorged' | 'stopped'> {
-        while (inFlight.length > 0) {
+        for (;;) {
           if (signal?.aborted) {
             await settle();
             return 'stopped';
           }
-          let batch: FetchedBatch;
+          let batch: FetchedEvmBatch | null;
           try {
-            batch = await inFlight.shift()!;
+            batch = await ahead.take();
           } catch (e) {
             await settle();
             if (signal?.aborted) return 'stopped';
             throw e;
           }
-          fill();
+          if (!batch) break;
           const first = batch.blocks[0]!;
           const lastBlock = batch.blocks[batch.blocks.length - 1]!;
           // The previous batch (in `last`) is not committed yet, but it is the one before this batch.
@@ -299,7 +298,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<I
           await settle();
           const b = batch;
           writing = writeBatch(store, {
-            network, lo: b.lo, hi: b.hi, datasets: plan.datasets, decoded, blocks: b.blocks, tokens, pools: !!plan.dexFactory, traces,
+            network, lo: b.lo, hi: b.hi, datasets: plan.datasets, tables: plan.tables, decoded, blocks: b.blocks, tokens, pools: !!plan.dexFactory, traces,
             engine: plan.engineDecoders.map((decoder) => ({ decoder, batch: b.engine.get(decoder.datasets[0]!) ?? NO_ROWS })),
             logFile: b.logFile,
             fresh: plan.datasets.filter((d) => !needsDelete(d, b.lo, b.hi)),

@@ -110,7 +110,7 @@ export function parseSymbol(result: Hex): string | null {
   }
   if (text === null && result.length === 66) text = hexToString(result).replace(/\0+$/, '');
   if (text === null) return null;
-  // Symbols are shown uppercase (interface.md §2.1); control and invisible characters are dropped.
+  // Symbols are shown upper case (docs/api.md, "Tokens"); control and invisible characters are dropped.
   const clean = text.replace(/[\p{C}\s]+/gu, ' ').trim().toUpperCase().slice(0, 64);
   return clean === '' ? null : clean;
 }

@@ -1,17 +1,12 @@
 /** Shapes shared by the EVM ingestion modules. */
+import type { ChainEndpoint } from '../../catalog/types.ts';
+import type { Protocols } from '../../reference/protocols.ts';
 import type { AppendValue, Tx } from '../../store/createStore.ts';
 import type { RpcTransaction } from '../rpc/actions.ts';
 import type { Hex, RpcLog } from '../rpc/getLogs.ts';
 
 /** A stored row, by column name. Decoders set every column of their table, null included. */
-export type Row = Record<string, AppendValue>;
-
-/**
- * A stored row as values in the table's column order: the hot path's form
- * (ERC-20 transfers), with no object per row. Built with `columnOrder`, which
- * checks the order against the catalog once.
- */
-export type RowValues = AppendValue[];
+export type ColumnValues = Record<string, AppendValue>;
 
 export interface BlockInfo {
   readonly number: number;
@@ -61,7 +56,7 @@ export interface DecodeContext {
   logKey(log: RpcLog): LogKey;
   /** The sender (`from`) of the log's transaction. */
   txSender(log: RpcLog): Hex;
-  emit(dataset: string, row: Row | RowValues): void;
+  emit(dataset: string, row: ColumnValues): void;
 }
 
 /** What every protocol decoder declares: which logs it reads, which datasets they fill. */
@@ -133,6 +128,30 @@ export interface EngineInsert {
   readonly batch: EngineBatch;
   token(address: Hex): TokenInfo;
 }
+
+/** A catalog dataset of a network that a run does not fill, and why. */
+export interface SkippedDataset {
+  readonly dataset: string;
+  readonly reason: string;
+}
+
+export interface ProtocolPlanInput {
+  readonly network: string;
+  /** The protocol's catalog datasets that list the network. */
+  readonly endpoints: readonly ChainEndpoint[];
+  /** The contract addresses configured for every protocol. */
+  readonly protocols: Protocols;
+}
+
+/** What one protocol fills on a network, and with which decoder (none: native transfers come from blocks, not logs). */
+export interface ProtocolPlan {
+  readonly datasets: readonly string[];
+  readonly decoder: ProtocolDecoder | null;
+  readonly skipped: readonly SkippedDataset[];
+}
+
+/** Each protocol's own planning: which of its datasets a network can fill with what is configured there. */
+export type PlanProtocol = (input: ProtocolPlanInput) => ProtocolPlan;
 
 /** A hex quantity (block number, log index) as a number. */
 export const hexNumber = (h: Hex): number => Number.parseInt(h, 16);

@@ -8,40 +8,26 @@
  * - `rollbackAbove`: a reorg. Delete rows, blocks, pools and coverage above the
  *   common ancestor across every EVM dataset of the network.
  */
-import { chainEndpoints, endpointById } from '../../catalog/index.ts';
+import { chainEndpoints } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
 import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
 import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
 import { addCoverageMany, removeCoverage } from '../../store/coverage.ts';
+import { customTables } from '../../store/customDatasets.ts';
 import type { AppendValue, Store, Tx } from '../../store/createStore.ts';
 import { POOLS_DATASET } from './decoders/dex_v3.ts';
 import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
 import type { DecodedBatch } from './decodeBatch.ts';
 import { appendPools } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import type { BlockInfo, EngineBatch, EngineDecoder, Row, RowValues } from './types.ts';
+import type { BlockInfo, EngineBatch, EngineDecoder, ColumnValues } from './types.ts';
 
-export function tableOf(dataset: string): TableDef {
-  const e = endpointById(dataset);
-  if (!e) throw new Error(`unknown dataset ${dataset}`);
-  return e.table;
-}
+/** Every built-in EVM dataset's table, by id: a reorg invalidates all of them, whatever one run ingests. */
+const BUILT_IN_EVM_TABLES: ReadonlyMap<string, TableDef> = new Map(chainEndpoints.filter((e) => e.family === 'evm').map((e) => [e.id, e.table]));
 
-/**
- * Checks once that `names` is exactly the dataset table's column order, so a
- * decoder may emit rows as value arrays in that order.
- */
-export function columnOrder(dataset: string, names: readonly string[]): void {
-  const actual = tableOf(dataset).columns.map((c) => c.name);
-  if (actual.join(',') !== names.join(',')) throw new Error(`${dataset}: columns are ${actual.join(', ')}, not ${names.join(', ')}`);
-}
-
-/** Every EVM dataset id: a reorg invalidates all of them, whatever one run ingests. */
-export const ALL_EVM_DATASETS = chainEndpoints.filter((e) => e.family === 'evm').map((e) => e.id);
-
-function toColumns(table: TableDef, rows: readonly (Row | RowValues)[]): AppendValue[][] {
+function toColumns(table: TableDef, rows: readonly ColumnValues[]): AppendValue[][] {
   const names = table.columns.map((c) => c.name);
-  return rows.map((row) => Array.isArray(row) ? row : names.map((n) => {
+  return rows.map((row) => names.map((n) => {
     const v = row[n];
     // Decoders set every column, null included: a missing one is a bug, not a null.
     if (v === undefined) throw new Error(`${table.name}: the decoder left column ${n} unset`);
@@ -54,6 +40,8 @@ export interface WriteBatchParams {
   readonly lo: number;
   readonly hi: number;
   readonly datasets: readonly string[];
+  /** The table of each dataset (planDatasets). */
+  readonly tables: ReadonlyMap<string, TableDef>;
   readonly decoded: DecodedBatch;
   /** Engine decoders with what they insert, and the batch's log file they read. */
   readonly engine: readonly { readonly decoder: EngineDecoder; readonly batch: EngineBatch }[];
@@ -69,9 +57,9 @@ export interface WriteBatchParams {
 }
 
 /** The tables an EVM batch of these datasets writes rows of its block range to. */
-function batchTables(datasets: readonly string[], pools: boolean): BatchTable[] {
+function batchTables(datasets: ReadonlyMap<string, TableDef>, pools: boolean): BatchTable[] {
   const tables = new Map<string, BatchTable>([['blocks', blockTable('blocks', 'number')]]);
-  for (const d of datasets) tables.set(tableOf(d).name, blockTable(tableOf(d).name));
+  for (const t of datasets.values()) tables.set(t.name, blockTable(t.name));
   if (pools) tables.set('pools', blockTable('pools', 'created_block'));
   return [...tables.values()];
 }
@@ -82,7 +70,8 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
     // Written as for DuckDB into a scratch store, then published in an order that needs no transaction.
     await publishBatch(ch, {
       scopes: [p.network], lo: p.lo, hi: p.hi,
-      tables: batchTables(p.datasets, p.pools),
+      tables: batchTables(p.tables, p.pools),
+      scratchTables: [...p.tables].filter(([id]) => !BUILT_IN_EVM_TABLES.has(id)).map(([, t]) => t),
       extraTables: ['token_cache'],
       covers: [...p.datasets, ...(p.pools ? [POOLS_DATASET] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])],
       uncovers: p.traces === false ? [NATIVE_TRACES_DATASET] : [],
@@ -95,7 +84,8 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
     await tx.run(`DELETE FROM blocks WHERE network = $network AND number BETWEEN $lo AND $hi`, range);
     await tx.append('blocks', p.blocks.map((b) => [p.network, b.number, b.time, b.hash, b.parentHash]));
     for (const dataset of p.datasets) {
-      const table = tableOf(dataset);
+      const table = p.tables.get(dataset);
+      if (!table) throw new Error(`no table planned for ${dataset}`);
       if (!p.fresh?.includes(dataset)) await tx.run(`DELETE FROM ${table.name} WHERE network = $network AND block_number BETWEEN $lo AND $hi`, range);
       const rows = p.decoded.rows.get(dataset) ?? [];
       if (rows.length) await tx.append(table.name, toColumns(table, rows));
@@ -137,15 +127,17 @@ export async function writePools(store: Store, network: string, lo: number, hi: 
 const FAR = Number.MAX_SAFE_INTEGER;
 
 export async function rollbackAbove(store: Store, network: string, ancestor: number): Promise<void> {
+  // Operator-defined datasets too: their rows above the ancestor are as stale, whichever run ingested them.
+  const all = new Map([...BUILT_IN_EVM_TABLES, ...await customTables(store)]);
   const ch = clickHouseOf(store);
   if (ch) {
-    await rollbackClickHouse(ch, network, ancestor, [...ALL_EVM_DATASETS, POOLS_DATASET, NATIVE_TRACES_DATASET], batchTables(ALL_EVM_DATASETS, true));
+    await rollbackClickHouse(ch, network, ancestor, [...all.keys(), POOLS_DATASET, NATIVE_TRACES_DATASET], batchTables(all, true));
     return;
   }
   const p = { network, ancestor };
   await store.transaction(async (tx: Tx) => {
-    for (const dataset of ALL_EVM_DATASETS) {
-      await tx.run(`DELETE FROM ${tableOf(dataset).name} WHERE network = $network AND block_number > $ancestor`, p);
+    for (const [dataset, table] of all) {
+      await tx.run(`DELETE FROM ${table.name} WHERE network = $network AND block_number > $ancestor`, p);
       await removeCoverage(tx, dataset, network, ancestor + 1, FAR);
     }
     for (const extra of [POOLS_DATASET, NATIVE_TRACES_DATASET]) await removeCoverage(tx, extra, network, ancestor + 1, FAR);

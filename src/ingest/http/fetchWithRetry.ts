@@ -4,7 +4,8 @@
  * 5xx other than 501/505). Anything else is the caller's to judge, such as a
  * 404 meaning "this archive file does not exist".
  */
-import { parseRetryAfter, RetryableError, withRetry, type RetryPolicy } from './retry.ts';
+import { parseRetryAfter } from '../../utils/retryAfter.ts';
+import { RetryableError, withRetry, type RetryPolicy } from './retry.ts';
 
 export interface HttpOptions {
   readonly retry: RetryPolicy;

@@ -61,12 +61,3 @@ export async function withRetry<T>(policy: RetryPolicy, fn: (attempt: number) =>
     }
   }
 }
-
-/** Retry-After as milliseconds: delta-seconds or an HTTP date. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const v = value.trim();
-  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}

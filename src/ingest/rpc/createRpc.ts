@@ -14,7 +14,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { getLogsRetryHelper } from '@ponder/utils';
 import { Semaphore } from '../../utils/semaphore.ts';
-import { RpcError, RpcHttpError, RpcResponseError } from './errors.ts';
+import { asHelperError, RpcError, RpcHttpError, RpcResponseError } from './errors.ts';
 import { createArrayExtractor, type ArrayStreamEnd } from './resultBytes.ts';
 
 export interface RpcCall {
@@ -83,8 +83,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 function isGetLogsRangeError(call: RpcCall, error: RpcError): boolean {
   if (call.method !== 'eth_getLogs') return false;
   const params = call.params as [{ fromBlock: `0x${string}`; toBlock: `0x${string}` }];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  return getLogsRetryHelper({ params, error: error as any }).shouldRetry;
+  return getLogsRetryHelper({ params, error: asHelperError(error) }).shouldRetry;
 }
 
 export function createRpc(opts: RpcOptions): Rpc {

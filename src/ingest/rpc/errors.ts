@@ -3,6 +3,7 @@
  * so that `JSON.stringify(error)` (what @ponder/utils' getLogsRetryHelper
  * matches provider texts against) carries the node's message.
  */
+import type { GetLogsRetryHelperParameters } from '@ponder/utils';
 
 export class RpcError extends Error {
   /** The node's text, repeated as an enumerable field for matchers. */
@@ -78,4 +79,13 @@ export function isUnsupportedMethod(e: unknown): boolean {
   }
   if (e instanceof RpcHttpError) return e.status === 404 || e.status === 405 || e.status === 501;
   return false;
+}
+
+/**
+ * An RpcError as @ponder/utils' getLogsRetryHelper takes it: the helper is typed
+ * for viem's RpcError but only matches JSON.stringify(error), which carries our
+ * fields (see above).
+ */
+export function asHelperError(e: RpcError): GetLogsRetryHelperParameters['error'] {
+  return e as unknown as GetLogsRetryHelperParameters['error'];
 }

@@ -9,9 +9,12 @@
  * stretch of blocks does not slow the rest of the run. The state is shared by
  * every caller of one fetcher: one fetcher per node and filter shape.
  */
-import { getLogsRetryHelper } from '@ponder/utils';
+import { getLogsRetryHelper, type GetLogsRetryHelperParameters } from '@ponder/utils';
 import type { ArraySink, Rpc } from './createRpc.ts';
-import { RpcError } from './errors.ts';
+import { asHelperError, RpcError } from './errors.ts';
+
+/** The helper's view of our eth_getLogs parameters (it reads only the block range). */
+type HelperParams = GetLogsRetryHelperParameters['params'][0];
 
 export type Hex = `0x${string}`;
 
@@ -91,13 +94,11 @@ export function createLogFetcher(rpc: Rpc, filter: LogFilter, opts: LogFetcherOp
       if (!confirmed) estimated = Math.min(maxRange, Math.max(estimated, Math.ceil((to - from + 1) * (bytes < SMALL_ANSWER_BYTES ? 1.5 : 1.05))));
     } catch (e) {
       if (!(e instanceof RpcError) || opts.fixedRange !== undefined) throw e;
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      const advice = getLogsRetryHelper({ params: [params as any], error: e as any });
+      const advice = getLogsRetryHelper({ params: [params as HelperParams], error: asHelperError(e) });
       if (!advice.shouldRetry) {
         // The helper will not split a range it already suggested (some hints are one block too
         // generous): if the same error would split a wider range, it is a range error, so halve.
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        const wider = getLogsRetryHelper({ params: [{ ...params, toBlock: toHex(to + (to - from) + 1) } as any], error: e as any });
+        const wider = getLogsRetryHelper({ params: [{ ...params, toBlock: toHex(to + (to - from) + 1) } as HelperParams], error: asHelperError(e) });
         if (to === from || !wider.shouldRetry) throw e;
         // A refused suggestion means the limit is just below it; otherwise halve.
         estimated = confirmed ? to - from : Math.max(1, Math.floor((to - from + 1) / 2));

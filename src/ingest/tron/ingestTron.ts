@@ -6,7 +6,7 @@
 import { registryTokens } from '../../store/chainReads.ts';
 import type { Store } from '../../store/createStore.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
-import { ingestBlocks, type ChainDataset, type FetchedBatch, type StoreRow } from '../chain/ingestBlocks.ts';
+import { ingestBlocks, type FetchedBatch, type StoreRow } from '../chain/ingestBlocks.ts';
 import { runChain } from '../chain/runChain.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
 import type { IngestHooks, IngestProgress, IngestSummary } from '../progress.ts';

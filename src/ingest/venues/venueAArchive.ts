@@ -1,7 +1,7 @@
 /**
  * venue_a's public data archive (data.binance.vision layout), USDT-margined
  * futures. Where each kind of file lives, its CSV columns, and how each
- * column maps to the store (interface.md §2.7):
+ * column maps to the store (columns as in docs/venues-tron-btc.md, "Exchange venues"):
  *
  * | kind        | file                                                                   | period  |
  * |-------------|------------------------------------------------------------------------|---------|

@@ -1,5 +1,5 @@
 /**
- * Link mode (decisions.md §4): a query result written to storage and handed
+ * Link mode (docs/venues-tron-btc.md, "Link mode"): a query result written to storage and handed
  * out as an unguessable URL that expires.
  *
  * - The id is 32 random bytes (256 bits), base64url: the URL is the only secret.
@@ -55,7 +55,7 @@ export interface LinkRecord {
   readonly removed?: boolean;
 }
 
-/** The body of a link response (decisions.md §4). */
+/** The body of a link response (docs/venues-tron-btc.md, "Link mode"). */
 export interface CreatedLink {
   readonly status: 'success';
   readonly url: string;

@@ -21,7 +21,7 @@ export interface AggregateQueryInput {
   readonly value: RowValue | null;
   /** Add `token` to the group columns (several tokens asked of an endpoint that does not split by token). */
   readonly splitByToken?: boolean;
-  /** Bitcoin time buckets in JSON and Parquet: `time` as integer epoch seconds (interface.md §2.1). */
+  /** Bitcoin time buckets in JSON and Parquet: `time` as integer epoch seconds (docs/aggregates.md, "Tron and Bitcoin"). */
   readonly epochSecondsTime: boolean;
 }
 

@@ -92,7 +92,7 @@ export async function buildFilters(
       case 'min_amount':
         return [{ kind: 'compare', left: amountExpr(f.column), op: '>=', right: q.bind(Number(value), 'float64') }];
       case 'max_amount':
-        // 0 means no limit (interface.md §4.2).
+        // 0 means no limit (docs/api.md, "Filters").
         return Number(value) === 0 ? [] : [{ kind: 'compare', left: amountExpr(f.column), op: '<=', right: q.bind(Number(value), 'float64') }];
       case 'token':
         return tokenCondition(String(value));

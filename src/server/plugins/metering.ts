@@ -110,14 +110,14 @@ export function meteringHeaders(state: MeterState | null, statusCode: number): R
  * before the first byte. The hold is released when the response closes
  * without having been charged.
  */
-export async function reserveCost(request: FastifyRequest, reply: FastifyReply, cost: number): Promise<void> {
+export async function reserveCost(request: FastifyRequest, reply: FastifyReply, cost: number, endpoint: string = request.routeOptions.url ?? request.url): Promise<void> {
   const state = request.meter;
   if (!state) throw new Error('reserveCost needs the metering plugin on this route');
   const meter = request.server.meter;
   let ok: boolean;
   try {
     // The route's path pattern, never the query string: it is kept in the ledger.
-    ok = await meter.reserve(state, cost, request.routeOptions.url);
+    ok = await meter.reserve(state, cost, endpoint);
   } catch (e) {
     request.log.error({ err: e }, 'metering reserve failed');
     throw unavailable(e);

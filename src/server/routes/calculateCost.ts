@@ -7,17 +7,15 @@
  * and the price is the one that would be charged.
  */
 import { parse as parseQueryString } from 'fast-querystring';
-import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
-import { querySchema } from '../../catalog/derive/jsonSchema.ts';
+import type { FastifyInstance } from 'fastify';
 import { CALCULATE_COST_PATH } from '../../catalog/calculateCost.ts';
 import type { DataRoute } from '../../catalog/derive/routes.ts';
 import { ApiError } from '../../errors/apiError.ts';
 import { FREE, buildEstimate } from '../../query/estimate.ts';
 import type { PlanContext } from '../../query/planRaw.ts';
-import { validationToApiError } from '../errorHandler.ts';
-import { plannerFor } from './data.ts';
-
-type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
+import { plannerFor } from '../../query/planner.ts';
+import { customRouteAt } from './custom.ts';
+import { validateQuery } from './queryValidator.ts';
 
 const USAGE = 'send {"query": "/v1/<endpoint>?<parameters>"}, the path and query string of the request to price';
 
@@ -41,18 +39,6 @@ function splitTarget(query: string): { path: string; search: string } {
 
 export function registerCalculateCost(v1: FastifyInstance, ctx: PlanContext, routes: readonly DataRoute[]): void {
   const byPath = new Map(routes.map((r) => [r.path, r]));
-  const validators = new Map<string, Validate>();
-
-  const validatorOf = (server: FastifyInstance, route: DataRoute): Validate => {
-    let v = validators.get(route.path);
-    if (!v) {
-      const compile = server.validatorCompiler;
-      if (!compile) throw new Error('no validator compiler: the data routes must be registered in this scope');
-      v = compile({ schema: querySchema(route.params), method: 'GET', url: route.path, httpPart: 'querystring' }) as Validate;
-      validators.set(route.path, v);
-    }
-    return v;
-  };
 
   v1.post(CALCULATE_COST_PATH, async (request) => {
     if (!isJsonContentType(request.headers['content-type'])) {
@@ -66,17 +52,14 @@ export function registerCalculateCost(v1: FastifyInstance, ctx: PlanContext, rou
     const { path, search } = splitTarget(query);
     const state = request.meter!;
 
-    const route = byPath.get(path);
+    const route = byPath.get(path) ?? await customRouteAt(ctx.store, path);
     if (!route) {
       // A discovery call exists and is free; anything else would be a 404.
       if (request.server.hasRoute({ method: 'GET', url: path })) return buildEstimate(query, FREE, state.remaining);
       throw new ApiError('not_found', `no endpoint at ${path}; see /openapi.json`);
     }
     const raw: Record<string, unknown> = search ? { ...parseQueryString(search) } : {};
-    const validate = validatorOf(request.server, route);
-    if (!validate(raw)) {
-      throw validationToApiError(validate.errors ?? [], Object.keys(querySchema(route.params).properties), route.params);
-    }
+    validateQuery(request.server, route, raw);
     const plan = await plannerFor(route)({ ...ctx, ...(request.apiKey ? { keyId: request.apiKey.id } : {}) }, route, raw);
     return buildEstimate(query, plan.cost, state.remaining);
   });

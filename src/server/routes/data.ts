@@ -1,32 +1,17 @@
 /** One GET route per catalog data route: plan, hold the cost, then stream from the engine or hand out a link; charge at the end. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { querySchema } from '../../catalog/derive/jsonSchema.ts';
 import type { DataRoute } from '../../catalog/derive/routes.ts';
 import { ApiError } from '../../errors/apiError.ts';
 import { CONTENT_TYPES, encodeBody } from '../../output/encode.ts';
 import type { LinkStore } from '../../output/links/linkStore.ts';
-import { planAggregate } from '../../query/planAggregate.ts';
-import { planRaw, type PlanContext, type QueryPlan } from '../../query/planRaw.ts';
-import { planVenue } from '../../query/planVenue.ts';
+import type { PlanContext } from '../../query/planRaw.ts';
+import { plannerFor, type Planner } from '../../query/planner.ts';
 import { laneOf } from '../../query/lane.ts';
-import { assertWithinSpendCap } from '../../query/spendCap.ts';
 import { chargeOnCompletion, commitCost, releaseCost, reserveCost } from '../plugins/metering.ts';
 import { requestBaseUrl } from './links.ts';
 
-export type Planner = (ctx: PlanContext, route: DataRoute, query: Readonly<Record<string, unknown>>) => Promise<QueryPlan>;
-
-/** The planner of a route. The cost estimate uses it too, so the estimate and the charge cannot disagree. */
-export function plannerFor(route: DataRoute): Planner {
-  const plan: Planner = route.kind === 'aggregate' ? planAggregate : route.endpoint.family === 'exchange' ? planVenue : planRaw;
-  return async (ctx, r, query) => {
-    const p = await plan(ctx, r, query);
-    // The spend cap is judged on the planned cost, before anything is held or run.
-    assertWithinSpendCap(p.cost.cost, query.max_cost);
-    return p;
-  };
-}
-
-/** link=true only makes sense for a file: JSON is a 400 (decisions.md §4). */
+/** link=true only makes sense for a file: JSON is a 400 (docs/venues-tron-btc.md, "Link mode"). */
 function assertLinkFormat(route: DataRoute, query: Readonly<Record<string, unknown>>): void {
   const format = String(query.format ?? route.endpoint.defaultFormat).trim().toLowerCase();
   if (format !== 'json') return;
@@ -38,8 +23,25 @@ function assertLinkFormat(route: DataRoute, query: Readonly<Record<string, unkno
 
 export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route: DataRoute, links: LinkStore | null = null, plan: Planner = plannerFor(route)): void {
   // The catalog's parameters ride along so that a validation error can name accepted values.
-  app.get(route.path, { schema: { querystring: querySchema(route.params) }, config: { catalogParams: route.params } }, async (request, reply) => {
-    const query = request.query as Record<string, unknown>;
+  app.get(route.path, { schema: { querystring: querySchema(route.params) }, config: { catalogParams: route.params } }, async (request, reply) =>
+    serveData(request, reply, { ctx, route, links, plan, query: request.query as Record<string, unknown> }));
+}
+
+export interface DataRequest {
+  readonly ctx: PlanContext;
+  readonly route: DataRoute;
+  readonly links: LinkStore | null;
+  readonly plan: Planner;
+  /** The query string, validated against the route's parameters. */
+  readonly query: Readonly<Record<string, unknown>>;
+  /** The path kept in the usage ledger; the route's own path by default. */
+  readonly endpoint?: string;
+}
+
+/** Answers a validated data request: plan, hold the cost, stream or hand out a link, charge. */
+export async function serveData(request: FastifyRequest, reply: FastifyReply, r: DataRequest): Promise<FastifyReply> {
+  const { ctx, route, links, plan, query } = r;
+  {
     const link = query.link === true;
     if (link) assertLinkFormat(route, query);
     // Planning (coverage, lookups) and the export read one snapshot: a batch
@@ -50,7 +52,7 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
       // The plan, and so the cost, is the same with or without link=true.
       const p = await plan({ ...ctx, store: snap, ...(request.apiKey ? { keyId: request.apiKey.id } : {}) }, route, query);
       // Every check that can answer 4xx has run; the cost is held before the first byte.
-      await reserveCost(request, reply, p.cost.cost);
+      await reserveCost(request, reply, p.cost.cost, r.endpoint);
       if (p.headers) reply.headers(p.headers);
       // Heavy work waits in its own queue, so small queries never wait behind it.
       const lane = laneOf(p.cost.cost);
@@ -62,7 +64,7 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
       if (link) {
         if (!links || p.format === 'json') throw new Error('link mode is not configured');
         const format = p.format;
-        let body;
+        let body: Awaited<ReturnType<LinkStore['create']>>;
         try {
           const write = async (file: string) => {
             const started = performance.now();
@@ -90,7 +92,7 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) exp.cancel();
       });
-      let encoded;
+      let encoded: Awaited<ReturnType<typeof encodeBody>>;
       try {
         encoded = await encodeBody(exp, p.format, p.basename);
       } catch (e) {
@@ -102,5 +104,5 @@ export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route:
     } finally {
       if (!handedOver) await snap.close();
     }
-  });
+  }
 }

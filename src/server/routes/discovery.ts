@@ -1,4 +1,4 @@
-/** The discovery endpoints of interface.md §4.1: one GET per route that src/catalog/derive/discovery.ts lists, all derived from the catalog. */
+/** The discovery endpoints (docs/api.md, "Discovery"): one GET per route that src/catalog/derive/discovery.ts lists, all derived from the catalog. */
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import {
   aggregateSchemaOf, discoveryRoutes, eventTypesOf, extraArgsOf, networksOf, protocols, type DiscoveryRoute,

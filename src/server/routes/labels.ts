@@ -28,7 +28,7 @@ function assertWritable(store: Store): void {
 }
 
 function isCsv(header: string | undefined): boolean {
-  return header?.split(';')[0]!.trim().toLowerCase() === 'text/csv';
+  return header?.split(';')[0]?.trim().toLowerCase() === 'text/csv';
 }
 
 export function registerLabelRoutes(v1: FastifyInstance, store: Store): void {

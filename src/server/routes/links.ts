@@ -1,6 +1,6 @@
 /**
  * Link downloads: `GET /v1/links/<id>` serves a link-mode result without an
- * API key (decisions.md §6), like a pre-signed object-store URL. Registered
+ * API key (docs/venues-tron-btc.md, "Link mode"), like a pre-signed object-store URL. Registered
  * outside the authenticated /v1 scope on purpose.
  *
  * Downloads can be verified and resumed (chainq's extension, docs/api.md):
@@ -44,7 +44,7 @@ export function registerLinkDownloads(app: FastifyInstance, links: LinkStore): v
       throw new ApiError('range_not_satisfiable', `the Range ${request.headers.range} starts past the end of this ${record.bytes}-byte file`, { bytes: record.bytes });
     }
     const range: ByteRange | undefined = decision.kind === 'partial' ? decision.range : undefined;
-    let body;
+    let body: Awaited<ReturnType<typeof opened.read>>;
     try {
       body = await opened.read(range);
     } catch {

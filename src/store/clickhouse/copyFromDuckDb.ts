@@ -174,7 +174,7 @@ export async function copyCoverage(source: Store, target: ClickHouseStore): Prom
   for (const c of coverage) {
     const k = `${c.dataset}\u0000${c.scope}`;
     let e = byScope.get(k);
-    if (!e) byScope.set(k, e = { dataset: c.dataset, scope: c.scope, intervals: [] });
+    if (!e) { e = { dataset: c.dataset, scope: c.scope, intervals: [] }; byScope.set(k, e); }
     e.intervals.push({ lo: String(c.lo), hi: String(c.hi) });
   }
   await target.command(`TRUNCATE TABLE ${target.table('coverage')}`);

@@ -41,6 +41,8 @@ export type ClickHouseValue = string | number | boolean | null | readonly string
 export interface ClickHouseStore extends Store {
   readonly engine: 'clickhouse';
   readonly database: string;
+  /** The cluster its tables are created on (`--cluster`), else null. */
+  readonly cluster: string | null;
   readonly client: ClickHouseClient;
   /** The quoted, database-qualified name of one of the store's tables. */
   table(name: string): string;
@@ -172,6 +174,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     dataDir: target.engine === 'chdb' ? target.dir : null,
     readOnly,
     database,
+    cluster: opts.cluster ?? null,
     client,
     table,
     query,

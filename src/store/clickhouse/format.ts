@@ -65,6 +65,7 @@ export function exportSelectList(columns: readonly ExportColumn[], format: Forma
       case 'json': return `concat(${quote(`${jsonString(c.name)}:`)}, ${jsonValue(c.sql, c.type)}) AS ${ident(c.name)}`;
       case 'parquet': return `toNullable(${c.sql}) AS ${ident(c.name)}`;
     }
+    throw new Error(`unknown format ${format satisfies never}`);
   }).join(', ');
 }
 

@@ -26,7 +26,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import type { TableDef } from '../../catalog/types.ts';
 import { gaps, union, type Interval } from '../coverage.ts';
+import { tableDdl } from '../schema.ts';
 import type { Store, Tx } from '../createStore.ts';
 import { scratchStore } from './scratch.ts';
 import { ident as duckIdent } from '../duckdb/render.ts';
@@ -105,6 +107,8 @@ export interface PublishBatch {
   readonly uncovers: readonly string[];
   /** Datasets whose rows the batch rewrites without changing their coverage (a partial unit): withdrawn while it publishes, as before after. */
   readonly keeps?: readonly string[];
+  /** Tables of `tables` the catalog does not declare (operator-defined datasets): created in the scratch store when missing. */
+  readonly scratchTables?: readonly TableDef[];
   /** Runs after each step (after each table's insert for 'inserted'); a test throws here to simulate a crash inside a publish. */
   readonly onStep?: (step: PublishStep) => void | Promise<void>;
 }
@@ -295,6 +299,7 @@ export function publishBatch(ch: ClickHouseStore, batch: PublishBatch, write: (s
 async function publishNow(ch: ClickHouseStore, batch: PublishBatch, write: (scratch: Store, ctx: BatchContext) => Promise<void>): Promise<void> {
   const s = await scratchStore();
   const names = [...batch.tables.map((x) => x.name), ...batch.extraTables];
+  for (const t of batch.scratchTables ?? []) await s.run(tableDdl(t));
   for (const t of [...names, 'coverage', 'coverage_state', 'dataset_order']) await s.run(`DELETE FROM ${duckIdent(t)}`);
   const { scopes } = batch;
   let span: Interval = { lo: batch.lo, hi: batch.hi };

@@ -80,6 +80,7 @@ class Renderer {
       case 'negate': return `-(${this.expr(e.arg)})`;
       case 'if': return `if(${this.expr(e.left)} ${e.op} ${this.expr(e.right)}, ${this.expr(e.then)}, ${this.expr(e.else)})`;
       case 'iso_time': return isoTime(this.expr(e.arg), e.millis);
+      case 'decimal_text': return `toString(${this.expr(e.arg)})`;
       case 'param': {
         const p = this.params[e.name];
         if (!p) throw new Error(`query uses unbound parameter ${e.name}`);

@@ -97,6 +97,8 @@ const SYSTEM_TABLES: readonly { name: string; columns: string; engine: 'MergeTre
     columns: `key_id String, period String, request_id String, cost Int64, admitted_at ${TIME}, charged_at ${TIME}, endpoint Nullable(String)`,
     engine: 'MergeTree', orderBy: '(key_id, period, charged_at)',
   },
+  // Operator-defined datasets (src/store/customDatasets.ts): the latest declaration of each name is current.
+  { name: 'custom_datasets', columns: `name String, declaration String, declared_at ${TIME}`, engine: 'ReplacingMergeTree', version: 'declared_at', orderBy: 'name' },
   // What `chainq copy` has moved into this store, so that a copy resumes where it stopped.
   { name: 'copy_progress', columns: `source String, part String, rows Int64, copied_at ${TIME}`, engine: 'ReplacingMergeTree', version: 'copied_at', orderBy: '(source, part)' },
 ];

@@ -47,6 +47,7 @@ class Renderer {
       case 'negate': return `-(${this.expr(e.arg)})`;
       case 'if': return `CASE WHEN ${this.expr(e.left)} ${e.op} ${this.expr(e.right)} THEN ${this.expr(e.then)} ELSE ${this.expr(e.else)} END`;
       case 'iso_time': return `strftime(${this.expr(e.arg)}, ${e.millis ? ISO_MILLIS : ISO_SECONDS})`;
+      case 'decimal_text': return `CAST(${this.expr(e.arg)} AS VARCHAR)`;
       case 'param': {
         const p = this.params[e.name];
         if (!p) throw new Error(`query uses unbound parameter ${e.name}`);

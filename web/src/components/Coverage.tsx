@@ -55,6 +55,7 @@ export function Coverage({ state, onShortcut }: CoverageProps) {
         {e.newest.time ? <> Newest: {e.newest.block !== undefined ? `block ${n(e.newest.block)} at ` : ''}{e.newest.time}.</> : null}
         {e.confirmations !== null ? <> Kept {e.confirmations} blocks behind the head.</> : null}
       </p>
+      {/* biome-ignore lint/a11y/useSemanticElements: a row of buttons, not a form section: a fieldset would draw the frame the form's fieldsets have */}
       <div class="shortcuts" role="group" aria-label="range shortcuts">
         {shortcutsOf(e).map((s) => <button type="button" key={s.label} onClick={() => onShortcut(s.values)}>{s.label}</button>)}
       </div>

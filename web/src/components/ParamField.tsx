@@ -1,4 +1,5 @@
 /** One catalog parameter as a labelled control, with its type, allowed values, default, description and error. */
+import type { JSX } from 'preact';
 import type { Param } from '../catalog.ts';
 
 export interface ParamFieldProps {
@@ -26,7 +27,7 @@ export function ParamField({ param: p, value, onInput, excludedBy, error }: Para
     'aria-describedby': describedBy,
     'aria-required': p.required,
   };
-  let control;
+  let control: JSX.Element;
   if (p.enum || p.type === 'boolean') {
     const options = p.enum ?? ['true', 'false'];
     control = (

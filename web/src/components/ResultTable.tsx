@@ -24,7 +24,8 @@ export function ResultTable({ data }: { readonly data: Rows }) {
   const toggle = (i: number) => setSort((s) => (s && s.column === i ? (s.dir === 1 ? { column: i, dir: -1 } : null) : { column: i, dir: 1 }));
   const sortText = sort ? `, sorted by ${data.columns[sort.column]} ${sort.dir === 1 ? 'ascending' : 'descending'}` : '';
   return (
-    <div class="table-view" style={{ maxHeight: `${VIEW_HEIGHT}px` }} onScroll={(e) => setTop((e.target as HTMLElement).scrollTop)} tabIndex={0} aria-label="result rows, scrollable">
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus, so that the keyboard can scroll it
+    <section class="table-view" style={{ maxHeight: `${VIEW_HEIGHT}px` }} onScroll={(e) => setTop((e.target as HTMLElement).scrollTop)} tabIndex={0} aria-label="result rows, scrollable">
       <table class="rows" aria-rowcount={sorted.length + 1}>
         <caption>{sorted.length.toLocaleString('en-US')} rows, {data.columns.length} columns{sortText}</caption>
         <thead>
@@ -39,15 +40,17 @@ export function ResultTable({ data }: { readonly data: Rows }) {
           </tr>
         </thead>
         <tbody>
+          {/* biome-ignore lint/a11y/noAriaHiddenOnFocusable: an empty spacer row (Biome takes every tr for focusable); it only gives the windowed table its height */}
           {first > 0 ? <tr aria-hidden="true" style={{ height: `${first * ROW_HEIGHT}px` }} /> : null}
           {sorted.slice(first, last).map((r, k) => (
             <tr key={first + k} aria-rowindex={first + k + 2} style={{ height: `${ROW_HEIGHT}px` }}>
               {r.map((v, i) => <td key={i} class={typeof v === 'number' ? 'num' : undefined}>{v === null ? '' : String(v)}</td>)}
             </tr>
           ))}
+          {/* biome-ignore lint/a11y/noAriaHiddenOnFocusable: as above */}
           {last < sorted.length ? <tr aria-hidden="true" style={{ height: `${(sorted.length - last) * ROW_HEIGHT}px` }} /> : null}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }

@@ -13,34 +13,29 @@
  *   (sqrtPriceX96 / 2^96)^2 · 10^(decimals0 − decimals1). `liquidity` is the
  *   pool's in-range liquidity after the swap, raw and as a double.
  */
-import { parseAbiItem } from 'viem';
+import { DEX_ABI, POOLS_DATASET } from '../../../catalog/evm/dex_v3.ts';
+import { evmEndpoint } from '../../../catalog/index.ts';
 import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
-import type { PoolInfo, JsDecoder, Row } from '../types.ts';
+import type { PoolInfo, JsDecoder, PlanProtocol, ColumnValues } from '../types.ts';
 
-export const DEX_EVENTS = {
-  poolCreated: parseAbiItem('event PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool)'),
-  swap: parseAbiItem('event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)'),
-  deposit: parseAbiItem('event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)'),
-  withdraw: parseAbiItem('event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)'),
-  collect: parseAbiItem('event Collect(address indexed owner, address recipient, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount0, uint128 amount1)'),
+export { POOLS_DATASET };
+
+const poolCreated = createEventDecoder(DEX_ABI.poolCreated);
+const swap = createEventDecoder(DEX_ABI.swap);
+const deposit = createEventDecoder(DEX_ABI.deposit);
+const withdraw = createEventDecoder(DEX_ABI.withdraw);
+const collect = createEventDecoder(DEX_ABI.collect);
+const DATASETS = {
+  swap: evmEndpoint('dex_v3', 'swap').id,
+  deposit: evmEndpoint('dex_v3', 'deposit').id,
+  withdraw: evmEndpoint('dex_v3', 'withdraw').id,
+  collect: evmEndpoint('dex_v3', 'collect').id,
 } as const;
 
-const poolCreated = createEventDecoder(DEX_EVENTS.poolCreated);
-const poolEvents = {
-  swap: createEventDecoder(DEX_EVENTS.swap),
-  deposit: createEventDecoder(DEX_EVENTS.deposit),
-  withdraw: createEventDecoder(DEX_EVENTS.withdraw),
-  collect: createEventDecoder(DEX_EVENTS.collect),
-};
-const bySelector = new Map(Object.entries(poolEvents).map(([k, d]) => [d.selector, k as keyof typeof poolEvents]));
-
-export const dexDataset = (event: string) => `evm/dex_v3/${event}`;
-/** Coverage of pool discovery (not an endpoint): the factory's PoolCreated logs were read over these blocks. */
-export const POOLS_DATASET = 'evm/dex_v3/pools';
 export const POOL_CREATED_TOPIC = poolCreated.selector;
-export const SWAP_TOPIC = poolEvents.swap.selector;
+export const SWAP_TOPIC = swap.selector;
 
 const Q96 = 2 ** 96;
 
@@ -50,7 +45,7 @@ export function sqrtBasedPrice(sqrtPriceX96: bigint, decimals0: number, decimals
   return r * r * 10 ** (decimals0 - decimals1);
 }
 
-function poolColumns(p: PoolInfo, amount0: bigint, amount1: bigint): Row {
+function poolColumns(p: PoolInfo, amount0: bigint, amount1: bigint): ColumnValues {
   return {
     pool_address: p.address,
     token0_address: p.token0.address, token0: p.token0.symbol, token0_decimals: p.token0.decimals,
@@ -60,17 +55,25 @@ function poolColumns(p: PoolInfo, amount0: bigint, amount1: bigint): Row {
   };
 }
 
+/** Pools of the factory configured for the network; without one, nothing. */
+export const planDex: PlanProtocol = ({ network, endpoints, protocols }) => {
+  const ids = endpoints.map((e) => e.id);
+  const factory = protocols.dex_v3[network];
+  if (!factory) return { datasets: [], decoder: null, skipped: ids.map((dataset) => ({ dataset, reason: `no dex_v3 factory configured for ${network}` })) };
+  return { datasets: ids, decoder: createDexDecoder(factory.factory), skipped: [] };
+};
+
 export function createDexDecoder(factory: Hex): JsDecoder {
   const isFactoryLog = (log: RpcLog) => log.topics[0] === POOL_CREATED_TOPIC && log.address.toLowerCase() === factory;
   return {
     protocol: 'dex_v3',
-    datasets: Object.keys(poolEvents).map(dexDataset),
-    topic0: [POOL_CREATED_TOPIC, ...Object.values(poolEvents).map((d) => d.selector)],
+    datasets: Object.values(DATASETS),
+    topic0: [POOL_CREATED_TOPIC, swap.selector, deposit.selector, withdraw.selector, collect.selector],
     addresses: null,
     tokensOf(log) {
       if (!isFactoryLog(log)) return [];
       const a = poolCreated.decode(log);
-      return a ? [a.token0 as Hex, a.token1 as Hex] : [];
+      return a ? [a.token0, a.token1] : [];
     },
     needsSender: (log) => log.topics[0] === SWAP_TOPIC,
     decode(log, ctx) {
@@ -78,50 +81,55 @@ export function createDexDecoder(factory: Hex): JsDecoder {
         const a = poolCreated.decode(log);
         if (!a) return;
         ctx.addPool({
-          address: (a.pool as string).toLowerCase() as Hex,
-          fee: Number(a.fee),
-          token0: ctx.token(a.token0 as Hex),
-          token1: ctx.token(a.token1 as Hex),
+          address: a.pool.toLowerCase() as Hex,
+          fee: a.fee,
+          token0: ctx.token(a.token0),
+          token1: ctx.token(a.token1),
           createdBlock: Number(BigInt(log.blockNumber)),
         });
         return;
       }
-      const event = bySelector.get(log.topics[0]!);
-      if (!event) return;
       const pool = ctx.pool(log.address.toLowerCase() as Hex);
       if (!pool) return;
-      const a = poolEvents[event].decode(log);
-      if (!a) return;
       const key = ctx.logKey(log);
-      switch (event) {
-        case 'swap': {
-          const sqrt = a.sqrtPriceX96 as bigint;
-          const liquidity = a.liquidity as bigint;
-          ctx.emit(dexDataset(event), {
-            ...key, ...poolColumns(pool, a.amount0 as bigint, a.amount1 as bigint),
-            sender: a.sender as Hex, recipient: a.recipient as Hex, swapper: ctx.txSender(log),
-            sqrt_price_x96: sqrt, sqrt_based_price: sqrtBasedPrice(sqrt, pool.token0.decimals, pool.token1.decimals),
-            liquidity_raw: liquidity, liquidity: Number(liquidity), tick: Number(a.tick),
+      switch (log.topics[0]) {
+        case swap.selector: {
+          const a = swap.decode(log);
+          if (!a) return;
+          ctx.emit(DATASETS.swap, {
+            ...key, ...poolColumns(pool, a.amount0, a.amount1),
+            sender: a.sender, recipient: a.recipient, swapper: ctx.txSender(log),
+            sqrt_price_x96: a.sqrtPriceX96, sqrt_based_price: sqrtBasedPrice(a.sqrtPriceX96, pool.token0.decimals, pool.token1.decimals),
+            liquidity_raw: a.liquidity, liquidity: Number(a.liquidity), tick: a.tick,
           });
           return;
         }
-        case 'deposit':
-          ctx.emit(dexDataset(event), {
-            ...key, ...poolColumns(pool, a.amount0 as bigint, a.amount1 as bigint),
-            sender: a.sender as Hex, owner: a.owner as Hex, tick_lower: Number(a.tickLower), tick_upper: Number(a.tickUpper), liquidity_raw: a.amount as bigint,
+        case deposit.selector: {
+          const a = deposit.decode(log);
+          if (!a) return;
+          ctx.emit(DATASETS.deposit, {
+            ...key, ...poolColumns(pool, a.amount0, a.amount1),
+            sender: a.sender, owner: a.owner, tick_lower: a.tickLower, tick_upper: a.tickUpper, liquidity_raw: a.amount,
           });
           return;
-        case 'withdraw':
-          ctx.emit(dexDataset(event), {
-            ...key, ...poolColumns(pool, a.amount0 as bigint, a.amount1 as bigint),
-            owner: a.owner as Hex, tick_lower: Number(a.tickLower), tick_upper: Number(a.tickUpper), liquidity_raw: a.amount as bigint,
+        }
+        case withdraw.selector: {
+          const a = withdraw.decode(log);
+          if (!a) return;
+          ctx.emit(DATASETS.withdraw, {
+            ...key, ...poolColumns(pool, a.amount0, a.amount1),
+            owner: a.owner, tick_lower: a.tickLower, tick_upper: a.tickUpper, liquidity_raw: a.amount,
           });
           return;
-        case 'collect':
-          ctx.emit(dexDataset(event), {
-            ...key, ...poolColumns(pool, a.amount0 as bigint, a.amount1 as bigint),
-            owner: a.owner as Hex, recipient: a.recipient as Hex, tick_lower: Number(a.tickLower), tick_upper: Number(a.tickUpper),
+        }
+        case collect.selector: {
+          const a = collect.decode(log);
+          if (!a) return;
+          ctx.emit(DATASETS.collect, {
+            ...key, ...poolColumns(pool, a.amount0, a.amount1),
+            owner: a.owner, recipient: a.recipient, tick_lower: a.tickLower, tick_upper: a.tickUpper,
           });
+        }
       }
     },
   };

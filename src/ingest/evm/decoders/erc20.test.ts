@@ -13,7 +13,10 @@ import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { RpcLog } from '../../rpc/getLogs.ts';
 import { scanLogFile, writeLogFile } from '../logFile.ts';
 import type { TokenInfo } from '../types.ts';
-import { createErc20Decoder, TRANSFER_EVENT } from './erc20.ts';
+import { ERC20_ABI } from '../../../catalog/evm/erc20.ts';
+import { createErc20Decoder } from './erc20.ts';
+
+const TRANSFER_EVENT = ERC20_ABI.transfer;
 
 const decoder = createErc20Decoder();
 const TOKENS: Record<string, TokenInfo> = {

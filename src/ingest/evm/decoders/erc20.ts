@@ -11,17 +11,15 @@
  * joined in. `amount` parses "<raw>e-<decimals>", like scaleAmount, so that
  * it is the double nearest to the exact value.
  */
-import { parseAbiItem } from 'viem';
+import { ERC20_ABI, erc20Transfer } from '../../../catalog/evm/erc20.ts';
 import type { Tx } from '../../../store/createStore.ts';
 import type { Hex } from '../../rpc/getLogs.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
-import type { EngineBatch, EngineDecoder, EngineInsert, WideValue } from '../types.ts';
-import { columnOrder, tableOf } from '../writeBatch.ts';
+import type { EngineBatch, EngineDecoder, EngineInsert, PlanProtocol, WideValue } from '../types.ts';
 import { logFileRelation } from '../logFile.ts';
 
-export const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
-export const transferDecoder = createEventDecoder(TRANSFER_EVENT);
-export const ERC20_DATASET = 'evm/erc20/transfer';
+export const transferDecoder = createEventDecoder(ERC20_ABI.transfer);
+export const ERC20_DATASET = erc20Transfer.id;
 
 /** The 3-topic, 32-byte shape of an ERC-20 Transfer, in SQL over a log relation (`$transfer` bound to the selector). */
 const IS_TRANSFER = `topics[1] = $transfer AND len(topics) = 3 AND length(data) = 66`;
@@ -30,8 +28,6 @@ const NARROW = `substr(data, 3, 33) = '${'0'.repeat(33)}'`;
 /** A narrow amount as HUGEINT: hex digits 34–48 and 49–64 (15 and 16 digits) as two integers. */
 const NARROW_VALUE = `(('0x' || substr(data, 36, 15))::BIGINT::HUGEINT * 18446744073709551616::HUGEINT + ('0x' || substr(data, 51, 16))::UBIGINT::HUGEINT)`;
 const topicAddress = (i: number) => `'0x' || lower(substr(topics[${i}], 27))`;
-
-const COLUMNS = ['network', 'block_number', 'log_index', 'time', 'tx_hash', 'token_address', 'token', 'token_decimals', 'sender', 'receiver', 'amount_raw', 'amount'];
 
 /** Per block: transfers, token contracts, and the amounts too wide for the engine. */
 const SCAN = {
@@ -65,9 +61,9 @@ async function insert(tx: Tx, p: EngineInsert): Promise<void> {
     }));
     if (p.batch.wide.length) await tx.append('erc20_batch_wide', p.batch.wide.map((w) => [w.block_number, w.log_index, w.value]));
     const [done] = await tx.all<{ Count: bigint }>(
-      `INSERT INTO ${tableOf(ERC20_DATASET).name} (${COLUMNS.join(', ')})
-       SELECT $network, v.block_number, v.log_index, b.time, v.tx_hash, v.token_address, t.symbol, t.decimals, v.sender, v.receiver,
-              v.raw::BIGNUM, (v.raw || 'e-' || t.decimals)::DOUBLE
+      `INSERT INTO ${erc20Transfer.table.name} BY NAME
+       SELECT $network AS network, v.block_number, v.log_index, b.time, v.tx_hash, v.token_address, t.symbol AS token, t.decimals AS token_decimals, v.sender, v.receiver,
+              v.raw::BIGNUM AS amount_raw, (v.raw || 'e-' || t.decimals)::DOUBLE AS amount
        FROM (
          SELECT l.*, coalesce(l.narrow, w.value) AS raw
          FROM (
@@ -91,8 +87,10 @@ async function insert(tx: Tx, p: EngineInsert): Promise<void> {
   }
 }
 
+/** Transfers of any contract: nothing to configure. */
+export const planErc20: PlanProtocol = ({ endpoints }) => ({ datasets: endpoints.map((e) => e.id), decoder: createErc20Decoder(), skipped: [] });
+
 export function createErc20Decoder(): EngineDecoder {
-  columnOrder(ERC20_DATASET, COLUMNS);
   return {
     protocol: 'erc20',
     datasets: [ERC20_DATASET],

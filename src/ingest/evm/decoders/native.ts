@@ -23,14 +23,18 @@
  *
  * Gas fees, block rewards and consensus-layer withdrawals are not transfers.
  */
+import { nativeTransfer } from '../../../catalog/evm/native.ts';
 import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { CallFrame, FlatTrace, RpcReceipt, RpcTransaction, TxTrace } from '../../rpc/actions.ts';
 import type { Hex } from '../../rpc/getLogs.ts';
-import type { BlockInfo, Row } from '../types.ts';
+import type { BlockInfo, PlanProtocol, ColumnValues } from '../types.ts';
 
-export const NATIVE_DATASET = 'evm/native/transfer';
+export const NATIVE_DATASET = nativeTransfer.id;
 /** Coverage of internal transfers (not an endpoint): these blocks were read with call traces. */
-export const NATIVE_TRACES_DATASET = 'evm/native/transfer:traces';
+export const NATIVE_TRACES_DATASET = `${NATIVE_DATASET}:traces`;
+
+/** Native transfers come from blocks and traces, not logs: no decoder, nothing to configure. */
+export const planNative: PlanProtocol = ({ endpoints }) => ({ datasets: endpoints.map((e) => e.id), decoder: null, skipped: [] });
 
 const NATIVE_DECIMALS = 18;
 const VALUE_TYPES = new Set(['CALL', 'CREATE', 'CREATE2', 'SELFDESTRUCT']);
@@ -121,7 +125,7 @@ export function transfersOfBlock(block: BlockInfo, source: BlockTraces): NativeT
     for (const t of source.flat) {
       if (t.transactionPosition === null || t.transactionPosition === undefined) continue; // rewards
       let list = byTx.get(t.transactionPosition);
-      if (!list) byTx.set(t.transactionPosition, (list = []));
+      if (!list) { list = []; byTx.set(t.transactionPosition, list); }
       list.push(t);
     }
     return [...byTx.keys()].sort((a, b) => a - b).flatMap((i) => transfersOfFlatTraces(byTx.get(i)!, i, byTx.get(i)![0]!.transactionHash ?? block.txHashes[i]!));
@@ -134,7 +138,7 @@ export function transfersOfBlock(block: BlockInfo, source: BlockTraces): NativeT
   });
 }
 
-export function nativeRow(network: string, symbol: string, block: BlockInfo, t: NativeTransfer): Row {
+export function nativeRow(network: string, symbol: string, block: BlockInfo, t: NativeTransfer): ColumnValues {
   return {
     network, block_number: block.number, tx_index: t.txIndex, trace_index: t.traceIndex, time: block.time, tx_hash: t.txHash,
     token: symbol, sender: t.from, receiver: t.to, amount_raw: t.value, amount: scaleAmount(t.value, NATIVE_DECIMALS),

@@ -14,56 +14,46 @@
  * Where an event does not name a token, the configured wstETH addresses stand
  * in; where it does, events of other tokens are left out.
  */
-import { parseAbiItem, type AbiEvent } from 'viem';
+import type { AbiEvent } from 'viem';
+import { STAKING_BRIDGE_ABI, STAKING_CONTRACT_OF, STAKING_L1_ABI } from '../../../catalog/evm/staking.ts';
+import { evmEndpoint } from '../../../catalog/index.ts';
 import { DEFAULT_BRIDGE_KIND, L1_WSTETH, type BridgeKind, type StakingContracts } from '../../../reference/protocols.ts';
 import { scaleAmount } from '../../../utils/scaleAmount.ts';
 import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
-import { createEventDecoder, type EventArgs, type EventDecoder } from '../eventDecoder.ts';
-import type { DecodeContext, JsDecoder, Row } from '../types.ts';
+import { createEventDecoder, type EventArgs } from '../eventDecoder.ts';
+import type { DecodeContext, JsDecoder, PlanProtocol, ColumnValues } from '../types.ts';
 
-export const STAKING_L1_EVENTS = {
-  deposit: parseAbiItem('event Submitted(address indexed sender, uint256 amount, address referral)'),
-  withdrawal_request: parseAbiItem('event WithdrawalRequested(uint256 indexed requestId, address indexed requestor, address indexed owner, uint256 amountOfStETH, uint256 amountOfShares)'),
-  withdrawal_claimed: parseAbiItem('event WithdrawalClaimed(uint256 indexed requestId, address indexed owner, address indexed receiver, uint256 amountOfETH)'),
-} as const;
-
+type StakingEvent = keyof typeof STAKING_CONTRACT_OF;
 type L2Event = 'l2_deposit' | 'l2_withdrawal_request';
 
-export const BRIDGE_EVENTS: Readonly<Record<BridgeKind, readonly [L2Event, AbiEvent][]>> = {
-  optimism: [
-    ['l2_deposit', parseAbiItem('event DepositFinalized(address indexed l1Token, address indexed l2Token, address indexed from, address to, uint256 amount, bytes data)')],
-    ['l2_withdrawal_request', parseAbiItem('event WithdrawalInitiated(address indexed l1Token, address indexed l2Token, address indexed from, address to, uint256 amount, bytes data)')],
-  ],
-  arbitrum: [
-    ['l2_deposit', parseAbiItem('event DepositFinalized(address indexed l1Token, address indexed from, address indexed to, uint256 amount)')],
-    ['l2_withdrawal_request', parseAbiItem('event WithdrawalInitiated(address l1Token, address indexed from, address indexed to, uint256 indexed l2ToL1Id, uint256 exitNum, uint256 amount)')],
-  ],
-  zksync: [
-    ['l2_deposit', parseAbiItem('event FinalizeDeposit(address indexed l1Sender, address indexed l2Receiver, address indexed l2Token, uint256 amount)')],
-    ['l2_deposit', parseAbiItem('event FinalizeDeposit(address indexed l1Sender, address indexed l2Receiver, address indexed l2Token, uint256 amount, bytes data)')],
-    ['l2_withdrawal_request', parseAbiItem('event WithdrawalInitiated(address indexed l2Sender, address indexed l1Receiver, address indexed l2Token, uint256 amount)')],
-  ],
-};
+export const stakingDataset = (event: StakingEvent) => evmEndpoint('staking', event).id;
 
-export const stakingDataset = (event: string) => `evm/staking/${event}`;
-
-const l1 = Object.fromEntries(Object.entries(STAKING_L1_EVENTS).map(([k, e]) => [k, createEventDecoder(e)])) as Record<keyof typeof STAKING_L1_EVENTS, EventDecoder>;
+const submitted = createEventDecoder(STAKING_L1_ABI.deposit);
+const requested = createEventDecoder(STAKING_L1_ABI.withdrawal_request);
+const claimed = createEventDecoder(STAKING_L1_ABI.withdrawal_claimed);
 
 /** Sender, receiver and token addresses of a bridge event, in the dataset's terms. */
 interface BridgeFields { l1Token: Hex | null; l2Token: Hex | null; from: Hex; to: Hex; amount: bigint }
 
-function bridgeFields(kind: BridgeKind, event: L2Event, a: EventArgs): BridgeFields {
-  switch (kind) {
-    case 'optimism':
-      return { l1Token: a.l1Token as Hex, l2Token: a.l2Token as Hex, from: a.from as Hex, to: a.to as Hex, amount: a.amount as bigint };
-    case 'arbitrum':
-      return { l1Token: a.l1Token as Hex, l2Token: null, from: a.from as Hex, to: a.to as Hex, amount: a.amount as bigint };
-    case 'zksync':
-      return event === 'l2_deposit'
-        ? { l1Token: null, l2Token: a.l2Token as Hex, from: a.l1Sender as Hex, to: a.l2Receiver as Hex, amount: a.amount as bigint }
-        : { l1Token: null, l2Token: a.l2Token as Hex, from: a.l2Sender as Hex, to: a.l1Receiver as Hex, amount: a.amount as bigint };
-  }
+/** A bridge event of any dialect, read into the dataset's fields: each dialect names its parties its own way. */
+function bridgeFields(a: EventArgs): BridgeFields | null {
+  const hex = (k: string): Hex | null => (typeof a[k] === 'string' ? (a[k] as Hex) : null);
+  const amount = a.amount;
+  if (typeof amount !== 'bigint') return null;
+  const from = hex('from') ?? hex('l1Sender') ?? hex('l2Sender');
+  const to = hex('to') ?? hex('l2Receiver') ?? hex('l1Receiver');
+  if (!from || !to) return null;
+  return { l1Token: hex('l1Token'), l2Token: hex('l2Token'), from, to, amount };
 }
+
+/** Which of its staking contracts a network has configured decides which datasets it fills. */
+export const planStaking: PlanProtocol = ({ network, endpoints, protocols }) => {
+  const c = protocols.staking[network] ?? {};
+  const have = endpoints.filter((e) => !!c[STAKING_CONTRACT_OF[e.event as StakingEvent]]).map((e) => e.id);
+  const skipped = endpoints.filter((e) => !have.includes(e.id)).map((e) => ({ dataset: e.id, reason: `its staking contract is not configured for ${network}` }));
+  if (have.length === 0) return { datasets: [], decoder: null, skipped };
+  return { datasets: have, decoder: createStakingDecoder({ network, contracts: c, datasets: have }), skipped };
+};
 
 export interface StakingDecoderOptions {
   readonly network: string;
@@ -78,23 +68,51 @@ export function createStakingDecoder(opts: StakingDecoderOptions): JsDecoder {
   const kind: BridgeKind = c.bridge_kind ?? DEFAULT_BRIDGE_KIND[opts.network] ?? 'optimism';
   const l1Wsteth = c.l1_wsteth ?? L1_WSTETH;
   const bridge = want.has(stakingDataset('l2_deposit')) ? c.l2_token_bridge : undefined;
-  const bridgeDecoders = new Map<Hex, [L2Event, EventDecoder]>();
-  if (bridge) for (const [event, abi] of BRIDGE_EVENTS[kind]) {
-    const d = createEventDecoder(abi);
-    bridgeDecoders.set(d.selector, [event, d]);
+  const bridgeDecoders = new Map<Hex, [L2Event, ReturnType<typeof createEventDecoder<AbiEvent>>]>();
+  if (bridge) {
+    for (const event of ['l2_deposit', 'l2_withdrawal_request'] as const) {
+      for (const abi of STAKING_BRIDGE_ABI[kind][event]) {
+        const d = createEventDecoder<AbiEvent>(abi);
+        bridgeDecoders.set(d.selector, [event, d]);
+      }
+    }
   }
   const steth = want.has(stakingDataset('deposit')) ? c.steth : undefined;
   const queue = want.has(stakingDataset('withdrawal_request')) ? c.withdrawal_queue : undefined;
 
-  const l1Event = (log: RpcLog): [keyof typeof l1, EventArgs] | null => {
+  /** The row of an L1 log (without the log key), or null. */
+  const l1Row = (log: RpcLog, ctx: DecodeContext): [StakingEvent, ColumnValues] | null => {
+    const from = log.address.toLowerCase();
+    const st = () => stethToken(ctx);
+    if (from === steth && log.topics[0] === submitted.selector) {
+      const a = submitted.decode(log);
+      return a && ['deposit', { sender: a.sender, referral: a.referral, minted_amount_raw: a.amount, minted_amount: scaleAmount(a.amount, st().decimals), minted_token: st().symbol }];
+    }
+    if (from !== queue) return null;
+    if (log.topics[0] === requested.selector) {
+      const a = requested.decode(log);
+      return a && ['withdrawal_request', {
+        request_id: a.requestId, requestor: a.requestor, owner: a.owner,
+        burned_amount_raw: a.amountOfStETH, burned_amount: scaleAmount(a.amountOfStETH, st().decimals),
+        // Lido shares carry 18 decimals like stETH itself.
+        burned_shares_raw: a.amountOfShares, burned_shares: scaleAmount(a.amountOfShares, 18),
+        burned_token: st().symbol,
+      }];
+    }
+    if (log.topics[0] === claimed.selector) {
+      const a = claimed.decode(log);
+      return a && ['withdrawal_claimed', {
+        request_id: a.requestId, receiver: a.receiver, owner: a.owner,
+        withdraw_amount_raw: a.amountOfETH, withdraw_amount: scaleAmount(a.amountOfETH, 18), withdraw_token: ctx.nativeSymbol,
+      }];
+    }
+    return null;
+  };
+  const isL1 = (log: RpcLog): boolean => {
     const from = log.address.toLowerCase();
     const t0 = log.topics[0];
-    const which = from === steth && t0 === l1.deposit.selector ? 'deposit'
-      : from === queue && t0 === l1.withdrawal_request.selector ? 'withdrawal_request'
-        : from === queue && t0 === l1.withdrawal_claimed.selector ? 'withdrawal_claimed' : null;
-    if (!which) return null;
-    const a = l1[which].decode(log);
-    return a ? [which, a] : null;
+    return (from === steth && t0 === submitted.selector && submitted.decode(log) !== null)
+      || (from === queue && ((t0 === requested.selector && requested.decode(log) !== null) || (t0 === claimed.selector && claimed.decode(log) !== null)));
   };
 
   const l2Event = (log: RpcLog): [L2Event, BridgeFields] | null => {
@@ -102,8 +120,8 @@ export function createStakingDecoder(opts: StakingDecoderOptions): JsDecoder {
     const hit = bridgeDecoders.get(log.topics[0]!);
     if (!hit) return null;
     const a = hit[1].decode(log);
-    if (!a) return null;
-    const f = bridgeFields(kind, hit[0], a);
+    const f = a && bridgeFields(a);
+    if (!f) return null;
     if (f.l2Token !== null && c.wsteth && f.l2Token !== c.wsteth) return null;
     if (f.l1Token !== null && f.l1Token !== l1Wsteth) return null;
     return [hit[0], f];
@@ -116,46 +134,23 @@ export function createStakingDecoder(opts: StakingDecoderOptions): JsDecoder {
     protocol: 'staking',
     datasets: opts.datasets,
     topic0: [
-      ...(steth ? [l1.deposit.selector] : []),
-      ...(queue ? [l1.withdrawal_request.selector, l1.withdrawal_claimed.selector] : []),
+      ...(steth ? [submitted.selector] : []),
+      ...(queue ? [requested.selector, claimed.selector] : []),
       ...bridgeDecoders.keys(),
     ],
     addresses: [steth, queue, bridge].filter((a): a is Hex => a !== undefined),
     tokensOf(log) {
-      if (l1Event(log)) return c.steth ? [c.steth] : [];
+      if (isL1(log)) return c.steth ? [c.steth] : [];
       const l2 = l2Event(log);
       if (!l2) return [];
       return [l2[1].l2Token ?? c.wsteth].filter((a): a is Hex => !!a);
     },
     needsSender: () => false,
     decode(log, ctx) {
-      const base: Row = { ...ctx.logKey(log), contract_address: log.address.toLowerCase() };
-      const e1 = l1Event(log);
+      const base: ColumnValues = { ...ctx.logKey(log), contract_address: log.address.toLowerCase() };
+      const e1 = l1Row(log, ctx);
       if (e1) {
-        const [event, a] = e1;
-        const st = stethToken(ctx);
-        let row: Row;
-        switch (event) {
-          case 'deposit':
-            row = { sender: a.sender as Hex, referral: a.referral as Hex, minted_amount_raw: a.amount as bigint, minted_amount: scaleAmount(a.amount as bigint, st.decimals), minted_token: st.symbol };
-            break;
-          case 'withdrawal_request':
-            row = {
-              request_id: a.requestId as bigint, requestor: a.requestor as Hex, owner: a.owner as Hex,
-              burned_amount_raw: a.amountOfStETH as bigint, burned_amount: scaleAmount(a.amountOfStETH as bigint, st.decimals),
-              // Lido shares carry 18 decimals like stETH itself.
-              burned_shares_raw: a.amountOfShares as bigint, burned_shares: scaleAmount(a.amountOfShares as bigint, 18),
-              burned_token: st.symbol,
-            };
-            break;
-          case 'withdrawal_claimed':
-            row = {
-              request_id: a.requestId as bigint, receiver: a.receiver as Hex, owner: a.owner as Hex,
-              withdraw_amount_raw: a.amountOfETH as bigint, withdraw_amount: scaleAmount(a.amountOfETH as bigint, 18), withdraw_token: ctx.nativeSymbol,
-            };
-            break;
-        }
-        ctx.emit(stakingDataset(event), { ...base, ...row });
+        ctx.emit(stakingDataset(e1[0]), { ...base, ...e1[1] });
         return;
       }
       const e2 = l2Event(log);

@@ -1,0 +1,89 @@
+/**
+ * The generic ABI decoder: the rows of an operator-defined dataset
+ * (docs/custom-datasets.md), one per log of a declared event from a declared
+ * contract, each ABI input in the column the declaration derived for it.
+ */
+import { customDatasetId, type CustomDataset, type CustomInput } from '../../../catalog/custom/declaration.ts';
+import type { AppendValue } from '../../../store/createStore.ts';
+import type { Hex } from '../../rpc/getLogs.ts';
+import { createEventDecoder, type EventDecoder } from '../eventDecoder.ts';
+import type { JsDecoder } from '../types.ts';
+
+type AbiParam = { readonly type: string; readonly components?: readonly AbiParam[] };
+
+/**
+ * An array or tuple value in the store's forms: addresses and bytes as
+ * lowercase hex, integers as decimal strings (so that none loses digits in
+ * JSON), tuples as objects by component name.
+ */
+function plain(p: AbiParam, v: unknown): unknown {
+  const array = /^(.*)\[\d*\]$/.exec(p.type);
+  if (array) return (v as readonly unknown[]).map((x) => plain({ ...p, type: array[1]! }, x));
+  if (p.type === 'tuple') {
+    const parts = p.components ?? [];
+    const values = Array.isArray(v) ? v : parts.map((c) => (v as Record<string, unknown>)[(c as { name?: string }).name ?? '']);
+    return Object.fromEntries(parts.map((c, i) => [(c as { name?: string }).name || String(i), plain(c, values[i])]));
+  }
+  if (typeof v === 'bigint') return v.toString();
+  if (p.type === 'address' || p.type.startsWith('bytes')) return String(v).toLowerCase();
+  return v;
+}
+
+/** One decoded value (viem's form) as the store keeps it. */
+function storedValue(input: CustomInput, param: AbiParam, v: unknown): AppendValue {
+  switch (input.kind) {
+    case 'address':
+    case 'topic_hash':
+    case 'bytes':
+      return String(v).toLowerCase();
+    case 'bool':
+      return Boolean(v);
+    case 'string':
+      return String(v);
+    case 'int':
+    case 'wide_int':
+      // viem gives small integers as numbers and wide ones as bigints; the store takes both as bigint.
+      return BigInt(v as number | bigint);
+    case 'json':
+      return JSON.stringify(plain(param, v));
+  }
+}
+
+interface DeclaredEvent {
+  readonly dataset: string;
+  readonly decoder: EventDecoder;
+  readonly inputs: readonly CustomInput[];
+}
+
+/** The decoder of one dataset on one network; the caller checks that the network is declared. */
+export function createAbiDecoder(d: CustomDataset, network: string): JsDecoder {
+  const declared = d.networks[network];
+  if (!declared) throw new Error(`${d.name} declares no contracts on ${network}`);
+  const contracts = new Set<string>(declared.addresses);
+  const bySelector = new Map<Hex, DeclaredEvent>();
+  for (const e of d.events) {
+    const decoder = createEventDecoder(e.abi);
+    bySelector.set(decoder.selector, { dataset: customDatasetId(d.name, e.event), decoder, inputs: e.inputs });
+  }
+  return {
+    protocol: `custom/${d.name}`,
+    datasets: [...bySelector.values()].map((e) => e.dataset),
+    topic0: [...bySelector.keys()],
+    addresses: declared.addresses,
+    tokensOf: () => [],
+    needsSender: () => false,
+    decode(log, ctx) {
+      const address = log.address.toLowerCase();
+      if (!contracts.has(address)) return;
+      const e = bySelector.get(log.topics[0] as Hex);
+      // A log with the selector but another shape (topic count, data size) is another contract's event of the same name.
+      const args = e?.decoder.decode(log);
+      if (!e || !args) return;
+      const row: Record<string, AppendValue> = { ...ctx.logKey(log), contract_address: address };
+      e.decoder.event.inputs.forEach((param, i) => {
+        row[e.inputs[i]!.name] = storedValue(e.inputs[i]!, param, args[param.name || String(i)]);
+      });
+      ctx.emit(e.dataset, row);
+    },
+  };
+}

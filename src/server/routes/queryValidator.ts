@@ -1,0 +1,38 @@
+/**
+ * A route's query-string validator, compiled by this server's own validator
+ * compiler from the catalog's schema: what Fastify runs on a route declared
+ * with that schema. Routes resolved per request (custom datasets, the cost
+ * calculator's embedded query) validate through it, so that the same query
+ * gets the same answer whichever way it arrives.
+ */
+import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
+import { querySchema } from '../../catalog/derive/jsonSchema.ts';
+import type { DataRoute } from '../../catalog/derive/routes.ts';
+import { validationToApiError } from '../errorHandler.ts';
+
+type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
+
+/** Compiled validators by route path and schema text (a custom dataset declared again may change its parameters). */
+const compiled = new WeakMap<FastifyInstance, Map<string, Validate>>();
+
+/**
+ * Validates and coerces `query` (a fresh object: validation converts its
+ * values in place) for `route`, or throws the 400 the route would answer.
+ */
+export function validateQuery(server: FastifyInstance, route: DataRoute, query: Record<string, unknown>): void {
+  const schema = querySchema(route.params);
+  const key = `${route.path}\0${JSON.stringify(schema)}`;
+  let cache = compiled.get(server);
+  if (!cache) {
+    cache = new Map();
+    compiled.set(server, cache);
+  }
+  let validate = cache.get(key);
+  if (!validate) {
+    const compile = server.validatorCompiler;
+    if (!compile) throw new Error('no validator compiler: the data routes must be registered in this scope');
+    validate = compile({ schema, method: 'GET', url: route.path, httpPart: 'querystring' }) as Validate;
+    cache.set(key, validate);
+  }
+  if (!validate(query)) throw validationToApiError(validate.errors ?? [], Object.keys(schema.properties), route.params);
+}
