@@ -3,17 +3,13 @@
  * and filters that most endpoints have in common, so that each protocol file
  * states only what differs.
  */
-import type { ColumnExpr, FilterDef, Format, OutputColumn, Params, RangeLimit, StoredColumn } from './types.ts';
+import { FORMAT_NAMES } from './formats.ts';
+import type { ColumnExpr, FilterDef, Format, OutputColumn, Params, StoredColumn } from './types.ts';
 
-export const SECONDS_PER_DAY = 86_400;
+export { SECONDS_PER_DAY } from './formats.ts';
 
-/** Range limits per format on EVM, Tron and Bitcoin (docs/api.md, "Ranges"). */
-export function rangeLimit(format: Format, network: string): RangeLimit {
-  if (format === 'parquet') return { blocks: network === 'ARB' ? 1_000_000 : 100_000, seconds: 7 * SECONDS_PER_DAY };
-  return { blocks: 10_000, seconds: SECONDS_PER_DAY };
-}
-
-export const CHAIN_FORMATS: readonly Format[] = ['json', 'csv', 'parquet'];
+/** EVM, Tron and Bitcoin endpoints answer every format (formats.ts). */
+export const CHAIN_FORMATS: readonly Format[] = FORMAT_NAMES;
 
 /** Parameters of every EVM, Tron and Bitcoin event endpoint. */
 export function chainRangeParams(networks: readonly string[] | null): Params {
@@ -25,7 +21,7 @@ export function chainRangeParams(networks: readonly string[] | null): Params {
     block_end: { type: 'integer', minimum: 0, description: 'Last block, inclusive.' },
     since: { type: 'string', description: 'Start time, inclusive: Unix seconds, ISO 8601, or a bare date (midnight UTC).' },
     until: { type: 'string', description: 'End time, exclusive: Unix seconds, ISO 8601, or a bare date (midnight UTC).' },
-    format: { type: 'string', case: 'lower', enum: ['json', 'csv', 'parquet'], default: 'json', description: 'Output format.' },
+    format: { type: 'string', case: 'lower', enum: CHAIN_FORMATS, default: 'json', description: 'Output format.' },
     verbose: { type: 'boolean', default: false, description: 'Append network, tx_id, log_index and name to every row.' },
     with_time: { type: 'boolean', default: true, description: 'Include the time column. false leaves it out.' },
   };

@@ -85,6 +85,9 @@ describe('typed methods generated from the catalog', () => {
     expect(await cq.eventTypes('lending_v3')).toContain('liquidation');
     expect(await cq.extraArgs('dex_v3')).toHaveProperty('fee');
     expect((await cq.tokens()).some((t) => t.symbol === 'USDC')).toBe(true);
+    expect(await cq.aggregateSchema('evm/dex_v3')).toHaveProperty('swap');
+    expect(await cq.aggregateSchema('tron/trc20')).toHaveProperty('transfer');
+    expect((await cq.coverage({ protocol: 'erc20' })).coverage.length).toBeGreaterThan(0);
   });
 
   it('usage() reads the key\'s month: what a query charged is what it reports', async () => {

@@ -2,14 +2,11 @@
  * Typed errors of the chainq client: one class per kind of failure, built
  * from the server's error body `{status: "error", error, code, ...extra}`.
  */
+import type { API_ERRORS, ApiErrorCode } from '../errors/codes.ts';
 import { parseRetryAfter } from '../utils/retryAfter.ts';
 
-export type ErrorCode =
-  | 'missing_parameter' | 'invalid_parameter' | 'unknown_parameter' | 'conflicting_parameters' | 'invalid_range'
-  | 'range_too_large' | 'unsupported_network' | 'unknown_token' | 'invalid_body' | 'cost_over_limit'
-  | 'missing_api_key' | 'invalid_api_key'
-  | 'quota_exceeded' | 'not_found' | 'method_not_allowed' | 'link_expired' | 'unsupported_media_type' | 'range_not_satisfiable'
-  | 'rate_limited' | 'internal_error' | 'unavailable';
+/** The error codes the server answers: its own list (src/errors/codes.ts), not a copy. */
+export type ErrorCode = ApiErrorCode;
 
 export interface ErrorBody {
   readonly status: 'error';
@@ -124,7 +121,10 @@ export class IncompleteResponseError extends Error {
   }
 }
 
-const BY_STATUS: Record<number, new (status: number, body: ErrorBody, requestId: string | null) => ChainqError> = {
+/** An HTTP status the server answers errors with. */
+type ErrorStatus = (typeof API_ERRORS)[ApiErrorCode];
+
+const BY_STATUS: Partial<Record<ErrorStatus, new (status: number, body: ErrorBody, requestId: string | null) => ChainqError>> = {
   400: InvalidRequestError,
   401: AuthenticationError,
   403: QuotaExceededError,
@@ -148,8 +148,8 @@ export function errorFrom(status: number, text: string, headers: Headers): Chain
   }
   const requestId = headers.get('x-request-id');
   if (status === 429) return new RateLimitedError(status, body, requestId, retryAfterSeconds(headers.get('retry-after')));
-  if (status === 400 && body.code === 'cost_over_limit') return new CostOverLimitError(status, body, requestId);
-  const Cls = BY_STATUS[status] ?? (status >= 500 ? InternalServerError : ChainqError);
+  if (status === 400 && body.code === ('cost_over_limit' satisfies ErrorCode)) return new CostOverLimitError(status, body, requestId);
+  const Cls = BY_STATUS[status as ErrorStatus] ?? (status >= 500 ? InternalServerError : ChainqError);
   return new Cls(status, body, requestId);
 }
 

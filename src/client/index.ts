@@ -19,7 +19,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
 import { errorFrom, IncompleteResponseError, retryAfterSeconds } from './errors.ts';
-import { ROUTES, type EvmProtocol, type Protocol, type RouteTypes, type Usage, type UsageParams } from './routes.generated.ts';
+import { PATHS, ROUTES, type EvmProtocol, type Protocol, type RouteTypes, type Usage, type UsageParams } from './routes.generated.ts';
 
 export * from './errors.ts';
 export type * from './routes.generated.ts';
@@ -96,6 +96,12 @@ export function toSearch(params: Readonly<Record<string, ParamValue>>): string {
 export function retryDelayMs(retryAfter: string | null, attempt: number, opts: { defaultRetryAfterSeconds?: number; maxRetryDelayMs?: number } = {}): number {
   const seconds = retryAfterSeconds(retryAfter) ?? opts.defaultRetryAfterSeconds ?? 60;
   return Math.min(opts.maxRetryDelayMs ?? 15 * 60_000, Math.max(1, seconds) * 1000 * 2 ** attempt);
+}
+
+/** A per-protocol discovery path of PATHS, for one protocol id (evm/erc20). */
+function ofProtocol(template: string, id: string): string {
+  const [family = '', protocol = ''] = id.split('/');
+  return template.replace('{family}', family).replace('{protocol}', protocol);
 }
 
 function meteringOf(h: Headers): Metering {
@@ -250,7 +256,7 @@ export function createClient(opts: ClientOptions): ChainqClient {
   const core: ClientCore = {
     send,
     async cost(query) {
-      return readJson<CostEstimate>(await send('/v1/calculate-cost', { method: 'POST', body: JSON.stringify({ query }) }));
+      return readJson<CostEstimate>(await send(PATHS.calculateCost, { method: 'POST', body: JSON.stringify({ query }) }));
     },
     query<Row>(path: string, params: Readonly<Record<string, ParamValue>> = {}) {
       return new Query<Row>(core, `${path}${toSearch(params)}`, String(params.format ?? 'json'));
@@ -258,20 +264,20 @@ export function createClient(opts: ClientOptions): ChainqClient {
     async get<T>(path: string) {
       return readJson<T>(await send(path));
     },
-    protocols: () => core.get('/v1/protocols'),
-    tokens: () => core.get('/v1/tokens'),
-    networks: (p) => core.get(`/v1/evm/${p}/networks`),
-    eventTypes: (p) => core.get(`/v1/evm/${p}/events/types`),
-    extraArgs: (p) => core.get(`/v1/evm/${p}/extra_args`),
-    aggregateSchema: (p) => core.get(`/v1/${p}/aggregate_schema`),
+    protocols: () => core.get(PATHS.protocols),
+    tokens: () => core.get(PATHS.tokens),
+    networks: (p) => core.get(ofProtocol(PATHS.networks, `evm/${p}`)),
+    eventTypes: (p) => core.get(ofProtocol(PATHS.eventTypes, `evm/${p}`)),
+    extraArgs: (p) => core.get(ofProtocol(PATHS.extraArgs, `evm/${p}`)),
+    aggregateSchema: (p) => core.get(ofProtocol(PATHS.aggregateSchema, p)),
     labels: {
       list: () => core.get('/v1/labels'),
       put: async (ns, csv) => readJson(await send(`/v1/labels/${encodeURIComponent(ns)}`, { method: 'PUT', body: csv, contentType: 'text/csv' })),
       get: async (ns) => new Response((await send(`/v1/labels/${encodeURIComponent(ns)}`)).body).text(),
       delete: async (ns) => readJson(await send(`/v1/labels/${encodeURIComponent(ns)}`, { method: 'DELETE' })),
     },
-    usage: (params = {}) => core.get(`/v1/usage${toSearch({ ...params })}`),
-    coverage: (filter = {}) => core.get(`/v1/coverage${toSearch(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as Record<string, string>)}`),
+    usage: (params = {}) => core.get(`${PATHS.usage}${toSearch({ ...params })}`),
+    coverage: (filter = {}) => core.get(`${PATHS.coverage}${toSearch(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as Record<string, string>)}`),
   };
 
   const methods = {} as Record<string, (params: Readonly<Record<string, ParamValue>>) => Query<unknown>>;

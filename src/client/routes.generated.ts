@@ -6,6 +6,19 @@ export type Protocol = 'evm/erc20' | 'evm/native' | 'evm/lending_v3' | 'evm/dex_
 /** The {protocol} segment of the EVM discovery paths. */
 export type EvmProtocol = 'erc20' | 'native' | 'lending_v3' | 'dex_v3' | 'staking';
 
+/** Paths of the discovery answers, the cost preview and the account endpoints. */
+export const PATHS = {
+  protocols: '/v1/protocols',
+  coverage: '/v1/coverage',
+  tokens: '/v1/tokens',
+  networks: '/v1/{family}/{protocol}/networks',
+  eventTypes: '/v1/{family}/{protocol}/events/types',
+  extraArgs: '/v1/{family}/{protocol}/extra_args',
+  aggregateSchema: '/v1/{family}/{protocol}/aggregate_schema',
+  calculateCost: '/v1/calculate-cost',
+  usage: '/v1/usage',
+} as const;
+
 /** Parameters of GET /v1/usage. */
 export interface UsageParams {
   /** How many of the latest charges of this month to list, newest first (at most 50). Default: 10. */

@@ -3,6 +3,9 @@
  * for describe_endpoint, which reads the catalog), turned into a compact
  * result. Errors are the API's own messages and codes.
  */
+import { CALCULATE_COST_PATH } from '../catalog/calculateCost.ts';
+import { discoveryPath } from '../catalog/derive/discovery.ts';
+import { LINK_FORMATS } from '../catalog/formats.ts';
 import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER } from '../catalog/responseHeaders.ts';
 import type { ApiCall, ApiResponse } from './api.ts';
 import { DEFAULT_ROWS, MAX_ROWS, describeEndpoint, routeOf, servedEndpointIds, type ToolName } from './tools.ts';
@@ -94,7 +97,7 @@ function pathOf(args: Args, aggregate: boolean): string | ToolResult {
 
 async function listDatasets(api: ApiCall, args: Args): Promise<ToolResult> {
   const filter = Object.fromEntries(['family', 'protocol', 'network'].flatMap((k) => (str(args[k]) ? [[k, str(args[k])!]] : [])));
-  const r = await api('GET', `/v1/coverage${queryString(filter)}`);
+  const r = await api('GET', `${discoveryPath('coverage')}${queryString(filter)}`);
   if (r.status !== 200) return apiError(r);
   type Entry = { dataset: string; network?: string; token?: string; unit: string; ranges: unknown[] };
   const coverage = (JSON.parse(r.text) as { coverage: Entry[] }).coverage;
@@ -117,7 +120,7 @@ async function listDatasets(api: ApiCall, args: Args): Promise<ToolResult> {
 }
 
 async function listTokens(api: ApiCall, args: Args): Promise<ToolResult> {
-  const r = await api('GET', '/v1/tokens');
+  const r = await api('GET', discoveryPath('tokens'));
   if (r.status !== 200) return apiError(r);
   const symbol = str(args.symbol)?.toUpperCase();
   const network = str(args.network)?.toUpperCase();
@@ -132,7 +135,7 @@ async function listTokens(api: ApiCall, args: Args): Promise<ToolResult> {
 async function estimateCost(api: ApiCall, args: Args): Promise<ToolResult> {
   const path = pathOf(args, args.aggregate === true);
   if (typeof path !== 'string') return path;
-  const r = await api('POST', '/v1/calculate-cost', { query: `${path}${queryString(args.params)}` });
+  const r = await api('POST', CALCULATE_COST_PATH, { query: `${path}${queryString(args.params)}` });
   if (r.status !== 200) return apiError(r);
   return ok(JSON.parse(r.text) as Record<string, unknown>);
 }
@@ -151,7 +154,7 @@ async function runQuery(api: ApiCall, args: Args, kind: 'raw' | 'aggregate'): Pr
     total: body.count,
     returned: shown.length,
     ...(body.count > shown.length
-      ? { note: `${shown.length} of ${body.count} rows shown; call get_download_link with the same endpoint and params (format csv or parquet) for all of them, at the same cost` }
+      ? { note: `${shown.length} of ${body.count} rows shown; call get_download_link with the same endpoint and params (format ${LINK_FORMATS.join(' or ')}) for all of them, at the same cost` }
       : {}),
     ...(r.headers[COVERED_RANGE_HEADER] ? { covered_range: r.headers[COVERED_RANGE_HEADER] } : {}),
     ...(r.headers[DROPPED_TOKENS_HEADER] ? { dropped_tokens: r.headers[DROPPED_TOKENS_HEADER].split(',').map(decodeURIComponent) } : {}),

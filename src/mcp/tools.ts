@@ -4,10 +4,11 @@
  * endpoint descriptions `describe_endpoint` answers. Adding an endpoint to
  * the catalog adds it to every tool.
  */
-import { rangeLimit } from '../catalog/common.ts';
+import { CALCULATE_COST_PATH } from '../catalog/calculateCost.ts';
 import { publicAggregateSchema } from '../catalog/derive/aggregate.ts';
 import { paramSchema } from '../catalog/derive/jsonSchema.ts';
 import { dataRoutes, type DataRoute } from '../catalog/derive/routes.ts';
+import { rangeLimit } from '../catalog/formats.ts';
 import type { Endpoint, ParamDef } from '../catalog/types.ts';
 import { AGGREGATE_DISCOUNT, MIN_BLOCK_COST } from '../query/cost.ts';
 
@@ -98,7 +99,7 @@ export function toolDefs(): ToolDef[] {
     },
     {
       name: 'estimate_cost',
-      description: 'The price in blocks of a query, without running it or charging it (POST /v1/calculate-cost), with the budget left. Free.',
+      description: `The price in blocks of a query, without running it or charging it (POST ${CALCULATE_COST_PATH}), with the budget left. Free.`,
       inputSchema: {
         type: 'object',
         properties: {

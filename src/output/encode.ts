@@ -5,14 +5,12 @@
  * a proper error rather than a cut-off stream.
  */
 import type { Readable } from 'node:stream';
+import { FORMAT_NAMES, FORMATS } from '../catalog/formats.ts';
 import type { Format } from '../catalog/types.ts';
 import { JsonEnvelope } from './jsonEnvelope.ts';
 
-export const CONTENT_TYPES: Readonly<Record<Format, string>> = {
-  json: 'application/json; charset=utf-8',
-  csv: 'text/csv; charset=utf-8',
-  parquet: 'application/vnd.apache.parquet',
-};
+/** Content-Type by format, as the format table (catalog/formats.ts) has it. */
+export const CONTENT_TYPES: Readonly<Record<Format, string>> = Object.fromEntries(FORMAT_NAMES.map((f) => [f, FORMATS[f].contentType])) as Record<Format, string>;
 
 export interface EncodedBody {
   readonly body: Readable;
@@ -26,9 +24,11 @@ export interface EngineExport {
 
 export async function encodeBody(exp: EngineExport, format: Format, basename: string): Promise<EncodedBody> {
   await firstBytes(exp);
-  const headers: Record<string, string> = { 'content-type': CONTENT_TYPES[format] };
-  if (format !== 'json') headers['content-disposition'] = `attachment; filename="${basename}.${format}"`;
-  const body = format === 'json' ? exp.stream.pipe(new JsonEnvelope()) : exp.stream;
+  const f = FORMATS[format];
+  const headers: Record<string, string> = { 'content-type': f.contentType };
+  // Rows in the JSON envelope are read inline; anything else is a file to save.
+  if (!f.envelope) headers['content-disposition'] = `attachment; filename="${basename}.${f.extension}"`;
+  const body = f.envelope ? exp.stream.pipe(new JsonEnvelope()) : exp.stream;
   if (body !== exp.stream) exp.stream.on('error', (e) => body.destroy(e));
   return { body, headers };
 }

@@ -10,21 +10,16 @@ import { computeCost } from './cost.ts';
 import { assertChainCoverage } from './coverage.ts';
 import { rangeText, selectionHeaders, type PlanContext, type QueryPlan } from './planRaw.ts';
 import { planSelection, type Selection } from './planSelection.ts';
-import { resolvePool } from './resolve.ts';
 import { aggregateQuery } from './plan/aggregateQuery.ts';
 import { rowValue } from './plan/rowValue.ts';
 import type { BoundQuery } from '../store/query.ts';
 
-/** The tokens a pivot expands over: the pool's two tokens, in the order the request named them. */
-async function pivotTokens(ctx: PlanContext, sel: Selection): Promise<string[]> {
+/** The tokens a pivot expands over: the pool's two tokens (resolved by the selection's pool filter), in the order the request named them. */
+function pivotTokens(sel: Selection): string[] {
   const e = sel.endpoint;
   if (!e.aggregate?.pivot_columns?.length) return [];
-  if (!('symbol0' in e.filters) || e.filters.symbol0?.kind !== 'pool') {
-    throw new Error(`${e.id}: pivot columns need a pool filter to know their tokens`);
-  }
-  const v = sel.values;
-  const pool = await resolvePool(ctx.store, sel.network, String(v.symbol0), String(v.symbol1), Number(v.fee));
-  return [...pool.requestOrder];
+  if (!sel.pool) throw new Error(`${e.id}: pivot columns need a pool filter to know their tokens`);
+  return [...sel.pool.requestOrder];
 }
 
 export async function planAggregate(ctx: PlanContext, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<QueryPlan> {
@@ -40,7 +35,7 @@ export async function planAggregate(ctx: PlanContext, route: DataRoute, raw: Rea
     columnExpr: sel.columnExpr,
     q: sel.q,
     bucketing,
-    pivotTokens: await pivotTokens(ctx, sel),
+    pivotTokens: pivotTokens(sel),
     // Amounts of different tokens do not add up: several tokens split each bucket by token.
     splitByToken: sel.tokenCount > 1,
     value: withValue ? rowValue(e, sel.columnExpr) : null,

@@ -9,6 +9,7 @@ import { normalizeQuery, type QueryValues } from './normalize.ts';
 import { checkRangeLimit, parseRange, type QueryRange } from './range.ts';
 import type { Condition, Expr } from '../store/query.ts';
 import { buildFilters } from './plan/filters.ts';
+import type { ResolvedPool } from './resolve.ts';
 import { ParamBinder, column } from './plan/params.ts';
 
 export interface Selection {
@@ -23,6 +24,8 @@ export interface Selection {
   readonly tokenCount: number;
   /** Tokens dropped as unknown under `ignore_unknown_tokens=true`. */
   readonly droppedTokens: readonly string[];
+  /** The pool the request names (dex_v3: symbol0, symbol1, fee), resolved once by its filter; null on other endpoints. */
+  readonly pool: ResolvedPool | null;
   /** The expression of an output column by name, under this request. */
   columnExpr(name: string): Expr;
 }
@@ -57,5 +60,8 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
 
   const all = [...endpoint.columns, ...endpoint.verboseColumns];
   const columnExpr = (name: string): Expr => filters.overrides[name] ?? all.find((c) => c.name === name)?.expr ?? column(name);
-  return { endpoint, network, range, format, values, q, where, tokenCount: filters.tokenCount, droppedTokens: filters.droppedTokens, columnExpr };
+  return {
+    endpoint, network, range, format, values, q, where,
+    tokenCount: filters.tokenCount, droppedTokens: filters.droppedTokens, pool: filters.pool, columnExpr,
+  };
 }

@@ -2,7 +2,7 @@
  * The range of an event query: exactly one of a block pair or a time pair,
  * checked against the limit of the requested format.
  */
-import { rangeLimit } from '../catalog/common.ts';
+import { FORMAT_NAMES, rangeLimit, SECONDS_PER_DAY } from '../catalog/formats.ts';
 import type { Format } from '../catalog/types.ts';
 import { ApiError } from '../errors/apiError.ts';
 import { parseTime } from './time.ts';
@@ -50,20 +50,21 @@ export function parseRange(q: RangeInput): QueryRange {
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
-const FORMATS_BY_REACH: readonly Format[] = ['json', 'csv', 'parquet'];
 
 /** Throws range_too_large when the range exceeds what `format` allows on `network`. */
 export function checkRangeLimit(range: QueryRange, format: Format, network: string): void {
-  const limit = rangeLimit(format, network);
+  // The limit of a format for this kind of range: blocks, or seconds.
+  const reach = (f: Format) => (range.kind === 'blocks' ? rangeLimit(f, network).blocks : rangeLimit(f, network).seconds);
   const size = range.kind === 'blocks' ? range.end - range.start : (range.until - range.since) / 1000;
-  const max = range.kind === 'blocks' ? limit.blocks : limit.seconds;
+  const max = reach(format);
   if (size <= max) return;
   const unit = range.kind === 'blocks' ? 'blocks' : 'seconds';
   const describe = (f: Format) => {
     const l = rangeLimit(f, network);
-    return range.kind === 'blocks' ? `${fmt(l.blocks)} blocks` : `${fmt(l.seconds / 86_400)} day${l.seconds === 86_400 ? '' : 's'}`;
+    return range.kind === 'blocks' ? `${fmt(l.blocks)} blocks` : `${fmt(l.seconds / SECONDS_PER_DAY)} day${l.seconds === SECONDS_PER_DAY ? '' : 's'}`;
   };
-  const wider = FORMATS_BY_REACH.find((f) => (range.kind === 'blocks' ? rangeLimit(f, network).blocks : rangeLimit(f, network).seconds) >= size);
+  // The format with the smallest limit that still covers the range (the first in the table among equals).
+  const wider = [...FORMAT_NAMES].sort((a, b) => reach(a) - reach(b)).find((f) => reach(f) >= size);
   const hint = wider ? `; format=${wider} allows up to ${describe(wider)}` : '; no format allows a range this large, so split it into several queries';
   throw new ApiError('range_too_large', `the range spans ${fmt(size)} ${unit}, over the ${describe(format)} limit of format=${format} on ${network}${hint}`, {
     parameter: range.kind === 'blocks' ? 'block_end' : 'until',

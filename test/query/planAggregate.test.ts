@@ -1,10 +1,17 @@
 /** What the aggregate planner decides besides the SQL: cost, coverage, and one query per request. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dataRoutes, type DataRoute } from '../../src/catalog/derive/routes.ts';
 import { ApiError } from '../../src/errors/apiError.ts';
 import { planAggregate } from '../../src/query/planAggregate.ts';
 import { planRaw } from '../../src/query/planRaw.ts';
+import { resolvePool } from '../../src/query/resolve.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
+
+// resolvePool as it is, counted: the planners' module graph gets this one.
+vi.mock('../../src/query/resolve.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/query/resolve.ts')>();
+  return { ...original, resolvePool: vi.fn(original.resolvePool) };
+});
 
 let t: TestApp;
 beforeAll(async () => {
@@ -57,5 +64,21 @@ describe('planAggregate', () => {
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ code: 'invalid_range', extra: { missing_blocks: [[23_909_000, 23_909_998]] } });
+  });
+
+  it('resolves the pool once: the selection\'s pool filter finds it, and the pivot expands over its tokens in the request\'s order', async () => {
+    const swaps = route('/v1/evm/dex_v3/events/swap/aggregate');
+    const plan = (symbol0: string, symbol1: string) => planAggregate({ store: t.store }, swaps, {
+      network: 'ETH', block_start: 23_910_000, block_end: 23_913_599, symbol0, symbol1, fee: 500, group_by: 'time', period: '1h',
+    });
+    vi.mocked(resolvePool).mockClear();
+    const a = await plan('WETH', 'USDC');
+    expect(resolvePool).toHaveBeenCalledTimes(1);
+    const pool = await vi.mocked(resolvePool).mock.results[0]!.value as Awaited<ReturnType<typeof resolvePool>>;
+    expect(Object.values(a.params)).toContain(pool.address);
+    expect(a.columns.slice(2, 6)).toEqual(['agg_WETH_sold', 'agg_WETH_bought', 'agg_USDC_sold', 'agg_USDC_bought']);
+    const b = await plan('usdc', 'eth');
+    expect(resolvePool).toHaveBeenCalledTimes(2);
+    expect(b.columns.slice(2, 6)).toEqual(['agg_USDC_sold', 'agg_USDC_bought', 'agg_WETH_sold', 'agg_WETH_bought']);
   });
 });

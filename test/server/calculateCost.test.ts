@@ -4,6 +4,8 @@
  * would get, and the body and media-type rules.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CALCULATE_COST_PATH } from '../../src/catalog/calculateCost.ts';
+import { openApiDocument } from '../../src/catalog/derive/openapi.ts';
 import { dataRoutes } from '../../src/catalog/derive/routes.ts';
 import { computeCost } from '../../src/query/cost.ts';
 import { parseRange } from '../../src/query/range.ts';
@@ -117,6 +119,23 @@ describe('the estimate response of docs/metering.md', () => {
     const r = await estimate(`https://api.example.com${SMALL_QUERY}`);
     expect(r.statusCode).toBe(200);
     expect(JSON.parse(r.body).cost).toBe(100);
+  });
+
+  it('is in OpenAPI as it answers: the documented fields and the documented statuses', async () => {
+    type Schema = { required: string[]; properties: Record<string, unknown> };
+    const op = (openApiDocument().paths as Record<string, { post: { responses: Record<string, { content?: Record<string, { schema: Schema }> }> } }>)[CALCULATE_COST_PATH]!.post;
+    const answer = op.responses[200]!.content!['application/json']!.schema;
+    const body = JSON.parse((await estimate(SMALL_QUERY)).body) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual([...answer.required].sort());
+    expect(Object.keys(answer.properties).sort()).toEqual([...answer.required].sort());
+    const statuses = [
+      (await estimate(SMALL_QUERY)).statusCode,
+      (await post('[]')).statusCode,
+      (await m.app.inject({ method: 'POST', url: CALCULATE_COST_PATH, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ query: SMALL_QUERY }) })).statusCode,
+      (await estimate('/v1/evm/erc20/events/nothing')).statusCode,
+      (await post(JSON.stringify({ query: SMALL_QUERY }), 'text/plain')).statusCode,
+    ];
+    expect(statuses.map(String)).toEqual(Object.keys(op.responses));
   });
 
   it('prices a discovery call at 0', async () => {

@@ -1,5 +1,10 @@
 /** The discovery endpoints (docs/api.md, "Discovery"), derived from the catalog. */
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoveryRoutes } from '../../src/catalog/derive/discovery.ts';
+import { openApiDocument } from '../../src/catalog/derive/openapi.ts';
+import { registerDiscovery } from '../../src/server/routes/discovery.ts';
+import type { Store } from '../../src/store/createStore.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 let t: TestApp;
@@ -51,6 +56,23 @@ describe('discovery', () => {
     expect(schema.deposit!.always_included).toContain('count');
     const dex = (await json('/v1/evm/dex_v3/aggregate_schema')) as Record<string, { pivot_columns?: { output_pattern: string }[] }>;
     expect(dex.swap!.pivot_columns!.map((p) => p.output_pattern)).toEqual(['agg_<TOKEN>_sold', 'agg_<TOKEN>_bought']);
+  });
+
+  it('registers exactly the discovery routes the catalog lists, each documented in OpenAPI and answered', async () => {
+    const bare = Fastify();
+    const registered: string[] = [];
+    bare.addHook('onRoute', (r) => { if (r.method !== 'HEAD') registered.push(`${String(r.method)} ${r.url}`); });
+    registerDiscovery(bare, {} as Store);
+    await bare.close();
+    const listed = discoveryRoutes();
+    expect(registered).toEqual(listed.map((r) => `GET ${r.path}`)); // HEAD comes with each GET
+    const doc = openApiDocument() as { paths: Record<string, { get?: { tags: string[] } }> };
+    for (const r of listed) {
+      expect(doc.paths[r.path]?.get?.tags, r.path).toEqual(['discovery']);
+      expect((await t.get(r.path)).statusCode, r.path).toBe(200);
+    }
+    // And OpenAPI documents no discovery path the server does not have.
+    expect(Object.keys(doc.paths).filter((p) => doc.paths[p]!.get?.tags.includes('discovery')).sort()).toEqual(listed.map((r) => r.path).sort());
   });
 
   it('serves OpenAPI and the docs page without a key', async () => {

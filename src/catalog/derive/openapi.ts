@@ -1,14 +1,15 @@
 /** Catalog → OpenAPI 3.1 document. */
 import { API_ERRORS } from '../../errors/apiError.ts';
 import { accountEndpoints, type ResponseField } from '../account.ts';
+import { CALCULATE_COST_ANSWER, CALCULATE_COST_BODY, CALCULATE_COST_PATH, CALCULATE_COST_SUMMARY } from '../calculateCost.ts';
 import { chainEndpoints } from '../index.ts';
 import type { Endpoint, Format, OutputColumn, Params } from '../types.ts';
-import { COVERAGE_PARAMS, COVERAGE_PATH } from '../coverage.ts';
+import { FORMAT_NAMES, FORMATS, LINK_FORMATS } from '../formats.ts';
 import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER } from '../responseHeaders.ts';
 import { aggregateDocColumns } from './aggregate.ts';
 import { paramSchema } from './jsonSchema.ts';
 import { dataRoutes } from './routes.ts';
-import { protocols } from './discovery.ts';
+import { discoveryRoutes, type DiscoveryKind, type DiscoveryRoute } from './discovery.ts';
 
 const wireType = (c: OutputColumn) => (c.type === 'double' ? 'number' : c.type);
 
@@ -45,16 +46,17 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+/** A file answer of format `f` (CSV, Parquet): its bytes. */
+const fileContent = (f: Format) => ({ schema: { type: 'string', ...(FORMATS[f].binary ? { format: 'binary' } : {}) } });
+
+/** The answer of a data route by media type, in the order of the format table. */
 function formatsContent(e: Endpoint, columns: readonly OutputColumn[]) {
   const content: Record<string, unknown> = {};
-  const has = (f: Format) => e.formats.includes(f);
-  if (has('json')) {
-    content['application/json'] = {
-      schema: { type: 'object', properties: { status: { const: 'success' }, events: { type: 'array', items: rowSchema(columns) }, count: { type: 'integer' } } },
-    };
+  for (const f of FORMAT_NAMES.filter((name) => e.formats.includes(name))) {
+    content[FORMATS[f].mediaType] = FORMATS[f].envelope
+      ? { schema: { type: 'object', properties: { status: { const: 'success' }, events: { type: 'array', items: rowSchema(columns) }, count: { type: 'integer' } } } }
+      : fileContent(f);
   }
-  if (has('csv')) content['text/csv'] = { schema: { type: 'string' } };
-  if (has('parquet')) content['application/vnd.apache.parquet'] = { schema: { type: 'string', format: 'binary' } };
   return content;
 }
 
@@ -68,7 +70,7 @@ function dataHeaders(params: Params) {
   };
 }
 
-const linkFile = { 'text/csv': { schema: { type: 'string' } }, 'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary' } } };
+const linkFile = Object.fromEntries(LINK_FORMATS.map((f) => [FORMATS[f].mediaType, fileContent(f)]));
 const linkHeaders = {
   'repr-digest': header('sha-256=:<base64>: of the whole file (RFC 9530).'),
   etag: header('"<sha256 hex>"'),
@@ -111,8 +113,18 @@ function extensionPaths(): Record<string, unknown> {
   };
 }
 
-/** The cost-preview route (docs/metering.md). */
-export const CALCULATE_COST_PATH = '/v1/calculate-cost';
+/** A discovery route: free, no body to describe beyond what it lists; coverage takes filters. */
+function discoveryOperation(r: DiscoveryRoute) {
+  const params = r.kind === 'coverage' ? r.params : null;
+  return {
+    get: {
+      summary: r.summary,
+      tags: ['discovery'],
+      ...(params ? { parameters: parameters(params) } : {}),
+      responses: { 200: { description: r.answer }, ...(params ? { 400: errorResponse('Unknown parameter or value.') } : {}) },
+    },
+  };
+}
 
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
@@ -141,16 +153,15 @@ export function openApiDocument(): Record<string, unknown> {
       },
     };
   }
-  for (const id of protocols()) {
-    const base = `/v1/${id}`;
-    const simple = (summary: string) => ({ get: { summary, tags: ['discovery'], responses: { 200: { description: summary } } } });
-    if (id.startsWith('evm/')) {
-      paths[`${base}/networks`] = simple(`Networks of ${id}.`);
-      paths[`${base}/events/types`] = simple(`Event types of ${id}.`);
-      paths[`${base}/extra_args`] = simple(`Protocol-specific parameters of ${id}.`);
-    }
-    paths[`${base}/aggregate_schema`] = simple(`Aggregate output schema of ${id}.`);
-  }
+  // The discovery routes, each kind where the document has always had it
+  // (the server answers /openapi.json with these bytes): per protocol here,
+  // protocols and coverage after the account paths, tokens last.
+  const discovery = discoveryRoutes();
+  const documentDiscovery = (pick: (r: DiscoveryRoute) => boolean) => {
+    for (const r of discovery.filter(pick)) paths[r.path] = discoveryOperation(r);
+  };
+  const kinds = (...k: DiscoveryKind[]) => (r: DiscoveryRoute) => k.includes(r.kind);
+  documentDiscovery((r) => 'protocol' in r);
   paths['/v1/links/{id}'] = {
     get: {
       summary: 'Download a link-mode result. Needs no API key; the URL is the credential and expires (410 afterwards).',
@@ -185,51 +196,15 @@ export function openApiDocument(): Record<string, unknown> {
       },
     };
   }
-  paths['/v1/protocols'] = { get: { summary: 'Protocol identifiers.', tags: ['discovery'], responses: { 200: { description: 'Array of strings.' } } } };
-  paths[COVERAGE_PATH] = {
-    get: {
-      summary: 'What the store covers, per dataset and network (or token): covered ranges with their times, gaps, the newest block, the confirmation depth and when it last advanced. Free.',
-      tags: ['discovery'],
-      parameters: parameters(COVERAGE_PARAMS),
-      responses: { 200: { description: '{"coverage": [entry, …]}; see docs/api.md.' }, 400: errorResponse('Unknown parameter or value.') },
-    },
-  };
+  documentDiscovery(kinds('protocols', 'coverage'));
   Object.assign(paths, extensionPaths());
   paths[CALCULATE_COST_PATH] = {
     post: {
-      summary: 'Prices a data request without running or charging it: the cost it would be charged, the quota left before and after, and how the cost was reached. Counts against the per-minute limit.',
+      summary: CALCULATE_COST_SUMMARY,
       tags: ['metering'],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['query'],
-              properties: { query: { type: 'string', description: 'The path and query string of the data request to price, e.g. /v1/evm/erc20/events/transfer?network=ARB&token=USDC&block_start=405000100&block_end=405010100; an absolute URL is accepted.' } },
-            },
-          },
-        },
-      },
+      requestBody: { required: true, content: { 'application/json': { schema: CALCULATE_COST_BODY } } },
       responses: {
-        200: {
-          description: 'The price.',
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['query', 'cost', 'quota_remaining', 'quota_remaining_after', 'breakdown'],
-                properties: {
-                  query: { type: 'string' },
-                  cost: { type: 'integer', description: 'Blocks this request would be charged (0 for discovery).' },
-                  quota_remaining: { type: 'integer' },
-                  quota_remaining_after: { type: 'integer' },
-                  breakdown: { type: 'object', description: 'How the cost was reached (docs/metering.md).' },
-                },
-              },
-            },
-          },
-        },
+        200: { description: 'The price.', content: { 'application/json': { schema: CALCULATE_COST_ANSWER } } },
         400: errorResponse('The body or the priced query is invalid: the error the query itself would get.'),
         401: errorResponse('Missing or invalid API key.'),
         404: errorResponse('No endpoint at the priced path.'),
@@ -237,7 +212,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
     },
   };
-  paths['/v1/tokens'] = { get: { summary: 'Token registry.', tags: ['discovery'], responses: { 200: { description: 'Array of tokens.' } } } };
+  documentDiscovery(kinds('tokens'));
   return {
     openapi: '3.1.0',
     info: { title: 'chainq', version: '1', description: 'Historical blockchain events and exchange market data. Every /v1 request needs X-API-Key.' },

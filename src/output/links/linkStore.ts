@@ -14,15 +14,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Format } from '../../catalog/types.ts';
-import { CONTENT_TYPES } from '../encode.ts';
+import { FORMATS, type LinkFormat } from '../../catalog/formats.ts';
 import type { LinkBackend } from './backend.ts';
 import type { ByteRange } from './byteRange.ts';
 import { createLocalBackend } from './localBackend.ts';
 import { LINK_ID } from './redact.ts';
 import { createS3Backend, type S3LinkOptions } from './s3Backend.ts';
 
-export type LinkFormat = Exclude<Format, 'json'>;
+export type { LinkFormat } from '../../catalog/formats.ts';
 
 export interface LinkOptions {
   /** Folder of link records, and of payloads when no bucket is configured. */
@@ -144,7 +143,8 @@ export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
 
     async create(req, requestBaseUrl) {
       const id = randomBytes(32).toString('base64url');
-      const key = `${id}.${req.format}`;
+      const { extension, contentType } = FORMATS[req.format];
+      const key = `${id}.${extension}`;
       const tmp = path.join(dir, `${TMP_PREFIX}${key}`);
       let rows: number;
       let bytes: number;
@@ -153,14 +153,14 @@ export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
         rows = await req.write(tmp);
         bytes = (await fs.promises.stat(tmp)).size;
         sha256 = await fileSha256(tmp);
-        await backend.put(tmp, key, CONTENT_TYPES[req.format], bytes);
+        await backend.put(tmp, key, contentType, bytes);
       } catch (e) {
         await fs.promises.rm(tmp, { force: true });
         throw e;
       }
       const created = now();
       const record: LinkRecord = {
-        id, format: req.format, filename: `${req.basename}.${req.format}`, key, rows, bytes, sha256,
+        id, format: req.format, filename: `${req.basename}.${extension}`, key, rows, bytes, sha256,
         created_at: created, expires_at: created + ttlSeconds * 1000,
       };
       await writeRecord(record);
@@ -177,7 +177,7 @@ export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
         await expire(record).catch(() => undefined);
         return { kind: 'expired', record };
       }
-      return { kind: 'ok', record, contentType: CONTENT_TYPES[record.format], read: (range) => backend.get(record.key, range) };
+      return { kind: 'ok', record, contentType: FORMATS[record.format].contentType, read: (range) => backend.get(record.key, range) };
     },
 
     async sweep() {

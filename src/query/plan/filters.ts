@@ -7,7 +7,7 @@ import { ApiError } from '../../errors/apiError.ts';
 import type { Store } from '../../store/createStore.ts';
 import { isEvmAddress, normalizeAddress, splitList } from '../addresses.ts';
 import type { QueryValues } from '../normalize.ts';
-import { resolvePool, resolveTokenSymbol, resolveTronToken, tokenDecimals } from '../resolve.ts';
+import { resolvePool, resolveTokenSymbol, resolveTronToken, tokenDecimals, type ResolvedPool } from '../resolve.ts';
 import type { Condition, Expr, LabelNamespace } from '../../store/query.ts';
 import { column, integer, type ParamBinder } from './params.ts';
 import { namespaceExists, namespaceName, notFound } from '../../reference/userLabels.ts';
@@ -32,6 +32,8 @@ export interface FilterResult {
   readonly tokenCount: number;
   /** Tokens dropped as unknown under `ignore_unknown_tokens=true`, as the caller spelled them. */
   readonly droppedTokens: readonly string[];
+  /** The pool the pool filter resolved (symbol0, symbol1, fee), for those who need its tokens; null without one. */
+  readonly pool: ResolvedPool | null;
 }
 
 const c = column;
@@ -50,6 +52,7 @@ export async function buildFilters(
   const overrides: Record<string, Expr> = {};
   let tokenCount = 0;
   const droppedTokens: string[] = [];
+  let pool: ResolvedPool | null = null;
   let boundNetwork: Expr | undefined;
   const labelScope = () => (boundNetwork ??= q.bind(network));
   const amountExpr = (name: string) => overrides[name] ?? c(name);
@@ -67,7 +70,7 @@ export async function buildFilters(
     if (value === undefined) continue;
     where.push(...(await condition(param, f, value)));
   }
-  return { where, overrides, tokenCount, droppedTokens };
+  return { where, overrides, tokenCount, droppedTokens, pool };
 
   async function condition(param: string, f: FilterDef, value: string | number | boolean): Promise<Condition[]> {
     switch (f.kind) {
@@ -96,7 +99,7 @@ export async function buildFilters(
       case 'decimals':
         return []; // applied together with the token
       case 'pool': {
-        const pool = await resolvePool(store, network, String(values.symbol0), String(values.symbol1), Number(values.fee));
+        pool = await resolvePool(store, network, String(values.symbol0), String(values.symbol1), Number(values.fee));
         return [{ kind: 'compare', left: c('pool_address'), op: '=', right: q.bind(pool.address) }];
       }
       case 'market':

@@ -8,7 +8,7 @@
  */
 import { parse as parseQueryString } from 'fast-querystring';
 import type { FastifyInstance } from 'fastify';
-import { CALCULATE_COST_PATH } from '../../catalog/derive/openapi.ts';
+import { CALCULATE_COST_PATH } from '../../catalog/calculateCost.ts';
 import type { DataRoute } from '../../catalog/derive/routes.ts';
 import { ApiError } from '../../errors/apiError.ts';
 import { FREE, buildEstimate } from '../../query/estimate.ts';

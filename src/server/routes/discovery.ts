@@ -1,9 +1,8 @@
-/** The discovery endpoints (docs/api.md, "Discovery"), all derived from the catalog. */
-import type { FastifyInstance } from 'fastify';
+/** The discovery endpoints (docs/api.md, "Discovery"): one GET per route that src/catalog/derive/discovery.ts lists, all derived from the catalog. */
+import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import {
-  aggregateSchemaOf, eventTypesOf, extraArgsOf, networksOf, protocolEndpoints, protocols,
+  aggregateSchemaOf, discoveryRoutes, eventTypesOf, extraArgsOf, networksOf, protocols, type DiscoveryRoute,
 } from '../../catalog/derive/discovery.ts';
-import { COVERAGE_PARAMS, COVERAGE_PATH } from '../../catalog/coverage.ts';
 import { querySchema } from '../../catalog/derive/jsonSchema.ts';
 import { catalog } from '../../catalog/index.ts';
 import type { Endpoint } from '../../catalog/types.ts';
@@ -13,34 +12,50 @@ import type { Store } from '../../store/createStore.ts';
 import { tokenDirectory } from '../../store/registry.ts';
 
 export function registerDiscovery(app: FastifyInstance, store: Store, entries: readonly Endpoint[] = catalog): void {
-  app.get('/v1/protocols', async () => protocols(entries));
-
-  // Free like the other discovery calls: what can be queried, before spending quota.
-  app.get(COVERAGE_PATH, { schema: { querystring: querySchema(COVERAGE_PARAMS) }, config: { catalogParams: COVERAGE_PARAMS } }, async (request) => {
-    const q = normalizeQuery(COVERAGE_PARAMS, request.query as Record<string, unknown>);
-    const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
-    return { coverage: await coverageReport(store, { family: text(q.family), protocol: text(q.protocol), network: text(q.network) }, entries) };
-  });
-
-  app.get('/v1/tokens', async () => {
-    const rows = await tokenDirectory(store);
-    return rows.map((r) => ({
-      symbol: r.symbol,
-      name: r.name,
-      aliases: r.aliases,
-      networks: Object.fromEntries(r.deployments.map((d) => [d.network, { address: d.address || null, decimals: Number(d.decimals) }])),
-    }));
-  });
-
-  for (const id of protocols(entries)) {
-    const [family, protocol] = id.split('/') as [string, string];
-    const eps = protocolEndpoints(family, protocol, entries);
-    const base = `/v1/${family}/${protocol}`;
-    if (family === 'evm') {
-      app.get(`${base}/networks`, async () => networksOf(eps));
-      app.get(`${base}/events/types`, async () => eventTypesOf(eps));
-      app.get(`${base}/extra_args`, async () => extraArgsOf(eps));
+  const handler = (r: DiscoveryRoute): RouteHandlerMethod => {
+    switch (r.kind) {
+      case 'protocols':
+        return async () => protocols(entries);
+      case 'coverage': {
+        const params = r.params;
+        return async (request) => {
+          const q = normalizeQuery(params, request.query as Record<string, unknown>);
+          const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+          return { coverage: await coverageReport(store, { family: text(q.family), protocol: text(q.protocol), network: text(q.network) }, entries) };
+        };
+      }
+      case 'tokens':
+        return async () => {
+          const rows = await tokenDirectory(store);
+          return rows.map((t) => ({
+            symbol: t.symbol,
+            name: t.name,
+            aliases: t.aliases,
+            networks: Object.fromEntries(t.deployments.map((d) => [d.network, { address: d.address || null, decimals: Number(d.decimals) }])),
+          }));
+        };
+      case 'networks': {
+        const eps = r.endpoints;
+        return async () => networksOf(eps);
+      }
+      case 'event_types': {
+        const eps = r.endpoints;
+        return async () => eventTypesOf(eps);
+      }
+      case 'extra_args': {
+        const eps = r.endpoints;
+        return async () => extraArgsOf(eps);
+      }
+      case 'aggregate_schema': {
+        const eps = r.endpoints;
+        return async () => aggregateSchemaOf(eps);
+      }
     }
-    app.get(`${base}/aggregate_schema`, async () => aggregateSchemaOf(eps));
+  };
+
+  for (const r of discoveryRoutes(entries)) {
+    // Free like the other discovery calls: what can be queried, before spending quota.
+    if (r.kind === 'coverage') app.get(r.path, { schema: { querystring: querySchema(r.params) }, config: { catalogParams: r.params } }, handler(r));
+    else app.get(r.path, handler(r));
   }
 }
