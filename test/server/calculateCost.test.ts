@@ -160,6 +160,7 @@ describe('an invalid embedded query gets exactly the error it would get if run',
     ['range never ingested', `${base}?network=ETH&token=USDC&block_start=100&block_end=200`],
     ['repeated parameter', `${SMALL_QUERY}&token=WETH`],
     ['unknown path', '/v1/evm/erc20/events/nothing?network=ETH'],
+    ['a link of an inline format', `${SMALL_QUERY}&link=true&format=json`],
   ])('%s', async (_name, query) => {
     const direct = await m.get(query, key);
     expect(direct.statusCode).toBeGreaterThanOrEqual(400);

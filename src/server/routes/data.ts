@@ -2,7 +2,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { querySchema } from '../../catalog/derive/jsonSchema.ts';
 import type { DataRoute } from '../../catalog/derive/routes.ts';
-import { ApiError } from '../../errors/apiError.ts';
 import { CONTENT_TYPES, encodeBody } from '../../output/encode.ts';
 import type { LinkStore } from '../../output/links/linkStore.ts';
 import type { PlanContext } from '../../query/planRaw.ts';
@@ -11,16 +10,6 @@ import { laneOf } from '../../query/lane.ts';
 import { chargeOnCompletion, commitCost, releaseCost, reserveCost } from '../plugins/metering.ts';
 import { watchStalledReader } from '../stalledReader.ts';
 import { requestBaseUrl } from './links.ts';
-
-/** link=true only makes sense for a file: JSON is a 400 (docs/venues-tron-btc.md, "Link mode"). */
-function assertLinkFormat(route: DataRoute, query: Readonly<Record<string, unknown>>): void {
-  const format = String(query.format ?? route.endpoint.defaultFormat).trim().toLowerCase();
-  if (format !== 'json') return;
-  const files = route.endpoint.formats.filter((f) => f !== 'json').map((f) => `format=${f}`).join(' or ');
-  throw new ApiError('conflicting_parameters', `link=true needs ${files}; ${query.format === undefined ? 'the default format here is json, which' : 'json'} is only answered inline`, {
-    parameters: ['link', 'format'],
-  });
-}
 
 export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route: DataRoute, links: LinkStore | null = null, plan: Planner = plannerFor(route)): void {
   // The catalog's parameters ride along so that a validation error can name accepted values.
@@ -44,7 +33,6 @@ export async function serveData(request: FastifyRequest, reply: FastifyReply, r:
   const { ctx, route, links, plan, query } = r;
   {
     const link = query.link === true;
-    if (link) assertLinkFormat(route, query);
     // Planning (coverage, lookups) and the export read one snapshot: a batch
     // that ingestion commits meanwhile is either wholly in the answer or not at all.
     const snap = await ctx.store.snapshot();
