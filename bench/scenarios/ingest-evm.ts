@@ -17,7 +17,8 @@
  *
  * chainq runs in process with every EVM dataset (what `chainq ingest evm`
  * does by default: headers, call traces for native transfers, the one
- * getLogs pass for all protocols) and with `--only erc20`. Each sweep and
+ * getLogs pass for all protocols), with `--only erc20`, and with the same
+ * events declared as a custom dataset (`--custom`, the generic ABI decoder). Each sweep and
  * each chainq variant runs twice and keeps its faster time, so that noise
  * on this shared 2-core machine favours neither side.
  */
@@ -25,6 +26,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { encodeFunctionData, type Abi, type Hex } from 'viem';
+import { readCustomDeclaration } from '../../src/catalog/custom/customEndpoints.ts';
+import type { CustomDataset } from '../../src/catalog/custom/declaration.ts';
 import { ingestEvm, type EvmIngestSummary } from '../../src/ingest/evm/ingestEvm.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createStore } from '../../src/store/createStore.ts';
@@ -91,12 +94,12 @@ async function sweep(url: string, from: number, to: number, inFlight: number): P
   return { seconds: (performance.now() - t0) / 1000, logs };
 }
 
-async function chainq(ctx: BenchContext, url: string, from: number, to: number, name: string, only?: 'erc20'): Promise<EvmIngestSummary> {
+async function chainq(ctx: BenchContext, url: string, from: number, to: number, name: string, only?: 'erc20', custom?: CustomDataset): Promise<EvmIngestSummary> {
   // As `chainq ingest evm` opens it: one DuckDB thread per query (see --threads).
   const store = await createStore({ dataDir: path.join(ctx.workDir, name), threads: 1 });
   try {
     await loadSeed(store);
-    return await ingestEvm(store, { network: 'ETH', rpcUrl: url, from, to, confirmations: 0, ...(only ? { only: [only] } : {}) });
+    return await ingestEvm(store, { network: 'ETH', rpcUrl: url, from, to, confirmations: 0, ...(only ? { only: [only] } : {}), ...(custom ? { custom: [custom] } : {}) });
   } finally {
     await store.close();
   }
@@ -213,12 +216,16 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
 
     const all = faster(await chainq(ctx, anvil.url, from, to, 'chainq-all'), await chainq(ctx, anvil.url, from, to, 'chainq-all-2'));
     const erc20 = faster(await chainq(ctx, anvil.url, from, to, 'chainq-erc20', 'erc20'), await chainq(ctx, anvil.url, from, to, 'chainq-erc20-2', 'erc20'));
-    for (const s of [all, erc20]) if (s.events !== events) throw new Error(`chainq stored ${s.events} events, expected ${events}`);
-    ctx.log(`chainq: all datasets ${all.seconds.toFixed(2)} s, erc20 only ${erc20.seconds.toFixed(2)} s`);
+    // The same Transfer events as an operator-defined dataset: declared from the contract's ABI, decoded by the generic ABI decoder in JS.
+    const declared = readCustomDeclaration({ name: 'spam', abi: loadArtifacts().LogSpammer!.abi, networks: { ETH: { addresses: chain.contracts, from_block: from } } });
+    const custom = faster(await chainq(ctx, anvil.url, from, to, 'chainq-custom', undefined, declared), await chainq(ctx, anvil.url, from, to, 'chainq-custom-2', undefined, declared));
+    for (const s of [all, erc20, custom]) if (s.events !== events) throw new Error(`chainq stored ${s.events} events, expected ${events}`);
+    ctx.log(`chainq: all datasets ${all.seconds.toFixed(2)} s, erc20 only ${erc20.seconds.toFixed(2)} s, custom dataset ${custom.seconds.toFixed(2)} s`);
 
     for (const [name, s, what] of [
       ['all EVM datasets (default)', all, 'every planned dataset, block headers, call traces for native transfers'],
       ['erc20 only', erc20, '--only erc20: logs, block headers, token metadata'],
+      ['the same events as a custom dataset (--custom)', custom, 'the Transfer event declared from the contract ABI: logs decoded in JS by the generic ABI decoder, block headers'],
     ] as const) {
       figures.push({
         name: `chainq ingest evm, ${name}: ${events.toLocaleString('en-US')} Transfer events, ${to - from + 1} blocks`,

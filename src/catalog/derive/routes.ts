@@ -20,9 +20,6 @@ export interface DataRoute {
   readonly params: Params;
 }
 
-/** Which route kinds are implemented end to end; a route is exposed only once it works. */
-export const SERVED_KINDS: Readonly<Record<RouteKind, boolean>> = { raw: true, aggregate: true };
-
 export function familyParams(e: Endpoint): Params {
   if (e.family === 'exchange') return { ...venueFormatParams(e), ...linkParams(e), ...maxCostParams };
   return { ...chainRangeParams(e.family === 'evm' ? e.networks : null), ...linkParams(e), ...maxCostParams };
@@ -57,8 +54,8 @@ export function dataRoutes(entries: readonly Endpoint[] = catalog): DataRoute[] 
   const routes: DataRoute[] = [];
   for (const e of entries) {
     if (!e.served) continue;
-    if (SERVED_KINDS.raw) routes.push({ kind: 'raw', path: e.path, endpoint: e, params: { ...familyParams(e), ...e.params, ...walletNamespaceParams(e), ...rawValueParams(e) } });
-    if (SERVED_KINDS.aggregate && e.family !== 'exchange' && e.aggregate) {
+    routes.push({ kind: 'raw', path: e.path, endpoint: e, params: { ...familyParams(e), ...e.params, ...walletNamespaceParams(e), ...rawValueParams(e) } });
+    if (e.family !== 'exchange' && e.aggregate) {
       const family = Object.fromEntries(Object.entries(familyParams(e)).filter(([name]) => !ROW_OPTIONS.has(name)));
       routes.push({ kind: 'aggregate', path: `${e.path}/aggregate`, endpoint: e, params: { ...family, ...e.params, ...walletNamespaceParams(e), ...aggregateParams(e) } });
     }

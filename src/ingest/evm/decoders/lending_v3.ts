@@ -21,7 +21,10 @@ const flashloan = createEventDecoder(LENDING_ABI.flashloan);
 const liquidation = createEventDecoder(LENDING_ABI.liquidation);
 const SELECTORS = [supply, withdraw, borrow, repay, flashloan, liquidation].map((d) => d.selector);
 const dataset = (event: keyof typeof LENDING_ABI) => evmEndpoint('lending_v3', event).id;
-const DATASETS = Object.fromEntries(Object.keys(LENDING_ABI).map((e) => [e, dataset(e as keyof typeof LENDING_ABI)])) as Record<keyof typeof LENDING_ABI, string>;
+const DATASETS = {
+  deposit: dataset('deposit'), withdraw: dataset('withdraw'), borrow: dataset('borrow'),
+  repay: dataset('repay'), flashloan: dataset('flashloan'), liquidation: dataset('liquidation'),
+} as const satisfies Record<keyof typeof LENDING_ABI, string>;
 
 const RAY = 27;
 
