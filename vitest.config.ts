@@ -10,16 +10,13 @@ process.env.UV_THREADPOOL_SIZE ??= '32';
 // The shared-limit tests run against a real redis-server. CI installs it and
 // sets CHAINQ_REQUIRE_REDIS=1, so there they always run; on a machine without
 // it they are left out, loudly, rather than failing `npm test`.
-const REDIS_TEST_FILES = [
-  'src/metering/backend.test.ts',
-  'test/server/redisMetering.test.ts',
-  'test/e2e/twoInstances.test.ts',
-  'test/e2e/clickhouseCluster.test.ts',
-];
+const REDIS_TEST_FILES = ['src/metering/backend.test.ts', 'test/server/redisMetering.test.ts', 'test/e2e/twoInstances.test.ts', 'test/e2e/clickhouseCluster.test.ts'];
 const redisInstalled = spawnSync('redis-server', ['--version']).status === 0;
 if (!redisInstalled) {
   if (process.env.CHAINQ_REQUIRE_REDIS === '1') throw new Error('redis-server is required (CHAINQ_REQUIRE_REDIS=1) but not installed: apt-get install -y redis-server');
-  process.stderr.write(`\nredis-server is not installed: skipping ${REDIS_TEST_FILES.join(', ')}.\nInstall it (apt-get install -y redis-server) to run the shared-limit, two-instance and Redis crash tests.\n\n`);
+  process.stderr.write(
+    `\nredis-server is not installed: skipping ${REDIS_TEST_FILES.join(', ')}.\nInstall it (apt-get install -y redis-server) to run the shared-limit, two-instance and Redis crash tests.\n\n`,
+  );
 }
 
 // The explorer's browser tests drive Debian's Chromium (apt-get install -y
@@ -47,11 +44,7 @@ if (!browserInstalled) {
 //   their own (test/e2e/clickhouseCli, test/e2e/ingestEvmClickhouse,
 //   test/ingest/btcClickhouse), and test/store/clickhouse* compare both
 //   engines side by side in the duckdb project.
-const CHDB_TEST_FILES = process.env.CHAINQ_CHDB_TEST_FILES?.split(',') ?? [
-  'test/server/**/*.test.ts',
-  'test/mcp/mcp.test.ts',
-  'test/query/planAggregate.test.ts',
-];
+const CHDB_TEST_FILES = process.env.CHAINQ_CHDB_TEST_FILES?.split(',') ?? ['test/server/**/*.test.ts', 'test/mcp/mcp.test.ts', 'test/query/planAggregate.test.ts'];
 const CHDB_LEFT_OUT = ['test/server/explore.test.ts'];
 const engines = (process.env.CHAINQ_TEST_ENGINES ?? 'duckdb,chdb').split(',');
 const skipped = [...(redisInstalled ? [] : REDIS_TEST_FILES), ...(browserInstalled ? [] : BROWSER_TEST_FILES)];
@@ -60,13 +53,20 @@ export default defineConfig({
   test: {
     projects: [
       ...(engines.includes('duckdb') ? [{ extends: true as const, test: { name: 'duckdb', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } }] : []),
-      ...(engines.includes('chdb') ? [{
-        extends: true as const,
-        test: {
-          name: 'chdb', include: CHDB_TEST_FILES, exclude: [...configDefaults.exclude, ...skipped, ...CHDB_LEFT_OUT],
-          env: { CHAINQ_TEST_STORE: 'chdb' }, globalSetup: ['test/chdbSetup.ts'],
-        },
-      }] : []),
+      ...(engines.includes('chdb')
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'chdb',
+                include: CHDB_TEST_FILES,
+                exclude: [...configDefaults.exclude, ...skipped, ...CHDB_LEFT_OUT],
+                env: { CHAINQ_TEST_STORE: 'chdb' },
+                globalSetup: ['test/chdbSetup.ts'],
+              },
+            },
+          ]
+        : []),
     ],
     exclude: [...configDefaults.exclude, ...skipped],
     testTimeout: 120_000,

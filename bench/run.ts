@@ -11,16 +11,26 @@ const resultsDir = path.join(root, 'bench', 'results');
 const only = process.argv.slice(2);
 
 fs.mkdirSync(resultsDir, { recursive: true });
-fs.writeFileSync(path.join(resultsDir, 'machine.json'), `${JSON.stringify({
-  measured_at: new Date().toISOString(),
-  cpus: os.cpus().length,
-  cpu_model: os.cpus()[0]?.model ?? 'unknown',
-  memory_gib: Math.round(os.totalmem() / 2 ** 30),
-  node: process.version,
-  platform: `${os.platform()} ${os.release()}`,
-}, null, 2)}\n`);
+fs.writeFileSync(
+  path.join(resultsDir, 'machine.json'),
+  `${JSON.stringify(
+    {
+      measured_at: new Date().toISOString(),
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model ?? 'unknown',
+      memory_gib: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    },
+    null,
+    2,
+  )}\n`,
+);
 
-const files = fs.readdirSync(scenarioDir).filter((f) => f.endsWith('.ts')).sort();
+const files = fs
+  .readdirSync(scenarioDir)
+  .filter((f) => f.endsWith('.ts'))
+  .sort();
 let failed = false;
 for (const file of files) {
   const name = file.replace(/\.ts$/, '');

@@ -18,10 +18,13 @@ const stampFile = path.join(outDir, '.source-hash');
 const require = createRequire(import.meta.url);
 
 function files(dir) {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
-    const full = path.join(dir, d.name);
-    return d.isDirectory() ? files(full) : [full];
-  }).sort();
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((d) => {
+      const full = path.join(dir, d.name);
+      return d.isDirectory() ? files(full) : [full];
+    })
+    .sort();
 }
 
 /** The sources and the versions of what builds them: a change in either means a rebuild. */

@@ -59,20 +59,24 @@ describe('architecture', () => {
   });
 
   it('keeps imports flowing one way between layers', () => {
-    const allowed = (from: string, to: string) =>
-      (ALLOWED[from] ?? []).includes(to) || (COMMON.includes(to) && !COMMON.includes(from));
+    const allowed = (from: string, to: string) => (ALLOWED[from] ?? []).includes(to) || (COMMON.includes(to) && !COMMON.includes(from));
     const violations = crossImports.filter(([from, to]) => !allowed(from, to)).map(([, , file, spec]) => `${file} imports ${spec}`);
     expect(violations).toEqual([]);
   });
 
   it('allows no cross-layer import that nothing makes', () => {
     const used = new Set(crossImports.map(([from, to]) => `${from} → ${to}`));
-    const unused = Object.entries(ALLOWED).flatMap(([from, tos]) => tos.map((to) => `${from} → ${to}`)).filter((pair) => !used.has(pair));
+    const unused = Object.entries(ALLOWED)
+      .flatMap(([from, tos]) => tos.map((to) => `${from} → ${to}`))
+      .filter((pair) => !used.has(pair));
     expect(unused).toEqual([]);
   });
 
   it('names every folder of src/ in the allow-list', () => {
-    const folders = fs.readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = fs
+      .readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(folders.filter((f) => !(f in ALLOWED))).toEqual([]);
   });
 
@@ -94,12 +98,21 @@ describe('architecture', () => {
       /\b(strftime|date_trunc|epoch_ms|make_timestamp|time_bucket|arg_min|arg_max|list_contains|formatDateTime|toDateTime64?)\s*\(/,
       /\bCAST\s*\(|::[A-Z]/,
       /\b(VARCHAR|BIGINT|BIGNUM|UBIGINT|UTINYINT|HUGEINT|TIMESTAMP|UInt256|Int256|DateTime64|LowCardinality)\b/,
-      /(^|[^$\w])\$(?!ref\b)[a-z]\w*/, /\{[a-z]\w*:[A-Z]\w*(\(\d+\))?\}/,
+      /(^|[^$\w])\$(?!ref\b)[a-z]\w*/,
+      /\{[a-z]\w*:[A-Z]\w*(\(\d+\))?\}/,
     ];
-    const code = (file: string) => fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    const code = (file: string) =>
+      fs
+        .readFileSync(file, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/\/\/.*$/gm, '');
     const offenders = all
       .filter((file) => /^(catalog|query|server)$/.test(path.relative(SRC, file).split(path.sep)[0]!))
-      .flatMap((file) => code(file).split('\n').map((line, i) => ({ file, line, n: i + 1 })))
+      .flatMap((file) =>
+        code(file)
+          .split('\n')
+          .map((line, i) => ({ file, line, n: i + 1 })),
+      )
       .filter(({ line }) => ENGINE_TEXT.some((re) => re.test(line)))
       .map(({ file, line, n }) => `${path.relative(SRC, file)}:${n}: ${line.trim()}`);
     expect(offenders).toEqual([]);
@@ -118,13 +131,21 @@ describe('architecture', () => {
     // repository: a comment citing one points nowhere for a reader of the code.
     const OUTSIDE = new RegExp(`\\b(${['interface', 'decisions', 'architecture', 'environment'].join('|')})\\.md\\b`);
     const ROOT = path.resolve(SRC, '..');
-    const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'results' ? [] : walk(p);
-      return /\.(ts|tsx|mjs|js|md)$/.test(e.name) ? [p] : [];
-    });
-    const offenders = ['src', 'test', 'bench', 'scripts', 'web/src', 'docs'].flatMap((d) => walk(path.join(ROOT, d))).concat(path.join(ROOT, 'README.md'))
-      .flatMap((file) => fs.readFileSync(file, 'utf8').split('\n').map((line, i) => ({ file, line, n: i + 1 })))
+    const walk = (dir: string): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'results' ? [] : walk(p);
+        return /\.(ts|tsx|mjs|js|md)$/.test(e.name) ? [p] : [];
+      });
+    const offenders = ['src', 'test', 'bench', 'scripts', 'web/src', 'docs']
+      .flatMap((d) => walk(path.join(ROOT, d)))
+      .concat(path.join(ROOT, 'README.md'))
+      .flatMap((file) =>
+        fs
+          .readFileSync(file, 'utf8')
+          .split('\n')
+          .map((line, i) => ({ file, line, n: i + 1 })),
+      )
       .filter(({ line }) => OUTSIDE.test(line))
       .map(({ file, line, n }) => `${path.relative(ROOT, file)}:${n}: ${line.trim()}`);
     expect(offenders).toEqual([]);

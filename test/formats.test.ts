@@ -19,7 +19,7 @@ describe('format table', () => {
     }
   });
 
-  it('is what OpenAPI documents: each route answers its formats\' media types, and takes link=true exactly when one of them can be a link', () => {
+  it("is what OpenAPI documents: each route answers its formats' media types, and takes link=true exactly when one of them can be a link", () => {
     const paths = openApiDocument().paths as Record<string, { get: Operation }>;
     for (const r of dataRoutes()) {
       const op = paths[r.path]!.get;
@@ -32,7 +32,7 @@ describe('format table', () => {
     }
   });
 
-  it('refuses a range over the format\'s limit and names the narrowest format that would take it', () => {
+  it("refuses a range over the format's limit and names the narrowest format that would take it", () => {
     const tooLarge = (f: (typeof FORMAT_NAMES)[number], blocks: number, network = 'ETH') => {
       try {
         checkRangeLimit({ kind: 'blocks', start: 0, end: blocks }, f, network);

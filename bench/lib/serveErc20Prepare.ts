@@ -34,6 +34,11 @@ for (const url of urls) {
   out[plan.format] = { ms: median(times), rows, sql: plan.sql };
 }
 // The same rows, for the PostgreSQL comparison.
-await store.copyToFile(`SELECT network, block_number, log_index, time, tx_hash, token_address, token, sender, receiver, amount FROM evm_erc20_transfer WHERE network = 'ETH' ORDER BY block_number, log_index`, {}, 'csv', path.join(workDir, 'pg-rows.csv'));
+await store.copyToFile(
+  `SELECT network, block_number, log_index, time, tx_hash, token_address, token, sender, receiver, amount FROM evm_erc20_transfer WHERE network = 'ETH' ORDER BY block_number, log_index`,
+  {},
+  'csv',
+  path.join(workDir, 'pg-rows.csv'),
+);
 await store.close();
 process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -22,7 +22,10 @@ export async function startServer(root: string, dataDir: string, extra: string[]
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
-  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); process.stderr.write(d); });
+  child.stderr!.on('data', (d: Buffer) => {
+    err += d.toString();
+    process.stderr.write(d);
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -36,10 +39,11 @@ export async function startServer(root: string, dataDir: string, extra: string[]
     url,
     pid: child.pid!,
     child,
-    stop: () => new Promise((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -56,14 +60,16 @@ export function timedGet(url: string, headers: Record<string, string>): Promise<
     const t0 = performance.now();
     let first = -1;
     let bytes = 0;
-    http.get(url, { headers }, (res) => {
-      res.on('data', (c: Buffer) => {
-        if (first < 0) first = performance.now() - t0;
-        bytes += c.length;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, firstByteMs: first, totalMs: performance.now() - t0 }));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(url, { headers }, (res) => {
+        res.on('data', (c: Buffer) => {
+          if (first < 0) first = performance.now() - t0;
+          bytes += c.length;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, firstByteMs: first, totalMs: performance.now() - t0 }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 

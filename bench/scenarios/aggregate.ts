@@ -81,10 +81,12 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       const [pathPart, qs] = q.url.split('?') as [string, string];
       const route = dataRoutes().find((r) => r.path === pathPart)!;
       // Typed as the route's schema types them over HTTP, so that the baseline runs the very SQL the server runs.
-      const query = Object.fromEntries([...new URLSearchParams(qs)].map(([k, v]) => {
-        const type = route.params[k]?.type;
-        return [k, type === 'integer' || type === 'number' ? Number(v) : type === 'boolean' ? v === 'true' : v];
-      }));
+      const query = Object.fromEntries(
+        [...new URLSearchParams(qs)].map(([k, v]) => {
+          const type = route.params[k]?.type;
+          return [k, type === 'integer' || type === 'number' ? Number(v) : type === 'boolean' ? v === 'true' : v];
+        }),
+      );
       const plan = await planAggregate({ store }, route, query);
       const [{ n } = { n: 0n }] = await store.all<{ n: bigint }>(
         `SELECT count(*) AS n FROM ${route.endpoint.table.name} WHERE network = 'ARB' AND block_number BETWEEN ${FIRST} AND ${FIRST + BLOCKS}`,

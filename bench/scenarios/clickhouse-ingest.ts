@@ -21,7 +21,25 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       for (const engine of ['duckdb', 'chdb'] as const) {
         const store = `${engine}:${path.join(ctx.workDir, `${engine}-${round}`)}`;
         const t0 = performance.now();
-        const r = await runCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--from', String(from), '--to', String(to), '--confirmations', '0', '--only', 'erc20', '--store', store, '--log']);
+        const r = await runCli([
+          'ingest',
+          'evm',
+          '--network',
+          'ETH',
+          '--rpc',
+          anvil.url,
+          '--from',
+          String(from),
+          '--to',
+          String(to),
+          '--confirmations',
+          '0',
+          '--only',
+          'erc20',
+          '--store',
+          store,
+          '--log',
+        ]);
         const seconds = (performance.now() - t0) / 1000;
         if (r.code !== 0) throw new Error(`ingest into ${engine} failed: ${r.stderr}`);
         times[engine].push(seconds);
@@ -32,13 +50,15 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     const ch = Math.min(...times.chdb);
     return {
       scenario: 'clickhouse-ingest',
-      figures: [{
-        name: `chainq ingest evm --only erc20 into chDB vs into DuckDB: ${events.toLocaleString('en-US')} Transfer events, ${to - from + 1} blocks`,
-        ratio: events / ch / (events / duck),
-        ratio_meaning: 'events/s into chDB ÷ events/s into DuckDB (higher is better for chDB)',
-        baseline: 'the same command into a DuckDB store, same chain, same run',
-        measured: { chdb_s: Math.round(ch * 100) / 100, duckdb_s: Math.round(duck * 100) / 100, chdb_events_per_s: Math.round(events / ch), duckdb_events_per_s: Math.round(events / duck) },
-      }],
+      figures: [
+        {
+          name: `chainq ingest evm --only erc20 into chDB vs into DuckDB: ${events.toLocaleString('en-US')} Transfer events, ${to - from + 1} blocks`,
+          ratio: events / ch / (events / duck),
+          ratio_meaning: 'events/s into chDB ÷ events/s into DuckDB (higher is better for chDB)',
+          baseline: 'the same command into a DuckDB store, same chain, same run',
+          measured: { chdb_s: Math.round(ch * 100) / 100, duckdb_s: Math.round(duck * 100) / 100, chdb_events_per_s: Math.round(events / ch), duckdb_events_per_s: Math.round(events / duck) },
+        },
+      ],
       notes: ['Each run is a `chainq ingest evm` process from start to exit (process start included on both sides); the faster of two runs per engine, runs alternating.'],
     };
   } finally {

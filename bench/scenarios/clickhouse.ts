@@ -61,10 +61,12 @@ async function timeGet(s: Served, url: string): Promise<{ ms: number; bytes: num
 async function planOf(store: Store, url: string) {
   const [pathPart, qs] = url.split('?') as [string, string];
   const route = dataRoutes().find((r) => r.path === pathPart)!;
-  const query = Object.fromEntries([...new URLSearchParams(qs)].map(([k, v]) => {
-    const type = route.params[k]?.type;
-    return [k, type === 'integer' || type === 'number' ? Number(v) : type === 'boolean' ? v === 'true' : v];
-  }));
+  const query = Object.fromEntries(
+    [...new URLSearchParams(qs)].map(([k, v]) => {
+      const type = route.params[k]?.type;
+      return [k, type === 'integer' || type === 'number' ? Number(v) : type === 'boolean' ? v === 'true' : v];
+    }),
+  );
   return pathPart.endsWith('/aggregate') ? planAggregate({ store }, route, query) : planRaw({ store }, route, query);
 }
 
@@ -75,7 +77,9 @@ async function engineAlone(ch: ClickHouseStore, url: string): Promise<number> {
   const out = clickHouseExport(plan.format);
   const t = performance.now();
   const r = await ch.client.exec({ query: `${plan.sql} FORMAT ${out.format}`, query_params: plan.params as Record<string, unknown>, clickhouse_settings: { ...out.settings } });
-  for await (const _ of r.stream) { /* read to the end */ }
+  for await (const _ of r.stream) {
+    /* read to the end */
+  }
   return performance.now() - t;
 }
 
@@ -90,9 +94,12 @@ async function ownFormatAlone(ch: ClickHouseStore, url: string): Promise<number>
   const t = performance.now();
   const r = await ch.client.exec({
     query: `${typed.sql} FORMAT ${plan.format === 'csv' ? 'CSVWithNames' : 'JSONEachRow'}`,
-    query_params: typed.params, clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    query_params: typed.params,
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
   });
-  for await (const _ of r.stream) { /* read to the end */ }
+  for await (const _ of r.stream) {
+    /* read to the end */
+  }
   return performance.now() - t;
 }
 
@@ -125,7 +132,10 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
 
     const queries = [
       { name: 'erc20 transfer, 1,000 ETH blocks, json', url: `/v1/evm/erc20/events/transfer?network=ETH&block_start=${ETH0}&block_end=${ETH0 + 1000}&token=USDT` },
-      { name: 'erc20 transfer aggregate, 10,000 ETH blocks, hourly, json', url: `/v1/evm/erc20/events/transfer/aggregate?network=ETH&block_start=${ETH0}&block_end=${ETH0 + 10_000}&token=USDT&group_by=time&period=1h` },
+      {
+        name: 'erc20 transfer aggregate, 10,000 ETH blocks, hourly, json',
+        url: `/v1/evm/erc20/events/transfer/aggregate?network=ETH&block_start=${ETH0}&block_end=${ETH0 + 10_000}&token=USDT&group_by=time&period=1h`,
+      },
     ];
     const d = await serve(duck);
     const c = await serve(ch);
@@ -157,7 +167,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
           name: `${q.name}: chDB end to end ÷ chDB engine alone`,
           ratio: median(onCh) / median(alone),
           ratio_meaning: 'end-to-end HTTP time on chDB / chDB running the rendered statement alone with the same FORMAT, read to the end',
-          baseline: 'client.exec of the planned, rendered SQL with its parameters and its format\'s FORMAT and settings, same store, same run',
+          baseline: "client.exec of the planned, rendered SQL with its parameters and its format's FORMAT and settings, same store, same run",
           target: '<= 1.2',
           measured: { runs: RUNS, end_to_end_ms_median: +median(onCh).toFixed(1), alone_ms_median: +median(alone).toFixed(1) },
         });
@@ -165,7 +175,10 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
 
       const q10k = `/v1/evm/erc20/events/transfer?network=ETH&block_start=${ETH0}&block_end=${ETH0 + 10_000}&token=USDT&format=csv`;
       // What writing DuckDB's bytes costs the engine (docs/storage.md, "The same bytes on both engines").
-      for (const q of [{ name: 'erc20 transfer, 10,000 ETH blocks, csv', url: q10k }, { name: 'erc20 transfer, 10,000 ETH blocks, json', url: q10k.replace('format=csv', 'format=json') }]) {
+      for (const q of [
+        { name: 'erc20 transfer, 10,000 ETH blocks, csv', url: q10k },
+        { name: 'erc20 transfer, 10,000 ETH blocks, json', url: q10k.replace('format=csv', 'format=json') },
+      ]) {
         const duckBytes: number[] = [];
         const own: number[] = [];
         await engineAlone(ch, q.url);
@@ -177,7 +190,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         figures.push({
           name: `${q.name}: chDB writing DuckDB's bytes ÷ chDB writing its own format, engine alone`,
           ratio: median(duckBytes) / median(own),
-          ratio_meaning: 'the rendered statement with the API\'s FORMAT (fields made to DuckDB\'s bytes in the engine) / the same rows written by ClickHouse\'s JSONEachRow or CSVWithNames',
+          ratio_meaning: "the rendered statement with the API's FORMAT (fields made to DuckDB's bytes in the engine) / the same rows written by ClickHouse's JSONEachRow or CSVWithNames",
           baseline: 'client.exec of the same query description rendered with typed columns, FORMAT JSONEachRow or CSVWithNames, same store, same run',
           measured: { runs: RUNS, duckdb_bytes_ms_median: +median(duckBytes).toFixed(1), own_format_ms_median: +median(own).toFixed(1) },
         });

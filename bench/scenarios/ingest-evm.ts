@@ -42,7 +42,11 @@ const TRANSFER: Hex = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4
 const PONDER_VERSION = '0.16.10';
 const hex = (n: number) => `0x${n.toString(16)}`;
 
-interface Receipt { blockNumber: Hex; status: Hex; contractAddress: Hex | null }
+interface Receipt {
+  blockNumber: Hex;
+  status: Hex;
+  contractAddress: Hex | null;
+}
 
 /** The receipt of a sent transaction, once anvil has mined it. */
 async function mined(anvil: Anvil, hash: Hex): Promise<Receipt> {
@@ -84,13 +88,15 @@ async function sweep(url: string, from: number, to: number, inFlight: number): P
   let next = 0;
   let logs = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < ranges.length) {
-      const [lo, hi] = ranges[next++]!;
-      const got = await rpcCall<unknown[]>(url, 'eth_getLogs', [{ fromBlock: hex(lo), toBlock: hex(hi), topics: [TRANSFER] }]);
-      logs += got.length;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < ranges.length) {
+        const [lo, hi] = ranges[next++]!;
+        const got = await rpcCall<unknown[]>(url, 'eth_getLogs', [{ fromBlock: hex(lo), toBlock: hex(hi), topics: [TRANSFER] }]);
+        logs += got.length;
+      }
+    }),
+  );
   return { seconds: (performance.now() - t0) / 1000, logs };
 }
 
@@ -121,7 +127,14 @@ function ensurePonder(ctx: BenchContext): { dir: string } | { skip: string } {
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'ponder-scratch', private: true, type: 'module' }));
     const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', `ponder@${PONDER_VERSION}`, 'viem@2.57.1', 'hono@4', 'typescript@5.9.3'], { cwd: dir, encoding: 'utf8', timeout: 300_000 });
-    if (r.status !== 0 || !installed()) return { skip: `npm install ponder@${PONDER_VERSION} failed: ${(r.stderr || r.error?.message || '').split('\n').filter((l) => /ERR|error/.test(l)).slice(0, 3).join(' | ')}` };
+    if (r.status !== 0 || !installed())
+      return {
+        skip: `npm install ponder@${PONDER_VERSION} failed: ${(r.stderr || r.error?.message || '')
+          .split('\n')
+          .filter((l) => /ERR|error/.test(l))
+          .slice(0, 3)
+          .join(' | ')}`,
+      };
   }
   return fs.existsSync(bin) ? { dir } : { skip: `ponder@${PONDER_VERSION} installed without its CLI at ${bin}` };
 }
@@ -132,7 +145,9 @@ function writePonderApp(appDir: string, ponderDir: string, url: string, contract
   fs.mkdirSync(path.join(appDir, 'src', 'api'), { recursive: true });
   fs.symlinkSync(path.join(ponderDir, 'node_modules'), path.join(appDir, 'node_modules'));
   fs.writeFileSync(path.join(appDir, 'package.json'), JSON.stringify({ name: 'bench-ponder', private: true, type: 'module' }));
-  fs.writeFileSync(path.join(appDir, 'ponder.config.ts'), `import { createConfig } from "ponder";
+  fs.writeFileSync(
+    path.join(appDir, 'ponder.config.ts'),
+    `import { createConfig } from "ponder";
 const abi = [{ type: "event", name: "Transfer", inputs: [
   { name: "from", type: "address", indexed: true }, { name: "to", type: "address", indexed: true }, { name: "value", type: "uint256", indexed: false }] }] as const;
 export default createConfig({
@@ -140,26 +155,36 @@ export default createConfig({
   contracts: { Token: { chain: "mainnet", abi, address: ${JSON.stringify(contracts)}, startBlock: ${from}, endBlock: ${to} } },
   database: { kind: "pglite", directory: "./.ponder/pglite" },
 });
-`);
-  fs.writeFileSync(path.join(appDir, 'ponder.schema.ts'), `import { onchainTable } from "ponder";
+`,
+  );
+  fs.writeFileSync(
+    path.join(appDir, 'ponder.schema.ts'),
+    `import { onchainTable } from "ponder";
 export const transfer = onchainTable("transfer", (t) => ({
   id: t.text().primaryKey(), token: t.hex().notNull(), from: t.hex().notNull(), to: t.hex().notNull(), amount: t.bigint().notNull(), block: t.bigint().notNull(),
 }));
-`);
-  fs.writeFileSync(path.join(appDir, 'src', 'index.ts'), `import { ponder } from "ponder:registry";
+`,
+  );
+  fs.writeFileSync(
+    path.join(appDir, 'src', 'index.ts'),
+    `import { ponder } from "ponder:registry";
 import { transfer } from "ponder:schema";
 ponder.on("Token:Transfer", async ({ event, context }) => {
   await context.db.insert(transfer).values({ id: event.id, token: event.log.address, from: event.args.from, to: event.args.to, amount: event.args.value, block: event.block.number });
 });
-`);
-  fs.writeFileSync(path.join(appDir, 'src', 'api', 'index.ts'), `import { db } from "ponder:api";
+`,
+  );
+  fs.writeFileSync(
+    path.join(appDir, 'src', 'api', 'index.ts'),
+    `import { db } from "ponder:api";
 import schema from "ponder:schema";
 import { Hono } from "hono";
 import { graphql } from "ponder";
 const app = new Hono();
 app.use("/graphql", graphql({ db, schema }));
 export default app;
-`);
+`,
+  );
 }
 
 async function runPonder(ctx: BenchContext, ponderDir: string, url: string, contracts: Hex[], from: number, to: number): Promise<{ seconds: number; indexed: number } | { skip: string }> {
@@ -169,11 +194,17 @@ async function runPonder(ctx: BenchContext, ponderDir: string, url: string, cont
   const bin = path.join(ponderDir, 'node_modules', 'ponder', 'dist', 'esm', 'bin', 'ponder.js');
   const t0 = performance.now();
   const child = spawn(process.execPath, [bin, 'start', '--schema', 'bench', '--port', String(port), '--hostname', '127.0.0.1'], {
-    cwd: appDir, env: { ...process.env, PONDER_TELEMETRY_DISABLED: 'true', PONDER_LOG_LEVEL: 'warn', NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: appDir,
+    env: { ...process.env, PONDER_TELEMETRY_DISABLED: 'true', PONDER_LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   try {
     for (;;) {
       if (child.exitCode !== null) return { skip: `ponder start exited (${child.exitCode}): ${output.slice(-600)}` };
@@ -187,7 +218,11 @@ async function runPonder(ctx: BenchContext, ponderDir: string, url: string, cont
       await new Promise((r) => setTimeout(r, 200));
     }
     const seconds = (performance.now() - t0) / 1000;
-    const res = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ transfers(limit: 1) { totalCount } }' }) });
+    const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ transfers(limit: 1) { totalCount } }' }),
+    });
     const body = (await res.json()) as { data?: { transfers?: { totalCount?: number } } };
     return { seconds, indexed: body.data?.transfers?.totalCount ?? -1 };
   } finally {
@@ -234,9 +269,15 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         baseline: 'eth_getLogs of the same range in 100-block requests, fetch + JSON.parse only (fastest of 1 and 4 in flight, each run twice)',
         target: '>= 0.5',
         measured: {
-          chainq_s: round(s.seconds), chainq_events_per_s: Math.round(events / s.seconds),
-          sweep_sequential_s: round(sequential.seconds), sweep_parallel_s: round(parallel.seconds), sweep_events_per_s: Math.round(sweepRate),
-          batches: s.batches, http_requests: s.rpc.httpRequests, rpc_calls: s.rpc.calls, work: what,
+          chainq_s: round(s.seconds),
+          chainq_events_per_s: Math.round(events / s.seconds),
+          sweep_sequential_s: round(sequential.seconds),
+          sweep_parallel_s: round(parallel.seconds),
+          sweep_events_per_s: Math.round(sweepRate),
+          batches: s.batches,
+          http_requests: s.rpc.httpRequests,
+          rpc_calls: s.rpc.calls,
+          work: what,
         },
       });
     }
@@ -244,7 +285,25 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     // As an operator runs it: the CLI from start to exit, for the comparison with Ponder's start to ready.
     const cliDir = path.join(ctx.workDir, 'chainq-cli');
     const t0 = performance.now();
-    const cli = await runCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--from', String(from), '--to', String(to), '--confirmations', '0', '--only', 'erc20', '--data', cliDir, '--log']);
+    const cli = await runCli([
+      'ingest',
+      'evm',
+      '--network',
+      'ETH',
+      '--rpc',
+      anvil.url,
+      '--from',
+      String(from),
+      '--to',
+      String(to),
+      '--confirmations',
+      '0',
+      '--only',
+      'erc20',
+      '--data',
+      cliDir,
+      '--log',
+    ]);
     const cliSeconds = (performance.now() - t0) / 1000;
     if (cli.code !== 0) throw new Error(`chainq ingest failed: ${cli.stderr.slice(-500)}`);
 
@@ -263,8 +322,11 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         baseline: `ponder@${PONDER_VERSION} start, PGlite, one insert per Transfer, installed in bench/work/_ponder`,
         target: '>= 10',
         measured: {
-          chainq_cli_s: round(cliSeconds), chainq_cli_events_per_s: Math.round(events / cliSeconds),
-          ponder_s: round(result.seconds), ponder_events_per_s: Math.round(events / result.seconds), ponder_indexed: result.indexed,
+          chainq_cli_s: round(cliSeconds),
+          chainq_cli_events_per_s: Math.round(events / cliSeconds),
+          ponder_s: round(result.seconds),
+          ponder_events_per_s: Math.round(events / result.seconds),
+          ponder_indexed: result.indexed,
         },
       });
     }

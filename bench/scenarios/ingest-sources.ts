@@ -50,7 +50,16 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     const store = await createStore({ dataDir: path.join(ctx.workDir, 'venue_a'), threads: 2 });
     let rows = 0;
     const measured = await seconds(async () => {
-      const s = await ingestVenueA({ store, archive: server.url, tokens: ['BTC'], kinds: ['trades'], since: day, until: day + fx.DAY, http: { retry: { retries: 2, baseDelayMs: 100, maxDelayMs: 1000 } }, now: day + 2 * fx.DAY });
+      const s = await ingestVenueA({
+        store,
+        archive: server.url,
+        tokens: ['BTC'],
+        kinds: ['trades'],
+        since: day,
+        until: day + fx.DAY,
+        http: { retry: { retries: 2, baseDelayMs: 100, maxDelayMs: 1000 } },
+        now: day + 2 * fx.DAY,
+      });
       rows = s.rows;
     });
     await store.close();
@@ -97,8 +106,8 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         },
       ],
       notes: [
-        'Sources are local HTTP servers in the same process, so network time is near zero: the ratios show the adapters\' own cost.',
-        'The Tron baseline asks for every block\'s transaction info; the adapter skips blocks without contract calls.',
+        "Sources are local HTTP servers in the same process, so network time is near zero: the ratios show the adapters' own cost.",
+        "The Tron baseline asks for every block's transaction info; the adapter skips blocks without contract calls.",
       ],
     };
   } finally {

@@ -34,7 +34,12 @@ const MIX: readonly { kind: string; url: string }[] = [
   { kind: 'discovery', url: '/v1/protocols' },
 ];
 
-interface Sample { readonly kind: string; readonly ms: number; readonly bytes: number; readonly status: number }
+interface Sample {
+  readonly kind: string;
+  readonly ms: number;
+  readonly bytes: number;
+  readonly status: number;
+}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
 
@@ -42,11 +47,15 @@ function get(base: string, url: string, key: string): Promise<{ ms: number; byte
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     let bytes = 0;
-    http.get(`${base}${url}`, { headers: { 'x-api-key': key }, agent }, (res) => {
-      res.on('data', (c: Buffer) => { bytes += c.length; });
-      res.on('end', () => resolve({ ms: performance.now() - t0, bytes, status: res.statusCode ?? 0 }));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(`${base}${url}`, { headers: { 'x-api-key': key }, agent }, (res) => {
+        res.on('data', (c: Buffer) => {
+          bytes += c.length;
+        });
+        res.on('end', () => resolve({ ms: performance.now() - t0, bytes, status: res.statusCode ?? 0 }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 
@@ -66,13 +75,15 @@ async function mixedLoad(server: ServerProcess, key: string): Promise<{ samples:
   const samples: Sample[] = [];
   const t0 = performance.now();
   const end = t0 + LOAD_SECONDS * 1000;
-  await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
-    for (let i = client; performance.now() < end; i++) {
-      const { kind, url } = MIX[i % MIX.length]!;
-      const r = await get(server.url, url, key);
-      samples.push({ kind, ...r });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, client) => {
+      for (let i = client; performance.now() < end; i++) {
+        const { kind, url } = MIX[i % MIX.length]!;
+        const r = await get(server.url, url, key);
+        samples.push({ kind, ...r });
+      }
+    }),
+  );
   return { samples, seconds: (performance.now() - t0) / 1000 };
 }
 
@@ -90,7 +101,11 @@ const round = (o: Record<string, number>) => Object.fromEntries(Object.entries(o
 export default async function run(ctx: BenchContext): Promise<BenchResult> {
   const dataDir = path.join(ctx.workDir, 'data');
   ctx.log('loading the demo (scale 1, 2 days) and timing the engine alone on the small query');
-  const engine = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', path.join(ctx.root, 'bench/lib/latencyPrepare.ts'), dataDir, SMALL, String(QUIET_RUNS)], { encoding: 'utf8' })) as { p50: number; bytes: number; sql: string };
+  const engine = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', path.join(ctx.root, 'bench/lib/latencyPrepare.ts'), dataDir, SMALL, String(QUIET_RUNS)], { encoding: 'utf8' })) as {
+    p50: number;
+    bytes: number;
+    sql: string;
+  };
   const key = createKeyCli(ctx.root, dataDir);
 
   const phases: Record<'lanes' | 'no_lanes', { quiet: number[]; load: ReturnType<typeof summary> }> = {} as never;

@@ -38,7 +38,8 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
   const store = await createStore({ dataDir });
   try {
     await store.transaction(async (tx) => {
-      for (const t of ['evm_erc20_transfer', 'evm_native_transfer', 'evm_dex_v3_swap', 'evm_dex_v3_deposit', 'evm_dex_v3_withdraw', 'evm_dex_v3_collect']) await tx.run(`DELETE FROM ${t} WHERE network = 'ETH'`);
+      for (const t of ['evm_erc20_transfer', 'evm_native_transfer', 'evm_dex_v3_swap', 'evm_dex_v3_deposit', 'evm_dex_v3_withdraw', 'evm_dex_v3_collect'])
+        await tx.run(`DELETE FROM ${t} WHERE network = 'ETH'`);
       await tx.run(`DELETE FROM blocks WHERE network = 'ETH'`);
       await tx.run(`DELETE FROM coverage WHERE scope = 'ETH'`);
     });
@@ -91,8 +92,26 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       }
     })();
     const start = Number(BigInt(await anvil.rpc<Hex>('eth_blockNumber')));
-    const follower = spawnCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--follow', '--from', String(start), '--confirmations', '0',
-      '--poll-interval', '0.2', '--only', 'erc20', '--data', dataDir, '--log']);
+    const follower = spawnCli([
+      'ingest',
+      'evm',
+      '--network',
+      'ETH',
+      '--rpc',
+      anvil.url,
+      '--follow',
+      '--from',
+      String(start),
+      '--confirmations',
+      '0',
+      '--poll-interval',
+      '0.2',
+      '--only',
+      'erc20',
+      '--data',
+      dataDir,
+      '--log',
+    ]);
     await follower.waitFor((l) => l.event === 'caught_up', 60_000);
     ctx.log('loaded phase');
     const t0 = performance.now();
@@ -114,21 +133,46 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     const l50 = quantile(loaded, 0.5);
     const l99 = quantile(loaded, 0.99);
     const measured = {
-      quiet_p50_ms: +q50.toFixed(2), quiet_p99_ms: +q99.toFixed(2), quiet_requests: quiet.length,
-      loaded_p50_ms: +l50.toFixed(2), loaded_p99_ms: +l99.toFixed(2), loaded_requests: loaded.length,
-      produced_events_per_s: Math.round(produced / seconds), ingested_events_per_s: Math.round(ingested / seconds),
+      quiet_p50_ms: +q50.toFixed(2),
+      quiet_p99_ms: +q99.toFixed(2),
+      quiet_requests: quiet.length,
+      loaded_p50_ms: +l50.toFixed(2),
+      loaded_p99_ms: +l99.toFixed(2),
+      loaded_requests: loaded.length,
+      produced_events_per_s: Math.round(produced / seconds),
+      ingested_events_per_s: Math.round(ingested / seconds),
       lag_blocks_at_end: head - newest,
     };
     return {
       scenario: 'live-follow',
       figures: [
-        { name: 'small query p50 while following ≥2,000 events/s', ratio: l50 / q50, ratio_meaning: 'loaded p50 / quiet p50', baseline: 'the same queries on the same server, no ingestion', target: '<= 2', measured },
-        { name: 'small query p99 while following ≥2,000 events/s', ratio: l99 / q99, ratio_meaning: 'loaded p99 / quiet p99', baseline: 'the same queries on the same server, no ingestion', target: '<= 2', measured },
-        { name: 'follow job keeps up', ratio: ingested / Math.max(1, produced), ratio_meaning: 'events ingested / events produced during the loaded phase', baseline: 'events the producer sent', measured },
+        {
+          name: 'small query p50 while following ≥2,000 events/s',
+          ratio: l50 / q50,
+          ratio_meaning: 'loaded p50 / quiet p50',
+          baseline: 'the same queries on the same server, no ingestion',
+          target: '<= 2',
+          measured,
+        },
+        {
+          name: 'small query p99 while following ≥2,000 events/s',
+          ratio: l99 / q99,
+          ratio_meaning: 'loaded p99 / quiet p99',
+          baseline: 'the same queries on the same server, no ingestion',
+          target: '<= 2',
+          measured,
+        },
+        {
+          name: 'follow job keeps up',
+          ratio: ingested / Math.max(1, produced),
+          ratio_meaning: 'events ingested / events produced during the loaded phase',
+          baseline: 'events the producer sent',
+          measured,
+        },
       ],
       notes: [
         `The follow job runs inside the server (sent there by \`chainq ingest evm --follow\`), with --only erc20 and --confirmations 0; the producer sends ${TX_PER_SECOND} transactions a second of ${LOGS_PER_TX} Transfer events each to anvil (automine).`,
-        'The small queries read the demo\'s ARB transfers; the demo\'s ETH data is removed first, since the job writes ETH from anvil\'s own chain.',
+        "The small queries read the demo's ARB transfers; the demo's ETH data is removed first, since the job writes ETH from anvil's own chain.",
       ],
     };
   } finally {

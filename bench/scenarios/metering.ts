@@ -42,23 +42,32 @@ async function load(base: string, target: string, headers: Record<string, string
   const latencies: number[] = [];
   let errors = 0;
   const deadline = Date.now() + ms;
-  const one = () => new Promise<void>((resolve) => {
-    const t0 = performance.now();
-    const req = http.get(url, { agent, headers }, (res) => {
-      res.resume();
-      res.on('end', () => {
-        if (res.statusCode !== 200) errors++;
-        latencies.push(performance.now() - t0);
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const t0 = performance.now();
+      const req = http.get(url, { agent, headers }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 200) errors++;
+          latencies.push(performance.now() - t0);
+          resolve();
+        });
+        res.on('error', () => {
+          errors++;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
         resolve();
       });
-      res.on('error', () => { errors++; resolve(); });
     });
-    req.on('error', () => { errors++; resolve(); });
-  });
   const t0 = Date.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (Date.now() < deadline) await one();
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (Date.now() < deadline) await one();
+    }),
+  );
   const seconds = (Date.now() - t0) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
@@ -71,14 +80,16 @@ async function meterOps(backend: MeterBackend, ms: number): Promise<number> {
   const meter = createMeter({ backend, plans: parsePlans(JSON.stringify({ plans: { bench: { requests_per_minute: 1_000_000_000, monthly_blocks: 1_000_000_000_000 } } })) });
   let n = 0;
   const t0 = Date.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, async (_, i) => {
-    while (Date.now() - t0 < ms) {
-      const state = await meter.admit({ id: `bench-${i % 8}`, plan: 'bench' });
-      if (!(await meter.reserve(state, 100))) throw new Error('refused');
-      await meter.commit(state);
-      n++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, i) => {
+      while (Date.now() - t0 < ms) {
+        const state = await meter.admit({ id: `bench-${i % 8}`, plan: 'bench' });
+        if (!(await meter.reserve(state, 100))) throw new Error('refused');
+        await meter.commit(state);
+        n++;
+      }
+    }),
+  );
   return Math.round(n / ((Date.now() - t0) / 1000));
 }
 
@@ -100,7 +111,9 @@ function waitFor(proc: ChildProcess, pattern: RegExp, what: string): Promise<Reg
       if (m) resolve(m);
     };
     proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    proc.stderr!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     proc.once('exit', () => reject(new Error(`${what} exited:\n${out}`)));
   });
 }
@@ -139,7 +152,11 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       const base = (await waitFor(server, /listening on (http:\/\/\S+)/, 'chainq serve'))[1]!;
       const auth = { 'x-api-key': key };
       const results: Record<string, LoadResult> = {};
-      for (const [name, target, headers] of [['healthz', '/healthz', {}], ['small_query', SMALL_QUERY, auth], ['discovery', DISCOVERY, auth]] as const) {
+      for (const [name, target, headers] of [
+        ['healthz', '/healthz', {}],
+        ['small_query', SMALL_QUERY, auth],
+        ['discovery', DISCOVERY, auth],
+      ] as const) {
         await load(base, target, headers, WARMUP_MS);
         results[name] = await load(base, target, headers, MEASURE_MS);
         ctx.log(`${mode} ${name}: ${results[name]!.rps} req/s, p99 ${results[name]!.p99_ms} ms, ${results[name]!.errors} errors`);

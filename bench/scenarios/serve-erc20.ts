@@ -23,7 +23,12 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
 
   ctx.log(`generating demo at scale ${SCALE} and timing the engine alone`);
   const urls = FORMATS.map((f) => `${query(f)}${tokens}`);
-  const prepared = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', path.join(ctx.root, 'bench/lib/serveErc20Prepare.ts'), dataDir, ctx.workDir, String(SCALE), '1.4', String(RUNS), ...urls], { encoding: 'utf8', maxBuffer: 1 << 26 })) as Record<string, { ms: number; rows: number; sql: string }>;
+  const prepared = JSON.parse(
+    execFileSync(process.execPath, ['--import', 'tsx', path.join(ctx.root, 'bench/lib/serveErc20Prepare.ts'), dataDir, ctx.workDir, String(SCALE), '1.4', String(RUNS), ...urls], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    }),
+  ) as Record<string, { ms: number; rows: number; sql: string }>;
   const baseline: Record<string, number> = {};
   const rows: Record<string, number> = {};
   for (const format of FORMATS) {
@@ -39,7 +44,9 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
   try {
     const idle = rssOf(server.pid);
     let peakWhileStreaming = 0;
-    const sampler = setInterval(() => { peakWhileStreaming = Math.max(peakWhileStreaming, rssOf(server.pid).nowMiB); }, 20);
+    const sampler = setInterval(() => {
+      peakWhileStreaming = Math.max(peakWhileStreaming, rssOf(server.pid).nowMiB);
+    }, 20);
     for (const format of FORMATS) {
       await timedGet(`${server.url}${query(format)}${tokens}`, { 'x-api-key': key }); // warm-up
       const timings = [];
@@ -59,7 +66,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         name: `time to first byte, ${format}`,
         ratio: ttfb / total,
         ratio_meaning: 'time to first byte / total response time (lower = streams sooner)',
-        baseline: 'the same response\'s total time',
+        baseline: "the same response's total time",
         measured: { ttfb_ms: Math.round(ttfb), total_ms: Math.round(total) },
       });
     }
@@ -84,10 +91,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
   return {
     scenario: 'serve-erc20',
     figures,
-    notes: [
-      `demo scale ${SCALE}; query: ${query('<format>')}${tokens}; median of ${RUNS} runs after a warm-up`,
-      `SQL: ${prepared.csv!.sql}`,
-    ],
+    notes: [`demo scale ${SCALE}; query: ${query('<format>')}${tokens}; median of ${RUNS} runs after a warm-up`, `SQL: ${prepared.csv!.sql}`],
   };
 }
 
@@ -127,20 +131,31 @@ async function postgresFigure(ctx: BenchContext, rowsFile: string, start: number
   const pgDir = path.join(ctx.workDir, 'pg');
   fs.mkdirSync(pgDir, { recursive: true });
   const asRoot = process.getuid?.() === 0;
-  const wrap = (cmd: string, args: string[]) => (asRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] as const : [cmd, args] as const);
+  const wrap = (cmd: string, args: string[]) => (asRoot ? (['runuser', ['-u', 'postgres', '--', cmd, ...args]] as const) : ([cmd, args] as const));
   if (asRoot) execFileSync('chown', ['-R', 'postgres', pgDir, path.dirname(rowsFile)]);
   fs.chmodSync(rowsFile, 0o644);
   const port = String(55_000 + Math.floor(Math.random() * 5000));
-  const run = (cmd: string, args: string[]) => { const [c, a] = wrap(cmd, args); return execFileSync(c, [...a], { encoding: 'utf8' }); };
+  const run = (cmd: string, args: string[]) => {
+    const [c, a] = wrap(cmd, args);
+    return execFileSync(c, [...a], { encoding: 'utf8' });
+  };
   run(path.join(bin, 'initdb'), ['-D', path.join(pgDir, 'db'), '-A', 'trust', '-U', 'postgres']);
   const [c, a] = wrap(path.join(bin, 'postgres'), ['-D', path.join(pgDir, 'db'), '-p', port, '-k', pgDir, '-c', 'listen_addresses=']);
   const pg = spawn(c, [...a], { stdio: 'ignore' });
   try {
-    const psql = (sql: string) => execFileSync('psql', ['-h', pgDir, '-p', port, '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qAt', '-c', sql], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const psql = (sql: string) =>
+      execFileSync('psql', ['-h', pgDir, '-p', port, '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qAt', '-c', sql], { encoding: 'utf8', maxBuffer: 1 << 30 });
     for (let i = 0; i < 50; i++) {
-      try { psql('SELECT 1'); break; } catch { await new Promise((r) => setTimeout(r, 200)); }
+      try {
+        psql('SELECT 1');
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 200));
+      }
     }
-    psql(`CREATE TABLE evm_erc20_transfer (network text, block_number bigint, log_index int, time timestamp, tx_hash text, token_address text, token text, sender text, receiver text, amount double precision)`);
+    psql(
+      `CREATE TABLE evm_erc20_transfer (network text, block_number bigint, log_index int, time timestamp, tx_hash text, token_address text, token text, sender text, receiver text, amount double precision)`,
+    );
     psql(`COPY evm_erc20_transfer FROM '${rowsFile}' WITH (FORMAT csv, HEADER true)`);
     psql(`CREATE INDEX ON evm_erc20_transfer (network, block_number); ANALYZE evm_erc20_transfer`);
     const sql = `COPY (SELECT block_number, token, sender, receiver, amount, to_char(time, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS time FROM evm_erc20_transfer WHERE network = 'ETH' AND block_number BETWEEN ${start} AND ${start + 10_000} AND token_address = '0xdac17f958d2ee523a2206206994597c13d831ec7' ORDER BY block_number, log_index) TO STDOUT WITH CSV HEADER`;

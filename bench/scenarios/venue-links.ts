@@ -45,7 +45,9 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
 
   const trades = '/v1/exchange/venue_a/raw_trades?token=BTC&since=2025-12-01&until=2025-12-02';
   let bytes = 0;
-  const direct = await median(async () => { bytes = (await get(trades)).rawPayload.length; });
+  const direct = await median(async () => {
+    bytes = (await get(trades)).rawPayload.length;
+  });
   const link = await median(async () => {
     const { url } = JSON.parse((await get(`${trades}&link=true`)).body) as { url: string };
     const r = await app.inject({ method: 'GET', url: new URL(url).pathname });
@@ -54,8 +56,12 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
 
   const minutes = '/v1/exchange/venue_a/ohlcv?token=BTC&since=2025-12-01&until=2025-12-03&window=1m';
   const hours = '/v1/exchange/venue_a/ohlcv?token=BTC&since=2025-12-01&until=2025-12-03&window=1h';
-  const oneMinute = await median(async () => { await get(minutes); });
-  const oneHour = await median(async () => { await get(hours); });
+  const oneMinute = await median(async () => {
+    await get(minutes);
+  });
+  const oneHour = await median(async () => {
+    await get(hours);
+  });
 
   await app.close();
   await store.close();

@@ -30,7 +30,7 @@ export const USAGE_CHARGES_MAX = 50;
 export const usageEndpoint: AccountEndpoint = {
   id: 'account/usage',
   path: '/v1/usage',
-  summary: 'The calling key\'s plan, limits, blocks used and left this month, when the budget resets, and its latest charges. Free; counts against the per-minute limit.',
+  summary: "The calling key's plan, limits, blocks used and left this month, when the budget resets, and its latest charges. Free; counts against the per-minute limit.",
   params: {
     charges: {
       type: 'integer',
@@ -40,18 +40,30 @@ export const usageEndpoint: AccountEndpoint = {
     },
   },
   fields: [
-    { name: 'plan', type: 'string', description: 'Name of the key\'s plan.' },
+    { name: 'plan', type: 'string', description: "Name of the key's plan." },
     { name: 'requests_per_minute', type: 'integer', nullable: true, description: 'Per-minute request limit; null when the plan has none.' },
     { name: 'monthly_blocks', type: 'integer', nullable: true, description: 'Monthly block budget; null when the plan has none.' },
-    { name: 'concurrent_requests', type: 'integer', nullable: true, description: 'Requests of the key that may be in flight at once on one server (streaming included); one more answers 429 rate_limited with Retry-After: 1. Null when the plan has no such limit.' },
+    {
+      name: 'concurrent_requests',
+      type: 'integer',
+      nullable: true,
+      description: 'Requests of the key that may be in flight at once on one server (streaming included); one more answers 429 rate_limited with Retry-After: 1. Null when the plan has no such limit.',
+    },
     { name: 'month', type: 'string', description: 'The budget month, YYYY-MM (UTC).' },
     { name: 'blocks_used', type: 'integer', description: 'Blocks charged to the key this month.' },
-    { name: 'blocks_left', type: 'integer', nullable: true, description: 'Blocks left this month: the budget less blocks charged and blocks held by requests still streaming (X-RateLimit-Remaining). Null when the plan has no budget.' },
+    {
+      name: 'blocks_left',
+      type: 'integer',
+      nullable: true,
+      description: 'Blocks left this month: the budget less blocks charged and blocks held by requests still streaming (X-RateLimit-Remaining). Null when the plan has no budget.',
+    },
     { name: 'requests_charged', type: 'integer', description: 'Requests charged to the key this month.' },
     { name: 'requests_this_minute', type: 'integer', description: 'Requests counted in the current one-minute window, this one included (0 when the plan has no per-minute limit).' },
     { name: 'resets_at', type: 'string', description: 'When the monthly budget resets: 00:00 UTC on the first day of next month (ISO 8601).' },
     {
-      name: 'last_charges', type: 'object[]', description: 'The latest charges of this month, newest first.',
+      name: 'last_charges',
+      type: 'object[]',
+      description: 'The latest charges of this month, newest first.',
       items: [
         { name: 'request_id', type: 'string', description: 'The X-Request-Id of the charged request.' },
         { name: 'endpoint', type: 'string', nullable: true, description: 'The route charged, without its query string.' },

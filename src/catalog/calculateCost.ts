@@ -18,7 +18,8 @@ export const CALCULATE_COST_BODY = {
   properties: {
     query: {
       type: 'string',
-      description: 'The path and query string of the data request to price, e.g. /v1/evm/erc20/events/transfer?network=ARB&token=USDC&block_start=405000100&block_end=405010100; an absolute URL is accepted.',
+      description:
+        'The path and query string of the data request to price, e.g. /v1/evm/erc20/events/transfer?network=ARB&token=USDC&block_start=405000100&block_end=405010100; an absolute URL is accepted.',
     },
   },
 } as const;

@@ -14,9 +14,7 @@ export const CHAIN_FORMATS: readonly Format[] = FORMAT_NAMES;
 /** Parameters of every EVM, Tron and Bitcoin event endpoint. */
 export function chainRangeParams(networks: readonly string[] | null): Params {
   return {
-    ...(networks
-      ? { network: { type: 'string', required: true, case: 'upper', enum: networks, description: 'Network code, case-insensitive.' } }
-      : {}),
+    ...(networks ? { network: { type: 'string', required: true, case: 'upper', enum: networks, description: 'Network code, case-insensitive.' } } : {}),
     block_start: { type: 'integer', minimum: 0, description: 'First block, inclusive. Give block_start with block_end, or since with until.' },
     block_end: { type: 'integer', minimum: 0, description: 'Last block, inclusive.' },
     since: { type: 'string', description: 'Start time, inclusive: Unix seconds, ISO 8601, or a bare date (midnight UTC).' },
@@ -47,11 +45,14 @@ export const addressFilterParams: Params = {
 export function tokenListParams(one: string): Params {
   return {
     token: {
-      type: 'string', required: true, list: true,
+      type: 'string',
+      required: true,
+      list: true,
       description: `${one} Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart.`,
     },
     ignore_unknown_tokens: {
-      type: 'boolean', default: false,
+      type: 'boolean',
+      default: false,
       description: 'Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known.',
     },
   };

@@ -28,16 +28,30 @@ const inlineLimit = (): RangeLimit => ({ blocks: 10_000, seconds: SECONDS_PER_DA
 
 export const FORMATS = {
   json: {
-    mediaType: 'application/json', contentType: 'application/json; charset=utf-8', extension: 'json',
-    envelope: true, link: false, binary: false, rangeLimit: inlineLimit,
+    mediaType: 'application/json',
+    contentType: 'application/json; charset=utf-8',
+    extension: 'json',
+    envelope: true,
+    link: false,
+    binary: false,
+    rangeLimit: inlineLimit,
   },
   csv: {
-    mediaType: 'text/csv', contentType: 'text/csv; charset=utf-8', extension: 'csv',
-    envelope: false, link: true, binary: false, rangeLimit: inlineLimit,
+    mediaType: 'text/csv',
+    contentType: 'text/csv; charset=utf-8',
+    extension: 'csv',
+    envelope: false,
+    link: true,
+    binary: false,
+    rangeLimit: inlineLimit,
   },
   parquet: {
-    mediaType: 'application/vnd.apache.parquet', contentType: 'application/vnd.apache.parquet', extension: 'parquet',
-    envelope: false, link: true, binary: true,
+    mediaType: 'application/vnd.apache.parquet',
+    contentType: 'application/vnd.apache.parquet',
+    extension: 'parquet',
+    envelope: false,
+    link: true,
+    binary: true,
     rangeLimit: (network: string): RangeLimit => ({ blocks: network === 'ARB' ? 1_000_000 : 100_000, seconds: 7 * SECONDS_PER_DAY }),
   },
 } as const satisfies Readonly<Record<Format, FormatInfo>>;

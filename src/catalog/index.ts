@@ -13,16 +13,7 @@ import { venueAEndpoints } from './venues/venue_a.ts';
 import { venueBEndpoints } from './venues/venue_b.ts';
 import type { ChainEndpoint, Endpoint, VenueEndpoint } from './types.ts';
 
-export const chainEndpoints: readonly ChainEndpoint[] = [
-  erc20Transfer,
-  nativeTransfer,
-  ...lendingEndpoints,
-  ...dexEndpoints,
-  ...stakingEndpoints,
-  tronTrc20Transfer,
-  tronNativeTransfer,
-  btcTransfer,
-];
+export const chainEndpoints: readonly ChainEndpoint[] = [erc20Transfer, nativeTransfer, ...lendingEndpoints, ...dexEndpoints, ...stakingEndpoints, tronTrc20Transfer, tronNativeTransfer, btcTransfer];
 
 export const venueEndpoints: readonly VenueEndpoint[] = [...venueAEndpoints, ...venueBEndpoints];
 

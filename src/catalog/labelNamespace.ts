@@ -11,7 +11,7 @@ export function walletNamespaceParams(e: Endpoint): Params {
   return {
     wallet_namespace: {
       type: 'string',
-      description: 'One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key\'s namespace is 404.',
+      description: "One of your label namespaces (PUT /v1/labels/{namespace}): the label and category filters then also match its labels. Another key's namespace is 404.",
     },
   };
 }

@@ -12,13 +12,17 @@ export function acceptsLink(e: Endpoint): boolean {
 
 export function linkParams(e: Endpoint): Params {
   if (!acceptsLink(e)) return {};
-  const files = e.formats.filter(isLinkFormat).map((f) => `format=${f}`).join(' or ');
+  const files = e.formats
+    .filter(isLinkFormat)
+    .map((f) => `format=${f}`)
+    .join(' or ');
   return {
     link: {
       type: 'boolean',
       default: false,
-      description: 'Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. '
-        + `The URL needs no API key and expires (1 hour by default). Needs ${files}.`,
+      description:
+        'Write the result to storage and answer {status, url, expires_at, format, rows, bytes, sha256} instead of the data. ' +
+        `The URL needs no API key and expires (1 hour by default). Needs ${files}.`,
     },
   };
 }

@@ -14,8 +14,14 @@ export interface NetworkInfo {
   readonly costDiscount: number;
 }
 
-const net = (code: string, name: string, chainId: number | null, blocksPerDay: number, nativeSymbol: string, costDiscount = 1): NetworkInfo =>
-  ({ code, name, chainId, blocksPerDay, nativeSymbol, costDiscount });
+const net = (code: string, name: string, chainId: number | null, blocksPerDay: number, nativeSymbol: string, costDiscount = 1): NetworkInfo => ({
+  code,
+  name,
+  chainId,
+  blocksPerDay,
+  nativeSymbol,
+  costDiscount,
+});
 
 export const NETWORKS = {
   ETH: net('ETH', 'Ethereum', 1, 7_200, 'ETH'),

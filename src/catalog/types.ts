@@ -61,8 +61,7 @@ export interface OutputColumn {
  * its own (DuckDB `BIGNUM`, ClickHouse `UInt256`…). Raw on-chain integers are
  * `uint256`/`int256` and must be kept exact.
  */
-export type StoredType =
-  | 'string' | 'boolean' | 'uint8' | 'int32' | 'int64' | 'uint64' | 'float64' | 'timestamp' | 'uint256' | 'int256';
+export type StoredType = 'string' | 'boolean' | 'uint8' | 'int32' | 'int64' | 'uint64' | 'float64' | 'timestamp' | 'uint256' | 'int256';
 
 /** A stored column. */
 export interface StoredColumn {
@@ -96,9 +95,7 @@ export interface RangeLimit {
   readonly seconds: number;
 }
 
-export type CostClass =
-  | { readonly kind: 'blocks' }
-  | { readonly kind: 'days'; readonly perDay: number; readonly minimum: number };
+export type CostClass = { readonly kind: 'blocks' } | { readonly kind: 'days'; readonly perDay: number; readonly minimum: number };
 
 export type Aggregation = 'sum' | 'mean';
 

@@ -11,7 +11,8 @@ interface CopyOptions {
 }
 
 export function registerCopy(program: Command): void {
-  program.command('copy')
+  program
+    .command('copy')
     .description('copy a DuckDB store into ClickHouse, part by part; run it again to resume; rows are then counted per dataset and network on both sides')
     .requiredOption('--from <target>', 'the store to read: duckdb:DIR (opened read-only; stop its server first)')
     .requiredOption('--to <target>', 'the store to fill: chdb:DIR or clickhouse://user:password@host:8123/database')

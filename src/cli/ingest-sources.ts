@@ -36,14 +36,22 @@ const nonNegativeInt = (v: string): number => {
   return n;
 };
 
-const list = <T extends string>(allowed: readonly T[], what: string) => (v: string): T[] => {
-  const items = v.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const i of items) if (!allowed.includes(i as T)) throw new Error(`unknown ${what} '${i}'; expected ${allowed.join(', ')}`);
-  return items as T[];
-};
+const list =
+  <T extends string>(allowed: readonly T[], what: string) =>
+  (v: string): T[] => {
+    const items = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const i of items) if (!allowed.includes(i as T)) throw new Error(`unknown ${what} '${i}'; expected ${allowed.join(', ')}`);
+    return items as T[];
+  };
 
 const tokens = (v: string): string[] => {
-  const out = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const out = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const t of out) if (!/^[A-Za-z0-9]{1,20}$/.test(t)) throw new Error(`not a token symbol: '${t}'`);
   return out;
 };
@@ -72,10 +80,18 @@ async function runIngest(opts: CommonOptions & { detach?: boolean }, label: stri
   const show = (m: JobMessage) => {
     if (m.type !== 'progress') return;
     switch (m.call) {
-      case 'start': progress.start(m.label, m.total); break;
-      case 'advance': progress.advance(m.n, m.unit); break;
-      case 'note': progress.note(m.message); break;
-      case 'stop': progress.stop(); break;
+      case 'start':
+        progress.start(m.label, m.total);
+        break;
+      case 'advance':
+        progress.advance(m.n, m.unit);
+        break;
+      case 'note':
+        progress.note(m.message);
+        break;
+      case 'stop':
+        progress.stop();
+        break;
     }
   };
   const end = await runIngestJob({ data: opts.data, store: opts.store, detach: opts.detach ?? false }, spec, show, (text: string) => progress.note(text));
@@ -110,77 +126,129 @@ const httpSpec = (opts: CommonOptions) => ({ retries: opts.retries, retryDelay: 
 export function registerIngestSources(program: Command): void {
   const ingest = ingestGroup(program);
 
-  withCommon(ingest.command('venue_a')
-    .description('venue_a USDT-margined futures from its public data archive: trades, 1m klines, book depth, metrics, funding')
-    .requiredOption('--token <list>', 'token symbols, comma-separated (BTC,ETH); the market is <TOKEN><quote>', tokens)
-    .requiredOption('--since <time>', 'first day (inclusive): YYYY-MM-DD, ISO 8601 or Unix seconds', time)
-    .requiredOption('--until <time>', 'end (exclusive)', time)
-    .option('--archive-url <url|dir>', 'archive base URL, or a local directory in the same layout', process.env.CHAINQ_VENUE_A_ARCHIVE ?? VENUE_A_DEFAULT_ARCHIVE)
-    .option('--kinds <list>', `files to load: ${VENUE_A_KINDS.join(',')}`, list(VENUE_A_KINDS, 'kind'))
-    .option('--quote <asset>', 'quote asset of the markets', 'USDT')
-    .option('--concurrency <n>', 'files downloaded at once', positiveNumber, 4)
-    .option('--force', 're-ingest files that are already ingested')
-    .option('--refresh', 'for files already ingested, re-ingest those whose archive checksum changed'))
-    .action(async (opts: CommonOptions & { token: string[]; since: number; until: number; archiveUrl: string; kinds?: VenueAKind[]; quote: string; concurrency: number; force?: boolean; refresh?: boolean }) => {
+  withCommon(
+    ingest
+      .command('venue_a')
+      .description('venue_a USDT-margined futures from its public data archive: trades, 1m klines, book depth, metrics, funding')
+      .requiredOption('--token <list>', 'token symbols, comma-separated (BTC,ETH); the market is <TOKEN><quote>', tokens)
+      .requiredOption('--since <time>', 'first day (inclusive): YYYY-MM-DD, ISO 8601 or Unix seconds', time)
+      .requiredOption('--until <time>', 'end (exclusive)', time)
+      .option('--archive-url <url|dir>', 'archive base URL, or a local directory in the same layout', process.env.CHAINQ_VENUE_A_ARCHIVE ?? VENUE_A_DEFAULT_ARCHIVE)
+      .option('--kinds <list>', `files to load: ${VENUE_A_KINDS.join(',')}`, list(VENUE_A_KINDS, 'kind'))
+      .option('--quote <asset>', 'quote asset of the markets', 'USDT')
+      .option('--concurrency <n>', 'files downloaded at once', positiveNumber, 4)
+      .option('--force', 're-ingest files that are already ingested')
+      .option('--refresh', 'for files already ingested, re-ingest those whose archive checksum changed'),
+  ).action(
+    async (
+      opts: CommonOptions & { token: string[]; since: number; until: number; archiveUrl: string; kinds?: VenueAKind[]; quote: string; concurrency: number; force?: boolean; refresh?: boolean },
+    ) => {
       await runIngest(opts, 'venue_a', 'file', {
-        source: 'venue_a', token: opts.token, since: opts.since, until: opts.until, archiveUrl: absoluteSource(opts.archiveUrl), quote: opts.quote, concurrency: opts.concurrency,
-        ...defined({ kinds: opts.kinds, force: opts.force, refresh: opts.refresh }), ...httpSpec(opts),
+        source: 'venue_a',
+        token: opts.token,
+        since: opts.since,
+        until: opts.until,
+        archiveUrl: absoluteSource(opts.archiveUrl),
+        quote: opts.quote,
+        concurrency: opts.concurrency,
+        ...defined({ kinds: opts.kinds, force: opts.force, refresh: opts.refresh }),
+        ...httpSpec(opts),
       });
-    });
+    },
+  );
 
-  withCommon(ingest.command('venue_b')
-    .description('venue_b perpetuals: fills (and trades, positions derived from them) from node fills files; candles and funding from the info API')
-    .requiredOption('--token <list>', 'coins as the venue spells them, comma-separated (BTC,ETH,kPEPE)', tokens)
-    .requiredOption('--since <time>', 'start (inclusive): YYYY-MM-DD, ISO 8601 or Unix seconds', time)
-    .requiredOption('--until <time>', 'end (exclusive)', time)
-    .option('--source <url|dir>', 'node data root holding node_fills_by_block/hourly/ (a node\'s ~/hl/data, or a mirror of the public bucket)', process.env.CHAINQ_VENUE_B_SOURCE)
-    .option('--info-url <url>', 'info API endpoint', process.env.CHAINQ_VENUE_B_INFO_URL ?? VENUE_B_DEFAULT_INFO_URL)
-    .option('--datasets <list>', `what to load: ${VENUE_B_DATASETS.join(',')} (fills also derives trades and positions)`, list(VENUE_B_DATASETS, 'dataset'))
-    .option('--force', 're-ingest hours and days that are already ingested'))
-    .action(async (opts: CommonOptions & { token: string[]; since: number; until: number; source?: string; infoUrl: string; datasets?: VenueBDataset[]; force?: boolean }) => {
-      await runIngest(opts, 'venue_b', 'unit', {
-        source: 'venue_b', token: opts.token, since: opts.since, until: opts.until, infoUrl: opts.infoUrl,
-        ...defined({ sourceDir: opts.source ? absoluteSource(opts.source) : undefined, datasets: opts.datasets, force: opts.force }), ...httpSpec(opts),
-      });
+  withCommon(
+    ingest
+      .command('venue_b')
+      .description('venue_b perpetuals: fills (and trades, positions derived from them) from node fills files; candles and funding from the info API')
+      .requiredOption('--token <list>', 'coins as the venue spells them, comma-separated (BTC,ETH,kPEPE)', tokens)
+      .requiredOption('--since <time>', 'start (inclusive): YYYY-MM-DD, ISO 8601 or Unix seconds', time)
+      .requiredOption('--until <time>', 'end (exclusive)', time)
+      .option('--source <url|dir>', "node data root holding node_fills_by_block/hourly/ (a node's ~/hl/data, or a mirror of the public bucket)", process.env.CHAINQ_VENUE_B_SOURCE)
+      .option('--info-url <url>', 'info API endpoint', process.env.CHAINQ_VENUE_B_INFO_URL ?? VENUE_B_DEFAULT_INFO_URL)
+      .option('--datasets <list>', `what to load: ${VENUE_B_DATASETS.join(',')} (fills also derives trades and positions)`, list(VENUE_B_DATASETS, 'dataset'))
+      .option('--force', 're-ingest hours and days that are already ingested'),
+  ).action(async (opts: CommonOptions & { token: string[]; since: number; until: number; source?: string; infoUrl: string; datasets?: VenueBDataset[]; force?: boolean }) => {
+    await runIngest(opts, 'venue_b', 'unit', {
+      source: 'venue_b',
+      token: opts.token,
+      since: opts.since,
+      until: opts.until,
+      infoUrl: opts.infoUrl,
+      ...defined({ sourceDir: opts.source ? absoluteSource(opts.source) : undefined, datasets: opts.datasets, force: opts.force }),
+      ...httpSpec(opts),
     });
+  });
 
-  withCommon(ingest.command('tron')
-    .description('Tron TRX (TransferContract) and TRC-20 transfers from a full node\'s HTTP API')
-    .option('--api <url>', 'full node HTTP API, e.g. http://fullnode:8090', process.env.CHAINQ_TRON_API)
-    .option('--from <block>', 'first block (default: after the last ingested one)', nonNegativeInt)
-    .option('--to <block>', 'last block (default: the head less --confirmations)', nonNegativeInt)
-    .option('--follow', 'after the range, keep ingesting new blocks as they are confirmed')
-    .option('--confirmations <n>', 'blocks behind the head treated as final', nonNegativeInt, 20)
-    .option('--datasets <list>', 'native,trc20', list(Object.keys(TRON_DATASETS) as TronDatasetName[], 'dataset'))
-    .option('--all-contracts', 'keep TRC-20 Transfer logs of every contract, not only tokens of the registry')
-    .option('--batch <n>', 'blocks per batch (one checkpoint each)', positiveNumber, 100)
-    .option('--concurrency <n>', 'transaction-info calls in flight', positiveNumber, 8)
-    .option('--poll <s>', 'seconds between head checks with --follow', positiveNumber, 3)
-    .option('--force', 're-ingest blocks that are already ingested'))
-    .action(async (opts: CommonOptions & { api?: string; from?: number; to?: number; follow?: boolean; confirmations: number; datasets?: TronDatasetName[]; allContracts?: boolean; batch: number; concurrency: number; poll: number; force?: boolean }) => {
+  withCommon(
+    ingest
+      .command('tron')
+      .description("Tron TRX (TransferContract) and TRC-20 transfers from a full node's HTTP API")
+      .option('--api <url>', 'full node HTTP API, e.g. http://fullnode:8090', process.env.CHAINQ_TRON_API)
+      .option('--from <block>', 'first block (default: after the last ingested one)', nonNegativeInt)
+      .option('--to <block>', 'last block (default: the head less --confirmations)', nonNegativeInt)
+      .option('--follow', 'after the range, keep ingesting new blocks as they are confirmed')
+      .option('--confirmations <n>', 'blocks behind the head treated as final', nonNegativeInt, 20)
+      .option('--datasets <list>', 'native,trc20', list(Object.keys(TRON_DATASETS) as TronDatasetName[], 'dataset'))
+      .option('--all-contracts', 'keep TRC-20 Transfer logs of every contract, not only tokens of the registry')
+      .option('--batch <n>', 'blocks per batch (one checkpoint each)', positiveNumber, 100)
+      .option('--concurrency <n>', 'transaction-info calls in flight', positiveNumber, 8)
+      .option('--poll <s>', 'seconds between head checks with --follow', positiveNumber, 3)
+      .option('--force', 're-ingest blocks that are already ingested'),
+  ).action(
+    async (
+      opts: CommonOptions & {
+        api?: string;
+        from?: number;
+        to?: number;
+        follow?: boolean;
+        confirmations: number;
+        datasets?: TronDatasetName[];
+        allContracts?: boolean;
+        batch: number;
+        concurrency: number;
+        poll: number;
+        force?: boolean;
+      },
+    ) => {
       if (!opts.api) throw new Error('give --api (or set CHAINQ_TRON_API): the full node HTTP API, e.g. http://fullnode:8090');
       await runIngest(opts, 'tron', 'block', {
-        source: 'tron', api: opts.api, confirmations: opts.confirmations, batch: opts.batch, concurrency: opts.concurrency, poll: opts.poll,
-        ...defined({ from: opts.from, to: opts.to, follow: opts.follow, datasets: opts.datasets, allContracts: opts.allContracts, force: opts.force }), ...httpSpec(opts),
+        source: 'tron',
+        api: opts.api,
+        confirmations: opts.confirmations,
+        batch: opts.batch,
+        concurrency: opts.concurrency,
+        poll: opts.poll,
+        ...defined({ from: opts.from, to: opts.to, follow: opts.follow, datasets: opts.datasets, allContracts: opts.allContracts, force: opts.force }),
+        ...httpSpec(opts),
       });
-    });
+    },
+  );
 
-  withCommon(ingest.command('btc')
-    .description('Bitcoin transfers from bitcoind JSON-RPC (getblock verbosity 3; Bitcoin Core 23 or later)')
-    .option('--rpc <url>', 'http://user:pass@host:8332 (or set CHAINQ_BTC_RPC, to keep the password out of shell history)', process.env.CHAINQ_BTC_RPC)
-    .option('--from <block>', 'first block (default: after the last ingested one)', nonNegativeInt)
-    .option('--to <block>', 'last block (default: the head less --confirmations)', nonNegativeInt)
-    .option('--follow', 'after the range, keep ingesting new blocks as they are confirmed')
-    .option('--confirmations <n>', 'blocks behind the head treated as final', nonNegativeInt, 6)
-    .option('--batch <n>', 'blocks per batch (one checkpoint each)', positiveNumber, 10)
-    .option('--concurrency <n>', 'getblock calls in flight', positiveNumber, 4)
-    .option('--poll <s>', 'seconds between head checks with --follow', positiveNumber, 30)
-    .option('--force', 're-ingest blocks that are already ingested'))
-    .action(async (opts: CommonOptions & { rpc?: string; from?: number; to?: number; follow?: boolean; confirmations: number; batch: number; concurrency: number; poll: number; force?: boolean }) => {
-      if (!opts.rpc) throw new Error('give --rpc (or set CHAINQ_BTC_RPC): http://user:pass@host:8332');
-      await runIngest(opts, 'btc', 'block', {
-        source: 'btc', rpc: opts.rpc, confirmations: opts.confirmations, batch: opts.batch, concurrency: opts.concurrency, poll: opts.poll,
-        ...defined({ from: opts.from, to: opts.to, follow: opts.follow, force: opts.force }), ...httpSpec(opts),
-      });
+  withCommon(
+    ingest
+      .command('btc')
+      .description('Bitcoin transfers from bitcoind JSON-RPC (getblock verbosity 3; Bitcoin Core 23 or later)')
+      .option('--rpc <url>', 'http://user:pass@host:8332 (or set CHAINQ_BTC_RPC, to keep the password out of shell history)', process.env.CHAINQ_BTC_RPC)
+      .option('--from <block>', 'first block (default: after the last ingested one)', nonNegativeInt)
+      .option('--to <block>', 'last block (default: the head less --confirmations)', nonNegativeInt)
+      .option('--follow', 'after the range, keep ingesting new blocks as they are confirmed')
+      .option('--confirmations <n>', 'blocks behind the head treated as final', nonNegativeInt, 6)
+      .option('--batch <n>', 'blocks per batch (one checkpoint each)', positiveNumber, 10)
+      .option('--concurrency <n>', 'getblock calls in flight', positiveNumber, 4)
+      .option('--poll <s>', 'seconds between head checks with --follow', positiveNumber, 30)
+      .option('--force', 're-ingest blocks that are already ingested'),
+  ).action(async (opts: CommonOptions & { rpc?: string; from?: number; to?: number; follow?: boolean; confirmations: number; batch: number; concurrency: number; poll: number; force?: boolean }) => {
+    if (!opts.rpc) throw new Error('give --rpc (or set CHAINQ_BTC_RPC): http://user:pass@host:8332');
+    await runIngest(opts, 'btc', 'block', {
+      source: 'btc',
+      rpc: opts.rpc,
+      confirmations: opts.confirmations,
+      batch: opts.batch,
+      concurrency: opts.concurrency,
+      poll: opts.poll,
+      ...defined({ from: opts.from, to: opts.to, follow: opts.follow, force: opts.force }),
+      ...httpSpec(opts),
     });
+  });
 }

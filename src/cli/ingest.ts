@@ -59,7 +59,10 @@ function count(value: string): number {
 }
 
 function protocolList(value: string): EvmProtocol[] {
-  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const p of list) if (!(EVM_PROTOCOLS as readonly string[]).includes(p)) throw new Error(`unknown protocol '${p}'; expected some of ${EVM_PROTOCOLS.join(', ')}`);
   return list as EvmProtocol[];
 }
@@ -84,10 +87,17 @@ export function registerIngest(program: Command): void {
     .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
     .option('--store <target>', STORE_HELP)
     .option('--protocols <file>', 'contract addresses laid over the shipped ones (default: <data>/protocols.json when present)')
-    .option('--custom <file>', 'an operator-defined event dataset (JSON: name, abi, networks; docs/custom-datasets.md) to ingest; repeat for several. Without --only, the run fills only these', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .option(
+      '--custom <file>',
+      'an operator-defined event dataset (JSON: name, abi, networks; docs/custom-datasets.md) to ingest; repeat for several. Without --only, the run fills only these',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    )
     .option('--only <protocols>', `comma-separated subset of ${EVM_PROTOCOLS.join(',')}`, protocolList)
-    .addOption(new Option('--traces <method>', 'call traces for internal native transfers: auto picks trace_block, else debug_traceBlockByHash; off reads transaction values only')
-      .choices(['auto', 'trace_block', 'debug_trace', 'off']).default('auto'))
+    .addOption(
+      new Option('--traces <method>', 'call traces for internal native transfers: auto picks trace_block, else debug_traceBlockByHash; off reads transaction values only')
+        .choices(['auto', 'trace_block', 'debug_trace', 'off'])
+        .default('auto'),
+    )
     .option('--batch-blocks <n>', 'blocks per committed batch (default: adaptive)', positiveInt)
     .option('--concurrency <n>', 'batches fetched at once (default 4)', positiveInt)
     .option('--rpc-concurrency <n>', 'HTTP requests in flight at once (default 16)', positiveInt)
@@ -120,7 +130,10 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
   const show = (m: JobMessage) => {
     if (m.type !== 'evm') return;
     const e = m.event;
-    if (e.type === 'batch') { events += e.events; blocks += e.blocks; }
+    if (e.type === 'batch') {
+      events += e.events;
+      blocks += e.blocks;
+    }
     if (bar) bar.onEvent(e, events, blocks, t0);
     else {
       const { type, ...fields } = e;
@@ -133,24 +146,47 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
     network: opts.network,
     rpc: opts.rpc,
     ...defined({
-      from: opts.from, to: opts.to, follow: opts.follow, confirmations: opts.confirmations, protocols: protocolsFile(opts), only: opts.only,
+      from: opts.from,
+      to: opts.to,
+      follow: opts.follow,
+      confirmations: opts.confirmations,
+      protocols: protocolsFile(opts),
+      only: opts.only,
       custom: opts.custom?.map((f) => path.resolve(f)),
-      traces: opts.traces, batchBlocks: opts.batchBlocks, concurrency: opts.concurrency, rpcConcurrency: opts.rpcConcurrency, rpcBatch: opts.rpcBatch,
-      getLogsRange: opts.getLogsRange, force: opts.force, pollInterval: opts.pollInterval, reorgWindow: opts.reorgWindow, skipChainCheck: opts.skipChainCheck,
+      traces: opts.traces,
+      batchBlocks: opts.batchBlocks,
+      concurrency: opts.concurrency,
+      rpcConcurrency: opts.rpcConcurrency,
+      rpcBatch: opts.rpcBatch,
+      getLogsRange: opts.getLogsRange,
+      force: opts.force,
+      pollInterval: opts.pollInterval,
+      reorgWindow: opts.reorgWindow,
+      skipChainCheck: opts.skipChainCheck,
     }),
   };
-  const end = await runIngestJob({ data: opts.data, store: opts.store, threads: opts.threads, detach: opts.detach ?? false, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) }, spec, show, note);
+  const end = await runIngestJob(
+    { data: opts.data, store: opts.store, threads: opts.threads, detach: opts.detach ?? false, ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}) },
+    spec,
+    show,
+    note,
+  );
   bar?.stop();
   if (end.type === 'detached') return;
   if (end.type === 'failed') {
-    if (end.interrupted) { process.exitCode = 130; return; }
+    if (end.interrupted) {
+      process.exitCode = 130;
+      return;
+    }
     throw new Error(end.message);
   }
   if (end.result.source !== 'evm') return;
   const summary = end.result.summary;
   const rate = summary.seconds > 0 ? Math.round(summary.events / summary.seconds) : 0;
   logger.info({ event: 'done', blocks: summary.blocks, events: summary.events, batches: summary.batches, seconds: summary.seconds, stopped: summary.stopped, rpc: summary.rpc }, 'done');
-  process.stdout.write(`${summary.stopped ? 'stopped' : 'done'}: ${summary.blocks.toLocaleString('en-US')} blocks, ${summary.events.toLocaleString('en-US')} events in ${summary.seconds.toFixed(1)} s (${rate.toLocaleString('en-US')} events/s)\n`);
+  process.stdout.write(
+    `${summary.stopped ? 'stopped' : 'done'}: ${summary.blocks.toLocaleString('en-US')} blocks, ${summary.events.toLocaleString('en-US')} events in ${summary.seconds.toFixed(1)} s (${rate.toLocaleString('en-US')} events/s)\n`,
+  );
   // Interrupted (Ctrl-C, SIGTERM; the normal way to end --follow): committed work is kept, exit as the other ingest commands do.
   if (end.interrupted) process.exitCode = 130;
 }
@@ -163,12 +199,15 @@ interface Bar {
 }
 
 function createBar(): Bar {
-  const multi = new cliProgress.MultiBar({
-    format: '{bar} {percentage}% | blocks {value}/{total} | {events} events | {eps} events/s | ETA {eta_formatted}',
-    hideCursor: true,
-    etaBuffer: 50,
-    gracefulExit: true,
-  }, cliProgress.Presets.shades_classic);
+  const multi = new cliProgress.MultiBar(
+    {
+      format: '{bar} {percentage}% | blocks {value}/{total} | {events} events | {eps} events/s | ETA {eta_formatted}',
+      hideCursor: true,
+      etaBuffer: 50,
+      gracefulExit: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
   let bar: cliProgress.SingleBar | null = null;
   let done = 0;
   const say = (text: string) => multi.log(`${text}\n`);

@@ -6,6 +6,5 @@ import type { Command } from 'commander';
  * group is found by name, or created by whichever registers first.
  */
 export function ingestGroup(program: Command): Command {
-  return program.commands.find((c) => c.name() === 'ingest')
-    ?? program.command('ingest').description('fill the store from a data source; resumable, never duplicates rows');
+  return program.commands.find((c) => c.name() === 'ingest') ?? program.command('ingest').description('fill the store from a data source; resumable, never duplicates rows');
 }

@@ -42,7 +42,9 @@ export async function runIngestJob(opts: IngestRunOptions, spec: JobSpec, show: 
         return { type: 'detached', id: run.id };
       }
       note(`running in the server (pid ${server.info.pid}) as job ${run.id}`);
-      stop = () => { run.stop().catch(() => undefined); };
+      stop = () => {
+        run.stop().catch(() => undefined);
+      };
       return await run.ended;
     }
     if (opts.detach) throw new Error('--detach needs a running server (chainq serve) on this data directory');

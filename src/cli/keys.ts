@@ -68,7 +68,9 @@ export function registerKeys(program: Command): void {
     .action(async (idOrPrefix: string | undefined, opts: MeteringCliOptions & { month?: string; allMonths?: boolean; json?: boolean }) => {
       if (opts.month !== undefined && !PERIOD_PATTERN.test(opts.month)) throw new Error(`--month must look like 2025-12, got '${opts.month}'`);
       const rows = await operate(opts, 'keys.usage', {
-        ...(idOrPrefix !== undefined ? { idOrPrefix } : {}), ...(opts.month ? { month: opts.month } : {}), ...(opts.allMonths ? { allMonths: true } : {}),
+        ...(idOrPrefix !== undefined ? { idOrPrefix } : {}),
+        ...(opts.month ? { month: opts.month } : {}),
+        ...(opts.allMonths ? { allMonths: true } : {}),
       });
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(rows.map(({ planKnown: _, ...r }) => r))}\n`);

@@ -29,11 +29,15 @@ export async function operate<N extends ActionName>(opts: MeteringCliOptions, na
   return withStore({ data: opts.data, store: opts.store, readOnly }, async (store): Promise<ActionOutput<N>> => {
     const opened: { backend?: MeterBackend } = {};
     try {
-      return await runAction({
-        store,
-        plans: () => plansOf(opts),
-        meterBackend: async () => (opened.backend ??= await backendOf(opts, store)),
-      }, name, input);
+      return await runAction(
+        {
+          store,
+          plans: () => plansOf(opts),
+          meterBackend: async () => (opened.backend ??= await backendOf(opts, store)),
+        },
+        name,
+        input,
+      );
     } finally {
       await opened.backend?.close();
     }

@@ -7,7 +7,7 @@ import { parseStoreTarget, type StoreTarget } from '../store/target.ts';
 
 export const DEFAULT_DATA_DIR = process.env.CHAINQ_DATA ?? './data';
 
-export const DATA_HELP = 'data directory: the DuckDB store, and the server\'s local files (operator socket, plans, link files)';
+export const DATA_HELP = "data directory: the DuckDB store, and the server's local files (operator socket, plans, link files)";
 export const STORE_HELP = 'where the data lives: duckdb:DIR (default: --data), chdb:DIR (ClickHouse in process) or clickhouse://user:password@host:8123/database (or CHAINQ_STORE)';
 
 export interface DataOption {

@@ -22,15 +22,18 @@ export function createProgressBar(opts: { quiet?: boolean } = {}): IngestProgres
     start(label, total) {
       stop();
       done = 0;
-      multi = new cliProgress.MultiBar({
-        stream: process.stderr,
-        format: `${label} [{bar}] {value}/{total} {percentage}% | ETA {eta_formatted} | {unit}`,
-        hideCursor: true,
-        clearOnComplete: false,
-        etaBuffer: 20,
-        noTTYOutput: true,
-        notTTYSchedule: 10_000,
-      }, cliProgress.Presets.shades_classic);
+      multi = new cliProgress.MultiBar(
+        {
+          stream: process.stderr,
+          format: `${label} [{bar}] {value}/{total} {percentage}% | ETA {eta_formatted} | {unit}`,
+          hideCursor: true,
+          clearOnComplete: false,
+          etaBuffer: 20,
+          noTTYOutput: true,
+          notTTYSchedule: 10_000,
+        },
+        cliProgress.Presets.shades_classic,
+      );
       bar = multi.create(total, 0, { unit: '' });
     },
     advance(n, unit) {

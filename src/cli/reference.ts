@@ -14,7 +14,7 @@ export function registerReference(program: Command): void {
       .command('import <file>')
       .description(`import a CSV with the header ${columns}; rows replace rows with the same key`)
       .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
-    .option('--store <target>', STORE_HELP)
+      .option('--store <target>', STORE_HELP)
       .action(async (file: string, opts: { data: string }) => {
         // The file is read here and sent as text: a running server may not be able to read the operator's files.
         const csv = fs.readFileSync(file, 'utf8');

@@ -8,10 +8,11 @@ interface SchemaOptions {
 }
 
 export function registerSchema(program: Command): void {
-  program.command('schema')
-    .description('print the ClickHouse statements that create a store\'s tables (chainq creates them itself on first open when it may)')
+  program
+    .command('schema')
+    .description("print the ClickHouse statements that create a store's tables (chainq creates them itself on first open when it may)")
     .option('--database <name>', 'the database', 'chainq')
-    .option('--cluster <name>', 'a cluster from the servers\' remote_servers: ON CLUSTER, Replicated engines and Distributed dataset tables')
+    .option('--cluster <name>', "a cluster from the servers' remote_servers: ON CLUSTER, Replicated engines and Distributed dataset tables")
     .action((opts: SchemaOptions) => {
       for (const ddl of clickHouseSchemaDdl({ database: opts.database, cluster: opts.cluster ?? null })) {
         process.stdout.write(`${ddl.replace(/\n\s+/g, '\n  ')};\n\n`);

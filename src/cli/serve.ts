@@ -51,11 +51,16 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port', port, 8080)
     .option('--host <host>', 'interface to listen on; 127.0.0.1 unless you mean to expose it', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', process.env.CHAINQ_LOG_LEVEL ?? 'info')
-    .option('--memory-limit <size>', 'DuckDB memory limit; bounds the engine\'s caches and makes large sorts spill to disk', '256MB')
+    .option('--memory-limit <size>', "DuckDB memory limit; bounds the engine's caches and makes large sorts spill to disk", '256MB')
     .option('--threads <n>', 'DuckDB worker threads (default: the number of cores)', positiveInteger)
     .option('--heavy-exports <n>', 'heavy queries (planned cost of 1,000 blocks or more) exported at once (default: engine threads - 1, at least 2)', positiveInteger)
     .option('--no-lanes', 'one queue for every export, small or heavy (fair scheduling off)')
-    .option('--stalled-reader <seconds>', 'give up a streamed answer whose client has not read for this long: its export stops and frees its slot, nothing is charged (0: never)', nonNegativeNumber, 60)
+    .option(
+      '--stalled-reader <seconds>',
+      'give up a streamed answer whose client has not read for this long: its export stops and frees its slot, nothing is charged (0: never)',
+      nonNegativeNumber,
+      60,
+    )
     .option('--no-demo', 'do not load the demo dataset into a new store')
     .option('--link-ttl <seconds>', 'lifetime of link=true download URLs (default 3600, or CHAINQ_LINK_TTL)', positiveNumber)
     .option('--public-url <url>', 'base of link download URLs, e.g. https://data.example.com (or CHAINQ_PUBLIC_URL)')
@@ -74,7 +79,7 @@ export function registerServe(program: Command): void {
       const threads = opts.threads ?? Math.max(2, os.availableParallelism());
       const exportLanes = { light: defaultLaneLimits(threads).light, heavy: opts.lanes ? (opts.heavyExports ?? defaultLaneLimits(threads).heavy) : null };
       const store = await openStore({ ...opts, threads, exportLanes, readOnly: Boolean(opts.redis) && storeTargetOf(opts).engine === 'duckdb' });
-      if (!opts.redis && await isNewStore(store)) {
+      if (!opts.redis && (await isNewStore(store))) {
         if (opts.demo) {
           process.stdout.write('new store: loading the demo dataset (synthetic data)…\n');
           await loadDemo(store);
@@ -93,7 +98,9 @@ export function registerServe(program: Command): void {
       const heads = new Map<string, number>();
       const jobName = (j: { name: string | null; label: string }) => j.name ?? j.label;
       const jobs = createJobManager({
-        store, dataDir, logger,
+        store,
+        dataDir,
+        logger,
         observe: {
           batch(b) {
             metrics.ingest.batch(b);
@@ -116,7 +123,8 @@ export function registerServe(program: Command): void {
       };
       const operator: OperatorContext = { store, plans: () => meter.plans, reloadPlans, meterBackend: async () => meter.backend };
       const channel = await startOperatorChannel({ dataDir, actions: operator, jobs, logger, extend: (a) => registerMetricsRoute(a, metrics) });
-      if (!channel) logger.warn({ dataDir }, 'another chainq server answers operator commands for this data directory; this one runs without an operator channel (give each server its own --data to reach it)');
+      if (!channel)
+        logger.warn({ dataDir }, 'another chainq server answers operator commands for this data directory; this one runs without an operator channel (give each server its own --data to reach it)');
 
       let metricsListener: MetricsListener | null = null;
       // SIGTERM/SIGINT: refuse new connections, let responses in flight finish

@@ -27,11 +27,20 @@ export function registerStatus(program: Command): void {
         process.stdout.write(`${JSON.stringify({ datasets, server: server ? { pid: server.info.pid, startedAt: server.info.startedAt, jobs } : null })}\n`);
         return;
       }
-      const rows = datasets.map((d) => [d.dataset, d.network ?? d.token ?? '', d.rows.toLocaleString('en-US'),
-        d.block_min === null ? '' : `${d.block_min}–${d.block_max}`, `${d.time_min ?? ''} – ${d.time_max ?? ''}`]);
+      const rows = datasets.map((d) => [
+        d.dataset,
+        d.network ?? d.token ?? '',
+        d.rows.toLocaleString('en-US'),
+        d.block_min === null ? '' : `${d.block_min}–${d.block_max}`,
+        `${d.time_min ?? ''} – ${d.time_max ?? ''}`,
+      ]);
       const head = ['dataset', 'network', 'rows', 'blocks', 'time'];
       const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-      const line = (r: string[]) => r.map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+      const line = (r: string[]) =>
+        r
+          .map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+          .join('  ')
+          .trimEnd();
       process.stdout.write(`${[line(head), ...rows.map(line)].join('\n')}\n`);
       if (datasets.length === 0) process.stdout.write('the store holds no data yet: run `chainq demo` or `chainq ingest …`\n');
       if (server) {

@@ -8,8 +8,18 @@ import type { Store } from '../store/createStore.ts';
 import { breakingMidStream, createDemoStore, createMeteredApp, plans, TestClock, type MeteredApp } from '../../test/helpers/metered.ts';
 import { generateClientRoutes, GENERATED_FILE } from './generate.ts';
 import {
-  AuthenticationError, CostOverLimitError, createClient, IncompleteResponseError, InvalidRequestError, NotFoundError, QuotaExceededError,
-  RateLimitedError, retryDelayMs, ROUTES, type ChainqClient, type EvmErc20TransferRow,
+  AuthenticationError,
+  CostOverLimitError,
+  createClient,
+  IncompleteResponseError,
+  InvalidRequestError,
+  NotFoundError,
+  QuotaExceededError,
+  RateLimitedError,
+  retryDelayMs,
+  ROUTES,
+  type ChainqClient,
+  type EvmErc20TransferRow,
 } from './index.ts';
 
 let store: Store;
@@ -34,8 +44,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-const client = async (plan: string, extra: Partial<Parameters<typeof createClient>[0]> = {}): Promise<ChainqClient> =>
-  createClient({ baseUrl, apiKey: await m.newKey(plan), ...extra });
+const client = async (plan: string, extra: Partial<Parameters<typeof createClient>[0]> = {}): Promise<ChainqClient> => createClient({ baseUrl, apiKey: await m.newKey(plan), ...extra });
 
 describe('typed methods generated from the catalog', () => {
   it('the checked-in routes.generated.ts is what the catalog generates (run `npm run generate:client`)', () => {
@@ -90,7 +99,7 @@ describe('typed methods generated from the catalog', () => {
     expect((await cq.coverage({ protocol: 'erc20' })).coverage.length).toBeGreaterThan(0);
   });
 
-  it('usage() reads the key\'s month: what a query charged is what it reports', async () => {
+  it("usage() reads the key's month: what a query charged is what it reports", async () => {
     const cq = await client('roomy');
     const q = cq.evmErc20Transfer(P);
     await q.json();
@@ -110,7 +119,9 @@ describe('streaming', () => {
       const { bytes, metering } = await cq.evmErc20Transfer(params).toFile(file);
       expect(bytes).toBeGreaterThan(1_000_000);
       expect(metering.cost).toBe(3000);
-      const direct = await fetch(`${baseUrl}${ROUTES.evmErc20Transfer.path}?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)] as [string, string]))}`, { headers: { 'x-api-key': await m.newKey('roomy') } });
+      const direct = await fetch(`${baseUrl}${ROUTES.evmErc20Transfer.path}?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)] as [string, string]))}`, {
+        headers: { 'x-api-key': await m.newKey('roomy') },
+      });
       expect(fs.readFileSync(file).equals(Buffer.from(await direct.arrayBuffer()))).toBe(true);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -141,7 +152,11 @@ describe('streaming', () => {
       const key = await broken.newKey('roomy');
       const cq = createClient({ baseUrl: `http://127.0.0.1:${(broken.app.server.address() as AddressInfo).port}`, apiKey: key });
       const q = cq.evmErc20Transfer({ ...P, block_end: 23_913_000, format: 'csv' });
-      const e = await (async () => { for await (const _ of q.stream()) { /* read on */ } })().catch((x: unknown) => x);
+      const e = await (async () => {
+        for await (const _ of q.stream()) {
+          /* read on */
+        }
+      })().catch((x: unknown) => x);
       expect(e).toBeInstanceOf(IncompleteResponseError);
       expect((e as IncompleteResponseError).requestId).toBe(q.metering?.requestId);
       expect(await broken.usage(key)).toEqual([]);
@@ -154,7 +169,10 @@ describe('streaming', () => {
 describe('typed errors from error bodies', () => {
   it('400 → InvalidRequestError naming the parameter', async () => {
     const cq = await client('roomy');
-    const e = await cq.query('/v1/evm/erc20/events/transfer', { ...P, block_stat: 1 }).json().catch((x: unknown) => x);
+    const e = await cq
+      .query('/v1/evm/erc20/events/transfer', { ...P, block_stat: 1 })
+      .json()
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(InvalidRequestError);
     expect(e).toMatchObject({ status: 400, code: 'unknown_parameter', parameter: 'block_stat' });
   });
@@ -193,7 +211,10 @@ describe('typed errors from error bodies', () => {
   it('403 → QuotaExceededError with remaining and cost', async () => {
     const cq = await client('small');
     await cq.evmErc20Transfer(P).json();
-    const e = await cq.evmErc20Transfer(P).json().catch((x: unknown) => x);
+    const e = await cq
+      .evmErc20Transfer(P)
+      .json()
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(QuotaExceededError);
     expect(e).toMatchObject({ remaining: 50, cost: 100, code: 'quota_exceeded' });
   });
@@ -209,7 +230,12 @@ describe('the 429 client rule of docs/metering.md', () => {
     clock.set('2025-12-10T12:00:10Z');
     const waits: number[] = [];
     // The test's sleep moves the server's clock instead of waiting.
-    const cq = await client('two', { sleep: async (ms) => { waits.push(ms); clock.ms += ms; } });
+    const cq = await client('two', {
+      sleep: async (ms) => {
+        waits.push(ms);
+        clock.ms += ms;
+      },
+    });
     await cq.protocols();
     await cq.protocols();
     expect(await cq.protocols()).toContain('evm/erc20');
@@ -220,7 +246,13 @@ describe('the 429 client rule of docs/metering.md', () => {
     clock.set('2025-12-10T13:00:10Z');
     const waits: number[] = [];
     // This sleep barely moves the clock, so the server keeps answering 429.
-    const cq = await client('two', { maxRetries: 3, sleep: async (ms) => { waits.push(ms); clock.ms += 1; } });
+    const cq = await client('two', {
+      maxRetries: 3,
+      sleep: async (ms) => {
+        waits.push(ms);
+        clock.ms += 1;
+      },
+    });
     await cq.protocols();
     await cq.protocols();
     const e = await cq.protocols().catch((x: unknown) => x);

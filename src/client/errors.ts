@@ -116,7 +116,10 @@ export class UnavailableError extends ChainqError {
 /** The body broke off before its end (connection lost, or the server failed mid-stream). Such a response is not charged. */
 export class IncompleteResponseError extends Error {
   override readonly name = 'IncompleteResponseError';
-  constructor(readonly requestId: string | null, options?: { cause?: unknown }) {
+  constructor(
+    readonly requestId: string | null,
+    options?: { cause?: unknown },
+  ) {
     super('the response broke off before its end; it was not charged, retry the request', options);
   }
 }

@@ -24,8 +24,17 @@ const MINING_POOLS = 12;
 
 const base58check = createBase58check(sha256);
 const BTC_COLUMNS = [
-  ['network', 'VARCHAR'], ['block_number', 'BIGINT'], ['tx_index', 'INTEGER'], ['vout', 'INTEGER'], ['time', 'TIMESTAMP'], ['tx_hash', 'VARCHAR'],
-  ['token', 'VARCHAR'], ['sender', 'VARCHAR'], ['receiver', 'VARCHAR'], ['amount_raw', 'BIGINT'], ['amount', 'DOUBLE'],
+  ['network', 'VARCHAR'],
+  ['block_number', 'BIGINT'],
+  ['tx_index', 'INTEGER'],
+  ['vout', 'INTEGER'],
+  ['time', 'TIMESTAMP'],
+  ['tx_hash', 'VARCHAR'],
+  ['token', 'VARCHAR'],
+  ['sender', 'VARCHAR'],
+  ['receiver', 'VARCHAR'],
+  ['amount_raw', 'BIGINT'],
+  ['amount', 'DOUBLE'],
 ] as const;
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -92,9 +101,14 @@ export async function btcDemo(ctx: DemoContext): Promise<void> {
     for (let k = 0; k < count; k++) txs.push(payment(r, hex(`btc-demo:tx:${n}:${k}`), pick));
     const fees = txs.reduce((s, t) => s + t.inputs.reduce((a, i) => a + i.value, 0n) - t.outputs.reduce((a, o) => a + o.value, 0n), 0n);
     txs.unshift({
-      txid: hex(`btc-demo:coinbase:${n}`), coinbase: true, inputs: [],
+      txid: hex(`btc-demo:coinbase:${n}`),
+      coinbase: true,
+      inputs: [],
       // The reward to a mining pool, and the witness commitment (OP_RETURN, no address).
-      outputs: [{ vout: 0, address: miners[r.int(MINING_POOLS)]!, value: SUBSIDY + fees }, { vout: 1, address: null, value: 0n }],
+      outputs: [
+        { vout: 0, address: miners[r.int(MINING_POOLS)]!, value: SUBSIDY + fees },
+        { vout: 1, address: null, value: 0n },
+      ],
     });
     blocks.push({ number: n, time, hash, parentHash: parent, transactions: txs });
     parent = hash;
@@ -104,8 +118,18 @@ export async function btcDemo(ctx: DemoContext): Promise<void> {
   // The rows come from the transfer rule, as ingested ones do; a CSV load is just faster than the appender here.
   await ctx.tx.run(`DELETE FROM btc_native_transfer WHERE network = '${BTC_NETWORK}'`);
   await ctx.tx.run(`DELETE FROM blocks WHERE network = '${BTC_NETWORK}'`);
-  await bulkInsert(ctx.tx, 'blocks', [['network', 'VARCHAR'], ['number', 'BIGINT'], ['time', 'TIMESTAMP'], ['hash', 'VARCHAR'], ['parent_hash', 'VARCHAR']],
-    blocks.map((b) => [BTC_NETWORK, b.number, new Date(b.time).toISOString(), b.hash, b.parentHash]));
+  await bulkInsert(
+    ctx.tx,
+    'blocks',
+    [
+      ['network', 'VARCHAR'],
+      ['number', 'BIGINT'],
+      ['time', 'TIMESTAMP'],
+      ['hash', 'VARCHAR'],
+      ['parent_hash', 'VARCHAR'],
+    ],
+    blocks.map((b) => [BTC_NETWORK, b.number, new Date(b.time).toISOString(), b.hash, b.parentHash]),
+  );
   await bulkInsert(ctx.tx, 'btc_native_transfer', BTC_COLUMNS, blocks.flatMap(btcTransferRows));
   await ctx.tx.run(`DELETE FROM coverage WHERE dataset = '${BTC_DATASET.id}' AND scope = '${BTC_NETWORK}'`);
   await addCoverage(ctx.tx, BTC_DATASET.id, BTC_NETWORK, BTC_DEMO_START_BLOCK, blocks[blocks.length - 1]!.number);

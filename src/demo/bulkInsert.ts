@@ -28,15 +28,21 @@ export async function bulkInsert(tx: Tx, table: string, columns: readonly (reado
       const batch: string[] = [];
       for (const row of rows) {
         batch.push(row.map(field).join(','));
-        if (batch.length === 50_000) { fs.writeSync(fd, `${batch.join('\n')}\n`); batch.length = 0; }
+        if (batch.length === 50_000) {
+          fs.writeSync(fd, `${batch.join('\n')}\n`);
+          batch.length = 0;
+        }
       }
       if (batch.length) fs.writeSync(fd, `${batch.join('\n')}\n`);
     } finally {
       fs.closeSync(fd);
     }
     const spec = columns.map(([name, type]) => `'${name}': '${type}'`).join(', ');
-    await tx.run(`INSERT INTO ${table} (${columns.map(([name]) => `"${name}"`).join(', ')})
-      SELECT * FROM read_csv($file, header = false, columns = {${spec}}, nullstr = '', allow_quoted_nulls = false, quote = '"', escape = '"')`, { file });
+    await tx.run(
+      `INSERT INTO ${table} (${columns.map(([name]) => `"${name}"`).join(', ')})
+      SELECT * FROM read_csv($file, header = false, columns = {${spec}}, nullstr = '', allow_quoted_nulls = false, quote = '"', escape = '"')`,
+      { file },
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

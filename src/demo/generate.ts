@@ -31,8 +31,14 @@ export const DEMO_START = Date.UTC(2025, 11, 1);
 
 /** The first block of the demo window per network, near the real height on 2025-12-01. */
 export const DEMO_START_BLOCKS: Readonly<Record<string, number>> = {
-  ETH: 23_910_000, ARB: 405_000_000, OP: 144_500_000, BASE: 38_900_000, POLYGON: 79_600_000,
-  BSC: 70_000_000, AVAX: 73_000_000, TRON: 77_800_000,
+  ETH: 23_910_000,
+  ARB: 405_000_000,
+  OP: 144_500_000,
+  BASE: 38_900_000,
+  POLYGON: 79_600_000,
+  BSC: 70_000_000,
+  AVAX: 73_000_000,
+  TRON: 77_800_000,
 };
 
 /** A dataset's events per day on each network, at scale 1. */
@@ -124,7 +130,11 @@ const ERC20_RATES: Rates = { ETH: 150_000, POLYGON: 60_000, ARB: 60_000, OP: 30_
 /** Share of transfers per token symbol; tokens missing from a network's registry are skipped. */
 const ERC20_MIX: readonly [string, number, number][] = [
   // symbol, weight, Pareto scale in token units
-  ['USDT', 0.4, 20], ['USDC', 0.35, 20], ['WETH', 0.15, 0.01], ['WBTC', 0.05, 0.0005], ['DAI', 0.05, 20],
+  ['USDT', 0.4, 20],
+  ['USDC', 0.35, 20],
+  ['WETH', 0.15, 0.01],
+  ['WBTC', 0.05, 0.0005],
+  ['DAI', 0.05, 20],
 ];
 
 async function erc20(ctx: DemoContext, network: string): Promise<void> {
@@ -146,14 +156,15 @@ async function erc20(ctx: DemoContext, network: string): Promise<void> {
   await finish(ctx, 'evm/erc20/transfer', network);
 }
 
-
 /**
  * Per-minute USD price paths shared by swaps and venue data, so that values
  * derived from one agree with the other: a geometric random walk per token.
  */
 const PRICE_PATHS: readonly [string, number, number][] = [
   // symbol, start price, per-minute volatility
-  ['ETH', 3000, 0.0012], ['BTC', 90000, 0.0009], ['SOL', 140, 0.0016],
+  ['ETH', 3000, 0.0012],
+  ['BTC', 90000, 0.0009],
+  ['SOL', 140, 0.0016],
 ];
 
 async function pricePaths(ctx: DemoContext): Promise<void> {
@@ -190,7 +201,13 @@ const LENDING_POOLS: readonly [string, string, string, number][] = [
   ['BASE', 'Core', '0xa238dd80c259a72e81d7e4664a9801593f98d1c5', 1],
 ];
 const LENDING_RATES: Readonly<Record<string, number>> = { deposit: 2000, withdraw: 1600, borrow: 1000, repay: 800, flashloan: 150, liquidation: 40 };
-const LENDING_TOKENS: readonly [string, number, number][] = [['USDC', 0.4, 2000], ['USDT', 0.3, 2000], ['WETH', 0.2, 1], ['WBTC', 0.05, 0.03], ['DAI', 0.05, 2000]];
+const LENDING_TOKENS: readonly [string, number, number][] = [
+  ['USDC', 0.4, 2000],
+  ['USDT', 0.3, 2000],
+  ['WETH', 0.2, 1],
+  ['WBTC', 0.05, 0.03],
+  ['DAI', 0.05, 2000],
+];
 
 async function lendingSetup(ctx: DemoContext): Promise<void> {
   await ctx.tx.run(`CREATE OR REPLACE TEMP TABLE demo_lending_pool AS
@@ -221,20 +238,37 @@ async function lending(ctx: DemoContext, network: string): Promise<void> {
   const reserve = `token_address, token, token_decimals, raw::BIGNUM, raw::DOUBLE / pow(10, token_decimals)`;
   const t = (event: string) => `lending:${event}:${network}`;
   const statements: [string, string][] = [
-    ['deposit', `INSERT INTO evm_lending_v3_deposit SELECT ${key}, ${party(t('deposit'), 'user')},
+    [
+      'deposit',
+      `INSERT INTO evm_lending_v3_deposit SELECT ${key}, ${party(t('deposit'), 'user')},
        CASE WHEN u(i, 'obo') < 0.9 THEN ${party(t('deposit'), 'user')} ELSE ${party(t('deposit'), 'obo')} END,
-       CASE WHEN u(i, 'ref') < 0.95 THEN 0 ELSE 5 END, ${reserve} FROM ${lendingEvents(ctx, network, 'deposit')} ORDER BY block_number, log_index`],
-    ['withdraw', `INSERT INTO evm_lending_v3_withdraw SELECT ${key}, ${party(t('withdraw'), 'user')}, ${party(t('withdraw'), 'user')},
-       ${reserve} FROM ${lendingEvents(ctx, network, 'withdraw')} ORDER BY block_number, log_index`],
-    ['borrow', `INSERT INTO evm_lending_v3_borrow SELECT ${key}, ${party(t('borrow'), 'user')}, ${party(t('borrow'), 'user')}, 2,
+       CASE WHEN u(i, 'ref') < 0.95 THEN 0 ELSE 5 END, ${reserve} FROM ${lendingEvents(ctx, network, 'deposit')} ORDER BY block_number, log_index`,
+    ],
+    [
+      'withdraw',
+      `INSERT INTO evm_lending_v3_withdraw SELECT ${key}, ${party(t('withdraw'), 'user')}, ${party(t('withdraw'), 'user')},
+       ${reserve} FROM ${lendingEvents(ctx, network, 'withdraw')} ORDER BY block_number, log_index`,
+    ],
+    [
+      'borrow',
+      `INSERT INTO evm_lending_v3_borrow SELECT ${key}, ${party(t('borrow'), 'user')}, ${party(t('borrow'), 'user')}, 2,
        CAST(round((0.02 + 0.08 * u(i, 'rate')) * 1e27) AS HUGEINT)::BIGNUM, 0.02 + 0.08 * u(i, 'rate'), 0,
-       ${reserve} FROM ${lendingEvents(ctx, network, 'borrow')} ORDER BY block_number, log_index`],
-    ['repay', `INSERT INTO evm_lending_v3_repay SELECT ${key}, ${party(t('repay'), 'user')}, ${party(t('repay'), 'user')}, u(i, 'atok') < 0.1,
-       ${reserve} FROM ${lendingEvents(ctx, network, 'repay')} ORDER BY block_number, log_index`],
-    ['flashloan', `INSERT INTO evm_lending_v3_flashloan SELECT ${key}, ${party(t('flashloan'), 'user', 300)}, ${party(t('flashloan'), 'target', 300)}, 0, 0,
+       ${reserve} FROM ${lendingEvents(ctx, network, 'borrow')} ORDER BY block_number, log_index`,
+    ],
+    [
+      'repay',
+      `INSERT INTO evm_lending_v3_repay SELECT ${key}, ${party(t('repay'), 'user')}, ${party(t('repay'), 'user')}, u(i, 'atok') < 0.1,
+       ${reserve} FROM ${lendingEvents(ctx, network, 'repay')} ORDER BY block_number, log_index`,
+    ],
+    [
+      'flashloan',
+      `INSERT INTO evm_lending_v3_flashloan SELECT ${key}, ${party(t('flashloan'), 'user', 300)}, ${party(t('flashloan'), 'target', 300)}, 0, 0,
        ${reserve}, (raw * 5 // 10000)::BIGNUM, (raw * 5 // 10000)::DOUBLE / pow(10, token_decimals)
-       FROM ${lendingEvents(ctx, network, 'flashloan')} ORDER BY block_number, log_index`],
-    ['liquidation', `INSERT INTO evm_lending_v3_liquidation SELECT ${key}, ${party(t('liquidation'), 'user')}, ${party(t('liquidation'), 'liq', 200)}, false,
+       FROM ${lendingEvents(ctx, network, 'flashloan')} ORDER BY block_number, log_index`,
+    ],
+    [
+      'liquidation',
+      `INSERT INTO evm_lending_v3_liquidation SELECT ${key}, ${party(t('liquidation'), 'user')}, ${party(t('liquidation'), 'liq', 200)}, false,
        token_address, token, token_decimals, c.address, c.symbol, c.decimals,
        raw::BIGNUM, raw::DOUBLE / pow(10, token_decimals),
        CAST(round(raw::DOUBLE / pow(10, token_decimals) / c.m * k_m * 1.05 * pow(10, c.decimals)) AS HUGEINT)::BIGNUM,
@@ -242,7 +276,8 @@ async function lending(ctx: DemoContext, network: string): Promise<void> {
        FROM (SELECT e.*, (SELECT m FROM demo_lending_token WHERE network = '${network}' AND symbol = e.token) AS k_m FROM ${lendingEvents(ctx, network, 'liquidation')} e) e
        JOIN demo_lending_token c ON c.network = '${network}'
          AND c.cum = (SELECT min(cum) FROM demo_lending_token WHERE network = '${network}' AND cum >= u(e.i, 'coll'))
-       ORDER BY block_number, log_index`],
+       ORDER BY block_number, log_index`,
+    ],
   ];
   for (const [event, sql] of statements) {
     await ctx.tx.run(sql);
@@ -345,7 +380,10 @@ async function stakingL1(ctx: DemoContext): Promise<void> {
 
 async function stakingL2(ctx: DemoContext, network: string): Promise<void> {
   const bridge = L2_BRIDGES[network]!;
-  for (const [event, perDay] of [['l2_deposit', 300], ['l2_withdrawal_request', 200]] as const) {
+  for (const [event, perDay] of [
+    ['l2_deposit', 300],
+    ['l2_withdrawal_request', 200],
+  ] as const) {
     const tag = `stk:${event}:${network}`;
     await ctx.tx.run(`INSERT INTO evm_staking_${event}
       SELECT '${network}', block_number, log_index, time, tx_hash, '${bridge}',

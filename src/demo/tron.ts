@@ -14,7 +14,13 @@ const TRX_PER_DAY = 60_000;
 
 /** symbol, share of transfers, Pareto scale in token units. */
 const TRC20_MIX: readonly [string, number, number][] = [
-  ['USDT', 0.8, 300], ['JST', 0.05, 2_000], ['BTT', 0.04, 1_000_000], ['USDC', 0.03, 200], ['USDD', 0.03, 100], ['SUN', 0.03, 5_000], ['WTRX', 0.02, 500],
+  ['USDT', 0.8, 300],
+  ['JST', 0.05, 2_000],
+  ['BTT', 0.04, 1_000_000],
+  ['USDC', 0.03, 200],
+  ['USDD', 0.03, 100],
+  ['SUN', 0.03, 5_000],
+  ['WTRX', 0.02, 500],
 ];
 
 async function addressPool(ctx: DemoContext): Promise<void> {

@@ -35,7 +35,7 @@ const VENUE_A: readonly (Market & { depth: number; openInterest: number; firstId
 ];
 
 const VENUE_B: readonly Market[] = [
-  { symbol: 'BTC', tradesPerDay: 20_000, tick: 1, priceDecimals: 0, lot: 0.00001, sizeDecimals: 5, size: 0.01, },
+  { symbol: 'BTC', tradesPerDay: 20_000, tick: 1, priceDecimals: 0, lot: 0.00001, sizeDecimals: 5, size: 0.01 },
   { symbol: 'ETH', tradesPerDay: 15_000, tick: 0.1, priceDecimals: 1, lot: 0.0001, sizeDecimals: 4, size: 0.2 },
   { symbol: 'SOL', tradesPerDay: 8_000, tick: 0.01, priceDecimals: 2, lot: 0.01, sizeDecimals: 2, size: 5 },
 ];
@@ -172,13 +172,32 @@ async function venueA(ctx: DemoContext, w: Window): Promise<void> {
 // venue_b
 
 const FILL_COLUMNS = [
-  ['token', 'VARCHAR'], ['time', 'TIMESTAMP'], ['wallet', 'VARCHAR'], ['price', 'DOUBLE'], ['size', 'DOUBLE'], ['side', 'VARCHAR'], ['dir', 'VARCHAR'],
-  ['start_position', 'DOUBLE'], ['closed_pnl', 'DOUBLE'], ['fee', 'DOUBLE'], ['fee_token', 'VARCHAR'], ['crossed', 'BOOLEAN'], ['tid', 'BIGINT'],
-  ['oid', 'BIGINT'], ['hash', 'VARCHAR'], ['block_number', 'BIGINT'],
+  ['token', 'VARCHAR'],
+  ['time', 'TIMESTAMP'],
+  ['wallet', 'VARCHAR'],
+  ['price', 'DOUBLE'],
+  ['size', 'DOUBLE'],
+  ['side', 'VARCHAR'],
+  ['dir', 'VARCHAR'],
+  ['start_position', 'DOUBLE'],
+  ['closed_pnl', 'DOUBLE'],
+  ['fee', 'DOUBLE'],
+  ['fee_token', 'VARCHAR'],
+  ['crossed', 'BOOLEAN'],
+  ['tid', 'BIGINT'],
+  ['oid', 'BIGINT'],
+  ['hash', 'VARCHAR'],
+  ['block_number', 'BIGINT'],
 ] as const;
 const POSITION_COLUMNS = [
-  ['token', 'VARCHAR'], ['time', 'TIMESTAMP'], ['wallet', 'VARCHAR'], ['side', 'VARCHAR'], ['size', 'DOUBLE'], ['avg_entry', 'DOUBLE'],
-  ['mark_price', 'DOUBLE'], ['unrealized_pnl', 'DOUBLE'],
+  ['token', 'VARCHAR'],
+  ['time', 'TIMESTAMP'],
+  ['wallet', 'VARCHAR'],
+  ['side', 'VARCHAR'],
+  ['size', 'DOUBLE'],
+  ['avg_entry', 'DOUBLE'],
+  ['mark_price', 'DOUBLE'],
+  ['unrealized_pnl', 'DOUBLE'],
 ] as const;
 
 interface Position {
@@ -243,9 +262,8 @@ async function venueB(ctx: DemoContext, w: Window): Promise<void> {
     FROM demo_vb_trades ORDER BY t, tid`);
 
   const marks = new Map<string, number>();
-  for (const r of await ctx.tx.all<{ symbol: string; t: bigint; price: number }>(
-    `SELECT symbol, epoch_ms(minute) AS t, price FROM demo_price_path WHERE minute = date_trunc('hour', minute)`,
-  )) marks.set(`${r.symbol}|${Number(r.t)}`, r.price);
+  for (const r of await ctx.tx.all<{ symbol: string; t: bigint; price: number }>(`SELECT symbol, epoch_ms(minute) AS t, price FROM demo_price_path WHERE minute = date_trunc('hour', minute)`))
+    marks.set(`${r.symbol}|${Number(r.t)}`, r.price);
 
   const positions = new Map<string, Position>();
   const open = new Set<string>();
@@ -261,15 +279,17 @@ async function venueB(ctx: DemoContext, w: Window): Promise<void> {
       if (mark === undefined) continue;
       if (p.pos !== 0) nowOpen.add(key);
       // A position closed since the last snapshot shows once as flat.
-      snapshots.push([token, iso(at), wallet, p.pos > 0 ? 'long' : p.pos < 0 ? 'short' : 'flat', Math.abs(p.pos),
-        round(p.avg, 6), round(mark, 6), round((mark - p.avg) * p.pos, 6)]);
+      snapshots.push([token, iso(at), wallet, p.pos > 0 ? 'long' : p.pos < 0 ? 'short' : 'flat', Math.abs(p.pos), round(p.avg, 6), round(mark, 6), round((mark - p.avg) * p.pos, 6)]);
     }
     open.clear();
     for (const k of nowOpen) open.add(k);
   };
   for (const tr of trades) {
     const t = Number(tr.t);
-    while (t >= nextSnapshot) { snapshot(nextSnapshot); nextSnapshot += 3_600_000; }
+    while (t >= nextSnapshot) {
+      snapshot(nextSnapshot);
+      nextSnapshot += 3_600_000;
+    }
     const d = decimals.get(tr.token)!;
     const notional = tr.price * tr.amount;
     for (const [wallet, buy, crossed, oid, feeRate] of [
@@ -278,14 +298,36 @@ async function venueB(ctx: DemoContext, w: Window): Promise<void> {
     ] as const) {
       const key = `${wallet}|${tr.token}`;
       let p = positions.get(key);
-      if (!p) { p = { pos: 0, avg: 0 }; positions.set(key, p); }
+      if (!p) {
+        p = { pos: 0, avg: 0 };
+        positions.set(key, p);
+      }
       const start = p.pos;
       const pnl = applyFill(p, buy ? tr.amount : -tr.amount, tr.price, d);
-      fills.push([tr.token, iso(t), wallet, tr.price, tr.amount, buy ? 'B' : 'A', direction(buy, start, p.pos), start,
-        round(pnl, 6), round(notional * feeRate, 6), 'USDC', crossed, tr.tid, oid, tr.hash, tr.block]);
+      fills.push([
+        tr.token,
+        iso(t),
+        wallet,
+        tr.price,
+        tr.amount,
+        buy ? 'B' : 'A',
+        direction(buy, start, p.pos),
+        start,
+        round(pnl, 6),
+        round(notional * feeRate, 6),
+        'USDC',
+        crossed,
+        tr.tid,
+        oid,
+        tr.hash,
+        tr.block,
+      ]);
     }
   }
-  while (nextSnapshot < w.end) { snapshot(nextSnapshot); nextSnapshot += 3_600_000; }
+  while (nextSnapshot < w.end) {
+    snapshot(nextSnapshot);
+    nextSnapshot += 3_600_000;
+  }
   await bulkInsert(ctx.tx, 'venue_b_fills', FILL_COLUMNS, fills);
   await bulkInsert(ctx.tx, 'venue_b_positions', POSITION_COLUMNS, snapshots);
 

@@ -90,7 +90,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   });
   const httpDuration = new Histogram({
     name: 'chainq_http_request_duration_seconds',
-    help: 'Time from a request\'s arrival until its response ended or the client left',
+    help: "Time from a request's arrival until its response ended or the client left",
     labelNames: ['method', 'route', 'status'] as const,
     buckets: LATENCY_BUCKETS,
     registers,
@@ -109,7 +109,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   });
   const engineSeconds = new Histogram({
     name: 'chainq_engine_query_seconds',
-    help: 'Time from a data query\'s start until the engine finished its result (includes waiting on a slow client)',
+    help: "Time from a data query's start until the engine finished its result (includes waiting on a slow client)",
     labelNames: ['route', 'format'] as const,
     buckets: LATENCY_BUCKETS,
     registers,
@@ -158,7 +158,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   });
   const jobState = new Gauge({
     name: 'chainq_job_state',
-    help: 'Ingestion job state: 1 for the job\'s current state, 0 for the others it has been in',
+    help: "Ingestion job state: 1 for the job's current state, 0 for the others it has been in",
     labelNames: ['job', 'state'] as const,
     registers,
   });

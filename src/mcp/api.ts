@@ -24,7 +24,9 @@ export function httpApi(baseUrl: string, apiKey: string): ApiCall {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const headers: Record<string, string> = {};
-    res.headers.forEach((v, k) => { headers[k] = v; });
+    res.headers.forEach((v, k) => {
+      headers[k] = v;
+    });
     return { status: res.status, headers, text: await res.text() };
   };
 }

@@ -32,7 +32,9 @@ function apiError(r: ApiResponse): ToolResult {
       const { status: _s, ...rest } = body;
       return fail(body.error, { ...rest, http_status: r.status });
     }
-  } catch { /* not JSON: fall through */ }
+  } catch {
+    /* not JSON: fall through */
+  }
   return fail(`HTTP ${r.status}: ${r.text.slice(0, 200)}`, { http_status: r.status });
 }
 
@@ -89,10 +91,7 @@ function pathOf(args: Args, aggregate: boolean): string | ToolResult {
   const id = String(args.endpoint ?? '');
   const route = routeOf(id, aggregate ? 'aggregate' : 'raw');
   if (route) return route.path;
-  return fail(
-    routeOf(id, 'raw') ? `endpoint '${id}' has no aggregate` : `no endpoint '${id}'; list_datasets names them`,
-    { code: 'not_found' },
-  );
+  return fail(routeOf(id, 'raw') ? `endpoint '${id}' has no aggregate` : `no endpoint '${id}'; list_datasets names them`, { code: 'not_found' });
 }
 
 async function listDatasets(api: ApiCall, args: Args): Promise<ToolResult> {

@@ -5,9 +5,13 @@ import { createMcpServer } from './createMcpServer.ts';
 
 export async function runStdioMcp(url: string, apiKey: string): Promise<void> {
   const server = createMcpServer(httpApi(url, apiKey));
-  const closed = new Promise<void>((resolve) => { server.onclose = () => resolve(); });
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
   await server.connect(new StdioServerTransport());
-  process.stdin.once('end', () => { void server.close(); });
+  process.stdin.once('end', () => {
+    void server.close();
+  });
   // Runs until the client closes stdin.
   await closed;
 }

@@ -12,8 +12,7 @@ import { rangeLimit } from '../catalog/formats.ts';
 import type { Endpoint, ParamDef } from '../catalog/types.ts';
 import { AGGREGATE_DISCOUNT, MIN_BLOCK_COST } from '../query/cost.ts';
 
-export type ToolName =
-  | 'list_datasets' | 'list_tokens' | 'describe_endpoint' | 'estimate_cost' | 'query_events' | 'query_aggregate' | 'get_download_link';
+export type ToolName = 'list_datasets' | 'list_tokens' | 'describe_endpoint' | 'estimate_cost' | 'query_events' | 'query_aggregate' | 'get_download_link';
 
 export interface ToolDef {
   readonly name: ToolName;
@@ -64,7 +63,13 @@ export function toolDefs(): ToolDef[] {
   const raw = routes.filter((r) => r.kind === 'raw');
   const agg = routes.filter((r) => r.kind === 'aggregate');
   const endpoint = (list: readonly DataRoute[]) => ({ type: 'string', enum: ids(list), description: 'Endpoint id, as list_datasets names it (family/protocol/event).' });
-  const maxRows = { type: 'integer', minimum: 1, maximum: MAX_ROWS, default: DEFAULT_ROWS, description: `Rows to return inline (at most ${MAX_ROWS}); the total is always given, and get_download_link serves the whole result.` };
+  const maxRows = {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_ROWS,
+    default: DEFAULT_ROWS,
+    description: `Rows to return inline (at most ${MAX_ROWS}); the total is always given, and get_download_link serves the whole result.`,
+  };
   const maxCostNote = 'Pass params.max_cost to refuse a query that would cost more than you accept.';
   return [
     {
@@ -215,7 +220,11 @@ export function describeEndpoint(id: string): Record<string, unknown> | null {
       ? {
           aggregate: {
             path: aggregate.path,
-            parameters: Object.fromEntries(Object.entries(aggregate.params).filter(([n]) => !(n in raw.params)).map(([n, p]) => [n, paramRules(p)])),
+            parameters: Object.fromEntries(
+              Object.entries(aggregate.params)
+                .filter(([n]) => !(n in raw.params))
+                .map(([n, p]) => [n, paramRules(p)]),
+            ),
             schema: publicAggregateSchema(e),
           },
         }

@@ -42,9 +42,11 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
     let b = balances.get(k);
     if (!b) {
       const ch = clickHouseOf(store);
-      b = ch ? clickhouse.usedInPeriod(ch, keyId, period).then((used) => ({ used, reserved: 0 })) : store
-        .all<{ used: bigint | number | null }>(`SELECT sum(cost) AS used FROM usage_charges WHERE key_id = $keyId AND period = $period`, { keyId, period })
-        .then((rows) => ({ used: Number(rows[0]?.used ?? 0), reserved: 0 }));
+      b = ch
+        ? clickhouse.usedInPeriod(ch, keyId, period).then((used) => ({ used, reserved: 0 }))
+        : store
+            .all<{ used: bigint | number | null }>(`SELECT sum(cost) AS used FROM usage_charges WHERE key_id = $keyId AND period = $period`, { keyId, period })
+            .then((rows) => ({ used: Number(rows[0]?.used ?? 0), reserved: 0 }));
       // A failed load must not poison the key: the next request tries again.
       b.catch(() => balances.delete(k));
       balances.set(k, b);
@@ -56,26 +58,32 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
     const ch = clickHouseOf(store);
     if (ch) {
       // One INSERT: ClickHouse applies it whole, as DuckDB applies the transaction.
-      await clickhouse.appendCharges(ch, batch.map(({ r }) => ({ keyId: r.keyId, period: r.period, requestId: r.id, cost: r.cost, admittedAt: r.at, endpoint: r.endpoint ?? null })));
+      await clickhouse.appendCharges(
+        ch,
+        batch.map(({ r }) => ({ keyId: r.keyId, period: r.period, requestId: r.id, cost: r.cost, admittedAt: r.at, endpoint: r.endpoint ?? null })),
+      );
       return;
     }
-    await store.transaction(async (tx) => {
-      for (let i = 0; i < batch.length; i += INSERT_BATCH) {
-        const part = batch.slice(i, i + INSERT_BATCH);
-        const params: Record<string, string | number | null> = {};
-        const values = part.map(({ r }, j) => {
-          params[`k${j}`] = r.keyId;
-          params[`p${j}`] = r.period;
-          params[`r${j}`] = r.id;
-          params[`c${j}`] = r.cost;
-          params[`t${j}`] = new Date(r.at).toISOString().replace('T', ' ').replace('Z', '');
-          params[`e${j}`] = r.endpoint ?? null;
-          return `($k${j}, $p${j}, $r${j}, $c${j}, CAST($t${j} AS TIMESTAMP), timezone('UTC', now()), CAST($e${j} AS VARCHAR))`;
-        });
-        await tx.run(`INSERT INTO usage_charges (key_id, period, request_id, cost, admitted_at, charged_at, endpoint) VALUES ${values.join(', ')}`, params);
-      }
-      // The ledger is read by no planner lookup: charging keeps the lookup cache.
-    }, { lookupsUnchanged: true });
+    await store.transaction(
+      async (tx) => {
+        for (let i = 0; i < batch.length; i += INSERT_BATCH) {
+          const part = batch.slice(i, i + INSERT_BATCH);
+          const params: Record<string, string | number | null> = {};
+          const values = part.map(({ r }, j) => {
+            params[`k${j}`] = r.keyId;
+            params[`p${j}`] = r.period;
+            params[`r${j}`] = r.id;
+            params[`c${j}`] = r.cost;
+            params[`t${j}`] = new Date(r.at).toISOString().replace('T', ' ').replace('Z', '');
+            params[`e${j}`] = r.endpoint ?? null;
+            return `($k${j}, $p${j}, $r${j}, $c${j}, CAST($t${j} AS TIMESTAMP), timezone('UTC', now()), CAST($e${j} AS VARCHAR))`;
+          });
+          await tx.run(`INSERT INTO usage_charges (key_id, period, request_id, cost, admitted_at, charged_at, endpoint) VALUES ${values.join(', ')}`, params);
+        }
+        // The ledger is read by no planner lookup: charging keeps the lookup cache.
+      },
+      { lookupsUnchanged: true },
+    );
   }
 
   /** Group commit: one transaction for every charge that queued up while the previous one ran. */
@@ -142,8 +150,14 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
       if (ch) return clickhouse.usageByKeyAndPeriod(ch, filter);
       const where: string[] = [];
       const params: Record<string, string> = {};
-      if (filter.keyId !== undefined) { where.push('key_id = $keyId'); params.keyId = filter.keyId; }
-      if (filter.period !== undefined) { where.push('period = $period'); params.period = filter.period; }
+      if (filter.keyId !== undefined) {
+        where.push('key_id = $keyId');
+        params.keyId = filter.keyId;
+      }
+      if (filter.period !== undefined) {
+        where.push('period = $period');
+        params.period = filter.period;
+      }
       const rows = await store.all<{ key_id: string; period: string; requests: bigint; blocks: bigint | null }>(
         `SELECT key_id, period, count(*) AS requests, sum(cost) AS blocks FROM usage_charges
          ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY key_id, period ORDER BY period, key_id`,

@@ -43,10 +43,14 @@ export async function createKey(store: Store, opts: { plan: string; name?: strin
     await clickhouse.insertKey(ch, { id, keyHash: hashKey(key), prefix, plan: opts.plan, name: opts.name ?? null, createdAt, revokedAt: null });
     return { key, record: { id, prefix, plan: opts.plan, name: opts.name ?? null, createdAt, revokedAt: null } };
   }
-  await store.run(
-    `INSERT INTO api_keys VALUES ($id, $hash, $prefix, $plan, $name, CAST($created AS TIMESTAMP), NULL)`,
-    { id, hash: hashKey(key), prefix, plan: opts.plan, name: opts.name ?? null, created: createdAt.toISOString().replace('T', ' ').replace('Z', '') },
-  );
+  await store.run(`INSERT INTO api_keys VALUES ($id, $hash, $prefix, $plan, $name, CAST($created AS TIMESTAMP), NULL)`, {
+    id,
+    hash: hashKey(key),
+    prefix,
+    plan: opts.plan,
+    name: opts.name ?? null,
+    created: createdAt.toISOString().replace('T', ' ').replace('Z', ''),
+  });
   return { key, record: { id, prefix, plan: opts.plan, name: opts.name ?? null, createdAt, revokedAt: null } };
 }
 
@@ -94,9 +98,7 @@ export async function revokeKey(store: Store, idOrPrefix: string): Promise<numbe
     if (n === 1) await clickhouse.updateKey(ch, idOrPrefix, { revoke: true });
     return n;
   }
-  const rows = await store.all<{ n: bigint }>(
-    `SELECT count(*) AS n FROM api_keys WHERE (id = $v OR prefix = $v) AND revoked_at IS NULL`, { v: idOrPrefix },
-  );
+  const rows = await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM api_keys WHERE (id = $v OR prefix = $v) AND revoked_at IS NULL`, { v: idOrPrefix });
   const n = Number(rows[0]?.n ?? 0);
   if (n === 1) await store.run(`UPDATE api_keys SET revoked_at = now()::TIMESTAMP WHERE (id = $v OR prefix = $v) AND revoked_at IS NULL`, { v: idOrPrefix });
   return n;

@@ -68,8 +68,7 @@ export interface MeterOptions {
   readonly clock?: Clock;
 }
 
-const left = (budget: number | null, used: number, reserved: number): number =>
-  budget === null ? UNLIMITED : Math.max(0, budget - used - reserved);
+const left = (budget: number | null, used: number, reserved: number): number => (budget === null ? UNLIMITED : Math.max(0, budget - used - reserved));
 
 export function createMeter(opts: MeterOptions): Meter {
   const { backend } = opts;
@@ -78,8 +77,12 @@ export function createMeter(opts: MeterOptions): Meter {
 
   return {
     backend,
-    get plans() { return plans; },
-    setPlans(next) { plans = next; },
+    get plans() {
+      return plans;
+    },
+    setPlans(next) {
+      plans = next;
+    },
     clock,
 
     async admit(key) {

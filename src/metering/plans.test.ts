@@ -15,11 +15,15 @@ describe('plans', () => {
   });
 
   it('lays the file over the shipped plans: a changed field, a new plan, the rest kept', () => {
-    const p = parsePlans(JSON.stringify({ plans: {
-      free: { monthly_blocks: 100_000 },
-      team: { requests_per_minute: 120, monthly_blocks: null },
-      batch: { requests_per_minute: 10, monthly_blocks: null, concurrent_requests: 2 },
-    } }));
+    const p = parsePlans(
+      JSON.stringify({
+        plans: {
+          free: { monthly_blocks: 100_000 },
+          team: { requests_per_minute: 120, monthly_blocks: null },
+          batch: { requests_per_minute: 10, monthly_blocks: null, concurrent_requests: 2 },
+        },
+      }),
+    );
     expect(p.get('free')).toEqual({ name: 'free', requestsPerMinute: 60, monthlyBlocks: 100_000, concurrentRequests: 8 });
     // concurrent_requests is optional: a new plan without it has no concurrency limit.
     expect(p.get('team')).toEqual({ name: 'team', requestsPerMinute: 120, monthlyBlocks: null, concurrentRequests: null });

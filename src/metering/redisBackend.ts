@@ -147,17 +147,14 @@ export async function createRedisBackend(opts: RedisBackendOptions): Promise<Met
     kind: 'redis',
 
     async admit(input: AdmitInput): Promise<AdmitResult> {
-      const [count, used, reserved] = nums(await admitScript(
-        `${base(input.keyId)}:rl:${input.window}`, ...periodKeys(input.keyId, input.period),
-        input.countRequest ? 1 : 0, 2 * WINDOW_MS, input.now, PERIOD_TTL_S,
-      ));
+      const [count, used, reserved] = nums(
+        await admitScript(`${base(input.keyId)}:rl:${input.window}`, ...periodKeys(input.keyId, input.period), input.countRequest ? 1 : 0, 2 * WINDOW_MS, input.now, PERIOD_TTL_S),
+      );
       return { count: count!, used: used!, reserved: reserved! };
     },
 
     async reserve(r: Reservation, budget: number | null): Promise<ReserveResult> {
-      const [ok, used, reserved] = nums(await reserveScript(
-        ...periodKeys(r.keyId, r.period), r.id, r.cost, budget ?? -1, r.at, HOLD_TTL_MS, PERIOD_TTL_S,
-      ));
+      const [ok, used, reserved] = nums(await reserveScript(...periodKeys(r.keyId, r.period), r.id, r.cost, budget ?? -1, r.at, HOLD_TTL_MS, PERIOD_TTL_S));
       return { ok: ok === 1, used: used!, reserved: reserved! };
     },
 

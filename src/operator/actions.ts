@@ -59,8 +59,12 @@ export interface UsageView {
 }
 
 const keyView = (k: ApiKeyRecord): KeyView => ({
-  id: k.id, prefix: k.prefix, plan: k.plan, name: k.name,
-  createdAt: k.createdAt.toISOString(), revokedAt: k.revokedAt ? k.revokedAt.toISOString() : null,
+  id: k.id,
+  prefix: k.prefix,
+  plan: k.plan,
+  name: k.name,
+  createdAt: k.createdAt.toISOString(),
+  revokedAt: k.revokedAt ? k.revokedAt.toISOString() : null,
 });
 
 function requirePlan(plans: Plans, plan: string): void {
@@ -129,7 +133,7 @@ export const OPERATOR_ACTIONS = {
   },
   async 'keys.usage'(ctx: OperatorContext, input: { idOrPrefix?: string; month?: string; allMonths?: boolean }): Promise<UsageView[]> {
     const plans = ctx.plans();
-    const period = input.allMonths ? undefined : input.month ?? monthPeriod(Date.now());
+    const period = input.allMonths ? undefined : (input.month ?? monthPeriod(Date.now()));
     const keys = await matchKeys(ctx.store, input.idOrPrefix);
     if (input.idOrPrefix !== undefined && keys.length === 0) throw new OperatorError(`no key matches ${input.idOrPrefix}`);
     const backend = await ctx.meterBackend();

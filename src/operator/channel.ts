@@ -134,7 +134,9 @@ export function connectServer(info: OperatorInfo): OperatorClient {
     startJob(spec, opts) {
       return new Promise<JobRun>((resolve, reject) => {
         let settle: ((m: Extract<JobMessage, { type: 'done' | 'failed' }>) => void) | null = null;
-        const ended = new Promise<Extract<JobMessage, { type: 'done' | 'failed' }>>((r) => { settle = r; });
+        const ended = new Promise<Extract<JobMessage, { type: 'done' | 'failed' }>>((r) => {
+          settle = r;
+        });
         let accepted = false;
         let last: Extract<JobMessage, { type: 'done' | 'failed' }> | null = null;
         const req = http.request({ socketPath: socket, agent: false, method: 'POST', path: `/jobs${opts.detach ? '?detach=true' : ''}`, headers: { 'content-type': 'application/json' } }, (res) => {
@@ -162,7 +164,13 @@ export function connectServer(info: OperatorInfo): OperatorClient {
               if (m.type === 'accepted' && !accepted) {
                 accepted = true;
                 const id = m.id;
-                resolve({ id, ended, stop: async () => { await request(socket, 'POST', `/jobs/${encodeURIComponent(id)}/stop?wait=false`, {}); } });
+                resolve({
+                  id,
+                  ended,
+                  stop: async () => {
+                    await request(socket, 'POST', `/jobs/${encodeURIComponent(id)}/stop?wait=false`, {});
+                  },
+                });
               }
               if (m.type === 'done' || m.type === 'failed') last = m;
               opts.onMessage?.(m);

@@ -6,24 +6,40 @@ const parse = (doc: unknown) => parseServeConfig(JSON.stringify(doc), 'chainq.js
 
 describe('serve --config', () => {
   it('accepts jobs of every source, names unnamed ones, and reads times as dates', () => {
-    const c = parse({ jobs: [
-      { name: 'eth', source: 'evm', network: 'ETH', rpc: 'http://node:8545', follow: true, confirmations: 12 },
-      { source: 'venue_a', token: ['BTC'], since: '2025-12-01', until: '2025-12-02' },
-      { source: 'venue_b', token: ['ETH'], since: 1764547200000, until: '2025-12-02T00:00:00Z', sourceDir: '/data/hl' },
-      { source: 'tron', api: 'http://tron:8090', follow: true },
-      { source: 'btc', rpc: 'http://u:p@btc:8332', follow: true, confirmations: 3 },
-    ] });
+    const c = parse({
+      jobs: [
+        { name: 'eth', source: 'evm', network: 'ETH', rpc: 'http://node:8545', follow: true, confirmations: 12 },
+        { source: 'venue_a', token: ['BTC'], since: '2025-12-01', until: '2025-12-02' },
+        { source: 'venue_b', token: ['ETH'], since: 1764547200000, until: '2025-12-02T00:00:00Z', sourceDir: '/data/hl' },
+        { source: 'tron', api: 'http://tron:8090', follow: true },
+        { source: 'btc', rpc: 'http://u:p@btc:8332', follow: true, confirmations: 3 },
+      ],
+    });
     expect(c.jobs.map((j) => j.name)).toEqual(['eth', 'venue_a BTC', 'venue_b ETH', 'tron (follow)', 'btc (follow)']);
     expect(c.jobs[1]!.spec).toMatchObject({ since: Date.UTC(2025, 11, 1), until: Date.UTC(2025, 11, 2) });
   });
 
   it('names the bad field', () => {
-    expect(() => parse({ jobs: [{ source: 'evm', network: 'ETH', rpc: 'http://x' }, { source: 'evm', network: 'ARB' }] })).toThrow('chainq.json: jobs[1].rpc: required');
+    expect(() =>
+      parse({
+        jobs: [
+          { source: 'evm', network: 'ETH', rpc: 'http://x' },
+          { source: 'evm', network: 'ARB' },
+        ],
+      }),
+    ).toThrow('chainq.json: jobs[1].rpc: required');
     expect(() => parse({ jobs: [{ source: 'evm', network: 'ETH', rpc: 'http://x', confirmation: 3 }] })).toThrow('jobs[0].confirmation: unknown field');
     expect(() => parse({ jobs: [{ source: 'evm', network: 'ETH', rpc: 'http://x', follow: 'yes' }] })).toThrow('jobs[0].follow: must be boolean');
     expect(() => parse({ jobs: [{ source: 'solana' }] })).toThrow('jobs[0].source: must be one of evm, venue_a, venue_b, tron, btc');
     expect(() => parse({ jobs: [{ source: 'venue_a', token: ['BTC'], since: 'yesterday', until: '2025-12-02' }] })).toThrow("jobs[0].since: not a time: 'yesterday'");
-    expect(() => parse({ jobs: [{ source: 'tron', api: 'http://a', name: 'x' }, { source: 'btc', rpc: 'http://b', name: 'x' }] })).toThrow("jobs[1].name: 'x' is used twice");
+    expect(() =>
+      parse({
+        jobs: [
+          { source: 'tron', api: 'http://a', name: 'x' },
+          { source: 'btc', rpc: 'http://b', name: 'x' },
+        ],
+      }),
+    ).toThrow("jobs[1].name: 'x' is used twice");
     expect(() => parse({ job: [] })).toThrow('chainq.json: job: unknown field');
     expect(() => parseServeConfig('{', 'chainq.json')).toThrow('chainq.json: not valid JSON');
   });

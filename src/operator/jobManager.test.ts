@@ -13,7 +13,9 @@ beforeAll(async () => {
   store = await createStore({ dataDir: null, threads: 1 });
   node = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString(); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+    });
     req.on('end', () => {
       const calls = JSON.parse(body) as { id: number } | { id: number }[];
       const answer = (c: { id: number }) => ({ jsonrpc: '2.0', id: c.id, result: '0x5' });

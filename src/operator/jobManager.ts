@@ -88,8 +88,17 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     const log = opts.logger?.child({ job: id, name: o.name ?? null, ingest: label });
 
     const status = (): JobStatus => ({
-      id, name: o.name ?? null, label, source: spec.source, supervised, state, attempts,
-      startedAt: iso(startedAt), endedAt: endedAt === null ? null : iso(endedAt), lastError, nextRetryAt: nextRetryAt === null ? null : iso(nextRetryAt),
+      id,
+      name: o.name ?? null,
+      label,
+      source: spec.source,
+      supervised,
+      state,
+      attempts,
+      startedAt: iso(startedAt),
+      endedAt: endedAt === null ? null : iso(endedAt),
+      lastError,
+      nextRetryAt: nextRetryAt === null ? null : iso(nextRetryAt),
     });
     const emit = (m: JobMessage) => {
       for (const l of listeners) l(m);
@@ -98,10 +107,18 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       state = s;
       opts.observe?.state?.(status());
     };
-    const sleep = (ms: number) => new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      controller.signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
-    });
+    const sleep = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, ms);
+        controller.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(t);
+            resolve();
+          },
+          { once: true },
+        );
+      });
 
     const ended = (async () => {
       for (;;) {
@@ -165,7 +182,13 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     live.set(id, job);
     opts.observe?.state?.(status());
     // Ended jobs stay listed for a while (status shows how they ended); keep the last 100.
-    if (jobs.size > 100) for (const [k, j] of jobs) if (!live.has(k)) { jobs.delete(k); if (jobs.size <= 100) break; void j; }
+    if (jobs.size > 100)
+      for (const [k, j] of jobs)
+        if (!live.has(k)) {
+          jobs.delete(k);
+          if (jobs.size <= 100) break;
+          void j;
+        }
     return job;
   }
 

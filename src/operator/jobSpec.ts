@@ -113,15 +113,47 @@ const spec = (source: JobSource, required: string[], properties: Record<string, 
 /** One JSON Schema per source; a job may also carry a `name` (config files name their jobs). */
 const SCHEMAS = {
   evm: spec('evm', ['network', 'rpc'], {
-    network: str, rpc: str, from: int, to: int, follow: bool, confirmations: int, protocols: str, only: strings, custom: strings,
-    traces: { enum: ['auto', 'trace_block', 'debug_trace', 'off'] }, batchBlocks: pos, concurrency: pos, rpcConcurrency: pos,
-    rpcBatch: pos, getLogsRange: pos, force: bool, pollInterval: pos, reorgWindow: pos, skipChainCheck: bool,
+    network: str,
+    rpc: str,
+    from: int,
+    to: int,
+    follow: bool,
+    confirmations: int,
+    protocols: str,
+    only: strings,
+    custom: strings,
+    traces: { enum: ['auto', 'trace_block', 'debug_trace', 'off'] },
+    batchBlocks: pos,
+    concurrency: pos,
+    rpcConcurrency: pos,
+    rpcBatch: pos,
+    getLogsRange: pos,
+    force: bool,
+    pollInterval: pos,
+    reorgWindow: pos,
+    skipChainCheck: bool,
   }),
   venue_a: spec('venue_a', ['token', 'since', 'until'], {
-    token: strings, since: time, until: time, archiveUrl: str, kinds: strings, quote: str, concurrency: pos, force: bool, refresh: bool, ...http,
+    token: strings,
+    since: time,
+    until: time,
+    archiveUrl: str,
+    kinds: strings,
+    quote: str,
+    concurrency: pos,
+    force: bool,
+    refresh: bool,
+    ...http,
   }),
   venue_b: spec('venue_b', ['token', 'since', 'until'], {
-    token: strings, since: time, until: time, sourceDir: str, infoUrl: str, datasets: strings, force: bool, ...http,
+    token: strings,
+    since: time,
+    until: time,
+    sourceDir: str,
+    infoUrl: str,
+    datasets: strings,
+    force: bool,
+    ...http,
   }),
   tron: spec('tron', ['api'], { api: str, datasets: strings, allContracts: bool, ...blocks }),
   btc: spec('btc', ['rpc'], { rpc: str, ...blocks }),
@@ -173,10 +205,13 @@ export function parseJobSpec(value: unknown, where = 'job'): JobSpec & { readonl
 /** A job's description for logs and status: its source and scope, never URLs (they may hold credentials). */
 export function jobLabel(spec: JobSpec): string {
   switch (spec.source) {
-    case 'evm': return `evm ${spec.network}${spec.follow ? ' (follow)' : ''}`;
+    case 'evm':
+      return `evm ${spec.network}${spec.follow ? ' (follow)' : ''}`;
     case 'venue_a':
-    case 'venue_b': return `${spec.source} ${spec.token.join(',')}`;
+    case 'venue_b':
+      return `${spec.source} ${spec.token.join(',')}`;
     case 'tron':
-    case 'btc': return `${spec.source}${spec.follow ? ' (follow)' : ''}`;
+    case 'btc':
+      return `${spec.source}${spec.follow ? ' (follow)' : ''}`;
   }
 }

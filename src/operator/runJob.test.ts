@@ -26,11 +26,20 @@ it('reports every committed Bitcoin batch to the observer: rows per dataset and 
   try {
     const batches: { network: string; dataset: string; rows: number; newest: number }[] = [];
     const rpc = `${server.url.replace('http://', 'http://chainq:pw@')}/`;
-    await runJob({
-      store, dataDir: null, signal: new AbortController().signal, emit: () => undefined,
-      observe: { batch: (b) => batches.push({ network: b.network, dataset: b.dataset, rows: b.rows, newest: b.newest }) },
-    }, { source: 'btc', rpc, from: FIRST, to: FIRST + 19, confirmations: 0, batch: 10, concurrency: 1 });
-    expect(batches.map((b) => [b.network, b.dataset, b.newest])).toEqual([['BTC', 'btc/native/transfer', FIRST + 9], ['BTC', 'btc/native/transfer', FIRST + 19]]);
+    await runJob(
+      {
+        store,
+        dataDir: null,
+        signal: new AbortController().signal,
+        emit: () => undefined,
+        observe: { batch: (b) => batches.push({ network: b.network, dataset: b.dataset, rows: b.rows, newest: b.newest }) },
+      },
+      { source: 'btc', rpc, from: FIRST, to: FIRST + 19, confirmations: 0, batch: 10, concurrency: 1 },
+    );
+    expect(batches.map((b) => [b.network, b.dataset, b.newest])).toEqual([
+      ['BTC', 'btc/native/transfer', FIRST + 9],
+      ['BTC', 'btc/native/transfer', FIRST + 19],
+    ]);
     const [stored] = await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM btc_native_transfer`);
     expect(batches.reduce((n, b) => n + b.rows, 0)).toBe(Number(stored!.n));
     expect(Number(stored!.n)).toBeGreaterThan(20);

@@ -96,9 +96,15 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
     case 'venue_a': {
       const { ingestVenueA, VENUE_A_DEFAULT_ARCHIVE } = await import('../ingest/venues/ingestVenueA.ts');
       summary = await ingestVenueA({
-        ...common, archive: spec.archiveUrl ?? VENUE_A_DEFAULT_ARCHIVE, tokens: spec.token.map((t) => t.toUpperCase()),
-        quote: (spec.quote ?? 'USDT').toUpperCase(), since: spec.since, until: spec.until,
-        ...(spec.kinds ? { kinds: spec.kinds as VenueAKind[] } : {}), concurrency: spec.concurrency ?? 4, refresh: spec.refresh ?? false,
+        ...common,
+        archive: spec.archiveUrl ?? VENUE_A_DEFAULT_ARCHIVE,
+        tokens: spec.token.map((t) => t.toUpperCase()),
+        quote: (spec.quote ?? 'USDT').toUpperCase(),
+        since: spec.since,
+        until: spec.until,
+        ...(spec.kinds ? { kinds: spec.kinds as VenueAKind[] } : {}),
+        concurrency: spec.concurrency ?? 4,
+        refresh: spec.refresh ?? false,
       });
       break;
     }
@@ -112,8 +118,13 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
         datasets = datasets.filter((d) => d !== 'fills');
       }
       summary = await ingestVenueB({
-        ...common, tokens: spec.token, since: spec.since, until: spec.until, source: spec.sourceDir,
-        infoUrl: spec.infoUrl ?? VENUE_B_DEFAULT_INFO_URL, datasets,
+        ...common,
+        tokens: spec.token,
+        since: spec.since,
+        until: spec.until,
+        source: spec.sourceDir,
+        infoUrl: spec.infoUrl ?? VENUE_B_DEFAULT_INFO_URL,
+        datasets,
       });
       break;
     }
@@ -122,9 +133,17 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
       const confirmations = spec.confirmations ?? TRON_CONFIRMATIONS;
       await recordChainState(ctx.store, 'TRON', { confirmations, head: null });
       summary = await ingestTron({
-        ...common, api: spec.api, from: spec.from, to: spec.to, follow: spec.follow ?? false, confirmations,
-        ...(spec.datasets ? { datasets: spec.datasets as TronDatasetName[] } : {}), anyContract: spec.allContracts ?? false,
-        batchSize: spec.batch ?? 100, concurrency: spec.concurrency ?? 8, pollMs: (spec.poll ?? 3) * 1000,
+        ...common,
+        api: spec.api,
+        from: spec.from,
+        to: spec.to,
+        follow: spec.follow ?? false,
+        confirmations,
+        ...(spec.datasets ? { datasets: spec.datasets as TronDatasetName[] } : {}),
+        anyContract: spec.allContracts ?? false,
+        batchSize: spec.batch ?? 100,
+        concurrency: spec.concurrency ?? 8,
+        pollMs: (spec.poll ?? 3) * 1000,
       });
       break;
     }
@@ -133,8 +152,15 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
       const confirmations = spec.confirmations ?? BTC_CONFIRMATIONS;
       await recordChainState(ctx.store, 'BTC', { confirmations, head: null });
       summary = await ingestBtc({
-        ...common, rpc: spec.rpc, from: spec.from, to: spec.to, follow: spec.follow ?? false, confirmations,
-        batchSize: spec.batch ?? 10, concurrency: spec.concurrency ?? 4, pollMs: (spec.poll ?? 30) * 1000,
+        ...common,
+        rpc: spec.rpc,
+        from: spec.from,
+        to: spec.to,
+        follow: spec.follow ?? false,
+        confirmations,
+        batchSize: spec.batch ?? 10,
+        concurrency: spec.concurrency ?? 4,
+        pollMs: (spec.poll ?? 30) * 1000,
       });
       break;
     }
@@ -164,7 +190,7 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
     protocolsFile,
     only: spec.only as EvmProtocol[] | undefined,
     custom: spec.custom?.map(readCustomFile),
-    traces: spec.traces === 'off' ? false : spec.traces ?? 'auto',
+    traces: spec.traces === 'off' ? false : (spec.traces ?? 'auto'),
     batchBlocks: spec.batchBlocks,
     concurrency: spec.concurrency,
     rpcConcurrency: spec.rpcConcurrency,

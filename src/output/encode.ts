@@ -42,11 +42,20 @@ function firstBytes(exp: EngineExport): Promise<void> {
       s.off('end', onReady);
       s.off('error', onError);
     };
-    const onReady = () => { cleanup(); resolve(); };
-    const onError = (e: Error) => { cleanup(); reject(e); };
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const onError = (e: Error) => {
+      cleanup();
+      reject(e);
+    };
     s.once('readable', onReady);
     s.once('end', onReady);
     s.once('error', onError);
-    exp.done.catch((e: unknown) => { cleanup(); reject(e instanceof Error ? e : new Error(String(e))); });
+    exp.done.catch((e: unknown) => {
+      cleanup();
+      reject(e instanceof Error ? e : new Error(String(e)));
+    });
   });
 }

@@ -35,7 +35,10 @@ export function isEvmAddress(v: string): boolean {
 
 /** Splits a comma-separated list parameter, dropping empty items. */
 export function splitList(value: string, param: string): string[] {
-  const items = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   if (items.length === 0) throw new ApiError('invalid_parameter', `${param} is empty`, { parameter: param });
   if (items.length > 100) throw new ApiError('invalid_parameter', `${param} lists more than 100 values`, { parameter: param });
   return items;

@@ -15,8 +15,7 @@ const T0 = Date.UTC(2025, 11, 1);
 const seconds = (s: number): QueryRange => ({ kind: 'time', since: T0, until: T0 + s * 1000 });
 const HOUR = 3600;
 const DAY = 86_400;
-const cost = (network: string, range: QueryRange, aggregate = false, costClass: CostClass = BLOCKS) =>
-  computeCost({ costClass, network, range, aggregate }).cost;
+const cost = (network: string, range: QueryRange, aggregate = false, costClass: CostClass = BLOCKS) => computeCost({ costClass, network, range, aggregate }).cost;
 
 describe('block cost: max(100, round(block_range × network_discount × aggregate_discount))', () => {
   it.each([
@@ -46,8 +45,15 @@ describe('block cost: max(100, round(block_range × network_discount × aggregat
   it('describes the formula with its numbers and marks block ranges as such', () => {
     const c = computeCost({ costClass: BLOCKS, network: 'ARB', range: blocks(100, 10_100), aggregate: true });
     expect(c.breakdown).toEqual({
-      network: 'arb', network_discount: 0.2, is_aggregate: true, aggregate_discount: 0.5, range_type: 'block',
-      block_range: 10_000, estimated_from_time: false, block_cost: 1000, formula: expect.any(String),
+      network: 'arb',
+      network_discount: 0.2,
+      is_aggregate: true,
+      aggregate_discount: 0.5,
+      range_type: 'block',
+      block_range: 10_000,
+      estimated_from_time: false,
+      block_cost: 1000,
+      formula: expect.any(String),
     });
     expect(c.breakdown.formula).toBe('block_range = 10100 - 100 = 10000; cost = max(100, round(10000 × 0.2 network discount (ARB) × 0.5 aggregate discount)) = 1000');
   });
@@ -56,9 +62,29 @@ describe('block cost: max(100, round(block_range × network_discount × aggregat
 describe('time ranges: block_range = round(seconds × blocks_per_day / 86400)', () => {
   // The shipped table (docs/metering.md, "What a request costs").
   const TABLE: Record<string, number> = {
-    ETH: 7200, ARB: 345_600, OP: 43_200, BASE: 43_200, POLYGON: 43_200, AVAX: 43_200, LINEA: 43_200, BLAST: 43_200,
-    ZORA: 43_200, WORLD: 43_200, BERA: 43_200, SONEIUM: 43_200, ZIRCUIT: 43_200, MANTLE: 43_200, MODE: 43_200,
-    BSC: 115_200, GNOSIS: 17_280, SCROLL: 28_800, ZK: 86_400, CELO: 86_400, UNI: 86_400, TRON: 28_800, BTC: 144,
+    ETH: 7200,
+    ARB: 345_600,
+    OP: 43_200,
+    BASE: 43_200,
+    POLYGON: 43_200,
+    AVAX: 43_200,
+    LINEA: 43_200,
+    BLAST: 43_200,
+    ZORA: 43_200,
+    WORLD: 43_200,
+    BERA: 43_200,
+    SONEIUM: 43_200,
+    ZIRCUIT: 43_200,
+    MANTLE: 43_200,
+    MODE: 43_200,
+    BSC: 115_200,
+    GNOSIS: 17_280,
+    SCROLL: 28_800,
+    ZK: 86_400,
+    CELO: 86_400,
+    UNI: 86_400,
+    TRON: 28_800,
+    BTC: 144,
   };
 
   it.each(Object.entries(TABLE))('%s: one day estimates %i blocks', (network, perDay) => {
@@ -88,7 +114,9 @@ describe('time ranges: block_range = round(seconds × blocks_per_day / 86400)', 
 
   it('explains the estimate in the formula', () => {
     const c = computeCost({ costClass: BLOCKS, network: 'ETH', range: seconds(DAY), aggregate: true });
-    expect(c.breakdown.formula).toBe('block_range = round(86400 s × 7200 blocks/day ÷ 86400 s/day) = 7200 (estimated from time); cost = max(100, round(7200 × 1 network discount (ETH) × 0.5 aggregate discount)) = 3600');
+    expect(c.breakdown.formula).toBe(
+      'block_range = round(86400 s × 7200 blocks/day ÷ 86400 s/day) = 7200 (estimated from time); cost = max(100, round(7200 × 1 network discount (ETH) × 0.5 aggregate discount)) = 3600',
+    );
   });
 
   it('uses a configured blocks-per-day table when one is given', () => {
@@ -143,7 +171,10 @@ describe('day cost of the exchange venues', () => {
 
   it('gives a day breakdown with days, cost_per_day and the formula', () => {
     expect(dayCost('exchange/venue_b/funding', 7 * DAY).breakdown).toEqual({
-      range_type: 'day', days: 7, cost_per_day: 10, minimum: 100,
+      range_type: 'day',
+      days: 7,
+      cost_per_day: 10,
+      minimum: 100,
       formula: 'days = max(1, ceil(604800 s ÷ 86400 s/day)) = 7; cost = max(100, 7 × 10 per day) = 100',
     });
     expect(dayCost('exchange/venue_a/raw_trades', 2 * DAY).breakdown.formula).toBe('days = max(1, ceil(172800 s ÷ 86400 s/day)) = 2; cost = 2 × 1000 per day = 2000');
@@ -153,7 +184,9 @@ describe('day cost of the exchange venues', () => {
     const c = dayCost('exchange/venue_a/ohlcv', 3 * DAY);
     expect(buildEstimate('/v1/exchange/venue_a/ohlcv?token=BTC&since=2025-12-01&until=2025-12-04', c, 1000)).toEqual({
       query: '/v1/exchange/venue_a/ohlcv?token=BTC&since=2025-12-01&until=2025-12-04',
-      cost: 300, quota_remaining: 1000, quota_remaining_after: 700,
+      cost: 300,
+      quota_remaining: 1000,
+      quota_remaining_after: 700,
       breakdown: { range_type: 'day', days: 3, cost_per_day: 100, minimum: 0, formula: expect.stringContaining('= 300') },
     });
   });

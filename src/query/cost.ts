@@ -68,9 +68,7 @@ export function computeCost(input: CostInput, blocksPerDay: BlocksPerDay = defau
     const days = Math.max(1, Math.ceil(seconds / SECONDS_PER_DAY));
     const cost = Math.max(costClass.minimum, days * costClass.perDay);
     const daysText = `days = max(1, ceil(${num(seconds)} s ÷ ${SECONDS_PER_DAY} s/day)) = ${days}`;
-    const costText = costClass.minimum > 0
-      ? `cost = max(${costClass.minimum}, ${days} × ${costClass.perDay} per day) = ${cost}`
-      : `cost = ${days} × ${costClass.perDay} per day = ${cost}`;
+    const costText = costClass.minimum > 0 ? `cost = max(${costClass.minimum}, ${days} × ${costClass.perDay} per day) = ${cost}` : `cost = ${days} × ${costClass.perDay} per day = ${cost}`;
     return { cost, breakdown: { range_type: 'day', days, cost_per_day: costClass.perDay, minimum: costClass.minimum, formula: `${daysText}; ${costText}` } };
   }
   const network = input.network.toUpperCase();
@@ -89,8 +87,7 @@ export function computeCost(input: CostInput, blocksPerDay: BlocksPerDay = defau
     rangeText = `block_range = round(${num(seconds)} s × ${perDay} blocks/day ÷ ${SECONDS_PER_DAY} s/day) = ${blockRange} (estimated from time)`;
   }
   const cost = Math.max(MIN_BLOCK_COST, roundHalfUp(blockRange * discount * aggDiscount));
-  const formula = `${rangeText}; cost = max(${MIN_BLOCK_COST}, round(${blockRange} × ${discount} network discount (${network})`
-    + ` × ${aggDiscount} aggregate discount)) = ${cost}`;
+  const formula = `${rangeText}; cost = max(${MIN_BLOCK_COST}, round(${blockRange} × ${discount} network discount (${network})` + ` × ${aggDiscount} aggregate discount)) = ${cost}`;
   return {
     cost,
     breakdown: {

@@ -9,7 +9,11 @@ import { blocksAround, coveredIntervals, gaps, type Interval } from '../store/co
 import type { QueryRange } from './range.ts';
 import { isoSeconds } from './time.ts';
 
-const describe = (g: readonly Interval[]) => g.slice(0, 5).map((i) => (i.lo === i.hi ? `${i.lo}` : `${i.lo}–${i.hi}`)).join(', ') + (g.length > 5 ? ', …' : '');
+const describe = (g: readonly Interval[]) =>
+  g
+    .slice(0, 5)
+    .map((i) => (i.lo === i.hi ? `${i.lo}` : `${i.lo}–${i.hi}`))
+    .join(', ') + (g.length > 5 ? ', …' : '');
 
 /**
  * Throws invalid_range when the chain range is not fully ingested for

@@ -29,7 +29,6 @@ export interface QueryPlan {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-
 /** The headers of a chain answer: the range it covers, and the tokens it dropped. */
 export function selectionHeaders(sel: Selection): Record<string, string> {
   return {

@@ -61,7 +61,16 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
   const all = [...endpoint.columns, ...endpoint.verboseColumns];
   const columnExpr = (name: string): Expr => filters.overrides[name] ?? all.find((c) => c.name === name)?.expr ?? column(name);
   return {
-    endpoint, network, range, format, values, q, where,
-    tokenCount: filters.tokenCount, droppedTokens: filters.droppedTokens, pool: filters.pool, columnExpr,
+    endpoint,
+    network,
+    range,
+    format,
+    values,
+    q,
+    where,
+    tokenCount: filters.tokenCount,
+    droppedTokens: filters.droppedTokens,
+    pool: filters.pool,
+    columnExpr,
   };
 }

@@ -19,13 +19,21 @@ import { parseVenueRange } from './venueRange.ts';
 
 /** Candle widths in seconds (docs/venues-tron-btc.md, "Candles"). */
 export const WINDOW_SECONDS: Readonly<Record<string, number>> = {
-  '1m': 60, '5m': 300, '15m': 900, '30m': 1_800, '1h': 3_600, '4h': 14_400, '1d': 86_400,
+  '1m': 60,
+  '5m': 300,
+  '15m': 900,
+  '30m': 1_800,
+  '1h': 3_600,
+  '4h': 14_400,
+  '1d': 86_400,
 };
 
 const TOKEN = /^[A-Z0-9]{1,20}$/;
 
 export function venueToken(value: unknown): string {
-  const token = String(value ?? '').trim().toUpperCase();
+  const token = String(value ?? '')
+    .trim()
+    .toUpperCase();
   if (!TOKEN.test(token)) throw new ApiError('invalid_parameter', `token='${String(value)}' is not a token symbol such as BTC`, { parameter: 'token' });
   return token;
 }

@@ -21,14 +21,18 @@ export function plannerFor(route: DataRoute): Planner {
   };
 }
 
-
 /** link=true only makes sense for a file: inline formats are a 400 (docs/venues-tron-btc.md, "Link mode"). */
 function assertLinkFormat(route: DataRoute, query: Readonly<Record<string, unknown>>): void {
-  const format = String(query.format ?? route.endpoint.defaultFormat).trim().toLowerCase();
+  const format = String(query.format ?? route.endpoint.defaultFormat)
+    .trim()
+    .toLowerCase();
   const known = route.endpoint.formats.find((f) => f === format);
   // An unknown format is the format parameter's own error, answered by the planner.
   if (!known || isLinkFormat(known)) return;
-  const files = route.endpoint.formats.filter(isLinkFormat).map((f) => `format=${f}`).join(' or ');
+  const files = route.endpoint.formats
+    .filter(isLinkFormat)
+    .map((f) => `format=${f}`)
+    .join(' or ');
   throw new ApiError('conflicting_parameters', `link=true needs ${files}; ${query.format === undefined ? `the default format here is ${known}, which` : known} is only answered inline`, {
     parameters: ['link', 'format'],
   });

@@ -40,7 +40,10 @@ export function parseRange(q: RangeInput): QueryRange {
   if (q.until === undefined) throw new ApiError('missing_parameter', 'until is required with since', { parameter: 'until' });
   const since = parseTime(q.since);
   const until = parseTime(q.until);
-  for (const [name, value, ms] of [['since', q.since, since], ['until', q.until, until]] as const) {
+  for (const [name, value, ms] of [
+    ['since', q.since, since],
+    ['until', q.until, until],
+  ] as const) {
     if (ms === null) {
       throw new ApiError('invalid_parameter', `${name}='${value}' is not a time: use Unix seconds, ISO 8601 with Z or an offset, or YYYY-MM-DD`, { parameter: name });
     }

@@ -76,11 +76,8 @@ export async function resolvePool(store: Store, network: string, symbol0: string
   }
   const fees = rows.map((r) => r.fee);
   const pair = `${symbol0.toUpperCase()}/${symbol1.toUpperCase()}`;
-  throw new ApiError(
-    'invalid_parameter',
-    fees.length
-      ? `no ${pair} pool with fee ${fee} on ${network}; fee tiers with a pool: ${fees.join(', ')}`
-      : `no ${pair} pool on ${network}`,
-    { parameter: 'fee', ...(fees.length ? { supported: fees } : {}) },
-  );
+  throw new ApiError('invalid_parameter', fees.length ? `no ${pair} pool with fee ${fee} on ${network}; fee tiers with a pool: ${fees.join(', ')}` : `no ${pair} pool on ${network}`, {
+    parameter: 'fee',
+    ...(fees.length ? { supported: fees } : {}),
+  });
 }

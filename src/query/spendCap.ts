@@ -9,9 +9,8 @@ import { ApiError } from '../errors/apiError.ts';
 export function assertWithinSpendCap(cost: number, maxCost: unknown): void {
   if (typeof maxCost !== 'number') return;
   if (cost <= maxCost) return;
-  throw new ApiError(
-    'cost_over_limit',
-    `this query costs ${cost} blocks, more than max_cost=${maxCost}; it was not run and nothing was charged. Narrow the range or raise max_cost`,
-    { cost, max_cost: maxCost },
-  );
+  throw new ApiError('cost_over_limit', `this query costs ${cost} blocks, more than max_cost=${maxCost}; it was not run and nothing was charged. Narrow the range or raise max_cost`, {
+    cost,
+    max_cost: maxCost,
+  });
 }

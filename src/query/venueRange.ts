@@ -16,7 +16,10 @@ export function parseVenueRange(endpoint: VenueEndpoint, since: string | undefin
   if (until === undefined) throw new ApiError('missing_parameter', 'until is required', { parameter: 'until' });
   const lo = parseTime(since);
   const hi = parseTime(until);
-  for (const [name, value, ms] of [['since', since, lo], ['until', until, hi]] as const) {
+  for (const [name, value, ms] of [
+    ['since', since, lo],
+    ['until', until, hi],
+  ] as const) {
     if (ms === null) {
       throw new ApiError('invalid_parameter', `${name}='${value}' is not a time: use Unix seconds, ISO 8601 with Z or an offset, or YYYY-MM-DD`, { parameter: name });
     }

@@ -19,13 +19,16 @@ export async function importTokens(store: Store, file: string): Promise<number> 
   const ch = clickHouseOf(store);
   if (ch) return rewriteTables(ch, ['tokens'], (scratch) => importTokens(scratch, file));
   return store.transaction(async (tx) => {
-    await tx.run(`CREATE OR REPLACE TEMP TABLE token_import AS
+    await tx.run(
+      `CREATE OR REPLACE TEMP TABLE token_import AS
       SELECT upper(trim(symbol)) AS symbol, trim(name) AS name,
              list_filter(list_transform(string_split(coalesce(aliases, ''), '|'), a -> upper(trim(a))), a -> a <> '') AS aliases,
              upper(trim(network)) AS network,
              CASE WHEN ${EVM_ADDRESS} THEN lower(trim(address)) ELSE coalesce(trim(address), '') END AS address,
              CAST(decimals AS UTINYINT) AS decimals
-      FROM read_csv($file, header = true, all_varchar = true)`, { file });
+      FROM read_csv($file, header = true, all_varchar = true)`,
+      { file },
+    );
     await tx.run(`DELETE FROM tokens WHERE (symbol, network, address) IN (SELECT (symbol, network, address) FROM token_import)`);
     await tx.run(`INSERT INTO tokens SELECT * FROM token_import`);
     const [r] = await tx.all<{ n: bigint }>(`SELECT count(*) AS n FROM token_import`);
@@ -39,11 +42,14 @@ export async function importLabels(store: Store, file: string): Promise<number> 
   const ch = clickHouseOf(store);
   if (ch) return rewriteTables(ch, ['labels'], (scratch) => importLabels(scratch, file));
   return store.transaction(async (tx) => {
-    await tx.run(`CREATE OR REPLACE TEMP TABLE label_import AS
+    await tx.run(
+      `CREATE OR REPLACE TEMP TABLE label_import AS
       SELECT CASE WHEN ${EVM_ADDRESS} THEN lower(trim(address)) ELSE trim(address) END AS address,
              trim(label) AS label, lower(trim(category)) AS category,
              nullif(upper(trim(coalesce(network, ''))), '') AS network
-      FROM read_csv($file, header = true, all_varchar = true)`, { file });
+      FROM read_csv($file, header = true, all_varchar = true)`,
+      { file },
+    );
     await tx.run(`DELETE FROM labels WHERE (address, coalesce(network, '')) IN (SELECT (address, coalesce(network, '')) FROM label_import)`);
     await tx.run(`INSERT INTO labels SELECT * FROM label_import`);
     const [r] = await tx.all<{ n: bigint }>(`SELECT count(*) AS n FROM label_import`);
@@ -54,14 +60,12 @@ export async function importLabels(store: Store, file: string): Promise<number> 
 
 /** Loads the shipped seed into an empty registry. */
 export async function loadSeed(store: Store): Promise<void> {
-  if (await rowCount(store, 'tokens') === 0) await importTokens(store, path.join(SEED_DIR, 'tokens.csv'));
-  if (await rowCount(store, 'labels') === 0) await importLabels(store, path.join(SEED_DIR, 'labels.csv'));
+  if ((await rowCount(store, 'tokens')) === 0) await importTokens(store, path.join(SEED_DIR, 'tokens.csv'));
+  if ((await rowCount(store, 'labels')) === 0) await importLabels(store, path.join(SEED_DIR, 'labels.csv'));
 }
 
 async function rowCount(store: Store, table: 'tokens' | 'labels'): Promise<number> {
   const ch = clickHouseOf(store);
-  const [r] = ch
-    ? await ch.query<{ n: number }>(`SELECT count() AS n FROM ${ch.table(table)}`)
-    : await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${table}`);
+  const [r] = ch ? await ch.query<{ n: number }>(`SELECT count() AS n FROM ${ch.table(table)}`) : await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${table}`);
   return Number(r?.n ?? 0);
 }

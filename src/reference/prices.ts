@@ -70,7 +70,9 @@ export async function refreshPrices(store: Store): Promise<PriceRefresh> {
   const klines = venueAOhlcv.table.name;
   const requests = stakingWithdrawalRequest.table.name;
   // Symbols below are module constants, not request text.
-  const aliases = Object.entries(PRICE_ALIASES).map(([a, b]) => `('${a}', '${b}')`).join(', ');
+  const aliases = Object.entries(PRICE_ALIASES)
+    .map(([a, b]) => `('${a}', '${b}')`)
+    .join(', ');
   return store.transaction(async (tx) => {
     await tx.run('DELETE FROM prices');
     // Several candles in one minute (a re-imported file) must not duplicate a price.

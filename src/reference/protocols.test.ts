@@ -23,11 +23,13 @@ describe('loadProtocols', () => {
   });
 
   it('an entry of the operator file replaces the shipped one for that protocol and network only; null removes it', () => {
-    const p = loadProtocols(file({
-      lending_v3: { eth: [{ market: 'Core', pool: '0xAAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }] },
-      dex_v3: { ETH: null },
-      staking: { OP: { l2_token_bridge: '0x00000000000000000000000000000000000000bb', wsteth: '0x00000000000000000000000000000000000000cc', bridge_kind: 'optimism' } },
-    }));
+    const p = loadProtocols(
+      file({
+        lending_v3: { eth: [{ market: 'Core', pool: '0xAAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }] },
+        dex_v3: { ETH: null },
+        staking: { OP: { l2_token_bridge: '0x00000000000000000000000000000000000000bb', wsteth: '0x00000000000000000000000000000000000000cc', bridge_kind: 'optimism' } },
+      }),
+    );
     expect(p.lending_v3.ETH).toEqual([{ market: 'Core', pool: '0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', deployed_block: null }]);
     expect(p.lending_v3.ARB).toEqual(loadProtocols().lending_v3.ARB);
     expect(p.dex_v3.ETH).toBeUndefined();

@@ -53,10 +53,12 @@ function storedAddress(v: string): string | null {
   return null;
 }
 
-const badCsv = (line: number, reason: string) =>
-  new ApiError('invalid_body', `label CSV line ${line}: ${reason}`, { line, reason });
+const badCsv = (line: number, reason: string) => new ApiError('invalid_body', `label CSV line ${line}: ${reason}`, { line, reason });
 
-interface CsvRecord { record: string[]; info: { lines: number } }
+interface CsvRecord {
+  record: string[];
+  info: { lines: number };
+}
 
 /**
  * Reads a label CSV (RFC 4180, header `address,label,category[,network]`)
@@ -111,12 +113,18 @@ export async function putNamespace(store: Store, keyId: string, namespace: strin
     const owned = await tx.all<{ namespace: string }>(`SELECT namespace FROM label_namespaces WHERE key_id = $keyId`, { keyId });
     const created = !owned.some((o) => o.namespace === namespace);
     if (created && owned.length >= LABEL_LIMITS.namespaces) {
-      throw new ApiError('invalid_parameter', `this key already holds ${LABEL_LIMITS.namespaces} label namespaces, the most one key may hold; delete one first`, { parameter: 'namespace', limit: LABEL_LIMITS.namespaces });
+      throw new ApiError('invalid_parameter', `this key already holds ${LABEL_LIMITS.namespaces} label namespaces, the most one key may hold; delete one first`, {
+        parameter: 'namespace',
+        limit: LABEL_LIMITS.namespaces,
+      });
     }
     await tx.run(`DELETE FROM user_labels WHERE key_id = $keyId AND namespace = $namespace`, { keyId, namespace });
     await tx.run(`DELETE FROM label_namespaces WHERE key_id = $keyId AND namespace = $namespace`, { keyId, namespace });
     const now = new Date();
-    await tx.append('user_labels', rows.map((r, i) => [keyId, namespace, i + 1, r[0], r[1], r[2], r[3]]));
+    await tx.append(
+      'user_labels',
+      rows.map((r, i) => [keyId, namespace, i + 1, r[0], r[1], r[2], r[3]]),
+    );
     await tx.append('label_namespaces', [[keyId, namespace, rows.length, now]]);
     return { created, info: { namespace, rows: rows.length, updated_at: now.toISOString() } };
   });
@@ -126,14 +134,15 @@ export async function listNamespaces(store: Store, keyId: string): Promise<Names
   const ch = clickHouseOf(store);
   const rows = ch
     ? await ch.query<{ namespace: string; rows: number; updated_at: string }>(
-      `SELECT namespace, rows, concat(formatDateTime(updated_at, '%Y-%m-%dT%H:%i:%S', 'UTC'), '.',
+        `SELECT namespace, rows, concat(formatDateTime(updated_at, '%Y-%m-%dT%H:%i:%S', 'UTC'), '.',
               leftPad(toString(toUnixTimestamp64Milli(updated_at) % 1000), 3, '0'), 'Z') AS updated_at
        FROM ${ch.table('label_namespaces')} FINAL WHERE key_id = {keyId:String} ORDER BY namespace`,
-      { keyId })
+        { keyId },
+      )
     : await store.all<{ namespace: string; rows: number; updated_at: string }>(
-      `SELECT namespace, rows, strftime(updated_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS updated_at FROM label_namespaces WHERE key_id = $keyId ORDER BY namespace`,
-      { keyId },
-    );
+        `SELECT namespace, rows, strftime(updated_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS updated_at FROM label_namespaces WHERE key_id = $keyId ORDER BY namespace`,
+        { keyId },
+      );
   return rows.map((r) => ({ namespace: r.namespace, rows: Number(r.rows), updated_at: r.updated_at }));
 }
 
@@ -167,7 +176,10 @@ export async function deleteNamespace(store: Store, keyId: string, namespace: st
 export function namespaceCsvSql(store: Store): string {
   const ch = clickHouseOf(store);
   if (ch) {
-    const fields = exportSelectList(LABEL_CSV_COLUMNS.map((name) => ({ sql: `u.${name}`, name, type: 'string' as const })), 'csv');
+    const fields = exportSelectList(
+      LABEL_CSV_COLUMNS.map((name) => ({ sql: `u.${name}`, name, type: 'string' as const })),
+      'csv',
+    );
     return `SELECT ${fields} FROM ${ch.table('user_labels')} AS u
       WHERE u.key_id = {keyId:String} AND u.namespace = {namespace:String} ORDER BY u.pos`;
   }

@@ -102,7 +102,10 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     done();
   });
   app.addHook('onClose', async () => {
-    if (open.size > 0) await new Promise<void>((resolve) => { allClosed = resolve; });
+    if (open.size > 0)
+      await new Promise<void>((resolve) => {
+        allClosed = resolve;
+      });
     await new Promise((resolve) => setImmediate(resolve));
   });
   // A response that finishes during the drain leaves a keep-alive connection
@@ -125,7 +128,9 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   const known = new Set<string>();
-  app.addHook('onRoute', (r) => { known.add(r.url); });
+  app.addHook('onRoute', (r) => {
+    known.add(r.url);
+  });
   app.setNotFoundHandler((request, reply) => {
     const url = request.url.split('?')[0]!.replace(/\/$/, '');
     if (known.has(url)) return sendError(new ApiError('method_not_allowed', `${request.method} is not allowed on ${url}`), reply.header('allow', 'GET'));

@@ -20,7 +20,10 @@ export function suggest(name: string, accepted: readonly string[]): string | und
   let bestDist = Math.max(2, Math.floor(name.length / 3)) + 1;
   for (const a of accepted) {
     const d = editDistance(name, a);
-    if (d < bestDist) { best = a; bestDist = d; }
+    if (d < bestDist) {
+      best = a;
+      bestDist = d;
+    }
   }
   return best;
 }

@@ -47,7 +47,7 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
 
   app.setErrorHandler((err, request, reply) => {
     const known = err instanceof OperatorError || err instanceof JobSpecError;
-    const status = known ? 400 : err instanceof JobConflictError ? 409 : (err as { statusCode?: number }).statusCode ?? 500;
+    const status = known ? 400 : err instanceof JobConflictError ? 409 : ((err as { statusCode?: number }).statusCode ?? 500);
     if (status >= 500) request.log.error({ err }, 'operator command failed');
     return reply.code(status).send({ status: 'error', error: messageOf(err) });
   });
@@ -82,7 +82,9 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-    const write = (m: JobMessage) => { res.write(`${JSON.stringify(m)}\n`); };
+    const write = (m: JobMessage) => {
+      res.write(`${JSON.stringify(m)}\n`);
+    };
     write(accepted);
     const unsubscribe = job.subscribe(write);
     // A CLI that goes away (killed, terminal closed) takes its attached job with it, at a batch boundary.
@@ -107,7 +109,9 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
       let current: OperatorInfo | null = null;
       try {
         current = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as OperatorInfo;
-      } catch { /* already gone */ }
+      } catch {
+        /* already gone */
+      }
       if (current === null || current.pid === process.pid) fs.rmSync(socket, { force: true });
       if (current?.pid === process.pid) fs.rmSync(infoFile, { force: true });
     },

@@ -18,7 +18,10 @@ describe('installShutdown', () => {
         // Work that ignores cancellation: it never ends.
         onBeforeClose: () => new Promise<void>(() => undefined),
         close: async () => undefined,
-        exit: (code) => { exits.push(code); resolve(); },
+        exit: (code) => {
+          exits.push(code);
+          resolve();
+        },
       });
       void shutdown.start('test');
     });
@@ -38,8 +41,12 @@ describe('installShutdown', () => {
       stuckMs: 200,
       signals: [],
       onBeforeClose: () => new Promise<void>((r) => setTimeout(r, 50)),
-      close: async () => { closed = true; },
-      exit: (code) => { exits.push(code); },
+      close: async () => {
+        closed = true;
+      },
+      exit: (code) => {
+        exits.push(code);
+      },
     });
     await shutdown.start('test');
     expect(closed).toBe(true);

@@ -23,23 +23,26 @@ export function watchStalledReader(reply: FastifyReply, idleMs: number, onStall:
   const res = reply.raw;
   let waitingSince: number | null = null;
   let written = -1;
-  const timer = setInterval(() => {
-    const socket = res.socket;
-    if (!socket) return;
-    // Bytes handed to the kernel move on as the client reads; an engine still working leaves nothing waiting.
-    const moved = socket.bytesWritten !== written;
-    written = socket.bytesWritten;
-    const waiting = res.writableNeedDrain || socket.writableLength > 0;
-    if (moved || !waiting) {
-      waitingSince = null;
-      return;
-    }
-    waitingSince ??= Date.now();
-    if (Date.now() - waitingSince >= idleMs) {
-      clearInterval(timer);
-      onStall();
-    }
-  }, Math.max(50, Math.min(1_000, idleMs / 4)));
+  const timer = setInterval(
+    () => {
+      const socket = res.socket;
+      if (!socket) return;
+      // Bytes handed to the kernel move on as the client reads; an engine still working leaves nothing waiting.
+      const moved = socket.bytesWritten !== written;
+      written = socket.bytesWritten;
+      const waiting = res.writableNeedDrain || socket.writableLength > 0;
+      if (moved || !waiting) {
+        waitingSince = null;
+        return;
+      }
+      waitingSince ??= Date.now();
+      if (Date.now() - waitingSince >= idleMs) {
+        clearInterval(timer);
+        onStall();
+      }
+    },
+    Math.max(50, Math.min(1_000, idleMs / 4)),
+  );
   timer.unref();
   res.once('close', () => clearInterval(timer));
 }

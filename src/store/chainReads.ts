@@ -17,10 +17,10 @@ export async function storedBlockHashes(store: Store, network: string, numbers: 
   const ch = clickHouseOf(store);
   const rows = ch
     ? await ch.query<{ number: number; hash: string; parent_hash: string }>(
-      `SELECT number, hash, parent_hash FROM ${ch.table('blocks')} FINAL WHERE network = {network:String} AND has({numbers:Array(Int64)}, number)`,
-      { network, numbers: list })
-    : await store.all<{ number: bigint; hash: string; parent_hash: string }>(
-      `SELECT number, hash, parent_hash FROM blocks WHERE network = $network AND number IN (${list.join(', ')})`, { network });
+        `SELECT number, hash, parent_hash FROM ${ch.table('blocks')} FINAL WHERE network = {network:String} AND has({numbers:Array(Int64)}, number)`,
+        { network, numbers: list },
+      )
+    : await store.all<{ number: bigint; hash: string; parent_hash: string }>(`SELECT number, hash, parent_hash FROM blocks WHERE network = $network AND number IN (${list.join(', ')})`, { network });
   return new Map(rows.map((r) => [Number(r.number), { hash: r.hash, parentHash: r.parent_hash }]));
 }
 

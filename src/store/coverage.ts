@@ -33,10 +33,7 @@ export async function coveredIntervals(store: Store, dataset: string, scope: str
   const ch = clickHouseOf(store);
   if (ch) return clickhouse.coveredIntervals(ch, dataset, scope);
   return cachedLookup(store, `coveredIntervals\0${dataset}\0${scope}`, async () => {
-    const rows = await store.all<{ lo: bigint; hi: bigint }>(
-      `SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope ORDER BY lo`,
-      { dataset, scope },
-    );
+    const rows = await store.all<{ lo: bigint; hi: bigint }>(`SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope ORDER BY lo`, { dataset, scope });
     return rows.map((r) => ({ lo: Number(r.lo), hi: Number(r.hi) }));
   });
 }
@@ -83,10 +80,7 @@ export async function addCoverage(tx: Tx, dataset: string, scope: string, lo: nu
   // before, the table's physical order no longer follows the data's order.
   const [prev] = await tx.all<{ max: bigint | null }>(`SELECT max(hi) AS max FROM coverage WHERE dataset = $dataset AND scope = $scope`, { dataset, scope });
   if (prev?.max != null && lo <= Number(prev.max)) await markUnordered(tx, dataset, scope);
-  const touching = await tx.all<{ lo: bigint; hi: bigint }>(
-    `SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`,
-    { dataset, scope, lo, hi },
-  );
+  const touching = await tx.all<{ lo: bigint; hi: bigint }>(`SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`, { dataset, scope, lo, hi });
   const mlo = Math.min(lo, ...touching.map((r) => Number(r.lo)));
   const mhi = Math.max(hi, ...touching.map((r) => Number(r.hi)));
   await tx.run(`DELETE FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo - 1 AND lo <= $hi + 1`, { dataset, scope, lo, hi });
@@ -97,7 +91,9 @@ export async function addCoverage(tx: Tx, dataset: string, scope: string, lo: nu
 /** Records that the datasets of `scope` gained coverage now, in the transaction that gave it. */
 async function markAdvanced(tx: Tx, datasets: readonly string[], scope: string): Promise<void> {
   const names: Record<string, string> = {};
-  datasets.forEach((d, i) => { names[`d${i}`] = d; });
+  datasets.forEach((d, i) => {
+    names[`d${i}`] = d;
+  });
   const list = datasets.map((_, i) => `$d${i}`).join(', ');
   await tx.run(`DELETE FROM coverage_state WHERE scope = $scope AND dataset IN (${list})`, { scope, ...names });
   await tx.run(`INSERT INTO coverage_state SELECT dataset, $scope, now()::TIMESTAMP FROM (SELECT unnest([${list}]) AS dataset)`, { scope, ...names });
@@ -132,7 +128,9 @@ export async function coverageRows(store: Store, datasets: readonly string[]): P
   if (ch) return clickhouse.coverageRows(ch, datasets);
   if (datasets.length === 0) return [];
   const names: Record<string, string> = {};
-  datasets.forEach((d, i) => { names[`d${i}`] = d; });
+  datasets.forEach((d, i) => {
+    names[`d${i}`] = d;
+  });
   const rows = await store.all<{ dataset: string; scope: string; lo: bigint; hi: bigint; tlo: Date | null; thi: Date | null; advanced: Date | null; conf: number | null }>(
     `SELECT c.dataset, c.scope, c.lo, c.hi,
             (SELECT min(time) FROM blocks b WHERE b.network = c.scope AND b.number BETWEEN c.lo AND c.hi) AS tlo,
@@ -146,8 +144,14 @@ export async function coverageRows(store: Store, datasets: readonly string[]): P
     names,
   );
   return rows.map((r) => ({
-    dataset: r.dataset, scope: r.scope, lo: Number(r.lo), hi: Number(r.hi),
-    timeLo: r.tlo, timeHi: r.thi, advancedAt: r.advanced, confirmations: r.conf === null ? null : Number(r.conf),
+    dataset: r.dataset,
+    scope: r.scope,
+    lo: Number(r.lo),
+    hi: Number(r.hi),
+    timeLo: r.tlo,
+    timeHi: r.thi,
+    advancedAt: r.advanced,
+    confirmations: r.conf === null ? null : Number(r.conf),
   }));
 }
 
@@ -172,10 +176,7 @@ export async function isPhysicallyOrdered(store: Store, dataset: string, scope: 
 
 /** Removes [lo, hi] from the coverage (a reorg or a re-ingest), splitting intervals. */
 export async function removeCoverage(tx: Tx, dataset: string, scope: string, lo: number, hi: number): Promise<void> {
-  const hit = await tx.all<{ lo: bigint; hi: bigint }>(
-    `SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo AND lo <= $hi`,
-    { dataset, scope, lo, hi },
-  );
+  const hit = await tx.all<{ lo: bigint; hi: bigint }>(`SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo AND lo <= $hi`, { dataset, scope, lo, hi });
   await tx.run(`DELETE FROM coverage WHERE dataset = $dataset AND scope = $scope AND hi >= $lo AND lo <= $hi`, { dataset, scope, lo, hi });
   for (const r of hit) {
     if (Number(r.lo) < lo) await tx.run(`INSERT INTO coverage VALUES ($dataset, $scope, $a, $b)`, { dataset, scope, a: Number(r.lo), b: lo - 1 });
@@ -206,27 +207,41 @@ export function union(intervals: readonly Interval[]): Interval[] {
 export async function addCoverageMany(tx: Tx, datasets: readonly string[], scope: string, lo: number, hi: number): Promise<void> {
   if (datasets.length === 0) return;
   const names: Record<string, string> = {};
-  datasets.forEach((d, i) => { names[`d${i}`] = d; });
+  datasets.forEach((d, i) => {
+    names[`d${i}`] = d;
+  });
   const inList = `(${datasets.map((_, i) => `$d${i}`).join(', ')})`;
-  const rows = await tx.all<{ dataset: string; lo: bigint; hi: bigint }>(
-    `SELECT dataset, lo, hi FROM coverage WHERE scope = $scope AND dataset IN ${inList}`, { scope, ...names });
+  const rows = await tx.all<{ dataset: string; lo: bigint; hi: bigint }>(`SELECT dataset, lo, hi FROM coverage WHERE scope = $scope AND dataset IN ${inList}`, { scope, ...names });
   const merged = new Map(datasets.map((d) => [d, { lo, hi, prevMax: null as number | null }]));
   for (const r of rows) {
     const m = merged.get(r.dataset)!;
     const [rlo, rhi] = [Number(r.lo), Number(r.hi)];
     m.prevMax = Math.max(m.prevMax ?? rhi, rhi);
-    if (rhi >= lo - 1 && rlo <= hi + 1) { m.lo = Math.min(m.lo, rlo); m.hi = Math.max(m.hi, rhi); }
+    if (rhi >= lo - 1 && rlo <= hi + 1) {
+      m.lo = Math.min(m.lo, rlo);
+      m.hi = Math.max(m.hi, rhi);
+    }
   }
-  const behind = datasets.filter((d) => { const m = merged.get(d)!; return m.prevMax !== null && lo <= m.prevMax; });
+  const behind = datasets.filter((d) => {
+    const m = merged.get(d)!;
+    return m.prevMax !== null && lo <= m.prevMax;
+  });
   if (behind.length) {
     const b: Record<string, string> = {};
-    behind.forEach((d, i) => { b[`b${i}`] = d; });
+    behind.forEach((d, i) => {
+      b[`b${i}`] = d;
+    });
     const bList = `(${behind.map((_, i) => `$b${i}`).join(', ')})`;
     await tx.run(`DELETE FROM dataset_order WHERE scope = $scope AND dataset IN ${bList}`, { scope, ...b });
     await tx.run(`INSERT INTO dataset_order SELECT dataset, $scope, true FROM (SELECT unnest([${behind.map((_, i) => `$b${i}`).join(', ')}]) AS dataset)`, { scope, ...b });
   }
   await tx.run(`DELETE FROM coverage WHERE scope = $scope AND dataset IN ${inList} AND hi >= $lo - 1 AND lo <= $hi + 1`, { scope, lo, hi, ...names });
-  const values = datasets.map((d, i) => { const m = merged.get(d)!; return `($d${i}, $scope, ${m.lo}, ${m.hi})`; }).join(', ');
+  const values = datasets
+    .map((d, i) => {
+      const m = merged.get(d)!;
+      return `($d${i}, $scope, ${m.lo}, ${m.hi})`;
+    })
+    .join(', ');
   await tx.run(`INSERT INTO coverage VALUES ${values}`, { scope, ...names });
   await markAdvanced(tx, datasets, scope);
 }

@@ -3,9 +3,7 @@
  * folder imports @duckdb/node-api. Results meant for clients leave the engine
  * as encoded bytes (COPY to a named pipe), never as JS rows.
  */
-import {
-  DuckDBInstance, DuckDBTimestampValue, DuckDBTypeId, type DuckDBAppender, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBValue,
-} from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTimestampValue, DuckDBTypeId, type DuckDBAppender, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBValue } from '@duckdb/node-api';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -110,9 +108,12 @@ export class StoreLockedError extends Error {
 
 export function copyOptions(format: Format): string {
   switch (format) {
-    case 'csv': return `(FORMAT csv, HEADER true)`;
-    case 'parquet': return `(FORMAT parquet, COMPRESSION zstd)`;
-    case 'json': return `(FORMAT json)`;
+    case 'csv':
+      return `(FORMAT csv, HEADER true)`;
+    case 'parquet':
+      return `(FORMAT parquet, COMPRESSION zstd)`;
+    case 'json':
+      return `(FORMAT json)`;
   }
 }
 
@@ -144,7 +145,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   const lookups = createLookupCache();
   let version = 0;
   let writers = 0;
-  const writing = async <T,>(write: () => Promise<T>): Promise<T> => {
+  const writing = async <T>(write: () => Promise<T>): Promise<T> => {
     writers++;
     version++;
     try {
@@ -155,7 +156,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     }
   };
   /** A lookup at the current version, kept only if no write began or ended while it ran. */
-  const lookupNow = <T,>(key: string, compute: () => Promise<T>): Promise<T> => {
+  const lookupNow = <T>(key: string, compute: () => Promise<T>): Promise<T> => {
     if (writers > 0) return compute();
     const v = version;
     return lookups.get(v, key, compute, () => writers === 0 && version === v);
@@ -163,7 +164,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   const fifoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-'));
   const fifoPool = createFifoPool(fifos, fifoDir);
 
-  const all = async <T,>(conn: DuckDBConnection, sql: string, params?: SqlParams): Promise<T[]> => {
+  const all = async <T>(conn: DuckDBConnection, sql: string, params?: SqlParams): Promise<T[]> => {
     const reader = await conn.runAndReadAll(sql, params);
     return reader.getRowObjectsJS() as T[];
   };
@@ -180,7 +181,10 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     readOnly,
     render: renderDuckDb,
     all: (sql, params) => all(shared, sql, params),
-    run: (sql, params) => writing(async () => { await shared.run(sql, params); }),
+    run: (sql, params) =>
+      writing(async () => {
+        await shared.run(sql, params);
+      }),
     lookup: lookupNow,
 
     transaction: (fn, o) => (o?.lookupsUnchanged ? inTransaction(fn) : writing(() => inTransaction(fn))),
@@ -215,8 +219,15 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o?.lane ?? 'light'),
         copyToFile: (sql, params, format, file, o) => copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
         snapshot: () => Promise.resolve(view),
-        lookup: <T,>(key: string, compute: () => Promise<T>): Promise<T> => (exact ? lookups.get(before.version, key, compute, () => true) : compute()),
-        close: () => (ended ??= conn.run('COMMIT').then(() => undefined, () => undefined).finally(() => conn.closeSync())),
+        lookup: <T>(key: string, compute: () => Promise<T>): Promise<T> => (exact ? lookups.get(before.version, key, compute, () => true) : compute()),
+        close: () =>
+          (ended ??= conn
+            .run('COMMIT')
+            .then(
+              () => undefined,
+              () => undefined,
+            )
+            .finally(() => conn.closeSync())),
       };
       return view;
     },
@@ -236,7 +247,9 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       await conn.run('BEGIN TRANSACTION');
       const tx: Tx = {
         all: (sql, params) => all(conn, sql, params),
-        run: async (sql, params) => { await conn.run(sql, params); },
+        run: async (sql, params) => {
+          await conn.run(sql, params);
+        },
         async append(table, rows) {
           const appender = await conn.createAppender(table);
           try {
@@ -281,7 +294,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       // gone, so the reader simply waits until the engine opens the pipe.
       const fd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
       socket = new net.Socket({ fd, readable: true, writable: false });
-      conn = onConn ?? await instance.connect();
+      conn = onConn ?? (await instance.connect());
     } catch (e) {
       socket?.destroy();
       if (fifo) fs.rm(fifo, { force: true }, () => undefined);
@@ -298,7 +311,10 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     const stream = new PassThrough({ highWaterMark: 256 * 1024 });
     source.pipe(stream, { end: false });
     source.on('end', () => {
-      done.then(() => stream.end(), (e: unknown) => stream.destroy(asError(e)));
+      done.then(
+        () => stream.end(),
+        (e: unknown) => stream.destroy(asError(e)),
+      );
     });
     source.on('error', (e) => stream.destroy(e));
     done.catch((e: unknown) => {
@@ -359,27 +375,47 @@ function columnWriters(a: DuckDBAppender): ColumnWriter[] {
   const out: ColumnWriter[] = [];
   for (let i = 0; i < a.columnCount; i++) {
     const generic: ColumnWriter = (v) => a.appendValue(v instanceof Date ? new DuckDBTimestampValue(BigInt(v.getTime()) * 1000n) : v);
-    const typed = <T,>(test: (v: unknown) => v is T, write: (v: T) => void): ColumnWriter => (v) => (test(v) ? write(v) : generic(v));
+    const typed =
+      <T>(test: (v: unknown) => v is T, write: (v: T) => void): ColumnWriter =>
+      (v) =>
+        test(v) ? write(v) : generic(v);
     const isString = (v: unknown): v is string => typeof v === 'string';
     const isNumber = (v: unknown): v is number => typeof v === 'number';
     const isInt = (v: unknown): v is bigint | number => typeof v === 'bigint' || Number.isSafeInteger(v);
     const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
     switch (a.columnType(i).typeId) {
-      case DuckDBTypeId.VARCHAR: out.push(typed(isString, (v) => a.appendVarchar(v))); break;
-      case DuckDBTypeId.BIGINT: out.push(typed(isInt, (v) => a.appendBigInt(BigInt(v)))); break;
-      case DuckDBTypeId.UBIGINT: out.push(typed(isInt, (v) => a.appendUBigInt(BigInt(v)))); break;
-      case DuckDBTypeId.INTEGER: out.push(typed(isNumber, (v) => a.appendInteger(v))); break;
-      case DuckDBTypeId.UTINYINT: out.push(typed(isNumber, (v) => a.appendUTinyInt(v))); break;
-      case DuckDBTypeId.DOUBLE: out.push(typed(isNumber, (v) => a.appendDouble(v))); break;
-      case DuckDBTypeId.BOOLEAN: out.push(typed(isBool, (v) => a.appendBoolean(v))); break;
-      case DuckDBTypeId.BIGNUM: out.push(typed(isInt, (v) => a.appendBigNum(BigInt(v)))); break;
+      case DuckDBTypeId.VARCHAR:
+        out.push(typed(isString, (v) => a.appendVarchar(v)));
+        break;
+      case DuckDBTypeId.BIGINT:
+        out.push(typed(isInt, (v) => a.appendBigInt(BigInt(v))));
+        break;
+      case DuckDBTypeId.UBIGINT:
+        out.push(typed(isInt, (v) => a.appendUBigInt(BigInt(v))));
+        break;
+      case DuckDBTypeId.INTEGER:
+        out.push(typed(isNumber, (v) => a.appendInteger(v)));
+        break;
+      case DuckDBTypeId.UTINYINT:
+        out.push(typed(isNumber, (v) => a.appendUTinyInt(v)));
+        break;
+      case DuckDBTypeId.DOUBLE:
+        out.push(typed(isNumber, (v) => a.appendDouble(v)));
+        break;
+      case DuckDBTypeId.BOOLEAN:
+        out.push(typed(isBool, (v) => a.appendBoolean(v)));
+        break;
+      case DuckDBTypeId.BIGNUM:
+        out.push(typed(isInt, (v) => a.appendBigNum(BigInt(v))));
+        break;
       case DuckDBTypeId.TIMESTAMP:
         out.push((v) => {
           if (v instanceof Date) a.appendTimestamp(new DuckDBTimestampValue(BigInt(v.getTime()) * 1000n));
           else generic(v);
         });
         break;
-      default: out.push(generic);
+      default:
+        out.push(generic);
     }
   }
   return out;

@@ -23,8 +23,7 @@ interface StoredDeclaration {
 async function storedDeclarations(store: Store): Promise<StoredDeclaration[]> {
   const ch = clickHouseOf(store);
   if (ch) {
-    return ch.query<StoredDeclaration>(
-      `SELECT name, argMax(declaration, declared_at) AS declaration FROM ${ch.table('custom_datasets')} GROUP BY name HAVING declaration != '' ORDER BY name`);
+    return ch.query<StoredDeclaration>(`SELECT name, argMax(declaration, declared_at) AS declaration FROM ${ch.table('custom_datasets')} GROUP BY name HAVING declaration != '' ORDER BY name`);
   }
   return store.all<StoredDeclaration>(`SELECT name, declaration FROM custom_datasets ORDER BY name`);
 }
@@ -97,7 +96,14 @@ export async function saveCustomDataset(store: Store, d: CustomDataset): Promise
         await tx.run(`DELETE FROM coverage WHERE dataset = $dataset AND scope = $network`, { dataset: e.id, network });
       }
       const from = d.networks[network]!.fromBlock;
-      if (from > 0) await addCoverageMany(tx, endpoints.map((e) => e.id), network, 0, from - 1);
+      if (from > 0)
+        await addCoverageMany(
+          tx,
+          endpoints.map((e) => e.id),
+          network,
+          0,
+          from - 1,
+        );
     }
     await tx.run(`DELETE FROM custom_datasets WHERE name = $name`, { name: d.name });
     await tx.run(`INSERT INTO custom_datasets VALUES ($name, $declaration, now()::TIMESTAMP)`, { name: d.name, declaration: json });
@@ -112,16 +118,28 @@ async function saveOnClickHouse(ch: ClickHouseStore, d: CustomDataset, json: str
   for (const network of fresh) {
     const from = d.networks[network]!.fromBlock;
     // Everything held for the network goes, as in a reorg below its first block.
-    await rollbackClickHouse(ch, network, -1, endpoints.map((e) => e.id), tables);
-    // Published like an ingested batch with no rows: the range's old rows go, and it becomes covered.
-    await publishBatch(ch, {
-      scopes: [network], lo: 0, hi: Math.max(from - 1, 0),
+    await rollbackClickHouse(
+      ch,
+      network,
+      -1,
+      endpoints.map((e) => e.id),
       tables,
-      scratchTables: endpoints.map((e) => e.table),
-      extraTables: [],
-      covers: from > 0 ? [...declared] : [],
-      uncovers: [],
-    }, async () => undefined);
+    );
+    // Published like an ingested batch with no rows: the range's old rows go, and it becomes covered.
+    await publishBatch(
+      ch,
+      {
+        scopes: [network],
+        lo: 0,
+        hi: Math.max(from - 1, 0),
+        tables,
+        scratchTables: endpoints.map((e) => e.table),
+        extraTables: [],
+        covers: from > 0 ? [...declared] : [],
+        uncovers: [],
+      },
+      async () => undefined,
+    );
   }
   await ch.insert('custom_datasets', [{ name: d.name, declaration: json, declared_at: clickHouseTime(Date.now()) }]);
 }

@@ -11,13 +11,8 @@ afterEach(async () => {
   await store.close();
 });
 
-const addToken = (symbol: string, address: string) =>
-  store.transaction((tx) => tx.run(`INSERT INTO tokens VALUES ($symbol, $symbol, [], 'ETH', $address, 18)`, { symbol, address }));
-const addPool = (address: string) =>
-  store.transaction((tx) => tx.run(
-    `INSERT INTO pools VALUES ('ETH', $address, 500, '0xa', 'AAA', 18, '0xb', 'BBB', 6, 1)`,
-    { address },
-  ));
+const addToken = (symbol: string, address: string) => store.transaction((tx) => tx.run(`INSERT INTO tokens VALUES ($symbol, $symbol, [], 'ETH', $address, 18)`, { symbol, address }));
+const addPool = (address: string) => store.transaction((tx) => tx.run(`INSERT INTO pools VALUES ('ETH', $address, 500, '0xa', 'AAA', 18, '0xb', 'BBB', 6, 1)`, { address }));
 
 describe('cached lookups', () => {
   it('a token lookup sees a token committed after the same lookup was cached', async () => {
@@ -68,13 +63,28 @@ describe('ttlLookup (ClickHouse registry lookups)', () => {
     const owner = {};
     let clock = 1_000;
     let reads = 0;
-    const read = () => ttlLookup(owner, 'k', async () => ++reads, 5_000, () => clock);
+    const read = () =>
+      ttlLookup(
+        owner,
+        'k',
+        async () => ++reads,
+        5_000,
+        () => clock,
+      );
     expect(await read()).toBe(1);
     clock += 4_999;
     expect(await read()).toBe(1);
     clock += 2;
     expect(await read()).toBe(2);
     // Another store has its own entries.
-    expect(await ttlLookup({}, 'k', async () => 'other', 5_000, () => clock)).toBe('other');
+    expect(
+      await ttlLookup(
+        {},
+        'k',
+        async () => 'other',
+        5_000,
+        () => clock,
+      ),
+    ).toBe('other');
   });
 });

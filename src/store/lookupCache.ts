@@ -73,7 +73,10 @@ const shared = new WeakMap<object, Map<string, { readonly until: number; readonl
  */
 export async function ttlLookup<T>(owner: object, key: string, compute: () => Promise<T>, ttlMs = SHARED_LOOKUP_TTL_MS, now = Date.now): Promise<T> {
   let entries = shared.get(owner);
-  if (!entries) { entries = new Map(); shared.set(owner, entries); }
+  if (!entries) {
+    entries = new Map();
+    shared.set(owner, entries);
+  }
   const hit = entries.get(key);
   if (hit && hit.until > now()) return hit.value as T;
   const value = deepFreeze(await compute());

@@ -19,12 +19,14 @@ export interface TokenDeployment {
 export async function tokensBySymbol(store: Store, network: string, symbol: string): Promise<TokenDeployment[]> {
   const ch = clickHouseOf(store);
   if (ch) return ttlLookup(ch, `tokensBySymbol\0${network}\0${symbol}`, () => clickhouse.tokensBySymbol(ch, network, symbol));
-  return cachedLookup(store, `tokensBySymbol\0${network}\0${symbol}`, () => store.all<TokenDeployment>(
-    `SELECT symbol, address, decimals FROM tokens
+  return cachedLookup(store, `tokensBySymbol\0${network}\0${symbol}`, () =>
+    store.all<TokenDeployment>(
+      `SELECT symbol, address, decimals FROM tokens
      WHERE network = $network AND address <> '' AND (upper(symbol) = $sym OR list_contains(list_transform(aliases, a -> upper(a)), $sym))
      ORDER BY (upper(symbol) = $sym) DESC, symbol`,
-    { network, sym: symbol },
-  ));
+      { network, sym: symbol },
+    ),
+  );
 }
 
 /** The registry's spelling of a contract address given in any letter case; an exact match first. */
@@ -32,10 +34,10 @@ export async function registryAddress(store: Store, network: string, input: stri
   const ch = clickHouseOf(store);
   if (ch) return ttlLookup(ch, `registryAddress\0${network}\0${input}`, () => clickhouse.registryAddress(ch, network, input));
   return cachedLookup(store, `registryAddress\0${network}\0${input}`, async () => {
-    const rows = await store.all<{ address: string }>(
-      `SELECT address FROM tokens WHERE network = $network AND lower(address) = lower($input) ORDER BY (address = $input) DESC LIMIT 1`,
-      { network, input },
-    );
+    const rows = await store.all<{ address: string }>(`SELECT address FROM tokens WHERE network = $network AND lower(address) = lower($input) ORDER BY (address = $input) DESC LIMIT 1`, {
+      network,
+      input,
+    });
     return rows[0]?.address ?? null;
   });
 }
@@ -61,10 +63,10 @@ export async function symbolsWithAlias(store: Store, network: string, alias: str
   const ch = clickHouseOf(store);
   if (ch) return ttlLookup(ch, `symbolsWithAlias\0${network}\0${alias}`, () => clickhouse.symbolsWithAlias(ch, network, alias));
   return cachedLookup(store, `symbolsWithAlias\0${network}\0${alias}`, async () => {
-    const rows = await store.all<{ symbol: string }>(
-      `SELECT DISTINCT upper(symbol) AS symbol FROM tokens WHERE network = $network AND list_contains(list_transform(aliases, a -> upper(a)), $sym)`,
-      { network, sym: alias },
-    );
+    const rows = await store.all<{ symbol: string }>(`SELECT DISTINCT upper(symbol) AS symbol FROM tokens WHERE network = $network AND list_contains(list_transform(aliases, a -> upper(a)), $sym)`, {
+      network,
+      sym: alias,
+    });
     return rows.map((r) => r.symbol);
   });
 }

@@ -9,8 +9,16 @@ export const SCHEMA_VERSION = 1;
 
 /** DuckDB's type for each catalog column type; raw on-chain integers are exact BIGNUMs. */
 export const DUCKDB_TYPES: Readonly<Record<StoredType, string>> = {
-  string: 'VARCHAR', boolean: 'BOOLEAN', uint8: 'UTINYINT', int32: 'INTEGER', int64: 'BIGINT', uint64: 'UBIGINT',
-  float64: 'DOUBLE', timestamp: 'TIMESTAMP', uint256: 'BIGNUM', int256: 'BIGNUM',
+  string: 'VARCHAR',
+  boolean: 'BOOLEAN',
+  uint8: 'UTINYINT',
+  int32: 'INTEGER',
+  int64: 'BIGINT',
+  uint64: 'UBIGINT',
+  float64: 'DOUBLE',
+  timestamp: 'TIMESTAMP',
+  uint256: 'BIGNUM',
+  int256: 'BIGNUM',
 };
 
 export function tableDdl(t: TableDef): string {

@@ -4,8 +4,12 @@ import { addCoverage } from './coverage.ts';
 import { createStore, type Store } from './createStore.ts';
 
 let store: Store;
-beforeAll(async () => { store = await createStore({ dataDir: null, threads: 1 }); });
-afterAll(async () => { await store?.close(); });
+beforeAll(async () => {
+  store = await createStore({ dataDir: null, threads: 1 });
+});
+afterAll(async () => {
+  await store?.close();
+});
 
 const count = async (s: Store) => Number((await s.all<{ n: bigint }>(`SELECT count(*) AS n FROM blocks WHERE network = 'T'`))[0]!.n);
 

@@ -11,13 +11,13 @@ export type StoreTarget =
   | { readonly engine: 'duckdb'; readonly dir: string }
   | { readonly engine: 'chdb'; readonly dir: string }
   | {
-    readonly engine: 'clickhouse';
-    /** The HTTP(S) endpoint, without credentials or database. */
-    readonly url: string;
-    readonly username: string;
-    readonly password: string;
-    readonly database: string;
-  };
+      readonly engine: 'clickhouse';
+      /** The HTTP(S) endpoint, without credentials or database. */
+      readonly url: string;
+      readonly username: string;
+      readonly password: string;
+      readonly database: string;
+    };
 
 export class StoreTargetError extends Error {
   constructor(text: string, why: string) {

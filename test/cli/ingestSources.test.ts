@@ -19,8 +19,12 @@ function chainq(args: string[]): { child: ChildProcess; done: Promise<{ code: nu
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CHAINQ_LOG_LEVEL: 'warn' } });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
   return { child, done };
 }
@@ -28,7 +32,7 @@ function chainq(args: string[]): { child: ChildProcess; done: Promise<{ code: nu
 describe('chainq ingest command group', () => {
   it('shares one `ingest` group with other sources, whichever registers first', () => {
     const program = new Command('chainq');
-    ingestGroup(program).command('evm').description('another helper\'s source');
+    ingestGroup(program).command('evm').description("another helper's source");
     registerIngestSources(program);
     const groups = program.commands.filter((c) => c.name() === 'ingest');
     expect(groups).toHaveLength(1);

@@ -62,7 +62,11 @@ describe('chainq keys', () => {
   it('usage shows blocks and requests per key and month, with the budget left', async () => {
     const store = await createStore({ dataDir: dir, threads: 1 });
     const backend = createEmbeddedBackend(store);
-    for (const [rid, period, cost] of [['a', '2025-11', 700], ['b', '2025-12', 100], ['c', '2025-12', 250]] as const) {
+    for (const [rid, period, cost] of [
+      ['a', '2025-11', 700],
+      ['b', '2025-12', 100],
+      ['c', '2025-12', 250],
+    ] as const) {
       const r = { id: rid, keyId: id, period, cost, at: Date.parse(`${period}-05T00:00:00Z`) };
       await backend.reserve(r, null);
       await backend.commit(r);

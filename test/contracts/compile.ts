@@ -20,7 +20,11 @@ export interface Artifact {
 export function compileFixtures(): Record<string, Artifact> {
   const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string };
   const sources = Object.fromEntries(
-    fs.readdirSync(dir).filter((f) => f.endsWith('.sol')).sort().map((f) => [f, { content: fs.readFileSync(path.join(dir, f), 'utf8') }]),
+    fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.sol'))
+      .sort()
+      .map((f) => [f, { content: fs.readFileSync(path.join(dir, f), 'utf8') }]),
   );
   const input = {
     language: 'Solidity',

@@ -37,7 +37,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (server.exitCode === null) {
-    await new Promise((r) => { server.once('exit', r); server.kill('SIGTERM'); });
+    await new Promise((r) => {
+      server.once('exit', r);
+      server.kill('SIGTERM');
+    });
   }
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
@@ -62,7 +65,10 @@ describe('chainq serve on a new data directory', () => {
   it('keeps serving after a client leaves in the middle of a large response', async () => {
     await new Promise<void>((resolve, reject) => {
       const req = http.get(`${base}/v1/evm/erc20/events/transfer?network=ETH&token=usdt&block_start=${ETH0}&block_end=${ETH0 + 10_000}&format=json`, { headers: { 'x-api-key': firstKey } }, (res) => {
-        res.once('data', () => { req.destroy(); resolve(); });
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
       });
       req.on('error', (e) => (req.destroyed ? resolve() : reject(e)));
     });
@@ -76,7 +82,10 @@ describe('chainq serve on a new data directory', () => {
 
 describe('chainq commands on a stopped store', () => {
   beforeAll(async () => {
-    await new Promise((r) => { server.once('exit', r); server.kill('SIGTERM'); });
+    await new Promise((r) => {
+      server.once('exit', r);
+      server.kill('SIGTERM');
+    });
   });
 
   it('creates a key and prints it alone on the last line', async () => {
@@ -97,12 +106,19 @@ describe('chainq commands on a stopped store', () => {
   it('sends a command to the server when one holds the store, with the same output', async () => {
     const stopped = await run(process.execPath, [bin, 'keys', 'list', '--data', dataDir, '--json']);
     const holder = spawn(process.execPath, [bin, 'serve', '--data', dataDir, '--port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    await new Promise<void>((resolve) => holder.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('listening')) resolve(); }));
+    await new Promise<void>((resolve) =>
+      holder.stdout!.on('data', (d: Buffer) => {
+        if (d.toString().includes('listening')) resolve();
+      }),
+    );
     try {
       const live = await run(process.execPath, [bin, 'keys', 'list', '--data', dataDir, '--json']);
       expect(live.stdout).toBe(stopped.stdout);
     } finally {
-      await new Promise((r) => { holder.once('exit', r); holder.kill('SIGTERM'); });
+      await new Promise((r) => {
+        holder.once('exit', r);
+        holder.kill('SIGTERM');
+      });
     }
   });
 });

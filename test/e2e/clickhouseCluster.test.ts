@@ -80,8 +80,27 @@ const lastLine = (text: string) => text.trim().split('\n').pop()!.trim();
 /** `chainq ingest evm` over [from, to] into the ClickHouse store, from its own data directory. */
 const ingest = (from: number, to: number, dir: string) => {
   const w = spawnCli([
-    'ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--from', String(from), '--to', String(to), '--confirmations', '0',
-    '--batch-blocks', '3', '--store', store, '--data', dir, '--protocols', protocols, '--log',
+    'ingest',
+    'evm',
+    '--network',
+    'ETH',
+    '--rpc',
+    anvil.url,
+    '--from',
+    String(from),
+    '--to',
+    String(to),
+    '--confirmations',
+    '0',
+    '--batch-blocks',
+    '3',
+    '--store',
+    store,
+    '--data',
+    dir,
+    '--protocols',
+    protocols,
+    '--log',
   ]);
   writers.push(w);
   return w;
@@ -90,11 +109,7 @@ const ingest = (from: number, to: number, dir: string) => {
 beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-cluster-'));
   for (const k of Object.keys(dirs) as (keyof typeof dirs)[]) dirs[k] = path.join(root, k);
-  [front, redis, anvil] = await Promise.all([
-    spawnClickHouseHttpFront({ dir: path.join(root, 'clickhouse'), username: 'chainq', password: 's3cret' }),
-    startRedis(),
-    startAnvil({ chainId: 1 }),
-  ]);
+  [front, redis, anvil] = await Promise.all([spawnClickHouseHttpFront({ dir: path.join(root, 'clickhouse'), username: 'chainq', password: 's3cret' }), startRedis(), startAnvil({ chainId: 1 })]);
   store = front.storeUrl('chainq');
   chain = await connectChain(anvil.url);
   s = await buildEvmScenario(chain);
@@ -139,7 +154,12 @@ function repeat<T>(round: (i: number) => Promise<T>, gapMs: number): { rounds():
   };
 }
 
-interface Answered { readonly server: string; readonly url: string; readonly status: number; readonly body: string }
+interface Answered {
+  readonly server: string;
+  readonly url: string;
+  readonly status: number;
+  readonly body: string;
+}
 
 /** Demo queries and coverage, alternating between the servers. */
 function backgroundLoad() {
@@ -172,12 +192,24 @@ type Row = Record<string, unknown>;
 async function nodeTransfers(to: number): Promise<Row[]> {
   const truth = nodeTruth(chain, s.from, to);
   const logs = await truth.logs(eventAbi(chain, 'TestToken', 'Transfer'), s.tokens.usdx);
-  return Promise.all(logs.map(async (d) => ({
-    block_number: d.block, token: 'USDX', sender: lower(d.args.from), receiver: lower(d.args.to), amount: units(d.args.value as bigint, 6), time: await truth.time(d.block),
-  })));
+  return Promise.all(
+    logs.map(async (d) => ({
+      block_number: d.block,
+      token: 'USDX',
+      sender: lower(d.args.from),
+      receiver: lower(d.args.to),
+      amount: units(d.args.value as bigint, 6),
+      time: await truth.time(d.block),
+    })),
+  );
 }
 
-interface Observation { readonly server: string; readonly covered: number | null; readonly matches: boolean; readonly detail: string }
+interface Observation {
+  readonly server: string;
+  readonly covered: number | null;
+  readonly matches: boolean;
+  readonly detail: string;
+}
 
 /** Each round, per server: what it covers of the scenario, and whether its USDX transfers over that range are the node's. */
 function truthWatch() {
@@ -252,7 +284,13 @@ describe('two API servers, ingestion writers, operator commands: one ClickHouse,
 
     // Revoked from yet another process and directory.
     await chainq(['keys', 'revoke', k.slice(0, 7), '--store', store, '--data', dirs.writer2]);
-    expect(await untilBoth(k, (r) => r.status === 401, (r) => r.status === 401 || large(r))).toBeLessThan(5_000 + 500);
+    expect(
+      await untilBoth(
+        k,
+        (r) => r.status === 401,
+        (r) => r.status === 401 || large(r),
+      ),
+    ).toBeLessThan(5_000 + 500);
     const list = JSON.parse(await chainq(['keys', 'list', '--json', '--store', store, '--data', dirs.operator])) as { id: string; plan: string; revokedAt: string | null }[];
     expect(list.find((x) => x.id === id)).toMatchObject({ plan: 'large', revokedAt: expect.any(String) });
   });
@@ -275,12 +313,16 @@ describe('two API servers, ingestion writers, operator commands: one ClickHouse,
     expect(usage).toEqual([expect.objectContaining({ plan: 'race', requests: 3, blocks: 3 * SMALL_COST, remaining: 50 })]);
   });
 
-  it('both servers served the node\'s truth over what they covered throughout; new blocks from a second writer reach both; the load was served', async () => {
+  it("both servers served the node's truth over what they covered throughout; new blocks from a second writer reach both; the load was served", async () => {
     const first = await writer.done;
     expect(first.code, first.stderr.slice(-2000)).toBe(0);
     expect(first.stdout).toMatch(/^done: \d+ blocks/m);
     // Blocks mined afterwards, ingested by a writer on another machine (its own --data).
-    for (const [to, amount] of [[s.users.carol, 7_000_000n], [s.users.dave, 8_000_000n], [s.users.bob, 9_000_000n]] as const) {
+    for (const [to, amount] of [
+      [s.users.carol, 7_000_000n],
+      [s.users.dave, 8_000_000n],
+      [s.users.bob, 9_000_000n],
+    ] as const) {
       await chain.send('TestToken', s.tokens.usdx, 'transfer', [to, amount], { from: s.users.alice });
     }
     const head = await chain.blockNumber();
@@ -293,7 +335,7 @@ describe('two API servers, ingestion writers, operator commands: one ClickHouse,
       expect(Date.now() - t0, `both servers covering block ${head}: ${covered.join(', ')}`).toBeLessThan(10_000);
     }
     // One more round of the watch on each server, at the new head.
-    for (const n = watch.rounds() + 2; watch.rounds() < n;) await pause(50);
+    for (const n = watch.rounds() + 2; watch.rounds() < n; ) await pause(50);
     const observed = await watch.stop();
     expect(observed.filter((o) => !o.matches)).toEqual([]);
     for (const srv of [a, b]) {

@@ -23,7 +23,14 @@ import { runCli } from '../helpers/cli.ts';
 import { readParquet } from '../helpers/formats.ts';
 import { createTestStore } from '../helpers/testApp.ts';
 
-interface NodeLog { address: Hex; topics: [Hex, ...Hex[]]; data: Hex; blockNumber: Hex; logIndex: Hex; transactionHash: Hex }
+interface NodeLog {
+  address: Hex;
+  topics: [Hex, ...Hex[]];
+  data: Hex;
+  blockNumber: Hex;
+  logIndex: Hex;
+  transactionHash: Hex;
+}
 
 const MAX_UINT256 = 2n ** 256n - 1n;
 const MIN_INT256 = -(2n ** 255n);
@@ -63,12 +70,18 @@ describe.each(['duckdb', 'chdb'] as const)('custom event datasets (anvil, %s)', 
         if (eventName === 'Deposited') Object.assign(row, { who: String(a.who).toLowerCase(), amount: String(a.amount), delta: Number(a.delta), flag: a.flag, tag: a.tag });
         if (eventName === 'WithdrawalRequested') {
           Object.assign(row, {
-            owner: String(a.owner).toLowerCase(), receiver: String(a.receiver).toLowerCase(), change: String(a.change), memo: a.memo, payload: a.payload,
-            small: Number(a.small), big: Number(a.big),
+            owner: String(a.owner).toLowerCase(),
+            receiver: String(a.receiver).toLowerCase(),
+            change: String(a.change),
+            memo: a.memo,
+            payload: a.payload,
+            small: Number(a.small),
+            big: Number(a.big),
           });
         }
         // The indexed string is only its hash: the topic itself.
-        if (eventName === 'Tagged') Object.assign(row, { label: l.topics[1], ids: JSON.stringify(text(a.ids)), pair: JSON.stringify((a.pair as string[]).map((x) => x.toLowerCase())), tick: Number(a.tick) });
+        if (eventName === 'Tagged')
+          Object.assign(row, { label: l.topics[1], ids: JSON.stringify(text(a.ids)), pair: JSON.stringify((a.pair as string[]).map((x) => x.toLowerCase())), tick: Number(a.tick) });
         row.time = times.get(block);
         return [row];
       });
@@ -100,19 +113,20 @@ describe.each(['duckdb', 'chdb'] as const)('custom event datasets (anvil, %s)', 
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-custom-'));
     file = path.join(dir, 'vault.json');
     // The ABI as solc prints it (functions included), three of its four events kept; addresses in mixed case.
-    fs.writeFileSync(file, JSON.stringify({
-      name: 'vault',
-      abi,
-      events: ['Deposited', 'WithdrawalRequested', 'Tagged'],
-      networks: { eth: { addresses: [vaults[0]!.toUpperCase().replace('0X', '0x'), vaults[1]], from_block: from } },
-    }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'vault',
+        abi,
+        events: ['Deposited', 'WithdrawalRequested', 'Tagged'],
+        networks: { eth: { addresses: [vaults[0]!.toUpperCase().replace('0X', '0x'), vaults[1]], from_block: from } },
+      }),
+    );
     const chdbDir = path.join(dir, 'chdb');
     const target = engine === 'chdb' ? ['--store', `chdb:${chdbDir}`] : [];
     const r = await runCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--from', '0', '--to', String(to), '--confirmations', '0', '--data', dir, ...target, '--custom', file, '--log']);
     expect(r.code, r.stderr).toBe(0);
-    store = engine === 'chdb'
-      ? await createClickHouseStore({ target: { engine: 'chdb', dir: chdbDir }, database: 'chainq' })
-      : await createStore({ dataDir: dir, threads: 2 });
+    store = engine === 'chdb' ? await createClickHouseStore({ target: { engine: 'chdb', dir: chdbDir }, database: 'chainq' }) : await createStore({ dataDir: dir, threads: 2 });
     reader = engine === 'chdb' ? await createTestStore(null, 'duckdb') : store;
     app = await createApp({ store });
     ({ key } = await createKey(store, { plan: 'unlimited' }));
@@ -127,7 +141,11 @@ describe.each(['duckdb', 'chdb'] as const)('custom event datasets (anvil, %s)', 
   });
 
   it('serves every declared event exactly as the node decodes it, and only the declared contracts', async () => {
-    for (const [event, name] of [['deposited', 'Deposited'], ['withdrawal_requested', 'WithdrawalRequested'], ['tagged', 'Tagged']] as const) {
+    for (const [event, name] of [
+      ['deposited', 'Deposited'],
+      ['withdrawal_requested', 'WithdrawalRequested'],
+      ['tagged', 'Tagged'],
+    ] as const) {
       const r = await get(`/v1/evm/custom/vault/events/${event}?${range()}`);
       expect(r.statusCode, r.body).toBe(200);
       const rows = r.json().events as Record<string, unknown>[];
@@ -186,11 +204,18 @@ describe.each(['duckdb', 'chdb'] as const)('custom event datasets (anvil, %s)', 
     const verbose = (await get(`/v1/evm/custom/vault/events/tagged?${range()}&verbose=true`)).json().events as Record<string, unknown>[];
     const logs = nodeLogs.filter((l) => vaults.slice(0, 2).includes(l.address.toLowerCase() as Hex) && decodeEventLog({ abi, data: l.data, topics: l.topics }).eventName === 'Tagged');
     expect(verbose.map((v) => [v.network, v.tx_id, v.log_index, v.name, v.contract_address])).toEqual(
-      logs.map((l) => ['ETH', l.transactionHash, Number(BigInt(l.logIndex)), 'Tagged', l.address.toLowerCase()]));
+      logs.map((l) => ['ETH', l.transactionHash, Number(BigInt(l.logIndex)), 'Tagged', l.address.toLowerCase()]),
+    );
   });
 
   it('lists what is declared with its columns and coverage, and leaves /v1/protocols as it was', async () => {
-    const list = (await get('/v1/evm/custom')).json() as { datasets: { name: string; networks: Record<string, unknown>; events: { event: string; signature: string; path: string; columns: { name: string }[]; coverage: Record<string, { block_start: number; block_end: number }[]> }[] }[] };
+    const list = (await get('/v1/evm/custom')).json() as {
+      datasets: {
+        name: string;
+        networks: Record<string, unknown>;
+        events: { event: string; signature: string; path: string; columns: { name: string }[]; coverage: Record<string, { block_start: number; block_end: number }[]> }[];
+      }[];
+    };
     expect(list.datasets.map((d) => d.name)).toEqual(['vault']);
     const [vault] = list.datasets;
     expect(vault!.networks).toEqual({ ETH: { addresses: vaults.slice(0, 2).sort(), from_block: from } });
@@ -236,7 +261,12 @@ describe.each(['duckdb', 'chdb'] as const)('custom event datasets (anvil, %s)', 
     const uncovered = await get(`/v1/evm/custom/vault/events/deposited?network=ETH&block_start=${to + 1}&block_end=${to + 5}`);
     expect(uncovered.statusCode).toBeGreaterThanOrEqual(400);
     expect(uncovered.statusCode).toBeLessThan(500);
-    const post = await app.inject({ method: 'POST', url: `/v1/evm/custom/vault/events/deposited?${range()}`, headers: { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a=b' });
+    const post = await app.inject({
+      method: 'POST',
+      url: `/v1/evm/custom/vault/events/deposited?${range()}`,
+      headers: { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'a=b',
+    });
     expect(post.statusCode).toBe(405);
     expect(post.headers.allow).toBe('GET');
     for (const r of [unknown, badParam, post]) expect(r.body).not.toMatch(/SELECT|evm_custom_|at .*\.ts/);

@@ -41,7 +41,7 @@ const ZERO = '0x0000000000000000000000000000000000000000';
 
 function poolFrom(chain: Chain, r: Receipt & { logs?: unknown[] }): Hex {
   const logs = parseEventLogs({ abi: chain.artifacts.V3Factory!.abi as Abi, logs: (r as unknown as { logs: never[] }).logs, eventName: 'PoolCreated' });
-  return ((logs[0]!.args as { pool: string }).pool).toLowerCase() as Hex;
+  return (logs[0]!.args as { pool: string }).pool.toLowerCase() as Hex;
 }
 
 export async function buildEvmScenario(chain: Chain): Promise<EvmScenario> {
@@ -63,7 +63,7 @@ export async function buildEvmScenario(chain: Chain): Promise<EvmScenario> {
     await tok(wbtx, 'mint', [who, 50n * E8]);
   }
   await tok(usdx, 'transfer', [bob, 12345678n], alice);
-  await tok(wethx, 'transfer', [carol, 3n * E18 / 2n], alice);
+  await tok(wethx, 'transfer', [carol, (3n * E18) / 2n], alice);
   await tok(wbtx, 'transfer', [dave, 12345678n], bob);
   await tok(usdx, 'approve', [carol, 500n * E6], alice);
   await tok(usdx, 'transferFrom', [alice, dave, 250n * E6], carol);
@@ -125,14 +125,14 @@ export async function buildEvmScenario(chain: Chain): Promise<EvmScenario> {
   await chain.send('WithdrawalQueue', queue, 'claimWithdrawal', [1n], { from: alice });
 
   // native: plain payments and value moved inside calls.
-  await chain.pay(alice, bob, 3n * E18 / 4n);
+  await chain.pay(alice, bob, (3n * E18) / 4n);
   await chain.pay(bob, carol, 1n);
   const payments = await chain.deploy('Payments');
   const reverter = await chain.deploy('Reverter');
   await chain.send('Payments', payments, 'split', [bob, carol], { from: alice, value: E18 });
-  await chain.send('Payments', payments, 'payWithFailure', [bob, reverter], { from: alice, value: 4n * E18 / 10n });
+  await chain.send('Payments', payments, 'payWithFailure', [bob, reverter], { from: alice, value: (4n * E18) / 10n });
   await chain.send('Payments', payments, 'nestedFailure', [dave], { from: alice, value: E18 / 10n });
-  await chain.send('Payments', payments, 'createAndDestroy', [dave], { from: alice, value: 3n * E18 / 10n });
+  await chain.send('Payments', payments, 'createAndDestroy', [dave], { from: alice, value: (3n * E18) / 10n });
   await chain.send('Payments', payments, 'viaDelegate', [], { from: alice, value: E18 / 20n });
   const failed = await chain.send('Payments', payments, 'fail', [], { from: alice, value: E18 / 5n, gas: 100_000n });
   if (failed.status !== '0x0') throw new Error('Payments.fail should have failed');
@@ -141,7 +141,17 @@ export async function buildEvmScenario(chain: Chain): Promise<EvmScenario> {
     from,
     to: await chain.blockNumber(),
     tokens: { usdx, wethx, wbtx, nft },
-    factory, factoryBlock, pool500, poolEarly, roguePool, core, prime, steth, queue, payments, reverter,
+    factory,
+    factoryBlock,
+    pool500,
+    poolEarly,
+    roguePool,
+    core,
+    prime,
+    steth,
+    queue,
+    payments,
+    reverter,
     failedTx: failed.transactionHash,
     users: { deployer, alice, bob, carol, dave },
   };
@@ -151,11 +161,23 @@ export async function buildEvmScenario(chain: Chain): Promise<EvmScenario> {
 export function writeScenarioConfig(dir: string, s: EvmScenario): { protocols: string; tokensCsv: string } {
   fs.mkdirSync(dir, { recursive: true });
   const protocols = path.join(dir, 'protocols.local.json');
-  fs.writeFileSync(protocols, JSON.stringify({
-    lending_v3: { ETH: [{ market: 'Core', pool: s.core, deployed_block: null }, { market: 'Prime', pool: s.prime, deployed_block: null }] },
-    dex_v3: { ETH: { factory: s.factory, deployed_block: s.factoryBlock } },
-    staking: { ETH: { steth: s.steth, withdrawal_queue: s.queue } },
-  }, null, 2));
+  fs.writeFileSync(
+    protocols,
+    JSON.stringify(
+      {
+        lending_v3: {
+          ETH: [
+            { market: 'Core', pool: s.core, deployed_block: null },
+            { market: 'Prime', pool: s.prime, deployed_block: null },
+          ],
+        },
+        dex_v3: { ETH: { factory: s.factory, deployed_block: s.factoryBlock } },
+        staking: { ETH: { steth: s.steth, withdrawal_queue: s.queue } },
+      },
+      null,
+      2,
+    ),
+  );
   const tokensCsv = path.join(dir, 'tokens.local.csv');
   fs.writeFileSync(tokensCsv, `symbol,name,aliases,network,address,decimals\nUSDX,USD X,USD-X,ETH,${s.tokens.usdx},6\n`);
   return { protocols, tokensCsv };

@@ -22,8 +22,24 @@ let protocols: string;
 let urls: string[];
 
 const ingest = (store: string, extra: readonly string[] = []) => [
-  'ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--from', String(s.from), '--to', String(s.to), '--confirmations', '0',
-  '--store', store, '--protocols', protocols, '--log', ...extra,
+  'ingest',
+  'evm',
+  '--network',
+  'ETH',
+  '--rpc',
+  anvil.url,
+  '--from',
+  String(s.from),
+  '--to',
+  String(s.to),
+  '--confirmations',
+  '0',
+  '--store',
+  store,
+  '--protocols',
+  protocols,
+  '--log',
+  ...extra,
 ];
 
 beforeAll(async () => {
@@ -117,7 +133,10 @@ describe('EVM ingestion into ClickHouse (chDB)', () => {
   it('killed with SIGKILL mid-run and run again, serves what an uninterrupted run serves', async () => {
     const crashed = path.join(root, 'crashed');
     const args = ingest(`chdb:${crashed}`, ['--batch-blocks', '3', '--concurrency', '2']);
-    for (const [k, pauseMs] of [[2, 0], [4, 7]] as const) {
+    for (const [k, pauseMs] of [
+      [2, 0],
+      [4, 7],
+    ] as const) {
       const run = spawnCli(args);
       let seen = 0;
       await run.waitFor((l) => l.event === 'batch' && ++seen >= k);

@@ -44,11 +44,16 @@ describe('ingest evm --follow across reorgs', () => {
     return { chain, token, users: [alice, bob, carol, dave], dir };
   }
 
-  const follow = (dir: string, extra: string[] = []) => spawnCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil!.url, '--follow', '--from', '1',
-    '--confirmations', '0', '--poll-interval', '0.1', '--data', dir, '--log', ...extra]);
+  const follow = (dir: string, extra: string[] = []) =>
+    spawnCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil!.url, '--follow', '--from', '1', '--confirmations', '0', '--poll-interval', '0.1', '--data', dir, '--log', ...extra]);
 
   it('replaced blocks are rolled back in every dataset and the new chain ingested: the store ends equal to the node', async () => {
-    const { chain, token, users: [alice, bob, carol], dir } = await setup();
+    const {
+      chain,
+      token,
+      users: [alice, bob, carol],
+      dir,
+    } = await setup();
     for (let i = 1; i <= 3; i++) await chain.send('TestToken', token, 'transfer', [bob, BigInt(i)], { from: alice! });
     const snapshot = await chain.rpc<Hex>('evm_snapshot');
     const forkPoint = await chain.blockNumber();
@@ -80,13 +85,17 @@ describe('ingest evm --follow across reorgs', () => {
     try {
       const transfers = await truth.logs(eventAbi(chain, 'TestToken', 'Transfer'), token);
       const stored = await store.all<{ block_number: bigint; log_index: number; receiver: string; amount_raw: bigint; tx_hash: string }>(
-        `SELECT block_number, log_index, receiver, amount_raw, tx_hash FROM evm_erc20_transfer ORDER BY block_number, log_index`);
+        `SELECT block_number, log_index, receiver, amount_raw, tx_hash FROM evm_erc20_transfer ORDER BY block_number, log_index`,
+      );
       expect(stored.map((s) => [Number(s.block_number), s.log_index, s.receiver, s.amount_raw, s.tx_hash])).toEqual(
-        transfers.map((d) => [d.block, d.logIndex, lower(d.args.to), d.args.value, d.log.transactionHash]));
+        transfers.map((d) => [d.block, d.logIndex, lower(d.args.to), d.args.value, d.log.transactionHash]),
+      );
       expect(stored.some((s) => s.amount_raw === 101n || s.amount_raw === 102n)).toBe(false); // chain A's transfers are gone
 
       const native = await truth.nativeTransfers();
-      const storedNative = await store.all<{ block_number: bigint; receiver: string; amount_raw: bigint }>(`SELECT block_number, receiver, amount_raw FROM evm_native_transfer ORDER BY block_number, tx_index, trace_index`);
+      const storedNative = await store.all<{ block_number: bigint; receiver: string; amount_raw: bigint }>(
+        `SELECT block_number, receiver, amount_raw FROM evm_native_transfer ORDER BY block_number, tx_index, trace_index`,
+      );
       expect(storedNative.map((s) => [Number(s.block_number), s.receiver, s.amount_raw])).toEqual(native.map((t) => [t.block, t.to, t.value]));
       expect(storedNative.some((s) => s.receiver === bob)).toBe(false);
 
@@ -104,7 +113,12 @@ describe('ingest evm --follow across reorgs', () => {
   });
 
   it('a reorg deeper than --reorg-window stops ingestion with an error that says so', async () => {
-    const { chain, token, users: [alice, bob, carol], dir } = await setup();
+    const {
+      chain,
+      token,
+      users: [alice, bob, carol],
+      dir,
+    } = await setup();
     const snapshot = await chain.rpc<Hex>('evm_snapshot');
     for (let i = 1; i <= 5; i++) await chain.send('TestToken', token, 'transfer', [bob, BigInt(i)], { from: alice! });
     const tipA = await chain.blockNumber();

@@ -34,10 +34,17 @@ describe('ingest evm: kill at any moment, run again', () => {
     // One transaction per block: token transfers, bursts of logs, payments plain and inside calls, a new pool.
     for (let i = 0; i < 72; i++) {
       switch (i % 4) {
-        case 0: await chain.send('TestToken', token, 'transfer', [[bob, carol, deployer][i % 3]!, BigInt(1000 + i)], { from: alice }); break;
-        case 1: await chain.send('LogSpammer', spammer, 'spam', [5n, BigInt(i * 100)]); break;
-        case 2: await chain.pay(bob, carol, BigInt(i) * 10n ** 15n); break;
-        default: await chain.send('Payments', payments, 'split', [bob, carol], { from: alice, value: BigInt(i) * 10n ** 14n });
+        case 0:
+          await chain.send('TestToken', token, 'transfer', [[bob, carol, deployer][i % 3]!, BigInt(1000 + i)], { from: alice });
+          break;
+        case 1:
+          await chain.send('LogSpammer', spammer, 'spam', [5n, BigInt(i * 100)]);
+          break;
+        case 2:
+          await chain.pay(bob, carol, BigInt(i) * 10n ** 15n);
+          break;
+        default:
+          await chain.send('Payments', payments, 'split', [bob, carol], { from: alice, value: BigInt(i) * 10n ** 14n });
       }
       if (i === 40) await chain.send('V3Factory', factory, 'createPool', [token, spammer, 3000]);
     }
@@ -45,8 +52,29 @@ describe('ingest evm: kill at any moment, run again', () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-resume-'));
     protocols = path.join(root, 'protocols.json');
     fs.writeFileSync(protocols, JSON.stringify({ dex_v3: { ETH: { factory, deployed_block: 0 } } }));
-    args = (dir) => ['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--from', '1', '--to', String(to), '--confirmations', '0',
-      '--batch-blocks', '4', '--concurrency', '3', '--data', dir, '--protocols', protocols, '--log'];
+    args = (dir) => [
+      'ingest',
+      'evm',
+      '--network',
+      'ETH',
+      '--rpc',
+      anvil.url,
+      '--from',
+      '1',
+      '--to',
+      String(to),
+      '--confirmations',
+      '0',
+      '--batch-blocks',
+      '4',
+      '--concurrency',
+      '3',
+      '--data',
+      dir,
+      '--protocols',
+      protocols,
+      '--log',
+    ];
   });
 
   afterAll(async () => {
@@ -61,7 +89,11 @@ describe('ingest evm: kill at any moment, run again', () => {
 
     const crashed = path.join(root, 'crashed');
     // Kill after the k-th committed batch, after a varying pause: mid-fetch, mid-decode or mid-commit.
-    for (const [k, pauseMs] of [[2, 0], [5, 3], [9, 11]] as const) {
+    for (const [k, pauseMs] of [
+      [2, 0],
+      [5, 3],
+      [9, 11],
+    ] as const) {
       const run = spawnCli(args(crashed));
       let seen = 0;
       await run.waitFor((l) => l.event === 'batch' && ++seen >= k);
@@ -72,8 +104,7 @@ describe('ingest evm: kill at any moment, run again', () => {
 
       const store = await createStore({ dataDir: crashed, readOnly: true });
       try {
-        const [cov] = await store.all<{ lo: bigint; hi: bigint; n: bigint }>(
-          `SELECT min(lo) AS lo, max(hi) AS hi, count(*) AS n FROM coverage WHERE dataset = 'evm/erc20/transfer' AND scope = 'ETH'`);
+        const [cov] = await store.all<{ lo: bigint; hi: bigint; n: bigint }>(`SELECT min(lo) AS lo, max(hi) AS hi, count(*) AS n FROM coverage WHERE dataset = 'evm/erc20/transfer' AND scope = 'ETH'`);
         // Batches commit in order: what is covered is one stretch from the start, and not yet everything.
         expect(Number(cov!.n)).toBe(1);
         expect(Number(cov!.lo)).toBe(1);
@@ -93,14 +124,16 @@ describe('ingest evm: kill at any moment, run again', () => {
     const last = await runCli(args(crashed).filter((a, i, all) => a !== '--from' && all[i - 1] !== '--from'));
     expect(last.code, last.stderr).toBe(0);
 
-    const [a, b] = await Promise.all([reference, crashed].map(async (dir) => {
-      const store = await createStore({ dataDir: dir, readOnly: true });
-      try {
-        return await dumpStore(store, { physical: true });
-      } finally {
-        await store.close();
-      }
-    }));
+    const [a, b] = await Promise.all(
+      [reference, crashed].map(async (dir) => {
+        const store = await createStore({ dataDir: dir, readOnly: true });
+        try {
+          return await dumpStore(store, { physical: true });
+        } finally {
+          await store.close();
+        }
+      }),
+    );
     expect(JSON.parse(b!).evm_erc20_transfer.length).toBeGreaterThan(100);
     expect(b).toBe(a);
   });
@@ -117,7 +150,7 @@ describe('ingest evm: kill at any moment, run again', () => {
       const res = await fetch(`${server.url}/v1/coverage?protocol=erc20&network=ETH`, { headers: { 'x-api-key': server.key } });
       return ((await res.json()) as { coverage: { newest: { block: number } }[] }).coverage[0]?.newest.block ?? 0;
     };
-    while (await covered() < 8) await new Promise((r) => setTimeout(r, 10));
+    while ((await covered()) < 8) await new Promise((r) => setTimeout(r, 10));
     server.child.kill('SIGKILL');
     expect(await covered().catch(() => 0)).toBeLessThan(to);
     await server.stop();
@@ -132,14 +165,16 @@ describe('ingest evm: kill at any moment, run again', () => {
     }
     expect(await covered()).toBe(to);
     await server.stop();
-    const [a, b] = await Promise.all([reference, live].map(async (dir) => {
-      const store = await createStore({ dataDir: dir, readOnly: true });
-      try {
-        return await dumpStore(store, { physical: true });
-      } finally {
-        await store.close();
-      }
-    }));
+    const [a, b] = await Promise.all(
+      [reference, live].map(async (dir) => {
+        const store = await createStore({ dataDir: dir, readOnly: true });
+        try {
+          return await dumpStore(store, { physical: true });
+        } finally {
+          await store.close();
+        }
+      }),
+    );
     expect(b).toBe(a);
   });
 });

@@ -37,11 +37,21 @@ beforeAll(async () => {
   const market = new fb.VenueBMarket();
   for (let h = 0; h < HOURS; h++) market.simulateHour(H0 + h * fb.HOUR, 100 + h);
   for (const [k, v] of fb.fillsFiles(market, fb.hourLabel(H0 + fb.HOUR))) server.files.set(k, v);
-  server.handlers.set('/info', fb.infoHandler({
-    candles: new Map([['BTC', fb.candles('BTC', H0, 3 * 1440, 1)], ['kPEPE', fb.candles('kPEPE', H0, 3 * 1440, 2)]]),
-    funding: new Map([['BTC', fb.fundingRows(H0, 72, 3)], ['kPEPE', fb.fundingRows(H0, 72, 4)]]),
-    serverNow: Date.UTC(2025, 11, 4, 12), pageCap: 20,
-  }));
+  server.handlers.set(
+    '/info',
+    fb.infoHandler({
+      candles: new Map([
+        ['BTC', fb.candles('BTC', H0, 3 * 1440, 1)],
+        ['kPEPE', fb.candles('kPEPE', H0, 3 * 1440, 2)],
+      ]),
+      funding: new Map([
+        ['BTC', fb.fundingRows(H0, 72, 3)],
+        ['kPEPE', fb.fundingRows(H0, 72, 4)],
+      ]),
+      serverNow: Date.UTC(2025, 11, 4, 12),
+      pageCap: 20,
+    }),
+  );
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-ch-venues-'));
 });
 
@@ -52,14 +62,50 @@ afterAll(async () => {
 
 const common = (store: string) => ['--store', store, '--retry-delay', '1', '--quiet', '--json'];
 const venueA = (store: string, extra: readonly string[] = []) => [
-  'ingest', 'venue_a', '--token', 'BTC,ETH', '--since', '2025-12-01', '--until', '2025-12-03', '--archive-url', server.url, ...common(store), ...extra,
+  'ingest',
+  'venue_a',
+  '--token',
+  'BTC,ETH',
+  '--since',
+  '2025-12-01',
+  '--until',
+  '2025-12-03',
+  '--archive-url',
+  server.url,
+  ...common(store),
+  ...extra,
 ];
 const venueBFills = (store: string) => [
-  'ingest', 'venue_b', '--token', 'BTC,kPEPE,ETH', '--since', '2025-12-01T00:00:00Z', '--until', '2025-12-01T03:00:00Z',
-  '--source', server.url, '--info-url', `${server.url}/info`, '--datasets', 'fills', ...common(store),
+  'ingest',
+  'venue_b',
+  '--token',
+  'BTC,kPEPE,ETH',
+  '--since',
+  '2025-12-01T00:00:00Z',
+  '--until',
+  '2025-12-01T03:00:00Z',
+  '--source',
+  server.url,
+  '--info-url',
+  `${server.url}/info`,
+  '--datasets',
+  'fills',
+  ...common(store),
 ];
 const venueBInfo = (store: string) => [
-  'ingest', 'venue_b', '--token', 'BTC,kPEPE', '--since', '2025-12-01', '--until', '2025-12-04', '--info-url', `${server.url}/info`, '--datasets', 'candles,funding', ...common(store),
+  'ingest',
+  'venue_b',
+  '--token',
+  'BTC,kPEPE',
+  '--since',
+  '2025-12-01',
+  '--until',
+  '2025-12-04',
+  '--info-url',
+  `${server.url}/info`,
+  '--datasets',
+  'candles,funding',
+  ...common(store),
 ];
 
 /** Runs an ingest command to the end; its JSON summary. */
@@ -119,7 +165,11 @@ describe('venue ingestion into ClickHouse (chDB), from the command line', () => 
     const args = venueA(`chdb:${crashed}`, ['--concurrency', '1']);
     // One file at a time: a file is published right after its checksum is read, before the next download.
     // The pauses land in different steps of a publish (seen: rows inserted and not yet covered at about 20 ms).
-    for (const [files, pauseMs] of [[3, 0], [6, 20], [10, 60]] as const) {
+    for (const [files, pauseMs] of [
+      [3, 0],
+      [6, 20],
+      [10, 60],
+    ] as const) {
       const before = server.requests.length;
       const run = spawnCli(args);
       while (server.requests.slice(before).filter((r) => r.path.endsWith('.CHECKSUM')).length < files) {

@@ -44,8 +44,27 @@ async function rows(hi: number, extra = ''): Promise<{ block_number: number; rec
   return body.events;
 }
 
-const follow = (confirmations: number): RunningCli => spawnCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--follow', '--from', '1',
-  '--confirmations', String(confirmations), '--poll-interval', '0.1', '--batch-blocks', '5', '--data', dir, '--log']);
+const follow = (confirmations: number): RunningCli =>
+  spawnCli([
+    'ingest',
+    'evm',
+    '--network',
+    'ETH',
+    '--rpc',
+    anvil.url,
+    '--follow',
+    '--from',
+    '1',
+    '--confirmations',
+    String(confirmations),
+    '--poll-interval',
+    '0.1',
+    '--batch-blocks',
+    '5',
+    '--data',
+    dir,
+    '--log',
+  ]);
 
 async function stopFollower(f: RunningCli): Promise<void> {
   f.child.kill('SIGINT');
@@ -97,7 +116,7 @@ describe('a live server', { timeout: 300_000 }, () => {
       // Two more blocks confirm it; then the server must serve it within seconds (5 s on a quiet machine; 10 s allows a loaded CI).
       await chain.rpc('anvil_mine', ['0x2']);
       const t0 = Date.now();
-      while ((await newest() ?? 0) < block) {
+      while (((await newest()) ?? 0) < block) {
         expect(Date.now() - t0, `block ${block} not served`).toBeLessThan(10_000);
         await sleep(25);
       }
@@ -112,11 +131,15 @@ describe('a live server', { timeout: 300_000 }, () => {
     // The operator channel's /metrics shows what the job did.
     const metrics = await new Promise<string>((resolve, reject) => {
       const info = JSON.parse(fs.readFileSync(path.join(dir, 'chainq.operator.json'), 'utf8')) as { socket: string };
-      http.get({ socketPath: info.socket, path: '/metrics' }, (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => { text += c.toString(); });
-        res.on('end', () => resolve(text));
-      }).on('error', reject);
+      http
+        .get({ socketPath: info.socket, path: '/metrics' }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => {
+            text += c.toString();
+          });
+          res.on('end', () => resolve(text));
+        })
+        .on('error', reject);
     });
     const rowsTotal = /chainq_ingest_rows_total\{network="ETH",dataset="evm\/erc20\/transfer"\} (\d+)/.exec(metrics);
     expect(Number(rowsTotal?.[1])).toBe(transfers.length);
@@ -132,7 +155,7 @@ describe('a live server', { timeout: 300_000 }, () => {
     const chainA: number[] = [];
     for (let i = 1; i <= 3; i++) chainA.push(Number(BigInt((await chain.send('TestToken', token, 'transfer', [bob, 1_000n + BigInt(i)], { from: alice })).blockNumber)));
     const follower = follow(0);
-    while ((await newest() ?? 0) < chainA.at(-1)!) await sleep(25);
+    while (((await newest()) ?? 0) < chainA.at(-1)!) await sleep(25);
     const seen: { receiver: string; amount: string }[][] = [];
     let reading = true;
     const reader = (async () => {
@@ -152,7 +175,7 @@ describe('a live server', { timeout: 300_000 }, () => {
     const chainB: number[] = [];
     for (let i = 1; i <= 5; i++) chainB.push(Number(BigInt((await chain.send('TestToken', token, 'transfer', [carol, 2_000n + BigInt(i)], { from: alice })).blockNumber)));
     const t0 = Date.now();
-    while ((await newest() ?? 0) < chainB.at(-1)!) {
+    while (((await newest()) ?? 0) < chainB.at(-1)!) {
       expect(Date.now() - t0).toBeLessThan(15_000);
       await sleep(25);
     }
@@ -172,14 +195,16 @@ describe('a live server', { timeout: 300_000 }, () => {
   it('applies keys created, re-planned and revoked, and a reloaded plans file, within 5 s while a load runs', async () => {
     let loading = true;
     let served = 0;
-    const load = Promise.all([1, 2, 3].map(async () => {
-      while (loading) {
-        const res = await get(`/v1/evm/erc20/events/transfer?network=ETH&token=${token}&block_start=1&block_end=${transfers.at(-1)}`);
-        expect(res.status).toBe(200);
-        await res.arrayBuffer();
-        served++;
-      }
-    }));
+    const load = Promise.all(
+      [1, 2, 3].map(async () => {
+        while (loading) {
+          const res = await get(`/v1/evm/erc20/events/transfer?network=ETH&token=${token}&block_start=1&block_end=${transfers.at(-1)}`);
+          expect(res.status).toBe(200);
+          await res.arrayBuffer();
+          served++;
+        }
+      }),
+    );
     const within5s = async (check: () => Promise<boolean>, what: string) => {
       const t0 = Date.now();
       while (!(await check())) {
@@ -198,7 +223,10 @@ describe('a live server', { timeout: 300_000 }, () => {
     const reload = await runCli(['plans', 'reload', '--data', dir]);
     expect(reload.code, reload.stderr).toBe(0);
     expect(reload.stdout).toMatch(/tiny: 7\/min/);
-    await within5s(async () => { const r = await probe(); return r.headers.get('x-ratelimit-limit') === '7' || r.status === 429; }, 'reloaded plan applied');
+    await within5s(async () => {
+      const r = await probe();
+      return r.headers.get('x-ratelimit-limit') === '7' || r.status === 429;
+    }, 'reloaded plan applied');
     expect((await runCli(['keys', 'revoke', key.slice(0, 7), '--data', dir])).code).toBe(0);
     await within5s(async () => (await probe()).status === 401, 'revoked key refused');
     loading = false;
@@ -211,14 +239,7 @@ describe('a live server', { timeout: 300_000 }, () => {
     fs.writeFileSync(tokensCsv, `symbol,name,aliases,network,address,decimals\nEIGHT,Eighteen,,ETH,${token},18\n`);
     const labelsCsv = path.join(dir, 'labels.csv');
     fs.writeFileSync(labelsCsv, `address,label,category,network\n${bob},Bob's desk,exchange,ETH\n`);
-    const commands = [
-      ['status', '--json'],
-      ['keys', 'list', '--json'],
-      ['keys', 'usage', '--json'],
-      ['tokens', 'import', tokensCsv],
-      ['labels', 'import', labelsCsv],
-      ['compact'],
-    ];
+    const commands = [['status', '--json'], ['keys', 'list', '--json'], ['keys', 'usage', '--json'], ['tokens', 'import', tokensCsv], ['labels', 'import', labelsCsv], ['compact']];
     // Charged first, so that the ledger is the same for both runs of `keys usage`.
     const labelled = await get(`/v1/evm/erc20/events/transfer?network=ETH&token=${token}&block_start=1&block_end=${transfers.at(-1)}`);
     expect(labelled.status).toBe(200);

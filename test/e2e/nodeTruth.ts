@@ -43,15 +43,27 @@ export interface Truth {
   nativeTransfers(): Promise<{ block: number; txIndex: number; traceIndex: number; tx: Hex; from: Hex; to: Hex; value: bigint }[]>;
 }
 
-interface Frame { type: string; from: Hex; to?: Hex; value?: Hex; error?: string; calls?: Frame[] }
+interface Frame {
+  type: string;
+  from: Hex;
+  to?: Hex;
+  value?: Hex;
+  error?: string;
+  calls?: Frame[];
+}
 
 export function nodeTruth(chain: Chain, from: number, to: number): Truth {
   const times = new Map<number, string>();
   return {
     async logs(event, address) {
-      const raw = await chain.rpc<NodeLog[]>('eth_getLogs', [{
-        fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}`, topics: [toEventSelector(event)], ...(address ? { address } : {}),
-      }]);
+      const raw = await chain.rpc<NodeLog[]>('eth_getLogs', [
+        {
+          fromBlock: `0x${from.toString(16)}`,
+          toBlock: `0x${to.toString(16)}`,
+          topics: [toEventSelector(event)],
+          ...(address ? { address } : {}),
+        },
+      ]);
       const out: Decoded[] = [];
       for (const log of raw) {
         let args: Record<string, unknown>;

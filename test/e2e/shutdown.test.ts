@@ -46,7 +46,9 @@ function slowDownload(server: Server, pathAndQuery: string, chunkBytes: number, 
   let total = 0;
   const waiters: { bytes: number; resolve: () => void }[] = [];
   let socketClosed!: () => void;
-  const closed = new Promise<void>((r) => { socketClosed = r; });
+  const closed = new Promise<void>((r) => {
+    socketClosed = r;
+  });
   const body = new Promise<Buffer>((resolve, reject) => {
     const req = http.get(`${server.url}${pathAndQuery}`, { headers: { 'x-api-key': server.key } }, (res) => {
       if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
@@ -59,10 +61,17 @@ function slowDownload(server: Server, pathAndQuery: string, chunkBytes: number, 
           taken += chunk.length;
           total += chunk.length;
         }
-        for (const w of [...waiters]) if (total >= w.bytes) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
+        for (const w of [...waiters])
+          if (total >= w.bytes) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve();
+          }
         if (taken >= chunkBytes) {
           res.off('readable', pump);
-          setTimeout(() => { res.on('readable', pump); pump(); }, everyMs);
+          setTimeout(() => {
+            res.on('readable', pump);
+            pump();
+          }, everyMs);
         }
       });
       res.on('end', () => resolve(Buffer.concat(chunks)));
@@ -74,7 +83,12 @@ function slowDownload(server: Server, pathAndQuery: string, chunkBytes: number, 
   });
   body.catch(() => undefined);
   return {
-    received: (bytes) => (total >= bytes ? Promise.resolve() : new Promise((resolve) => { waiters.push({ bytes, resolve }); })),
+    received: (bytes) =>
+      total >= bytes
+        ? Promise.resolve()
+        : new Promise((resolve) => {
+            waiters.push({ bytes, resolve });
+          }),
     body,
     socketClosed: closed,
   };
@@ -99,14 +113,21 @@ function stuckDownload(server: Server, pathAndQuery: string) {
   });
   socket.write(`GET ${pathAndQuery} HTTP/1.1\r\nHost: ${hostname}\r\nx-api-key: ${server.key}\r\n\r\n`);
   // The socket is paused: the peer's close shows only once what is buffered is read.
-  const closed = firstBytes.then(() => new Promise<void>((resolve) => {
-    socket.on('error', () => resolve());
-    socket.on('close', () => resolve());
-    socket.on('end', () => resolve());
-    const drain = () => { socket.resume(); };
-    setTimeout(drain, 3_000);
-    socket.on('data', (d: Buffer) => { received += d.length; });
-  }));
+  const closed = firstBytes.then(
+    () =>
+      new Promise<void>((resolve) => {
+        socket.on('error', () => resolve());
+        socket.on('close', () => resolve());
+        socket.on('end', () => resolve());
+        const drain = () => {
+          socket.resume();
+        };
+        setTimeout(drain, 3_000);
+        socket.on('data', (d: Buffer) => {
+          received += d.length;
+        });
+      }),
+  );
   return { firstBytes, closed, total: async () => received };
 }
 
@@ -115,7 +136,10 @@ function connects(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const s = net.connect(Number(port), hostname);
-    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once('error', () => resolve(false));
   });
 }
@@ -154,11 +178,15 @@ describe('chainq serve on SIGTERM', () => {
       expect(await scraped.text()).toMatch(/chainq_http_requests_total\{method="GET",route="\/v1\/evm\/erc20\/events\/transfer",status="200"\} 1/);
       expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
       const viaSocket = await new Promise<string>((resolve, reject) => {
-        http.get({ socketPath: path.join(dataDir, 'chainq.sock'), path: '/metrics' }, (res) => {
-          let text = '';
-          res.on('data', (d: Buffer) => { text += d.toString(); });
-          res.on('end', () => resolve(text));
-        }).on('error', reject);
+        http
+          .get({ socketPath: path.join(dataDir, 'chainq.sock'), path: '/metrics' }, (res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => {
+              text += d.toString();
+            });
+            res.on('end', () => resolve(text));
+          })
+          .on('error', reject);
       });
       expect(viaSocket).toContain('# TYPE chainq_http_requests_total counter');
 

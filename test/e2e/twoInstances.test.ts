@@ -29,7 +29,12 @@ beforeAll(async () => {
     ten: { requests_per_minute: 10, monthly_blocks: 1_000_000 },
     race: { requests_per_minute: null, monthly_blocks: 7 * SMALL_COST + 50 },
   });
-  for (const [name, plan] of [['ten', 'ten'], ['rate', 'ten'], ['race', 'race']] as const) keys[name] = (await createKey(store, { plan })).key;
+  for (const [name, plan] of [
+    ['ten', 'ten'],
+    ['rate', 'ten'],
+    ['race', 'race'],
+  ] as const)
+    keys[name] = (await createKey(store, { plan })).key;
   await store.close();
   redis = await startRedis();
   const args = ['--data', dir, '--redis', redis.url];

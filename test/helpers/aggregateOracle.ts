@@ -49,7 +49,10 @@ export function groupRows(rows: readonly Row[], groupBy: 'time' | 'block_number'
     const group = by ? by(r) : '';
     const id = `${key.k}\u0000${group}`;
     let g = map.get(id);
-    if (!g) { g = { key, group, rows: [] }; map.set(id, g); }
+    if (!g) {
+      g = { key, group, rows: [] };
+      map.set(id, g);
+    }
     g.rows.push(r);
   }
   return [...map.values()].sort((a, b) => a.key.k - b.key.k || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
@@ -79,11 +82,26 @@ export function parseCsv(text: string): Row[] {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (ch === '"') quoted = false; else field += ch;
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else field += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') { record.push(field); field = ''; } else if (ch === '\n') { record.push(field); records.push(record); record = []; field = ''; } else if (ch !== '\r') field += ch;
+    else if (ch === ',') {
+      record.push(field);
+      field = '';
+    } else if (ch === '\n') {
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = '';
+    } else if (ch !== '\r') field += ch;
   }
-  if (field !== '' || record.length) { record.push(field); records.push(record); }
+  if (field !== '' || record.length) {
+    record.push(field);
+    records.push(record);
+  }
   const [header, ...body] = records;
   if (!header) return [];
   return body.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] === '' ? null : r[i]])));

@@ -37,7 +37,7 @@ export interface Chain {
 const hex = (n: bigint) => `0x${n.toString(16)}` as Hex;
 
 export async function connectChain(url: string): Promise<Chain> {
-  const rpc = <T,>(method: string, params: readonly unknown[] = []) => rpcCall<T>(url, method, params);
+  const rpc = <T>(method: string, params: readonly unknown[] = []) => rpcCall<T>(url, method, params);
   const accounts = (await rpc<Hex[]>('eth_accounts')).map((a) => a.toLowerCase() as Hex);
   const artifacts = loadArtifacts();
   const abiOf = (name: string) => {
@@ -46,12 +46,14 @@ export async function connectChain(url: string): Promise<Chain> {
     return a;
   };
   async function transact(tx: Record<string, unknown>, opts: SendOptions): Promise<Receipt> {
-    const hash = await rpc<Hex>('eth_sendTransaction', [{
-      from: opts.from ?? accounts[0],
-      ...tx,
-      ...(opts.value !== undefined ? { value: hex(opts.value) } : {}),
-      ...(opts.gas !== undefined ? { gas: hex(opts.gas) } : {}),
-    }]);
+    const hash = await rpc<Hex>('eth_sendTransaction', [
+      {
+        from: opts.from ?? accounts[0],
+        ...tx,
+        ...(opts.value !== undefined ? { value: hex(opts.value) } : {}),
+        ...(opts.gas !== undefined ? { gas: hex(opts.gas) } : {}),
+      },
+    ]);
     for (;;) {
       const r = await rpc<Receipt | null>('eth_getTransactionReceipt', [hash]);
       if (r) return r;

@@ -35,7 +35,9 @@ export function spawnCli(args: readonly string[], env: Record<string, string> = 
   let stderr = '';
   const logs: Record<string, unknown>[] = [];
   const waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
-  child.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
   readline.createInterface({ input: child.stderr! }).on('line', (line) => {
     stderr += `${line}\n`;
     let parsed: Record<string, unknown>;
@@ -64,7 +66,13 @@ export function spawnCli(args: readonly string[], env: Record<string, string> = 
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no matching log line within ${timeoutMs} ms; stderr:\n${stderr.slice(-3000)}`)), timeoutMs);
-        const w = { match, resolve: (l: Record<string, unknown>) => { clearTimeout(timer); resolve(l); } };
+        const w = {
+          match,
+          resolve: (l: Record<string, unknown>) => {
+            clearTimeout(timer);
+            resolve(l);
+          },
+        };
         waiters.push(w);
         void done.then((r) => {
           if (waiters.includes(w)) {

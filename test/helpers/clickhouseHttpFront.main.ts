@@ -22,12 +22,21 @@ const { values } = parseArgs({
 });
 if (!values.dir) throw new Error('--dir is required');
 
-const front = await startClickHouseHttpFront({ dir: values.dir, username: values.user, password: values.password, port: Number(values.port), ...(values.log ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}) });
+const front = await startClickHouseHttpFront({
+  dir: values.dir,
+  username: values.user,
+  password: values.password,
+  port: Number(values.port),
+  ...(values.log ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
+});
 const stop = () => {
-  front.close().then(() => process.exit(0), (e: unknown) => {
-    process.stderr.write(`${String(e)}\n`);
-    process.exit(1);
-  });
+  front.close().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      process.stderr.write(`${String(e)}\n`);
+      process.exit(1);
+    },
+  );
 };
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);

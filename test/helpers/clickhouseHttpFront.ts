@@ -107,22 +107,45 @@ function loadNative(): ChdbNative {
 
 /** An error in ClickHouse's own shape: its code, its name, the HTTP status a server answers with. */
 class ClickHouseHttpError extends Error {
-  constructor(readonly code: number, readonly type: string, message: string, readonly status = 500) {
+  constructor(
+    readonly code: number,
+    readonly type: string,
+    message: string,
+    readonly status = 500,
+  ) {
     super(message);
   }
 }
 
 /** URL parameters that are not settings: the HTTP interface's own. */
 const HTTP_PARAMETERS = new Set([
-  'query', 'database', 'default_format', 'query_id', 'user', 'password', 'quota_key', 'role',
-  'session_id', 'session_timeout', 'session_check', 'compress', 'decompress', 'buffer_size', 'wait_end_of_query',
+  'query',
+  'database',
+  'default_format',
+  'query_id',
+  'user',
+  'password',
+  'quota_key',
+  'role',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'compress',
+  'decompress',
+  'buffer_size',
+  'wait_end_of_query',
 ]);
 
 /** Settings of the HTTP layer: a server applies them to the response; here they change nothing (no compression, no progress headers). */
 const HTTP_LAYER_SETTINGS = new Set([
-  'send_progress_in_http_headers', 'http_headers_progress_interval_ms', 'enable_http_compression',
-  'http_zlib_compression_level', 'http_response_buffer_size', 'http_wait_end_of_query',
-  'http_native_compression_disable_checksumming_on_decompress', 'cancel_http_readonly_queries_on_client_close',
+  'send_progress_in_http_headers',
+  'http_headers_progress_interval_ms',
+  'enable_http_compression',
+  'http_zlib_compression_level',
+  'http_response_buffer_size',
+  'http_wait_end_of_query',
+  'http_native_compression_disable_checksumming_on_decompress',
+  'cancel_http_readonly_queries_on_client_close',
 ]);
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -227,16 +250,17 @@ export async function startClickHouseHttpFront(opts: ClickHouseHttpFrontOptions)
   const username = opts.username ?? 'default';
   const password = opts.password ?? '';
   const run = (sql: string, format = 'TabSeparated', params?: Readonly<Record<string, string>>) =>
-    params && Object.keys(params).length > 0
-      ? native.QueryAsyncConnection(session.connection, sql, format, params)
-      : native.QueryAsyncConnection(session.connection, sql, format);
-  const text = async (sql: string) => Buffer.from((await run(sql)).bytes).toString('utf8').trim();
+    params && Object.keys(params).length > 0 ? native.QueryAsyncConnection(session.connection, sql, format, params) : native.QueryAsyncConnection(session.connection, sql, format);
+  const text = async (sql: string) =>
+    Buffer.from((await run(sql)).bytes)
+      .toString('utf8')
+      .trim();
   const version = await text('SELECT version()');
   const timezone = await text('SELECT timezone()');
 
   // One statement at a time: chDB's session has one current database and one set of settings.
   let tail: Promise<unknown> = Promise.resolve();
-  const serially = <T,>(fn: () => Promise<T>): Promise<T> => {
+  const serially = <T>(fn: () => Promise<T>): Promise<T> => {
     const next = tail.then(fn, fn);
     tail = next.catch(() => undefined);
     return next;
@@ -340,14 +364,15 @@ export async function startClickHouseHttpFront(opts: ClickHouseHttpFrontOptions)
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    close: () => (closing ??= (async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await tail;
-      session.close();
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await tail;
+        session.close();
+      })()),
   };
 }
 

@@ -15,9 +15,7 @@ export async function readBody(store: Store, body: Buffer, format: 'csv' | 'parq
   const file = path.join(dir, `body.${format}`);
   fs.writeFileSync(file, body);
   try {
-    const reader = format === 'csv'
-      ? `read_csv($file, header = true, all_varchar = true)`
-      : `read_parquet($file)`;
+    const reader = format === 'csv' ? `read_csv($file, header = true, all_varchar = true)` : `read_parquet($file)`;
     return await store.all<Row>(`SELECT * FROM ${reader}`, { file });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -45,9 +45,7 @@ export async function mirrorTables(served: Store, oracle: Store, tables: readonl
 /** Rows of a table of the served store. */
 export async function countRows(store: Store, table: string): Promise<number> {
   const ch = clickHouseOf(store);
-  const rows = ch
-    ? await ch.query<{ n: number }>(`SELECT count() AS n FROM ${ch.table(table)}`)
-    : await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${table}`);
+  const rows = ch ? await ch.query<{ n: number }>(`SELECT count() AS n FROM ${ch.table(table)}`) : await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${table}`);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -61,10 +59,16 @@ export interface LedgerRow {
 export async function ledgerRows(store: Store, keyId: string, period: string): Promise<LedgerRow[]> {
   const ch = clickHouseOf(store);
   const rows = ch
-    ? await ch.query<LedgerRow>(`SELECT request_id, toInt32(cost) AS cost, endpoint FROM ${ch.table('usage_charges')}
-        WHERE key_id = {keyId:String} AND period = {period:String} ORDER BY charged_at DESC, admitted_at DESC`, { keyId, period })
-    : await store.all<LedgerRow>(`SELECT request_id, cost::INTEGER AS cost, endpoint FROM usage_charges
-        WHERE key_id = $keyId AND period = $period ORDER BY charged_at DESC, admitted_at DESC`, { keyId, period });
+    ? await ch.query<LedgerRow>(
+        `SELECT request_id, toInt32(cost) AS cost, endpoint FROM ${ch.table('usage_charges')}
+        WHERE key_id = {keyId:String} AND period = {period:String} ORDER BY charged_at DESC, admitted_at DESC`,
+        { keyId, period },
+      )
+    : await store.all<LedgerRow>(
+        `SELECT request_id, cost::INTEGER AS cost, endpoint FROM usage_charges
+        WHERE key_id = $keyId AND period = $period ORDER BY charged_at DESC, admitted_at DESC`,
+        { keyId, period },
+      );
   return rows.map((r) => ({ ...r, cost: Number(r.cost) }));
 }
 
@@ -97,7 +101,9 @@ export async function writeChainBatch(store: Store, batch: ChainBatch, write: (t
   const ch = clickHouseOf(store);
   if (ch) {
     const { network, ...rest } = batch;
-    await publishBatch(ch, { ...rest, scopes: [network], extraTables: [], uncovers: [] }, async (scratch) => { await scratch.transaction(write); });
+    await publishBatch(ch, { ...rest, scopes: [network], extraTables: [], uncovers: [] }, async (scratch) => {
+      await scratch.transaction(write);
+    });
     return;
   }
   await store.transaction(async (tx) => {

@@ -38,7 +38,9 @@ export async function startFaultyProxy(target: string, rule: FaultRule = () => n
   };
   const server = http.createServer((req, res) => {
     let raw = '';
-    req.on('data', (d: Buffer) => { raw += d.toString(); });
+    req.on('data', (d: Buffer) => {
+      raw += d.toString();
+    });
     req.on('end', async () => {
       const body = JSON.parse(raw) as unknown;
       const index = requests.push(body) - 1;

@@ -27,8 +27,7 @@ export async function readParquet(store: Store, body: Buffer): Promise<ParquetCo
   const file = path.join(dir, 'body.parquet');
   fs.writeFileSync(file, body);
   try {
-    const columns = (await store.all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet($file)`, { file }))
-      .map((c) => ({ name: c.column_name, type: c.column_type }));
+    const columns = (await store.all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet($file)`, { file })).map((c) => ({ name: c.column_name, type: c.column_type }));
     const rows = await store.all<Record<string, unknown>>(`SELECT * FROM read_parquet($file)`, { file });
     return { columns, rows };
   } finally {

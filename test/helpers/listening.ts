@@ -14,8 +14,12 @@ export interface ListeningProcess {
 export async function spawnListening(what: string, args: readonly string[], options: SpawnOptions = {}): Promise<ListeningProcess> {
   const proc = spawn(process.execPath, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  proc.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  proc.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  proc.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  proc.stderr!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const onData = () => {

@@ -134,13 +134,20 @@ export function breakingMidStream(store: Store): Store {
         cut.destroy(new Error('engine failed mid-stream'));
       };
       // A high-water mark of one byte: once the first chunk is in, read() is called again only after the server took it.
-      const cut = new Readable({ highWaterMark: 1, read() { if (handedOver) fail(); } });
+      const cut = new Readable({
+        highWaterMark: 1,
+        read() {
+          if (handedOver) fail();
+        },
+      });
       exp.stream.once('data', (c: Buffer) => {
         exp.stream.pause();
         handedOver = true;
         cut.push(c);
       });
-      exp.stream.once('end', () => { if (!handedOver) fail(); });
+      exp.stream.once('end', () => {
+        if (!handedOver) fail();
+      });
       return { stream: cut, done: exp.done, cancel: exp.cancel };
     },
   };

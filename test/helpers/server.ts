@@ -41,11 +41,16 @@ export async function startServer(dataDir: string, extraArgs: readonly string[] 
   const cli = spawnCli(['serve', '--data', dataDir, '--port', '0', '--no-demo', '--log-level', 'warn', ...extraArgs]);
   const child: ChildProcess = cli.child;
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const onData = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) { child.stdout!.off('data', onData); resolve(m[1]!); }
+      if (m) {
+        child.stdout!.off('data', onData);
+        resolve(m[1]!);
+      }
     };
     child.stdout!.on('data', onData);
     void cli.done.then((r) => reject(new Error(`chainq serve exited (${r.code}): ${r.stderr}`)));

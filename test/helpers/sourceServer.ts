@@ -101,20 +101,34 @@ export async function startSourceServer(): Promise<SourceServer> {
       failures.clear();
       requests.length = 0;
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** A handler's non-200 answer with a JSON body (bitcoind's RPC errors are HTTP 500 + JSON). */
 export class HttpAnswer {
-  constructor(readonly status: number, readonly body: string) {}
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {}
 }
 
 /** A retry policy that records its waits instead of sleeping. */
 export function recordingRetry(retries = 5, baseDelayMs = 100): { policy: { retries: number; baseDelayMs: number; maxDelayMs: number; sleep: (ms: number) => Promise<void> }; waits: number[] } {
   const waits: number[] = [];
-  return { policy: { retries, baseDelayMs, maxDelayMs: 10_000, sleep: async (ms) => { waits.push(ms); } }, waits };
+  return {
+    policy: {
+      retries,
+      baseDelayMs,
+      maxDelayMs: 10_000,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    },
+    waits,
+  };
 }

@@ -172,7 +172,8 @@ export async function createReadOnlyTestStore(engine: 'duckdb' | 'chdb' = TEST_E
     await writable.close();
     const store = await createClickHouseStore({ target, database, readOnly: true });
     return {
-      store, key,
+      store,
+      key,
       async close() {
         await store.close();
         const admin = await createClickHouseStore({ target, database });
@@ -187,7 +188,8 @@ export async function createReadOnlyTestStore(engine: 'duckdb' | 'chdb' = TEST_E
   await writable.close();
   const store = await createStore({ dataDir: dir, threads: 1, readOnly: true });
   return {
-    store, key,
+    store,
+    key,
     async close() {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });

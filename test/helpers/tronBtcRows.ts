@@ -38,14 +38,21 @@ export async function writeTronBtcRows(store: Store): Promise<Record<'trc20' | '
       'TSender', 'TReceiver', CAST(round(amount * 1e6) AS BIGINT), amount FROM ${events(TRON0, TRON_BLOCKS, 4000, 'trx', 1e6)}`);
   await store.run(`INSERT INTO btc_native_transfer SELECT 'BTC', b, i, 0, ${blockTime(BTC0, 600, 'b')}, 'tx' || i, 'BTC',
       'bc1qsender', 'bc1qreceiver', CAST(round(amount * 1e8) AS BIGINT), amount FROM ${events(BTC0, BTC_BLOCKS, 1500, 'btc', 10)}`);
-  for (const [dataset, scope, lo, n] of [['tron/trc20/transfer', 'TRON', TRON0, TRON_BLOCKS], ['tron/native/transfer', 'TRON', TRON0, TRON_BLOCKS], ['btc/native/transfer', 'BTC', BTC0, BTC_BLOCKS]] as const) {
+  for (const [dataset, scope, lo, n] of [
+    ['tron/trc20/transfer', 'TRON', TRON0, TRON_BLOCKS],
+    ['tron/native/transfer', 'TRON', TRON0, TRON_BLOCKS],
+    ['btc/native/transfer', 'BTC', BTC0, BTC_BLOCKS],
+  ] as const) {
     await store.run('INSERT INTO coverage VALUES ($dataset, $scope, $lo, $hi)', { dataset, scope, lo, hi: lo + n - 1 });
   }
   // The oracle's input: the rows as stored, read back plainly.
   const rows = {} as Record<'trc20' | 'trx' | 'btc', Row[]>;
-  for (const [k, table] of [['trc20', 'tron_trc20_transfer'], ['trx', 'tron_native_transfer'], ['btc', 'btc_native_transfer']] as const) {
-    rows[k] = (await store.all<Row>(`SELECT block_number, strftime(time, '%Y-%m-%dT%H:%M:%SZ') AS time, token, amount FROM ${table}`))
-      .map((r) => ({ ...r, block_number: Number(r.block_number) }));
+  for (const [k, table] of [
+    ['trc20', 'tron_trc20_transfer'],
+    ['trx', 'tron_native_transfer'],
+    ['btc', 'btc_native_transfer'],
+  ] as const) {
+    rows[k] = (await store.all<Row>(`SELECT block_number, strftime(time, '%Y-%m-%dT%H:%M:%SZ') AS time, token, amount FROM ${table}`)).map((r) => ({ ...r, block_number: Number(r.block_number) }));
   }
   return rows;
 }

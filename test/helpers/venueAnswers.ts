@@ -22,7 +22,10 @@ export function venueAUrls(tokens: readonly string[], d1: number, days: number, 
 }
 
 /** venue_b fills, trades and positions per hour and over all hours; candles and funding over their days. */
-export function venueBUrls(fills: { tokens: readonly string[]; h0: number; hours: number }, info: { tokens: readonly string[]; candleDays: { lo: number; hi: number }; fundingDays: { lo: number; hi: number } }): string[] {
+export function venueBUrls(
+  fills: { tokens: readonly string[]; h0: number; hours: number },
+  info: { tokens: readonly string[]; candleDays: { lo: number; hi: number }; fundingDays: { lo: number; hi: number } },
+): string[] {
   const { tokens, h0, hours } = fills;
   const { candleDays, fundingDays } = info;
   const hourly = (lo: number, hi: number) => ['fills', 'raw_trades', 'positions'].flatMap((e) => tokens.map((t) => `/v1/exchange/venue_b/${e}?token=${t}&since=${iso(lo)}&until=${iso(hi)}`));

@@ -31,18 +31,28 @@ beforeEach(async () => {
 afterEach(async () => store.close());
 
 const fast = { retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5 } };
-const run = (over: Partial<Parameters<typeof ingestBtc>[0]> = {}, s: Store = store) =>
-  ingestBtc({ store: s, rpc, from: FIRST, to: FIRST + 49, confirmations: 0, batchSize: 10, http: fast, ...over });
+const run = (over: Partial<Parameters<typeof ingestBtc>[0]> = {}, s: Store = store) => ingestBtc({ store: s, rpc, from: FIRST, to: FIRST + 49, confirmations: 0, batchSize: 10, http: fast, ...over });
 
 async function rows(s: Store) {
-  const r = await s.all<{ block_number: bigint; tx_index: number; vout: number; time: Date; tx_hash: string; token: string; sender: string | null; receiver: string; amount_raw: bigint; amount: number }>(
-    `SELECT * EXCLUDE (network) FROM btc_native_transfer ORDER BY block_number, tx_index, vout`);
+  const r = await s.all<{
+    block_number: bigint;
+    tx_index: number;
+    vout: number;
+    time: Date;
+    tx_hash: string;
+    token: string;
+    sender: string | null;
+    receiver: string;
+    amount_raw: bigint;
+    amount: number;
+  }>(`SELECT * EXCLUDE (network) FROM btc_native_transfer ORDER BY block_number, tx_index, vout`);
   return r.map((x) => [Number(x.block_number), x.tx_index, x.vout, x.time.toISOString(), x.tx_hash, x.token, x.sender, x.receiver, x.amount_raw, x.amount]);
 }
 
 function expected(lo: number, hi: number) {
   const time = (h: number) => new Date((chain.blocks[h - FIRST] as { time: number }).time * 1000).toISOString();
-  return chain.expected.filter((e) => e.height >= lo && e.height <= hi)
+  return chain.expected
+    .filter((e) => e.height >= lo && e.height <= hi)
     .sort((a, b) => a.height - b.height || a.txIndex - b.txIndex || a.vout - b.vout)
     .map((e) => [e.height, e.txIndex, e.vout, time(e.height), e.txid, 'BTC', e.sender, e.receiver, e.sats, Number(formatUnits(e.sats, 8))]);
 }

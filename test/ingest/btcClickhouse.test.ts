@@ -27,7 +27,9 @@ let chain: BtcChain;
 let rpc: string;
 let databases = 0;
 
-beforeAll(async () => { server = await startSourceServer(); });
+beforeAll(async () => {
+  server = await startSourceServer();
+});
 afterAll(async () => {
   await server.close();
   fs.rmSync(dir, { recursive: true, force: true });
@@ -52,8 +54,7 @@ async function duckStore(): Promise<Store> {
   return store;
 }
 
-const run = (store: Store, over: Partial<Parameters<typeof ingestBtc>[0]> = {}) =>
-  ingestBtc({ store, rpc, from: FIRST, to: FIRST + 49, confirmations: 0, batchSize: 10, http: fast, ...over });
+const run = (store: Store, over: Partial<Parameters<typeof ingestBtc>[0]> = {}) => ingestBtc({ store, rpc, from: FIRST, to: FIRST + 49, confirmations: 0, batchSize: 10, http: fast, ...over });
 
 /** The API's answer over the ingested range (JSON, verbose), parsed. */
 async function served(store: Store): Promise<unknown> {
@@ -74,7 +75,7 @@ describe('Bitcoin ingestion into ClickHouse (chDB)', () => {
     try {
       await run(duck);
       expect(await run(ch)).toMatchObject({ done: 50 });
-      const expected = await served(duck) as { events: unknown[] };
+      const expected = (await served(duck)) as { events: unknown[] };
       expect(expected.events.length).toBeGreaterThan(50);
       expect(await served(ch)).toEqual(expected);
     } finally {
@@ -93,7 +94,7 @@ describe('Bitcoin ingestion into ClickHouse (chDB)', () => {
       chain.mine(23, 999);
       await run(ch, { from: FIRST + 40, to: FIRST + 49 });
       await run(reference);
-      const [got, want] = [await served(ch) as { events: { block_number: number }[] }, await served(reference) as { events: { block_number: number }[] }];
+      const [got, want] = [(await served(ch)) as { events: { block_number: number }[] }, (await served(reference)) as { events: { block_number: number }[] }];
       const blocksOf = (r: { events: { block_number: number }[] }) => [...new Set(r.events.map((e) => e.block_number))].join(',');
       expect(blocksOf(got)).toBe(blocksOf(want));
       expect(got).toEqual(want);

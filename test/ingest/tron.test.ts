@@ -35,7 +35,8 @@ const timeOf = (block: number) => new Date(START_MS + (block - FIRST) * 3000).to
 
 async function nativeRows(s: Store) {
   const rows = await s.all<{ block_number: bigint; tx_index: number; time: Date; tx_hash: string; token: string; sender: string; receiver: string; amount_raw: bigint; amount: number }>(
-    `SELECT * EXCLUDE (network) FROM tron_native_transfer ORDER BY block_number, tx_index`);
+    `SELECT * EXCLUDE (network) FROM tron_native_transfer ORDER BY block_number, tx_index`,
+  );
   return rows.map((r) => [Number(r.block_number), r.tx_index, r.time.toISOString(), r.tx_hash, r.token, r.sender, r.receiver, r.amount_raw, r.amount]);
 }
 
@@ -44,12 +45,25 @@ async function tokenRows(s: Store) {
   return rows.map((r) => [Number(r.block_number), r.log_index, (r.time as Date).toISOString(), r.tx_hash, r.token_address, r.token, r.token_decimals, r.sender, r.receiver, r.raw, r.amount]);
 }
 
-const expectedNative = (lo: number, hi: number) => chain.native.filter((t) => t.block >= lo && t.block <= hi)
-  .map((t) => [t.block, t.txIndex, timeOf(t.block), t.txid, 'TRX', t.sender, t.receiver, t.sun, Number(formatUnits(t.sun, 6))]);
+const expectedNative = (lo: number, hi: number) =>
+  chain.native.filter((t) => t.block >= lo && t.block <= hi).map((t) => [t.block, t.txIndex, timeOf(t.block), t.txid, 'TRX', t.sender, t.receiver, t.sun, Number(formatUnits(t.sun, 6))]);
 
-const expectedTokens = (lo: number, hi: number, any = false) => chain.tokens.filter((t) => t.block >= lo && t.block <= hi && (any || t.decimals !== null))
-  .map((t) => [t.block, t.logIndex, timeOf(t.block), t.txid, t.contract, t.symbol, t.decimals, t.sender, t.receiver, t.raw.toString(),
-    t.decimals === null ? Number(t.raw) : Number(formatUnits(t.raw, t.decimals))]);
+const expectedTokens = (lo: number, hi: number, any = false) =>
+  chain.tokens
+    .filter((t) => t.block >= lo && t.block <= hi && (any || t.decimals !== null))
+    .map((t) => [
+      t.block,
+      t.logIndex,
+      timeOf(t.block),
+      t.txid,
+      t.contract,
+      t.symbol,
+      t.decimals,
+      t.sender,
+      t.receiver,
+      t.raw.toString(),
+      t.decimals === null ? Number(t.raw) : Number(formatUnits(t.raw, t.decimals)),
+    ]);
 
 async function snapshot(s: Store) {
   return { native: await dump(s, 'tron_native_transfer'), trc20: await dump(s, 'tron_trc20_transfer'), blocks: await dump(s, 'blocks'), coverage: await dump(s, 'coverage') };
@@ -80,8 +94,11 @@ describe('Tron full-node ingestion', () => {
     const calls = server.requests.filter((r) => r.path === '/wallet/getblockbylimitnext').map((r) => r.body as { startNum: number; endNum: number });
     expect(calls.every((c) => c.endNum - c.startNum <= 100)).toBe(true);
     const infoCalls = server.requests.filter((r) => r.path === '/wallet/gettransactioninfobyblocknum').length;
-    const withCalls = [...chain.blocks.values()].filter((b) => ((b.transactions ?? []) as { raw_data: { contract: { type: string }[] } }[])
-      .some((t) => t.raw_data.contract[0]!.type === 'TriggerSmartContract') && (b.block_header as { raw_data: { number: number } }).raw_data.number <= FIRST + 249).length;
+    const withCalls = [...chain.blocks.values()].filter(
+      (b) =>
+        ((b.transactions ?? []) as { raw_data: { contract: { type: string }[] } }[]).some((t) => t.raw_data.contract[0]!.type === 'TriggerSmartContract') &&
+        (b.block_header as { raw_data: { number: number } }).raw_data.number <= FIRST + 249,
+    ).length;
     expect(infoCalls).toBe(withCalls);
   });
 

@@ -27,8 +27,7 @@ beforeEach(async () => {
 afterEach(async () => store.close());
 
 const fast = { retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5 } };
-const run = (over: Partial<Parameters<typeof ingestVenueA>[0]> = {}) =>
-  ingestVenueA({ store, archive: server.url, tokens: [...TOKENS], since: D1, until: D2 + fx.DAY, http: fast, now: NOW, ...over });
+const run = (over: Partial<Parameters<typeof ingestVenueA>[0]> = {}) => ingestVenueA({ store, archive: server.url, tokens: [...TOKENS], since: D1, until: D2 + fx.DAY, http: fast, now: NOW, ...over });
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const tables = ['venue_a_trades', 'venue_a_klines', 'venue_a_book_depth', 'venue_a_metrics', 'venue_a_funding'];
@@ -48,25 +47,35 @@ describe('venue_a archive ingestion', () => {
       for (const day of [D1, D2]) {
         const key = `${token} ${fx.isoDay(day)}`;
         const trades = await store.all<{ time: Date; id: bigint; price: number; amount: number; quote_amount: number; buy: boolean }>(
-          `SELECT time, id, price, amount, quote_amount, buy FROM venue_a_trades WHERE token = $token AND time::DATE = $day::DATE ORDER BY time, id`, { token, day: fx.isoDay(day) });
+          `SELECT time, id, price, amount, quote_amount, buy FROM venue_a_trades WHERE token = $token AND time::DATE = $day::DATE ORDER BY time, id`,
+          { token, day: fx.isoDay(day) },
+        );
         const want = [...expected(key, 'trades')].sort((a, b) => a.time - b.time || a.id - b.id);
-        expect(trades.map((r) => [iso(r.time.getTime()), Number(r.id), r.price, r.amount, r.quote_amount, r.buy]))
-          .toEqual(want.map((t) => [iso(t.time), t.id, t.price, t.qty, t.quoteQty, !t.buyerMaker]));
+        expect(trades.map((r) => [iso(r.time.getTime()), Number(r.id), r.price, r.amount, r.quote_amount, r.buy])).toEqual(
+          want.map((t) => [iso(t.time), t.id, t.price, t.qty, t.quoteQty, !t.buyerMaker]),
+        );
 
         const kl = await store.all<{ time: Date; open: number; high: number; low: number; close: number; volume: number; quote_volume: number; trade_count: bigint; taker_buy_volume: number }>(
-          `SELECT * EXCLUDE (token) FROM venue_a_klines WHERE token = $token AND time::DATE = $day::DATE ORDER BY time`, { token, day: fx.isoDay(day) });
-        expect(kl.map((r) => [r.time.getTime(), r.open, r.high, r.low, r.close, r.volume, r.quote_volume, Number(r.trade_count), r.taker_buy_volume]))
-          .toEqual(expected(key, 'klines').map((k) => [k.openTime, k.open, k.high, k.low, k.close, k.volume, k.quoteVolume, k.count, k.takerBuyVolume]));
+          `SELECT * EXCLUDE (token) FROM venue_a_klines WHERE token = $token AND time::DATE = $day::DATE ORDER BY time`,
+          { token, day: fx.isoDay(day) },
+        );
+        expect(kl.map((r) => [r.time.getTime(), r.open, r.high, r.low, r.close, r.volume, r.quote_volume, Number(r.trade_count), r.taker_buy_volume])).toEqual(
+          expected(key, 'klines').map((k) => [k.openTime, k.open, k.high, k.low, k.close, k.volume, k.quoteVolume, k.count, k.takerBuyVolume]),
+        );
 
         const depth = await store.all<{ time: Date; percentage: number; depth: number; value: number }>(
-          `SELECT time, percentage, depth, value FROM venue_a_book_depth WHERE token = $token AND time::DATE = $day::DATE ORDER BY time, percentage`, { token, day: fx.isoDay(day) });
-        expect(depth.map((r) => [r.time.getTime(), r.percentage, r.depth, r.value]))
-          .toEqual(expected(key, 'depth').map((d) => [d.time, Math.round(d.percentage * 100), d.depth, d.notional]));
+          `SELECT time, percentage, depth, value FROM venue_a_book_depth WHERE token = $token AND time::DATE = $day::DATE ORDER BY time, percentage`,
+          { token, day: fx.isoDay(day) },
+        );
+        expect(depth.map((r) => [r.time.getTime(), r.percentage, r.depth, r.value])).toEqual(expected(key, 'depth').map((d) => [d.time, Math.round(d.percentage * 100), d.depth, d.notional]));
 
-        const m = await store.all<Record<string, number | Date>>(
-          `SELECT * EXCLUDE (token) FROM venue_a_metrics WHERE token = $token AND time::DATE = $day::DATE ORDER BY time`, { token, day: fx.isoDay(day) });
-        expect(m.map((r) => [(r.time as Date).getTime(), r.open_interest, r.open_interest_value, r.top_trader_count_ratio, r.top_trader_vol_ratio, r.long_short_count_ratio, r.taker_long_short_vol_ratio]))
-          .toEqual(expected(key, 'metrics').map((x) => [x.time, x.oi, x.oiValue, x.topCount, x.topSum, x.count, x.takerSum]));
+        const m = await store.all<Record<string, number | Date>>(`SELECT * EXCLUDE (token) FROM venue_a_metrics WHERE token = $token AND time::DATE = $day::DATE ORDER BY time`, {
+          token,
+          day: fx.isoDay(day),
+        });
+        expect(
+          m.map((r) => [(r.time as Date).getTime(), r.open_interest, r.open_interest_value, r.top_trader_count_ratio, r.top_trader_vol_ratio, r.long_short_count_ratio, r.taker_long_short_vol_ratio]),
+        ).toEqual(expected(key, 'metrics').map((x) => [x.time, x.oi, x.oiValue, x.topCount, x.topSum, x.count, x.takerSum]));
       }
       const f = await store.all<{ time: Date; rate: number; interval_hours: number }>(`SELECT time, rate, interval_hours FROM venue_a_funding WHERE token = $token ORDER BY time`, { token });
       expect(f.map((r) => [r.time.getTime(), r.rate, r.interval_hours])).toEqual(archive.expected.funding.get(token)!.map((x) => [x.time, x.rate, x.interval]));

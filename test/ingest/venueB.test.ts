@@ -16,8 +16,14 @@ const DAY = 86_400_000;
 const market = new fx.VenueBMarket();
 for (let h = 0; h < HOURS; h++) market.simulateHour(H0 + h * fx.HOUR, 100 + h);
 const LZ4_HOUR = fx.hourLabel(H0 + fx.HOUR); // this hour is served compressed, as the public bucket stores it
-const candleData = new Map([['BTC', fx.candles('BTC', D1, 3 * 1440, 1)], ['kPEPE', fx.candles('kPEPE', D1, 3 * 1440, 2)]]);
-const fundingData = new Map([['BTC', fx.fundingRows(D1, 72, 3)], ['kPEPE', fx.fundingRows(D1, 72, 4)]]);
+const candleData = new Map([
+  ['BTC', fx.candles('BTC', D1, 3 * 1440, 1)],
+  ['kPEPE', fx.candles('kPEPE', D1, 3 * 1440, 2)],
+]);
+const fundingData = new Map([
+  ['BTC', fx.fundingRows(D1, 72, 3)],
+  ['kPEPE', fx.fundingRows(D1, 72, 4)],
+]);
 
 function serveFiles(server: SourceServer): void {
   for (const [rel, body] of fx.fillsFiles(market, LZ4_HOUR)) server.files.set(rel, body);
@@ -38,10 +44,19 @@ beforeEach(async () => {
 afterEach(async () => store.close());
 
 const fast = { retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5 } };
-const fillsRun = (over: Partial<Parameters<typeof ingestVenueB>[0]> = {}, s: Store = store) => ingestVenueB({
-  store: s, tokens: ['BTC', 'kPEPE'], since: H0, until: H0 + HOURS * fx.HOUR, source: server.url, infoUrl: `${server.url}/info`,
-  datasets: ['fills'], http: fast, now: NOW, ...over,
-});
+const fillsRun = (over: Partial<Parameters<typeof ingestVenueB>[0]> = {}, s: Store = store) =>
+  ingestVenueB({
+    store: s,
+    tokens: ['BTC', 'kPEPE'],
+    since: H0,
+    until: H0 + HOURS * fx.HOUR,
+    source: server.url,
+    infoUrl: `${server.url}/info`,
+    datasets: ['fills'],
+    http: fast,
+    now: NOW,
+    ...over,
+  });
 
 const ingestedHours = new Set(Array.from({ length: HOURS }, (_, h) => fx.hourLabel(H0 + h * fx.HOUR)));
 const expectedFills = (coin: string) => market.fills.filter((f) => f.coin === coin && ingestedHours.has(market.fileOf.get(f.blockNumber)!));
@@ -56,12 +71,32 @@ describe('venue_b node fills', () => {
   it('stores every fill of the requested coins exactly, from plain and .lz4 hour files', async () => {
     const summary = await fillsRun();
     expect(summary).toMatchObject({ done: HOURS, failed: [], missing: [] });
-    for (const [coin, token] of [['BTC', 'BTC'], ['kPEPE', 'KPEPE']] as const) {
+    for (const [coin, token] of [
+      ['BTC', 'BTC'],
+      ['kPEPE', 'KPEPE'],
+    ] as const) {
       const rows = await store.all<Record<string, unknown>>(`SELECT * EXCLUDE (token) FROM venue_b_fills WHERE token = $token ORDER BY block_number, tid, crossed DESC`, { token });
       const want = expectedFills(coin).sort((a, b) => a.blockNumber - b.blockNumber || a.tid - b.tid || Number(b.crossed) - Number(a.crossed));
       expect(want.length).toBeGreaterThan(20);
-      expect(rows.map((r) => [(r.time as Date).getTime(), r.wallet, r.price, r.size, r.side, r.dir, r.start_position, r.closed_pnl, r.fee, r.fee_token, r.crossed, Number(r.tid), Number(r.oid), r.hash, Number(r.block_number)]))
-        .toEqual(want.map((f) => [f.time, f.wallet, f.px, f.sz, f.side, f.dir, f.startPosition, f.closedPnl, f.fee, 'USDC', f.crossed, f.tid, f.oid, f.hash, f.blockNumber]));
+      expect(
+        rows.map((r) => [
+          (r.time as Date).getTime(),
+          r.wallet,
+          r.price,
+          r.size,
+          r.side,
+          r.dir,
+          r.start_position,
+          r.closed_pnl,
+          r.fee,
+          r.fee_token,
+          r.crossed,
+          Number(r.tid),
+          Number(r.oid),
+          r.hash,
+          Number(r.block_number),
+        ]),
+      ).toEqual(want.map((f) => [f.time, f.wallet, f.px, f.sz, f.side, f.dir, f.startPosition, f.closedPnl, f.fee, 'USDC', f.crossed, f.tid, f.oid, f.hash, f.blockNumber]));
     }
     // Coins not asked for (ETH, the spot pair @107) are not stored.
     expect(await count(store, 'venue_b_fills', `token NOT IN ('BTC', 'KPEPE')`)).toBe(0);
@@ -70,15 +105,20 @@ describe('venue_b node fills', () => {
 
   it('derives one trade per trade id from the taker side', async () => {
     await fillsRun();
-    const rows = await store.all<{ time: Date; tid: bigint; price: number; amount: number; buy: boolean; hash: string }>(`SELECT * EXCLUDE (token) FROM venue_b_trades WHERE token = 'BTC' ORDER BY time, tid`);
-    const want = expectedFills('BTC').filter((f) => f.crossed).sort((a, b) => a.time - b.time || a.tid - b.tid);
+    const rows = await store.all<{ time: Date; tid: bigint; price: number; amount: number; buy: boolean; hash: string }>(
+      `SELECT * EXCLUDE (token) FROM venue_b_trades WHERE token = 'BTC' ORDER BY time, tid`,
+    );
+    const want = expectedFills('BTC')
+      .filter((f) => f.crossed)
+      .sort((a, b) => a.time - b.time || a.tid - b.tid);
     expect(rows.map((r) => [r.time.getTime(), Number(r.tid), r.price, r.amount, r.buy, r.hash])).toEqual(want.map((f) => [f.time, f.tid, f.px, f.sz, f.side === 'B', f.hash]));
   });
 
   it('derives positions: sizes always match the venue, entries wherever they can be known, valued at the last trade', async () => {
     await fillsRun();
     const rows = await store.all<{ time: Date; wallet: string; token: string; side: string; size: number; avg_entry: number | null; mark_price: number; unrealized_pnl: number | null }>(
-      `SELECT * FROM venue_b_positions ORDER BY token, time, wallet`);
+      `SELECT * FROM venue_b_positions ORDER BY token, time, wallet`,
+    );
     expect(rows.length).toBeGreaterThan(40);
     const truth = new Map<string, fx.Fill>();
     for (const f of market.fills) if (ingestedHours.has(market.fileOf.get(f.blockNumber)!)) truth.set(`${f.coin.toUpperCase()}|${f.wallet}|${f.time}`, f);
@@ -105,7 +145,7 @@ describe('venue_b node fills', () => {
     expect(rows.filter((r) => !preOpened.has(r.wallet) && r.side !== 'flat').every((r) => r.avg_entry !== null)).toBe(true);
   });
 
-  it('is idempotent, also for fills that a node wrote into the next hour\'s file', async () => {
+  it("is idempotent, also for fills that a node wrote into the next hour's file", async () => {
     await fillsRun();
     const first = await snapshot(store);
     expect(await fillsRun()).toMatchObject({ done: 0, skipped: HOURS });
@@ -163,9 +203,18 @@ describe('venue_b node fills', () => {
 });
 
 describe('venue_b info API', () => {
-  const infoRun = (over: Partial<Parameters<typeof ingestVenueB>[0]> = {}) => ingestVenueB({
-    store, tokens: ['BTC', 'kPEPE'], since: D1, until: D1 + 3 * DAY, infoUrl: `${server.url}/info`, datasets: ['candles', 'funding'], http: fast, now: NOW, ...over,
-  });
+  const infoRun = (over: Partial<Parameters<typeof ingestVenueB>[0]> = {}) =>
+    ingestVenueB({
+      store,
+      tokens: ['BTC', 'kPEPE'],
+      since: D1,
+      until: D1 + 3 * DAY,
+      infoUrl: `${server.url}/info`,
+      datasets: ['candles', 'funding'],
+      http: fast,
+      now: NOW,
+      ...over,
+    });
 
   it('stores 1-minute candles per day and covers only days the API still holds whole', async () => {
     const summary = await infoRun({ datasets: ['candles'] });
@@ -173,7 +222,8 @@ describe('venue_b info API', () => {
     expect(summary.partial).toEqual([expect.stringContaining('candles BTC 2025-12-01'), expect.stringContaining('candles kPEPE 2025-12-01')]);
     expect(summary.done).toBe(4);
     const rows = await store.all<{ time: Date; open: number; high: number; low: number; close: number; volume: number; trade_count: bigint }>(
-      `SELECT * EXCLUDE (token) FROM venue_b_candles WHERE token = 'KPEPE' AND time >= '2025-12-02' ORDER BY time`);
+      `SELECT * EXCLUDE (token) FROM venue_b_candles WHERE token = 'KPEPE' AND time >= '2025-12-02' ORDER BY time`,
+    );
     const want = candleData.get('kPEPE')!.filter((c) => c.t >= D1 + DAY && c.t < D1 + 3 * DAY);
     expect(rows.map((r) => [r.time.getTime(), r.open, r.high, r.low, r.close, r.volume, Number(r.trade_count)])).toEqual(want.map((c) => [c.t, c.o, c.h, c.l, c.c, c.v, c.n]));
     expect(await coverage(store, 'exchange/venue_b/ohlcv', 'BTC')).toEqual([[D1 + DAY, D1 + 3 * DAY - 1]]);

@@ -51,7 +51,9 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-chdb-venues-'));
 let server: SourceServer;
 let databases = 0;
 
-beforeAll(async () => { server = await startSourceServer(); });
+beforeAll(async () => {
+  server = await startSourceServer();
+});
 afterAll(async () => {
   await server.close();
   fs.rmSync(dir, { recursive: true, force: true });
@@ -60,11 +62,21 @@ beforeEach(() => {
   server.reset();
   for (const [k, v] of fa.buildArchive().files) server.files.set(k, v);
   for (const [k, v] of fb.fillsFiles(market, fb.hourLabel(H0 + fb.HOUR))) server.files.set(k, v);
-  server.handlers.set('/info', fb.infoHandler({
-    candles: new Map([['BTC', fb.candles('BTC', H0, 3 * 1440, 1)], ['kPEPE', fb.candles('kPEPE', H0, 3 * 1440, 2)]]),
-    funding: new Map([['BTC', fb.fundingRows(H0, 72, 3)], ['kPEPE', fb.fundingRows(H0, 72, 4)]]),
-    serverNow: B_NOW, pageCap: 20,
-  }));
+  server.handlers.set(
+    '/info',
+    fb.infoHandler({
+      candles: new Map([
+        ['BTC', fb.candles('BTC', H0, 3 * 1440, 1)],
+        ['kPEPE', fb.candles('kPEPE', H0, 3 * 1440, 2)],
+      ]),
+      funding: new Map([
+        ['BTC', fb.fundingRows(H0, 72, 3)],
+        ['kPEPE', fb.fundingRows(H0, 72, 4)],
+      ]),
+      serverNow: B_NOW,
+      pageCap: 20,
+    }),
+  );
 });
 
 async function chdbStore(): Promise<ClickHouseStore> {
@@ -75,12 +87,31 @@ async function chdbStore(): Promise<ClickHouseStore> {
 
 const runA = (store: Store, over: Partial<Parameters<typeof ingestVenueA>[0]> = {}) =>
   ingestVenueA({ store, archive: server.url, tokens: [...TOKENS], since: D1, until: D1 + 2 * DAY, http: fast, now: A_NOW, ...over });
-const runFills = (store: Store, over: Partial<Parameters<typeof ingestVenueB>[0]> = {}) => ingestVenueB({
-  store, tokens: FILL_COINS, since: H0, until: H0 + HOURS * fb.HOUR, source: server.url, infoUrl: `${server.url}/info`, datasets: ['fills'], http: fast, now: B_NOW, ...over,
-});
-const runInfo = (store: Store, over: Partial<Parameters<typeof ingestVenueB>[0]> = {}) => ingestVenueB({
-  store, tokens: ['BTC', 'kPEPE'], since: H0, until: H0 + 3 * DAY, infoUrl: `${server.url}/info`, datasets: ['candles', 'funding'], http: fast, now: B_NOW, ...over,
-});
+const runFills = (store: Store, over: Partial<Parameters<typeof ingestVenueB>[0]> = {}) =>
+  ingestVenueB({
+    store,
+    tokens: FILL_COINS,
+    since: H0,
+    until: H0 + HOURS * fb.HOUR,
+    source: server.url,
+    infoUrl: `${server.url}/info`,
+    datasets: ['fills'],
+    http: fast,
+    now: B_NOW,
+    ...over,
+  });
+const runInfo = (store: Store, over: Partial<Parameters<typeof ingestVenueB>[0]> = {}) =>
+  ingestVenueB({
+    store,
+    tokens: ['BTC', 'kPEPE'],
+    since: H0,
+    until: H0 + 3 * DAY,
+    infoUrl: `${server.url}/info`,
+    datasets: ['candles', 'funding'],
+    http: fast,
+    now: B_NOW,
+    ...over,
+  });
 
 interface Reader {
   /** The status and comparable body of a GET. */
@@ -131,7 +162,11 @@ async function states(store: Store, urls: readonly string[]): Promise<Record<str
 
 type Answers = Record<string, unknown>;
 const served = (s: Record<string, { status: number; body: unknown }>): Answers =>
-  Object.fromEntries(Object.entries(s).filter(([, v]) => v.status === 200).map(([k, v]) => [k, v.body]));
+  Object.fromEntries(
+    Object.entries(s)
+      .filter(([, v]) => v.status === 200)
+      .map(([k, v]) => [k, v.body]),
+  );
 
 /**
  * What a reader may see while a publish is cut off: for every URL, what was
@@ -145,7 +180,10 @@ async function expectNoHalfRanges(r: Reader, urls: readonly string[], before: An
     if (status === 200) {
       const seen = [before[url], after[url]].filter((a) => a !== undefined);
       expect(seen.length, `${url} answered, though covered neither before nor after the batch`).toBeGreaterThan(0);
-      expect(seen.some((a) => JSON.stringify(a) === JSON.stringify(body)), `${url}: rows neither before nor after the batch`).toBe(true);
+      expect(
+        seen.some((a) => JSON.stringify(a) === JSON.stringify(body)),
+        `${url}: rows neither before nor after the batch`,
+      ).toBe(true);
     } else {
       expect(status, url).toBe(400);
       expect((body as { code: string }).code, url).toMatch(/^(invalid_range|unknown_token)$/);
@@ -174,9 +212,16 @@ function failAt(nth: number, step: PublishStep, atCrash: () => Promise<void>): I
 /** Rows stored twice: same token and key in a table (a re-ingest must replace, never add). */
 async function duplicates(ch: ClickHouseStore): Promise<Record<string, number>> {
   const keys: Record<string, string> = {
-    venue_a_trades: 'token, id', venue_a_klines: 'token, time', venue_a_book_depth: 'token, time, percentage', venue_a_metrics: 'token, time',
-    venue_a_funding: 'token, time', venue_b_fills: 'token, tid, wallet', venue_b_trades: 'token, tid', venue_b_positions: 'token, wallet, time',
-    venue_b_candles: 'token, time', venue_b_funding: 'token, time',
+    venue_a_trades: 'token, id',
+    venue_a_klines: 'token, time',
+    venue_a_book_depth: 'token, time, percentage',
+    venue_a_metrics: 'token, time',
+    venue_a_funding: 'token, time',
+    venue_b_fills: 'token, tid, wallet',
+    venue_b_trades: 'token, tid',
+    venue_b_positions: 'token, wallet, time',
+    venue_b_candles: 'token, time',
+    venue_b_funding: 'token, time',
   };
   const out: Record<string, number> = {};
   for (const [table, key] of Object.entries(keys)) {
@@ -190,11 +235,16 @@ const none = (d: Record<string, number>) => Object.fromEntries(Object.keys(d).ma
 
 /** The prices table as rows: token, minute (ms or null), usd. */
 async function prices(store: Store): Promise<[string, number | null, number][]> {
-  const rows = store.engine === 'clickhouse'
-    ? (await (store as ClickHouseStore).query<{ token: string; minute: string | null; usd: number }>(`SELECT token, minute, usd FROM ${(store as ClickHouseStore).table('prices')} ORDER BY token, minute`))
-      .map((r) => [r.token, r.minute === null ? null : Date.parse(`${r.minute.replace(' ', 'T')}Z`), r.usd] as [string, number | null, number])
-    : (await store.all<{ token: string; minute: Date | null; usd: number }>(`SELECT token, minute, usd FROM prices ORDER BY token, minute NULLS FIRST`))
-      .map((r) => [r.token, r.minute === null ? null : r.minute.getTime(), r.usd] as [string, number | null, number]);
+  const rows =
+    store.engine === 'clickhouse'
+      ? (
+          await (store as ClickHouseStore).query<{ token: string; minute: string | null; usd: number }>(
+            `SELECT token, minute, usd FROM ${(store as ClickHouseStore).table('prices')} ORDER BY token, minute`,
+          )
+        ).map((r) => [r.token, r.minute === null ? null : Date.parse(`${r.minute.replace(' ', 'T')}Z`), r.usd] as [string, number | null, number])
+      : (await store.all<{ token: string; minute: Date | null; usd: number }>(`SELECT token, minute, usd FROM prices ORDER BY token, minute NULLS FIRST`)).map(
+          (r) => [r.token, r.minute === null ? null : r.minute.getTime(), r.usd] as [string, number | null, number],
+        );
   return rows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : (a[1] ?? -1) - (b[1] ?? -1)));
 }
 
@@ -284,7 +334,9 @@ describe('venue ingestion into ClickHouse (chDB)', () => {
           if (forced) await runFills(ch);
           let refused: string[] = [];
           const [before, after] = forced ? [reference, reference] : [twoHours, threeHours];
-          const hooks = failAt(3, step, async () => { refused = await expectNoHalfRanges(r, urls, before, after); });
+          const hooks = failAt(3, step, async () => {
+            refused = await expectNoHalfRanges(r, urls, before, after);
+          });
           await expect(runFills(ch, { hooks, force: forced })).rejects.toBeInstanceOf(SimulatedCrash);
           expect(hooks.crashed()).toBe(true);
           // The hour being replaced is withdrawn, and so is the hour that its span reaches into.
@@ -313,7 +365,9 @@ describe('venue ingestion into ClickHouse (chDB)', () => {
       const r = await reader(ch);
       try {
         await runA(ch, { concurrency: 1, kinds });
-        const hooks = failAt(3, step, async () => { expect((await expectNoHalfRanges(r, urls, reference, reference)).length).toBeGreaterThan(0); });
+        const hooks = failAt(3, step, async () => {
+          expect((await expectNoHalfRanges(r, urls, reference, reference)).length).toBeGreaterThan(0);
+        });
         const forced = await runA(ch, { hooks, force: true, concurrency: 1, kinds });
         expect(forced.failed).toEqual([expect.stringContaining('simulated crash')]);
         const resumed = await runA(ch, { concurrency: 1, kinds });

@@ -38,7 +38,10 @@ afterAll(async () => {
 });
 
 type Json = Record<string, unknown>;
-interface Called { json: Json; isError: boolean }
+interface Called {
+  json: Json;
+  isError: boolean;
+}
 
 async function call(client: Client, name: string, args: Json): Promise<Called> {
   const r = await client.callTool({ name, arguments: args });
@@ -57,12 +60,14 @@ async function httpClient(key: string): Promise<Client> {
 
 async function stdioClient(key: string): Promise<Client> {
   const client = new Client({ name: 'chainq-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({
-    command: process.execPath,
-    args: [path.join(ROOT, 'bin/chainq.js'), 'mcp', '--url', baseUrl, '--key', key],
-    cwd: ROOT,
-    stderr: 'pipe',
-  }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(ROOT, 'bin/chainq.js'), 'mcp', '--url', baseUrl, '--key', key],
+      cwd: ROOT,
+      stderr: 'pipe',
+    }),
+  );
   return client;
 }
 
@@ -77,9 +82,11 @@ function sharedSuite(transport: 'stdio' | 'streamable-http', connect: (key: stri
       key = await m.newKey('roomy');
       client = await connect(key);
     }, 60_000);
-    afterAll(async () => { await client?.close(); });
+    afterAll(async () => {
+      await client?.close();
+    });
 
-    it('lists the tools, each with the catalog\'s parameter schema', async () => {
+    it("lists the tools, each with the catalog's parameter schema", async () => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
       const q = tools.find((t) => t.name === 'query_events')!;
@@ -90,7 +97,7 @@ function sharedSuite(transport: 'stdio' | 'streamable-http', connect: (key: stri
       expect(params.properties.format).toBeUndefined();
     });
 
-    it('query_events returns the API\'s rows, total and cost, and is charged exactly that cost', async () => {
+    it("query_events returns the API's rows, total and cost, and is charged exactly that cost", async () => {
       const http = await m.get(`${HTTP_QUERY}`, await m.newKey('roomy'));
       const body = JSON.parse(http.body) as { events: unknown[]; count: number };
       const before = await blocksCharged(key);
@@ -103,7 +110,7 @@ function sharedSuite(transport: 'stdio' | 'streamable-http', connect: (key: stri
       expect((await blocksCharged(key)) - before).toBe(Number(http.headers['x-request-cost']));
     });
 
-    it('errors are the API\'s own, and a call over max_cost is refused and not charged', async () => {
+    it("errors are the API's own, and a call over max_cost is refused and not charged", async () => {
       const before = await blocksCharged(key);
       const bad = await call(client, 'query_events', { endpoint: 'evm/erc20/transfer', params: { ...PARAMS, token: 'NOPE' } });
       expect(bad.isError).toBe(true);
@@ -127,7 +134,9 @@ describe('every tool over Streamable HTTP, compared with the HTTP API', () => {
     key = await m.newKey('roomy');
     client = await httpClient(key);
   });
-  afterAll(async () => { await client?.close(); });
+  afterAll(async () => {
+    await client?.close();
+  });
 
   it('list_datasets: every served endpoint with its coverage from /v1/coverage', async () => {
     const r = await call(client, 'list_datasets', { family: 'evm', network: 'ETH' });
@@ -136,7 +145,11 @@ describe('every tool over Streamable HTTP, compared with the HTTP API', () => {
     const datasets = r.json.datasets as { endpoint: string; path: string; aggregate: boolean; coverage: { ranges: unknown[] }[] }[];
     const evm = dataRoutes().filter((x) => x.endpoint.family === 'evm' && x.endpoint.networks.includes('ETH'));
     expect(datasets.map((d) => d.endpoint).sort()).toEqual([...new Set(evm.map((x) => x.endpoint.id))].sort());
-    for (const c of cov.coverage) expect(datasets.find((d) => d.endpoint === c.dataset), c.dataset).toBeTruthy();
+    for (const c of cov.coverage)
+      expect(
+        datasets.find((d) => d.endpoint === c.dataset),
+        c.dataset,
+      ).toBeTruthy();
     const erc20 = datasets.find((d) => d.endpoint === 'evm/erc20/transfer')!;
     expect(erc20).toMatchObject({ path: '/v1/evm/erc20/events/transfer', aggregate: true });
     expect(erc20.coverage[0]!.ranges).toEqual(cov.coverage.find((c) => c.dataset === 'evm/erc20/transfer')!.ranges);
@@ -193,7 +206,7 @@ describe('every tool over Streamable HTTP, compared with the HTTP API', () => {
 });
 
 describe('/mcp authentication', () => {
-  it('refuses a call without a key or with an unknown one, with the API\'s 401 body', async () => {
+  it("refuses a call without a key or with an unknown one, with the API's 401 body", async () => {
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const none = await fetch(`${baseUrl}/mcp`, { method: 'POST', headers, body: JSON.stringify(init) });

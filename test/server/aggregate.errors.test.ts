@@ -85,24 +85,35 @@ describe('aggregate 400s', () => {
   });
 
   it('filters of the raw endpoint are checked as there', async () => {
-    expect(await error(`/v1/evm/native/events/transfer/aggregate?${ETH.replace('ETH', 'BSC')}&group_by=time&period=1h`))
-      .toMatchObject({ status: 400, body: { code: 'unsupported_network' } });
-    expect(await error(`/v1/evm/erc20/events/transfer/aggregate?${ETH}&token=NOPE&group_by=time&period=1h`))
-      .toMatchObject({ status: 400, body: { code: 'unknown_token' } });
-    expect(await error(`/v1/evm/erc20/events/transfer/aggregate?${ETH}&token=USDC&involving=0x1&group_by=time&period=1h`))
-      .toMatchObject({ status: 400, body: { code: 'invalid_parameter', parameter: 'involving' } });
-    expect(await error(`/v1/evm/erc20/events/transfer/aggregate?${ETH}&token=USDC&involving=0x0000000000000000000000000000000000000001&sender=0x0000000000000000000000000000000000000001&group_by=time&period=1h`))
-      .toMatchObject({ status: 400, body: { code: 'conflicting_parameters' } });
-    expect(await error(`/v1/evm/lending_v3/events/deposit/aggregate?network=ARB&block_start=405000000&block_end=405000100&eth_market_type=Prime&group_by=time&period=1h`))
-      .toMatchObject({ status: 400, body: { code: 'invalid_parameter', parameter: 'eth_market_type' } });
+    expect(await error(`/v1/evm/native/events/transfer/aggregate?${ETH.replace('ETH', 'BSC')}&group_by=time&period=1h`)).toMatchObject({ status: 400, body: { code: 'unsupported_network' } });
+    expect(await error(`/v1/evm/erc20/events/transfer/aggregate?${ETH}&token=NOPE&group_by=time&period=1h`)).toMatchObject({ status: 400, body: { code: 'unknown_token' } });
+    expect(await error(`/v1/evm/erc20/events/transfer/aggregate?${ETH}&token=USDC&involving=0x1&group_by=time&period=1h`)).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_parameter', parameter: 'involving' },
+    });
+    expect(
+      await error(
+        `/v1/evm/erc20/events/transfer/aggregate?${ETH}&token=USDC&involving=0x0000000000000000000000000000000000000001&sender=0x0000000000000000000000000000000000000001&group_by=time&period=1h`,
+      ),
+    ).toMatchObject({ status: 400, body: { code: 'conflicting_parameters' } });
+    expect(await error(`/v1/evm/lending_v3/events/deposit/aggregate?network=ARB&block_start=405000000&block_end=405000100&eth_market_type=Prime&group_by=time&period=1h`)).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_parameter', parameter: 'eth_market_type' },
+    });
   });
 
   it('dex_v3 needs a pool that exists', async () => {
-    expect(await error(`/v1/evm/dex_v3/events/swap/aggregate?${ETH}&symbol0=WETH&fee=500&group_by=time&period=1h`))
-      .toMatchObject({ status: 400, body: { code: 'missing_parameter', parameter: 'symbol1' } });
-    expect(await error(`/v1/evm/dex_v3/events/swap/aggregate?${ETH}&symbol0=WETH&symbol1=USDC&fee=100&group_by=time&period=1h`))
-      .toMatchObject({ status: 400, body: { code: 'invalid_parameter', parameter: 'fee', supported: [500, 3000] } });
-    expect(await error(`/v1/evm/dex_v3/events/swap/aggregate?${ETH}&symbol0=WETH&symbol1=USDC&fee=7&group_by=time&period=1h`))
-      .toMatchObject({ status: 400, body: { code: 'invalid_parameter', parameter: 'fee' } });
+    expect(await error(`/v1/evm/dex_v3/events/swap/aggregate?${ETH}&symbol0=WETH&fee=500&group_by=time&period=1h`)).toMatchObject({
+      status: 400,
+      body: { code: 'missing_parameter', parameter: 'symbol1' },
+    });
+    expect(await error(`/v1/evm/dex_v3/events/swap/aggregate?${ETH}&symbol0=WETH&symbol1=USDC&fee=100&group_by=time&period=1h`)).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_parameter', parameter: 'fee', supported: [500, 3000] },
+    });
+    expect(await error(`/v1/evm/dex_v3/events/swap/aggregate?${ETH}&symbol0=WETH&symbol1=USDC&fee=7&group_by=time&period=1h`)).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_parameter', parameter: 'fee' },
+    });
   });
 });

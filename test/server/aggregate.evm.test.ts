@@ -73,10 +73,23 @@ const CASES: readonly Case[] = [
   { path: 'erc20/events/transfer', qs: `${ETH}&token=WETH`, columns: [['agg_amount', 'sum', 'amount']], valued: false },
   { path: 'native/events/transfer', qs: ETH, columns: [['agg_amount', 'sum', 'amount']], valued: false },
   ...['deposit', 'withdraw', 'repay', 'flashloan'].map((e) => ({ path: `lending_v3/events/${e}`, qs: ETH, columns: [['agg_amount', 'sum', 'amount']] as const, valued: true })),
-  { path: 'lending_v3/events/borrow', qs: ETH, columns: [['agg_amount', 'sum', 'amount'], ['mean_borrow_rate', 'mean', 'borrow_rate']], valued: true },
   {
-    path: 'lending_v3/events/liquidation', qs: ETH,
-    columns: [['agg_debt_to_cover', 'sum', 'debt_to_cover'], ['agg_liquidated_collateral_amount', 'sum', 'liquidated_collateral']], valued: true,
+    path: 'lending_v3/events/borrow',
+    qs: ETH,
+    columns: [
+      ['agg_amount', 'sum', 'amount'],
+      ['mean_borrow_rate', 'mean', 'borrow_rate'],
+    ],
+    valued: true,
+  },
+  {
+    path: 'lending_v3/events/liquidation',
+    qs: ETH,
+    columns: [
+      ['agg_debt_to_cover', 'sum', 'debt_to_cover'],
+      ['agg_liquidated_collateral_amount', 'sum', 'liquidated_collateral'],
+    ],
+    valued: true,
   },
   { path: 'staking/events/deposit', qs: ETH, columns: [['agg_minted_amount', 'sum', 'minted_amount']], valued: true },
   { path: 'staking/events/withdrawal_request', qs: ETH, columns: [['agg_burned_amount', 'sum', 'burned_amount']], valued: true },
@@ -84,8 +97,14 @@ const CASES: readonly Case[] = [
   { path: 'staking/events/l2_deposit', qs: BASE, columns: [['agg_minted_amount', 'sum', 'amount']], valued: true },
   { path: 'staking/events/l2_withdrawal_request', qs: BASE, columns: [['agg_burned_amount', 'sum', 'amount']], valued: true },
   {
-    path: 'dex_v3/events/swap', qs: `${ETH}&${POOL}`, pivot: 'swap',
-    columns: [['mean_sqrt_based_price', 'mean', 'sqrt_based_price'], ['mean_liquidity', 'mean', 'liquidity']], valued: true,
+    path: 'dex_v3/events/swap',
+    qs: `${ETH}&${POOL}`,
+    pivot: 'swap',
+    columns: [
+      ['mean_sqrt_based_price', 'mean', 'sqrt_based_price'],
+      ['mean_liquidity', 'mean', 'liquidity'],
+    ],
+    valued: true,
   },
   ...['deposit', 'withdraw', 'collect'].map((e) => ({ path: `dex_v3/events/${e}`, qs: `${ETH}&${POOL}`, columns: [], pivot: 'liquidity' as const, valued: true })),
 ];
@@ -110,9 +129,7 @@ async function withStoredPoolState(rows: Row[]): Promise<Row[]> {
 /** What the aggregate should answer, from raw rows. */
 function expected(c: Case, raw: readonly Row[], groupBy: 'time' | 'block_number', period: string, withValue: boolean): Row[] {
   return groupRows(raw, groupBy, period).map(({ key, rows }) => {
-    const out: Row = groupBy === 'time'
-      ? { time_start: isoSeconds(key.startMs!), time_end: isoSeconds(key.endMs!) }
-      : { block_start: key.startBlock, block_end: key.endBlock };
+    const out: Row = groupBy === 'time' ? { time_start: isoSeconds(key.startMs!), time_end: isoSeconds(key.endMs!) } : { block_start: key.startBlock, block_end: key.endBlock };
     const n = (r: Row, f: string) => Number(r[f]);
     for (const token of c.pivot ? POOL_TOKENS : []) {
       if (c.pivot === 'swap') {
@@ -218,8 +235,16 @@ describe('dex_v3 pivot columns', () => {
     const url = (pair: string) => `/v1/evm/dex_v3/events/swap/aggregate?${ETH}&${pair}&fee=500&group_by=time&period=1h&with_value=true`;
     const a = await getJson(url('symbol0=WETH&symbol1=USDC'));
     expect(Object.keys(a[0]!)).toEqual([
-      'time_start', 'time_end', 'agg_WETH_sold', 'agg_WETH_bought', 'agg_USDC_sold', 'agg_USDC_bought',
-      'mean_sqrt_based_price', 'mean_liquidity', 'count', 'agg_value_usd',
+      'time_start',
+      'time_end',
+      'agg_WETH_sold',
+      'agg_WETH_bought',
+      'agg_USDC_sold',
+      'agg_USDC_bought',
+      'mean_sqrt_based_price',
+      'mean_liquidity',
+      'count',
+      'agg_value_usd',
     ]);
     const b = await getJson(url('symbol0=usdc&symbol1=eth'));
     expect(Object.keys(b[0]!).slice(2, 6)).toEqual(['agg_USDC_sold', 'agg_USDC_bought', 'agg_WETH_sold', 'agg_WETH_bought']);
@@ -259,7 +284,12 @@ describe('formats', () => {
     expect(res.headers['content-disposition']).toMatch(/attachment; filename=".*aggregate.*\.parquet"/);
     const pq = await readParquet(t.oracle, res.rawPayload);
     expect(pq.types).toEqual({
-      time_start: 'VARCHAR', time_end: 'VARCHAR', agg_amount: 'DOUBLE', mean_borrow_rate: 'DOUBLE', count: 'BIGINT', agg_value_usd: 'DOUBLE',
+      time_start: 'VARCHAR',
+      time_end: 'VARCHAR',
+      agg_amount: 'DOUBLE',
+      mean_borrow_rate: 'DOUBLE',
+      count: 'BIGINT',
+      agg_value_usd: 'DOUBLE',
     });
     expect(pq.rows.map((r) => ({ ...r, count: Number(r.count) }))).toEqual(json);
   });

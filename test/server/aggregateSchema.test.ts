@@ -61,14 +61,7 @@ function derive(s: SchemaEntry, groupBy: 'time' | 'block_number', withValue: boo
   const pivots: string[] = [];
   const patterns = [...new Set((s.pivot_columns ?? []).map((p) => p.output_pattern))];
   for (const token of tokens) for (const pattern of patterns) pivots.push(pattern.replace('<TOKEN>', token));
-  return [
-    ...s.bucket_columns[groupBy],
-    ...(s.group_columns ?? []),
-    ...pivots,
-    ...s.columns.map((c) => c.output_column),
-    ...s.always_included,
-    ...(withValue ? s.value_columns ?? [] : []),
-  ];
+  return [...s.bucket_columns[groupBy], ...(s.group_columns ?? []), ...pivots, ...s.columns.map((c) => c.output_column), ...s.always_included, ...(withValue ? (s.value_columns ?? []) : [])];
 }
 
 describe('aggregate_schema matches the aggregate responses', () => {

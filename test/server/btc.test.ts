@@ -24,32 +24,80 @@ const T0 = Date.UTC(2025, 5, 1);
 
 const BLOCKS: BtcBlock[] = [
   {
-    number: 900_000, time: T0, hash: 'h0', parentHash: 'hp',
+    number: 900_000,
+    time: T0,
+    hash: 'h0',
+    parentHash: 'hp',
     transactions: [
       // Coinbase: the reward has no sender; the witness commitment has no address.
-      { txid: 'cb0', coinbase: true, inputs: [], outputs: [{ vout: 0, address: MINER, value: 312_600_000n }, { vout: 1, address: null, value: 0n }] },
+      {
+        txid: 'cb0',
+        coinbase: true,
+        inputs: [],
+        outputs: [
+          { vout: 0, address: MINER, value: 312_600_000n },
+          { vout: 1, address: null, value: 0n },
+        ],
+      },
       // A pays B and gets change back: one transfer.
-      { txid: 'tx1', coinbase: false, inputs: [{ address: A, value: 1_000_000n }], outputs: [{ vout: 0, address: A, value: 390_000n }, { vout: 1, address: B, value: 600_000n }] },
+      {
+        txid: 'tx1',
+        coinbase: false,
+        inputs: [{ address: A, value: 1_000_000n }],
+        outputs: [
+          { vout: 0, address: A, value: 390_000n },
+          { vout: 1, address: B, value: 600_000n },
+        ],
+      },
       // Three inputs from A, D, A: A funds most in total (0.007 BTC vs 0.005), so A is the sender; D's output is change.
       {
-        txid: 'tx2', coinbase: false,
-        inputs: [{ address: A, value: 400_000n }, { address: D, value: 500_000n }, { address: A, value: 300_000n }],
-        outputs: [{ vout: 0, address: C, value: 700_000n }, { vout: 1, address: D, value: 250_000n }, { vout: 2, address: E, value: 240_000n }],
+        txid: 'tx2',
+        coinbase: false,
+        inputs: [
+          { address: A, value: 400_000n },
+          { address: D, value: 500_000n },
+          { address: A, value: 300_000n },
+        ],
+        outputs: [
+          { vout: 0, address: C, value: 700_000n },
+          { vout: 1, address: D, value: 250_000n },
+          { vout: 2, address: E, value: 240_000n },
+        ],
       },
     ],
   },
   {
-    number: 900_001, time: T0 + 600_000, hash: 'h1', parentHash: 'h0',
+    number: 900_001,
+    time: T0 + 600_000,
+    hash: 'h1',
+    parentHash: 'h0',
     transactions: [
       { txid: 'cb1', coinbase: true, inputs: [], outputs: [{ vout: 0, address: MINER, value: 312_500_000n }] },
       // An OP_RETURN output and a payment: only the payment is a transfer.
-      { txid: 'tx3', coinbase: false, inputs: [{ address: E, value: 5_000_000n }], outputs: [{ vout: 0, address: null, value: 0n }, { vout: 1, address: C, value: 4_990_000n }] },
+      {
+        txid: 'tx3',
+        coinbase: false,
+        inputs: [{ address: E, value: 5_000_000n }],
+        outputs: [
+          { vout: 0, address: null, value: 0n },
+          { vout: 1, address: C, value: 4_990_000n },
+        ],
+      },
     ],
   },
   { number: 900_002, time: T0 + 1_200_000, hash: 'h2', parentHash: 'h1', transactions: [{ txid: 'cb2', coinbase: true, inputs: [], outputs: [{ vout: 0, address: MINER, value: 312_500_000n }] }] },
 ];
 
-interface Row { block_number: number; token: string; sender: string | null; receiver: string; amount: number; time: string; tx_id?: string; vout?: number }
+interface Row {
+  block_number: number;
+  token: string;
+  sender: string | null;
+  receiver: string;
+  amount: number;
+  time: string;
+  tx_id?: string;
+  vout?: number;
+}
 
 describe('bitcoin transfer rule through the API', () => {
   let t: TestApp;
@@ -58,7 +106,9 @@ describe('bitcoin transfer rule through the API', () => {
     const tables = [blockTable('btc_native_transfer'), blockTable('blocks', 'number')];
     await writeChainBatch(t.store, { network: 'BTC', lo: 900_000, hi: 900_002, tables, covers: [BTC_DATASET.id] }, (tx) => writeBtcBlocks(tx, BLOCKS));
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
   const json = async (url: string) => {
     const r = await t.get(url);
     expect(r.statusCode, r.body).toBe(200);
@@ -83,11 +133,14 @@ describe('bitcoin transfer rule through the API', () => {
     expect(csv.rows).toEqual([{ block_number: '900002', token: 'BTC', sender: '', receiver: MINER, amount: '3.125', time: '2025-06-01T00:20:00Z' }]);
   });
 
-  it('filters on the rule\'s sender and receiver, and on labels', async () => {
+  it("filters on the rule's sender and receiver, and on labels", async () => {
     const bySender = await json(`${PATH}?block_start=900000&block_end=900002&sender=${A}`);
     expect(bySender.events.map((e) => e.receiver)).toEqual([B, C, E]);
     const involving = await json(`${PATH}?block_start=900000&block_end=900002&involving=${E}`);
-    expect(involving.events.map((e) => [e.sender, e.receiver])).toEqual([[A, E], [E, C]]);
+    expect(involving.events.map((e) => [e.sender, e.receiver])).toEqual([
+      [A, E],
+      [E, C],
+    ]);
     // D funded tx2 and got change: it is in no row at all.
     expect((await json(`${PATH}?block_start=900000&block_end=900002&involving=${D}`)).count).toBe(0);
     const label = await json(`${PATH}?block_start=900000&block_end=900002&receiver_label=binance`);
@@ -109,8 +162,12 @@ describe('bitcoin transfer rule through the API', () => {
 
 describe('bitcoin transfers over the demo dataset', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await createTestApp(); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('has blocks about every 10 minutes, each with a coinbase row and change left out', async () => {
     const blocks = await t.oracle.all<{ n: bigint; gap: number }>(`SELECT count(*) AS n, avg(gap) AS gap FROM (

@@ -76,7 +76,14 @@ describe('the estimate equals the charge, for every served route', () => {
   });
 
   // Venues take only time ranges.
-  const cases = routes.flatMap((r) => (r.endpoint.family === 'exchange' ? [[r.path, 'time']] as const : [[r.path, 'blocks'], [r.path, 'time']] as const));
+  const cases = routes.flatMap((r) =>
+    r.endpoint.family === 'exchange'
+      ? ([[r.path, 'time']] as const)
+      : ([
+          [r.path, 'blocks'],
+          [r.path, 'time'],
+        ] as const),
+  );
   it.each(cases)('%s over %s', async (path, range) => {
     const route = routes.find((r) => r.path === path)!;
     const { url, network } = await validQuery(route, range);
@@ -107,8 +114,14 @@ describe('the estimate response of docs/metering.md', () => {
       quota_remaining: BUDGET,
       quota_remaining_after: BUDGET - 2000,
       breakdown: {
-        network: 'arb', network_discount: 0.2, is_aggregate: false, aggregate_discount: 1, range_type: 'block', block_range: 10_000,
-        estimated_from_time: false, block_cost: 2000,
+        network: 'arb',
+        network_discount: 0.2,
+        is_aggregate: false,
+        aggregate_discount: 1,
+        range_type: 'block',
+        block_range: 10_000,
+        estimated_from_time: false,
+        block_cost: 2000,
         formula: 'block_range = 405010100 - 405000100 = 10000; cost = max(100, round(10000 × 0.2 network discount (ARB) × 1 aggregate discount)) = 2000',
       },
     });

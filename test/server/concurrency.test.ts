@@ -48,7 +48,10 @@ async function heldDownload(key: string): Promise<{ hangUp(): void }> {
   socket.write(`GET ${LARGE} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${key}\r\n\r\n`);
   const head = await new Promise<string>((resolve, reject) => {
     socket.once('error', reject);
-    socket.once('data', (d: Buffer) => { socket.pause(); resolve(d.toString('latin1')); });
+    socket.once('data', (d: Buffer) => {
+      socket.pause();
+      resolve(d.toString('latin1'));
+    });
   });
   expect(head).toMatch(/^HTTP\/1\.1 200/);
   return { hangUp: () => socket.destroy() };
@@ -63,7 +66,7 @@ async function eventually(check: () => Promise<boolean>, ms = 5_000): Promise<vo
 }
 
 describe('concurrent requests per key', () => {
-  it('answers 429 rate_limited with Retry-After once the plan\'s in-flight requests are taken, and charges nothing for it', async () => {
+  it("answers 429 rate_limited with Retry-After once the plan's in-flight requests are taken, and charges nothing for it", async () => {
     const key = await m.newKey('two');
     const a = await heldDownload(key);
     const b = await heldDownload(key);

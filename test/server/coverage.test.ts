@@ -6,8 +6,12 @@ import { writeChainBatch } from '../helpers/engineSql.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
 
 const coverage = async (query = '') => {
   const res = await t.get(`/v1/coverage${query}`);

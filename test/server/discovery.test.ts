@@ -8,8 +8,12 @@ import type { Store } from '../../src/store/createStore.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(null); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await createTestApp(null);
+});
+afterAll(async () => {
+  await t?.close();
+});
 
 const json = async (url: string) => {
   const res = await t.get(url);
@@ -50,7 +54,10 @@ describe('discovery', () => {
   });
 
   it('describes aggregate schemas with columns and count always included', async () => {
-    const schema = (await json('/v1/evm/lending_v3/aggregate_schema')) as Record<string, { columns: { source_column: string; aggregation: string; output_column: string }[]; always_included: string[] }>;
+    const schema = (await json('/v1/evm/lending_v3/aggregate_schema')) as Record<
+      string,
+      { columns: { source_column: string; aggregation: string; output_column: string }[]; always_included: string[] }
+    >;
     expect(Object.keys(schema)).toEqual(['deposit', 'withdraw', 'borrow', 'repay', 'flashloan', 'liquidation']);
     expect(schema.borrow!.columns.map((c) => c.output_column)).toEqual(['agg_amount', 'mean_borrow_rate']);
     expect(schema.deposit!.always_included).toContain('count');
@@ -61,7 +68,9 @@ describe('discovery', () => {
   it('registers exactly the discovery routes the catalog lists, each documented in OpenAPI and answered', async () => {
     const bare = Fastify();
     const registered: string[] = [];
-    bare.addHook('onRoute', (r) => { if (r.method !== 'HEAD') registered.push(`${String(r.method)} ${r.url}`); });
+    bare.addHook('onRoute', (r) => {
+      if (r.method !== 'HEAD') registered.push(`${String(r.method)} ${r.url}`);
+    });
     registerDiscovery(bare, {} as Store);
     await bare.close();
     const listed = discoveryRoutes();
@@ -72,7 +81,11 @@ describe('discovery', () => {
       expect((await t.get(r.path)).statusCode, r.path).toBe(200);
     }
     // And OpenAPI documents no discovery path the server does not have.
-    expect(Object.keys(doc.paths).filter((p) => doc.paths[p]!.get?.tags.includes('discovery')).sort()).toEqual(listed.map((r) => r.path).sort());
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => doc.paths[p]!.get?.tags.includes('discovery'))
+        .sort(),
+    ).toEqual(listed.map((r) => r.path).sort());
   });
 
   it('serves OpenAPI and the docs page without a key', async () => {

@@ -9,8 +9,12 @@ import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 import { plain, readBody, type Row } from '../helpers/decode.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
 
 const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
 
@@ -20,12 +24,23 @@ function expectedRow(e: ChainEndpoint, s: Row): Row {
   for (const c of e.columns) {
     const sold0 = Number(s.amount0) > 0;
     switch (c.name) {
-      case 'time': out.time = iso(s.time as Date); break;
-      case 'tokenSold': out.tokenSold = sold0 ? s.token0 : s.token1; break;
-      case 'tokenBought': out.tokenBought = sold0 ? s.token1 : s.token0; break;
-      case 'amountSold': out.amountSold = sold0 ? s.amount0 : s.amount1; break;
-      case 'amountBought': out.amountBought = sold0 ? -Number(s.amount1) : -Number(s.amount0); break;
-      default: out[c.name] = plain(s[c.name]);
+      case 'time':
+        out.time = iso(s.time as Date);
+        break;
+      case 'tokenSold':
+        out.tokenSold = sold0 ? s.token0 : s.token1;
+        break;
+      case 'tokenBought':
+        out.tokenBought = sold0 ? s.token1 : s.token0;
+        break;
+      case 'amountSold':
+        out.amountSold = sold0 ? s.amount0 : s.amount1;
+        break;
+      case 'amountBought':
+        out.amountBought = sold0 ? -Number(s.amount1) : -Number(s.amount0);
+        break;
+      default:
+        out[c.name] = plain(s[c.name]);
     }
   }
   return out;
@@ -33,13 +48,15 @@ function expectedRow(e: ChainEndpoint, s: Row): Row {
 
 /** CSV carries text: read each field back by the column's declared type (numbers may use exponent form). */
 function typedCsvRow(e: ChainEndpoint, r: Row): Row {
-  return Object.fromEntries(e.columns.map((c) => {
-    const v = r[c.name] as string | null;
-    if (v === null || v === '') return [c.name, null];
-    if (c.type === 'integer' || c.type === 'double') return [c.name, Number(v)];
-    if (c.type === 'boolean') return [c.name, v === 'true'];
-    return [c.name, v];
-  }));
+  return Object.fromEntries(
+    e.columns.map((c) => {
+      const v = r[c.name] as string | null;
+      if (v === null || v === '') return [c.name, null];
+      if (c.type === 'integer' || c.type === 'double') return [c.name, Number(v)];
+      if (c.type === 'boolean') return [c.name, v === 'true'];
+      return [c.name, v];
+    }),
+  );
 }
 
 async function storedRows(e: ChainEndpoint, network: string, start: number, end: number): Promise<Row[]> {

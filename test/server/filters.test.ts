@@ -4,10 +4,21 @@ import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
 
-interface Transfer { block_number: number; token: string; sender: string; receiver: string; amount: number; time: string }
+interface Transfer {
+  block_number: number;
+  token: string;
+  sender: string;
+  receiver: string;
+  amount: number;
+  time: string;
+}
 
 const ETH0 = DEMO_START_BLOCKS.ETH!;
 const range = `block_start=${ETH0}&block_end=${ETH0 + 600}`;
@@ -86,7 +97,9 @@ describe('time ranges', () => {
 describe('lending markets and pools', () => {
   it('serves the Core market on ETH by default and the others on request', async () => {
     const q = (m?: string) => `/v1/evm/lending_v3/events/deposit?network=ETH&block_start=${ETH0}&block_end=${ETH0 + 3000}&verbose=true${m ? `&eth_market_type=${m}` : ''}`;
-    const stored = await t.oracle.all<{ market: string; n: bigint }>(`SELECT market, count(*) AS n FROM evm_lending_v3_deposit WHERE network = 'ETH' AND block_number BETWEEN ${ETH0} AND ${ETH0 + 3000} GROUP BY market`);
+    const stored = await t.oracle.all<{ market: string; n: bigint }>(
+      `SELECT market, count(*) AS n FROM evm_lending_v3_deposit WHERE network = 'ETH' AND block_number BETWEEN ${ETH0} AND ${ETH0 + 3000} GROUP BY market`,
+    );
     const count = (m: string) => Number(stored.find((s) => s.market === m)?.n ?? 0);
     expect((await rows(q())).length).toBe(count('Core'));
     expect((await rows(q('prime'))).length).toBe(count('Prime'));

@@ -18,9 +18,15 @@ beforeAll(async () => {
   t = await createTestApp();
   other = (await createKey(t.store, { plan: 'unlimited' })).key;
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
-interface Transfer { sender: string; receiver: string; amount: number }
+interface Transfer {
+  sender: string;
+  receiver: string;
+  amount: number;
+}
 const ETH0 = DEMO_START_BLOCKS.ETH!;
 const Q = `/v1/evm/erc20/events/transfer?network=ETH&token=USDT&block_start=${ETH0}&block_end=${ETH0 + 600}`;
 
@@ -44,7 +50,7 @@ beforeAll(async () => {
 });
 
 describe('PUT, GET, DELETE /v1/labels/{namespace}', () => {
-  it('creates (201), replaces (200), lists and returns the CSV of the caller\'s namespace', async () => {
+  it("creates (201), replaces (200), lists and returns the CSV of the caller's namespace", async () => {
     const csv = `address,label,category\n${whales[0]},Whale One,whale\n${whales[1]!.toUpperCase().replace('0X', '0x')},Whale Two,whale\n`;
     const created = await put('mine', csv);
     expect(created.statusCode, created.body).toBe(201);
@@ -84,7 +90,7 @@ describe('PUT, GET, DELETE /v1/labels/{namespace}', () => {
 });
 
 describe('wallet_namespace on the filters', () => {
-  it('the category and label filters also match the namespace\'s labels, and only with it', async () => {
+  it("the category and label filters also match the namespace's labels, and only with it", async () => {
     const set = new Set(whales);
     const byCategory = await events(`${Q}&involving_category=whale&wallet_namespace=mine`);
     expect(byCategory).toEqual(all.filter((r) => set.has(r.sender) || set.has(r.receiver)));
@@ -150,7 +156,10 @@ describe('bad uploads', () => {
   });
 
   it('needs text/csv, a valid name, and stays within the documented limits', async () => {
-    expect((await put('x', 'address,label,category\n', t.key, 'text/plain')).json()).toMatchObject({ code: 'unsupported_media_type', error: 'send the labels as Content-Type: text/csv, with the header address,label,category[,network]' });
+    expect((await put('x', 'address,label,category\n', t.key, 'text/plain')).json()).toMatchObject({
+      code: 'unsupported_media_type',
+      error: 'send the labels as Content-Type: text/csv, with the header address,label,category[,network]',
+    });
     expect((await put('x', '{}', t.key, 'application/json')).json()).toMatchObject({ code: 'unsupported_media_type' });
     expect((await put('Bad Name!', 'address,label,category\n')).json()).toMatchObject({ code: 'invalid_parameter', parameter: 'namespace' });
     const big = await put('huge', `address,label,category\n${`${whales[0]},${'x'.repeat(150)},c\n`.repeat(Math.ceil(LABEL_LIMITS.bytes / 180))}`);

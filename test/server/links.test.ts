@@ -15,7 +15,15 @@ import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 const TRADES = '/v1/exchange/venue_a/raw_trades?token=BTC&since=2025-12-01T01:00:00Z&until=2025-12-01T02:00:00Z';
 const TRON = `/v1/tron/trc20/events/transfer?token=USDT&block_start=${DEMO_START_BLOCKS.TRON}&block_end=${DEMO_START_BLOCKS.TRON! + 500}`;
-interface Link { status: string; url: string; expires_at: string; format: string; rows: number; bytes: number; sha256: string }
+interface Link {
+  status: string;
+  url: string;
+  expires_at: string;
+  format: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+}
 const idOf = (url: string) => url.split('/').at(-1)!;
 const download = (t: TestApp, url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: new URL(url).pathname, headers });
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest();
@@ -55,7 +63,7 @@ describe('link mode (local folder)', () => {
     expect(Number(got.headers['content-length'])).toBe(body.bytes);
   });
 
-  it('the answer carries the file\'s SHA-256 and size; the download serves Repr-Digest and the same digest', async () => {
+  it("the answer carries the file's SHA-256 and size; the download serves Repr-Digest and the same digest", async () => {
     const body = await link(`${TRON}&format=parquet&link=true`);
     const got = await download(t, body.url);
     expect(got.statusCode).toBe(200);

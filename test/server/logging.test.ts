@@ -69,7 +69,10 @@ describe('log levels', () => {
     const before = logs.lines.length;
     await new Promise<void>((resolve, reject) => {
       const req = http.get(`${base}${TRANSFERS}&format=json`, { headers: { 'x-api-key': t.key } }, (res) => {
-        res.once('data', () => { req.destroy(); resolve(); });
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
       });
       req.on('error', (e) => (req.destroyed ? resolve() : reject(e)));
     });
@@ -87,9 +90,15 @@ describe('log levels', () => {
     for (const delay of delays) {
       await new Promise<void>((resolve) => {
         const req = http.get(`${base}${TRANSFERS}&format=json&verbose=true`, { headers: { 'x-api-key': t.key } }, (res) => {
-          res.once('data', () => { req.destroy(); resolve(); });
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
         });
-        setTimeout(() => { req.destroy(); resolve(); }, delay);
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, delay);
         req.on('error', () => resolve());
       });
     }

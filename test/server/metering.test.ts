@@ -10,9 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findKey } from '../../src/metering/keys.ts';
 import type { Store } from '../../src/store/createStore.ts';
 import { chargedRequestIds } from '../helpers/engineSql.ts';
-import {
-  breakingMidStream, createDemoStore, createMeteredApp, meteringOf, plans, SMALL_COST, SMALL_QUERY, TestClock, type MeteredApp,
-} from '../helpers/metered.ts';
+import { breakingMidStream, createDemoStore, createMeteredApp, meteringOf, plans, SMALL_COST, SMALL_QUERY, TestClock, type MeteredApp } from '../helpers/metered.ts';
 
 let store: Store;
 beforeAll(async () => {
@@ -68,8 +66,18 @@ describe('metering headers on every /v1 response', () => {
     ['range never ingested', 400, 'invalid_range', () => m.get('/v1/evm/erc20/events/transfer?network=ETH&token=USDC&block_start=1000&block_end=1100', key)],
     ['unknown path', 404, 'not_found', () => m.get('/v1/evm/nothing', key)],
     ['wrong method', 405, 'method_not_allowed', () => m.app.inject({ method: 'DELETE', url: '/v1/protocols', headers: { 'x-api-key': key } })],
-    ['cost estimate as text', 415, 'unsupported_media_type', () => m.app.inject({ method: 'POST', url: '/v1/calculate-cost', headers: { 'x-api-key': key, 'content-type': 'text/plain' }, payload: 'x' })],
-    ['cost estimate without a body', 400, 'invalid_body', () => m.app.inject({ method: 'POST', url: '/v1/calculate-cost', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: '{}' })],
+    [
+      'cost estimate as text',
+      415,
+      'unsupported_media_type',
+      () => m.app.inject({ method: 'POST', url: '/v1/calculate-cost', headers: { 'x-api-key': key, 'content-type': 'text/plain' }, payload: 'x' }),
+    ],
+    [
+      'cost estimate without a body',
+      400,
+      'invalid_body',
+      () => m.app.inject({ method: 'POST', url: '/v1/calculate-cost', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: '{}' }),
+    ],
   ];
   it.each(cases)('%s: %i %s, cost 0, budget untouched', async (_name, status, code, send) => {
     const before = meteringOf(await m.get('/v1/protocols', key))['x-ratelimit-remaining'];
@@ -243,10 +251,7 @@ describe('monthly budget', () => {
     const next = await m.get(SMALL_QUERY, key);
     expect(next.statusCode).toBe(200);
     expect(meteringOf(next)['x-ratelimit-remaining']).toBe(150);
-    expect(await usageOf(m, key)).toEqual([
-      expect.objectContaining({ period: '2025-11', requests: 2, blocks: 200 }),
-      expect.objectContaining({ period: '2025-12', requests: 1, blocks: 100 }),
-    ]);
+    expect(await usageOf(m, key)).toEqual([expect.objectContaining({ period: '2025-11', requests: 2, blocks: 200 }), expect.objectContaining({ period: '2025-12', requests: 1, blocks: 100 })]);
   });
 
   it('a restart reads the budget back from the store', async () => {
@@ -264,7 +269,9 @@ describe('monthly budget', () => {
 
 describe('charged once, only for a complete successful data response', () => {
   it('an engine failure after the hold answers 500 and charges nothing', async () => {
-    const failingCopy = async () => { throw new Error('engine failed'); };
+    const failingCopy = async () => {
+      throw new Error('engine failed');
+    };
     const failing: Store = { ...store, copyToStream: failingCopy, snapshot: async () => ({ ...(await store.snapshot()), copyToStream: failingCopy }) };
     const m = await createMeteredApp(failing, { plans: PLANS });
     try {
@@ -286,8 +293,7 @@ describe('charged once, only for a complete successful data response', () => {
     try {
       const key = await m.newKey('roomy');
       // The status line went out before the failure, so the server can only cut the response off.
-      await expect(m.get('/v1/evm/erc20/events/transfer?network=ETH&token=USDC&block_start=23910000&block_end=23913000&format=csv', key))
-        .rejects.toThrow(/destroyed before completion/);
+      await expect(m.get('/v1/evm/erc20/events/transfer?network=ETH&token=USDC&block_start=23910000&block_end=23913000&format=csv', key)).rejects.toThrow(/destroyed before completion/);
       await waitForNoHold(m, key);
       expect(await usageOf(m, key)).toEqual([]);
     } finally {

@@ -114,7 +114,10 @@ describe('the HTTP metrics of a real app', () => {
     const before = sample(await metrics.render(), 'chainq_blocks_charged_total', { route: ROUTE, plan: 'unlimited' }) ?? 0;
     await new Promise<void>((resolve, reject) => {
       const req = http.get(`${base}${ROUTE}?network=ETH&token=usdt&block_start=${ETH0}&block_end=${ETH0 + 3000}&format=json&verbose=true`, { headers: { 'x-api-key': t.key } }, (res) => {
-        res.once('data', () => { req.destroy(); resolve(); });
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
       });
       req.on('error', (e) => (req.destroyed ? resolve() : reject(e)));
     });

@@ -9,10 +9,21 @@ import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
 
-interface Transfer { block_number: number; token: string; sender: string; receiver: string; amount: number; time: string }
+interface Transfer {
+  block_number: number;
+  token: string;
+  sender: string;
+  receiver: string;
+  amount: number;
+  time: string;
+}
 type AggRow = Record<string, string | number | null>;
 
 const ETH0 = DEMO_START_BLOCKS.ETH!;

@@ -45,10 +45,7 @@ describe('metering in Redis', () => {
     const fresh = await m.get(SMALL_QUERY, key);
     expect(fresh.statusCode).toBe(200);
     expect(meteringOf(fresh)).toMatchObject({ 'x-ratelimit-remaining': 150, 'x-request-cost': 100, 'x-ratelimit-reset': 60 });
-    expect(await m.usage(key)).toEqual([
-      expect.objectContaining({ period: '2025-11', requests: 2, blocks: 200 }),
-      expect.objectContaining({ period: '2025-12', requests: 1, blocks: 100 }),
-    ]);
+    expect(await m.usage(key)).toEqual([expect.objectContaining({ period: '2025-11', requests: 2, blocks: 200 }), expect.objectContaining({ period: '2025-12', requests: 1, blocks: 100 })]);
   });
 
   it('GET /v1/usage reads the month and the latest charges from Redis', async () => {
@@ -67,8 +64,15 @@ describe('metering in Redis', () => {
     const [month] = await m.usage(key);
     expect(month).toMatchObject({ period: '2025-12', blocks: 200, requests: 2 });
     expect(body).toMatchObject({
-      plan: 'p', requests_per_minute: 3, monthly_blocks: 250, month: '2025-12',
-      blocks_used: month!.blocks, blocks_left: 50, requests_charged: month!.requests, requests_this_minute: 3, resets_at: '2026-01-01T00:00:00Z',
+      plan: 'p',
+      requests_per_minute: 3,
+      monthly_blocks: 250,
+      month: '2025-12',
+      blocks_used: month!.blocks,
+      blocks_left: 50,
+      requests_charged: month!.requests,
+      requests_this_minute: 3,
+      resets_at: '2026-01-01T00:00:00Z',
     });
     expect(body.last_charges.map((c: { request_id: string }) => c.request_id)).toEqual([...ids].reverse());
     expect(body.last_charges[0]).toMatchObject({ endpoint: '/v1/evm/erc20/events/transfer', cost: 100, admitted_at: '2025-12-01T00:10:02Z' });

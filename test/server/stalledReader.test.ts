@@ -45,7 +45,10 @@ describe('a client that stops reading', () => {
     socket.write(`GET ${LARGE} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${key}\r\n\r\n`);
     const head = await new Promise<string>((resolve, reject) => {
       socket.once('error', reject);
-      socket.once('data', (d: Buffer) => { socket.pause(); resolve(d.toString('latin1')); });
+      socket.once('data', (d: Buffer) => {
+        socket.pause();
+        resolve(d.toString('latin1'));
+      });
     });
     expect(head).toMatch(/^HTTP\/1\.1 200/);
     await new Promise((r) => setTimeout(r, STALL_MS * 3));
@@ -59,7 +62,9 @@ describe('a client that stops reading', () => {
 
     // Read on: what the kernel still held arrives, then the connection ends without the body's last chunk.
     let body = '';
-    socket.on('data', (d: Buffer) => { body += d.toString('latin1'); });
+    socket.on('data', (d: Buffer) => {
+      body += d.toString('latin1');
+    });
     socket.resume();
     await new Promise<void>((resolve) => socket.once('close', () => resolve()));
     expect(body.endsWith('0\r\n\r\n')).toBe(false);
@@ -85,7 +90,9 @@ describe('a client that stops reading', () => {
     });
     // Until the body's last chunk, or the connection's end (a cut answer).
     await new Promise<void>((resolve) => {
-      socket.on('data', () => { if (tail.endsWith('0\r\n\r\n')) resolve(); });
+      socket.on('data', () => {
+        if (tail.endsWith('0\r\n\r\n')) resolve();
+      });
       socket.once('close', () => resolve());
     });
     socket.destroy();

@@ -11,7 +11,15 @@ const TRC20 = '/v1/tron/trc20/events/transfer';
 const TRX = '/v1/tron/native/events/transfer';
 const blocks = (a: number, b: number) => `block_start=${FIRST + a}&block_end=${FIRST + b}`;
 
-interface Row { block_number: number; token: string; sender: string; receiver: string; amount: number; time: string; tx_id?: string }
+interface Row {
+  block_number: number;
+  token: string;
+  sender: string;
+  receiver: string;
+  amount: number;
+  time: string;
+  tx_id?: string;
+}
 let t: TestApp;
 const json = async (url: string) => {
   const r = await t.get(url);
@@ -23,8 +31,12 @@ const error = async (url: string) => {
   return { ...(JSON.parse(r.body) as { code: string; error: string }), http: r.statusCode };
 };
 
-beforeAll(async () => { t = await createTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 describe('tron trc20 transfers', () => {
   it('selects a token by symbol without regard to case, with base58 addresses', async () => {
@@ -131,8 +143,12 @@ describe('tron trc20 transfers', () => {
     expect(parquet.headers['content-type']).toBe('application/vnd.apache.parquet');
     const p = await readParquet(t.oracle, parquet.rawPayload);
     expect(p.columns).toEqual([
-      { name: 'block_number', type: 'BIGINT' }, { name: 'token', type: 'VARCHAR' }, { name: 'sender', type: 'VARCHAR' },
-      { name: 'receiver', type: 'VARCHAR' }, { name: 'amount', type: 'DOUBLE' }, { name: 'time', type: 'VARCHAR' },
+      { name: 'block_number', type: 'BIGINT' },
+      { name: 'token', type: 'VARCHAR' },
+      { name: 'sender', type: 'VARCHAR' },
+      { name: 'receiver', type: 'VARCHAR' },
+      { name: 'amount', type: 'DOUBLE' },
+      { name: 'time', type: 'VARCHAR' },
     ]);
     expect(p.rows.length).toBe(parsed.rows.length);
     const verbose = await json(`${TRC20}?token=USDT&${blocks(0, 20)}&verbose=true`);

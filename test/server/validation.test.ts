@@ -4,8 +4,12 @@ import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
 
 const ETH0 = DEMO_START_BLOCKS.ETH!;
 const erc20 = (q: string) => `/v1/evm/erc20/events/transfer?network=ETH&token=USDT&${q}`;
@@ -120,13 +124,24 @@ describe('parameters', () => {
   });
 
   it.each([
-    ['involving', 'sender'], ['involving', 'receiver'],
-    ['involving_label', 'involving'], ['involving_label', 'sender'], ['involving_label', 'receiver'],
-    ['involving_category', 'involving'], ['involving_category', 'sender'], ['involving_category', 'receiver'],
-    ['sender_label', 'sender'], ['sender_label', 'sender_category'], ['sender_label', 'involving'],
-    ['sender_category', 'sender'], ['sender_category', 'involving'],
-    ['receiver_label', 'receiver'], ['receiver_label', 'receiver_category'], ['receiver_label', 'involving'],
-    ['receiver_category', 'receiver'], ['receiver_category', 'involving'],
+    ['involving', 'sender'],
+    ['involving', 'receiver'],
+    ['involving_label', 'involving'],
+    ['involving_label', 'sender'],
+    ['involving_label', 'receiver'],
+    ['involving_category', 'involving'],
+    ['involving_category', 'sender'],
+    ['involving_category', 'receiver'],
+    ['sender_label', 'sender'],
+    ['sender_label', 'sender_category'],
+    ['sender_label', 'involving'],
+    ['sender_category', 'sender'],
+    ['sender_category', 'involving'],
+    ['receiver_label', 'receiver'],
+    ['receiver_label', 'receiver_category'],
+    ['receiver_label', 'involving'],
+    ['receiver_category', 'receiver'],
+    ['receiver_category', 'involving'],
   ])('refuses %s together with %s', async (a, b) => {
     const value = (p: string) => (p.endsWith('label') ? 'binance' : p.endsWith('category') ? 'exchange' : '0x28c6c06298d514db089934071355e5743bf21d60');
     await expectError(erc20(`${range}&${a}=${value(a)}&${b}=${value(b)}`), 400, 'conflicting_parameters', new RegExp(`${a}|${b}`));
@@ -175,7 +190,11 @@ describe('keys, paths and methods', () => {
   });
 
   it('answers 405 before reading the body: a form POST to a GET-only path is 405 with Allow, not 415', async () => {
-    for (const [type, payload] of [['application/x-www-form-urlencoded', 'network=ETH&block_start=1'], ['text/plain', 'hello'], ['application/json', '{"network":"ETH"}']] as const) {
+    for (const [type, payload] of [
+      ['application/x-www-form-urlencoded', 'network=ETH&block_start=1'],
+      ['text/plain', 'hello'],
+      ['application/json', '{"network":"ETH"}'],
+    ] as const) {
       const res = await t.app.inject({ method: 'POST', url: '/v1/evm/erc20/events/transfer', headers: { 'x-api-key': t.key, 'content-type': type }, payload });
       expect(res.statusCode, type).toBe(405);
       expect(res.headers.allow).toBe('GET');

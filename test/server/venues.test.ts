@@ -30,8 +30,12 @@ const COLUMNS: Record<string, string[]> = {
 const PATHS = Object.keys(COLUMNS);
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 const csv = async (url: string): Promise<Csv> => {
   const r = await t.get(url);
@@ -46,7 +50,12 @@ const error = async (url: string) => {
 
 describe('venue endpoints', () => {
   it('serves every venue path of the specification, and no other', async () => {
-    expect(dataRoutes().filter((r) => r.endpoint.family === 'exchange').map((r) => r.path).sort()).toEqual([...PATHS].sort());
+    expect(
+      dataRoutes()
+        .filter((r) => r.endpoint.family === 'exchange')
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual([...PATHS].sort());
     expect(await error(`/v1/exchange/venue_c/raw_trades?token=BTC&${range(0, H)}`)).toMatchObject({ http: 404, code: 'not_found' });
     expect(await error(`/v1/exchange/venue_b/book_depth?token=BTC&${range(0, H)}`)).toMatchObject({ http: 404, code: 'not_found' });
     const post = await t.app.inject({ method: 'POST', url: '/v1/exchange/venue_a/ohlcv', headers: { 'x-api-key': t.key } });
@@ -119,7 +128,11 @@ describe('venue endpoints', () => {
 });
 
 describe('candles', () => {
-  interface Trade { ms: number; price: number; amount: number }
+  interface Trade {
+    ms: number;
+    price: number;
+    amount: number;
+  }
   const candles = (trades: Trade[], seconds: number) => {
     const out = new Map<number, { open: number; high: number; low: number; close: number; volume: number; trade_count: number }>();
     for (const tr of trades) {
@@ -137,17 +150,18 @@ describe('candles', () => {
     ['venue_b', 'ETH', 0, 12 * H],
     ['venue_b', 'BTC', 5 * 60_000, 10 * H + 7 * 60_000],
   ] as const)('%s %s candles agree with the trades in every window (from +%i ms)', async (venue, token, from, to) => {
-    const trades = (await csv(`/v1/exchange/${venue}/raw_trades?token=${token}&${range(from, to)}`)).rows
-      .map((r) => ({ ms: Date.parse(r.time!), price: Number(r.price), amount: Number(r.amount) }));
+    const trades = (await csv(`/v1/exchange/${venue}/raw_trades?token=${token}&${range(from, to)}`)).rows.map((r) => ({ ms: Date.parse(r.time!), price: Number(r.price), amount: Number(r.amount) }));
     expect(trades.length).toBeGreaterThan(1000);
     for (const window of WINDOWS) {
       const got = (await csv(`/v1/exchange/${venue}/ohlcv?token=${token}&${range(from, to)}&window=${window}`)).rows;
       const want = candles(trades, WINDOW_SECONDS[window]!);
-      expect(got.map((c) => c.time), window).toEqual(want.map((c) => c.time.replace('.000Z', 'Z')));
+      expect(
+        got.map((c) => c.time),
+        window,
+      ).toEqual(want.map((c) => c.time.replace('.000Z', 'Z')));
       got.forEach((c, i) => {
         const w = want[i]!;
-        expect([Number(c.open), Number(c.high), Number(c.low), Number(c.close), Number(c.trade_count)], `${window} ${c.time}`)
-          .toEqual([w.open, w.high, w.low, w.close, w.trade_count]);
+        expect([Number(c.open), Number(c.high), Number(c.low), Number(c.close), Number(c.trade_count)], `${window} ${c.time}`).toEqual([w.open, w.high, w.low, w.close, w.trade_count]);
         expect(Number(c.volume)).toBeCloseTo(w.volume, 6);
       });
     }
@@ -211,9 +225,7 @@ describe('venue_b fills and positions', () => {
       const start = Number(f.start_position);
       const signed = f.side === 'B' ? Number(f.size) : -Number(f.size);
       const after = start + signed;
-      const dir = f.side === 'B'
-        ? (start >= 0 ? 'Open Long' : after <= 1e-9 ? 'Close Short' : 'Short > Long')
-        : (start <= 0 ? 'Open Short' : after >= -1e-9 ? 'Close Long' : 'Long > Short');
+      const dir = f.side === 'B' ? (start >= 0 ? 'Open Long' : after <= 1e-9 ? 'Close Short' : 'Short > Long') : start <= 0 ? 'Open Short' : after >= -1e-9 ? 'Close Long' : 'Long > Short';
       expect(f.dir).toBe(dir);
       if (f.dir!.startsWith('Open')) expect(Number(f.closed_pnl)).toBe(0);
       expect(f.fee_token).toBe('USDC');
@@ -280,8 +292,7 @@ describe('venue ranges and errors', () => {
 
   it('prices venue queries per day queried; venue_b with its minimum of 100', async () => {
     const route = (path: string) => dataRoutes().find((r) => r.path === path)!;
-    const cost = async (path: string, since: string, until: string) =>
-      (await planVenue({ store: t.store }, route(path), { token: 'BTC', since, until, format: 'csv' })).cost;
+    const cost = async (path: string, since: string, until: string) => (await planVenue({ store: t.store }, route(path), { token: 'BTC', since, until, format: 'csv' })).cost;
     const a = await cost('/v1/exchange/venue_a/raw_trades', SINCE, UNTIL);
     expect(a.cost).toBe(1000);
     expect(a.breakdown).toMatchObject({ range_type: 'day', days: 1, cost_per_day: 1000 });

@@ -53,8 +53,28 @@ function doubles(): string[] {
 }
 
 const TEXTS = [
-  'plain', 'a b', ' lead', 'trail ', 'tab\tx', 'semi;colon', 'com,ma', 'quote"in', '"', 'nl\nx', 'cr\rx', '', 'é€𝄞', 'back\\slash',
-  "'single'", 'a/b', '\u0001\u001f\u007f', '\u2028', 'x\u2029y\u2028\\u2028"', 'NULL', '\\N', 'true',
+  'plain',
+  'a b',
+  ' lead',
+  'trail ',
+  'tab\tx',
+  'semi;colon',
+  'com,ma',
+  'quote"in',
+  '"',
+  'nl\nx',
+  'cr\rx',
+  '',
+  'é€𝄞',
+  'back\\slash',
+  "'single'",
+  'a/b',
+  '\u0001\u001f\u007f',
+  '\u2028',
+  'x\u2029y\u2028\\u2028"',
+  'NULL',
+  '\\N',
+  'true',
 ];
 
 const sqlText = (s: string) => `'${s.replaceAll("'", "''")}'`;
@@ -71,7 +91,12 @@ interface Case {
 const CASES: readonly Case[] = [
   { name: 'x', type: 'double', duck: [...doubles().map((d) => `${sqlText(d)}::DOUBLE`), 'NULL'], click: [...doubles().map((d) => `toFloat64(${chText(d)})`), 'NULL'] },
   { name: 'x', type: 'string', duck: [...TEXTS.map(sqlText), 'NULL'], click: [...TEXTS.map(chText), 'NULL'] },
-  { name: 'x', type: 'integer', duck: ['0', '-1', '9223372036854775807::BIGINT', '(-2147483648)::INTEGER', 'NULL'], click: ['0', '-1', 'toInt64(9223372036854775807)', 'toInt32(-2147483648)', 'NULL'] },
+  {
+    name: 'x',
+    type: 'integer',
+    duck: ['0', '-1', '9223372036854775807::BIGINT', '(-2147483648)::INTEGER', 'NULL'],
+    click: ['0', '-1', 'toInt64(9223372036854775807)', 'toInt32(-2147483648)', 'NULL'],
+  },
   { name: 'x', type: 'boolean', duck: ['true', 'false', 'NULL'], click: ['true', 'false', 'NULL'] },
   // Names that need quoting in a CSV header, and escaping in JSON.
   { name: 'a,"b"', type: 'integer', duck: ['1'], click: ['1'] },
@@ -100,7 +125,8 @@ async function clickBytes(c: Case, format: 'csv' | 'json'): Promise<string> {
 
 describe('ClickHouse export text', () => {
   it.each(CASES.flatMap((c) => (['csv', 'json'] as const).map((format) => ({ ...c, format, label: `${c.type} ${JSON.stringify(c.name)}` }))))(
-    '$label in $format is DuckDB\'s, byte for byte', async ({ format, ...c }) => {
+    "$label in $format is DuckDB's, byte for byte",
+    async ({ format, ...c }) => {
       const [want, got] = [await duckBytes(c, format), await clickBytes(c, format)];
       const a = want.split('\n');
       const b = got.split('\n');
@@ -112,7 +138,10 @@ describe('ClickHouse export text', () => {
 
   it('writes a CSV header alone when there are no rows, as DuckDB does', async () => {
     const out = clickHouseExport('csv');
-    const result = await ch.exec({ query: `SELECT ${exportSelectList([{ sql: 'number', name: 'n', type: 'integer' }], 'csv')} FROM numbers(0) FORMAT ${out.format}`, clickhouse_settings: { ...out.settings } });
+    const result = await ch.exec({
+      query: `SELECT ${exportSelectList([{ sql: 'number', name: 'n', type: 'integer' }], 'csv')} FROM numbers(0) FORMAT ${out.format}`,
+      clickhouse_settings: { ...out.settings },
+    });
     const chunks: Buffer[] = [];
     for await (const chunk of result.stream) chunks.push(chunk as Buffer);
     const file = path.join(dir, 'empty.csv');

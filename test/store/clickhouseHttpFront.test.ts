@@ -44,7 +44,7 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const rows = async <T,>(c: ClickHouseClient, query: string, query_params: Record<string, unknown> = {}, clickhouse_settings = {}) =>
+const rows = async <T>(c: ClickHouseClient, query: string, query_params: Record<string, unknown> = {}, clickhouse_settings = {}) =>
   (await c.query({ query, query_params, clickhouse_settings, format: 'JSONEachRow' })).json<T>();
 
 describe('the ClickHouse HTTP front (test infrastructure) for @clickhouse/client', () => {
@@ -57,25 +57,54 @@ describe('the ClickHouse HTTP front (test infrastructure) for @clickhouse/client
 
   it('binds parameters as a server does: text with quotes, backslashes, tabs and newlines; arrays; NULL; 256-bit integers; times', async () => {
     const text = "it's a \\ back\tslash\nand 'quotes' — ünïcode";
-    const [r] = await rows<Record<string, unknown>>(client,
+    const [r] = await rows<Record<string, unknown>>(
+      client,
       `SELECT {s:String} AS s, {a:Array(String)} AS a, {n:Nullable(Int64)} AS n, {u:UInt256} AS u, {i:Int64} AS i,
               {f:Float64} AS f, {t:DateTime64(3, 'UTC')} AS t, {b:Bool} AS b, {e:Array(Int64)} AS e`,
-      { s: text, a: ["x'y", 'z\\w', ''], n: null, u: '115792089237316195423570985008687907853269984665640564039457584007913129639935', i: -42, f: 1.5, t: new Date('2025-12-01T10:00:00.123Z'), b: true, e: [] },
-      { output_format_json_quote_64bit_integers: 1 });
+      {
+        s: text,
+        a: ["x'y", 'z\\w', ''],
+        n: null,
+        u: '115792089237316195423570985008687907853269984665640564039457584007913129639935',
+        i: -42,
+        f: 1.5,
+        t: new Date('2025-12-01T10:00:00.123Z'),
+        b: true,
+        e: [],
+      },
+      { output_format_json_quote_64bit_integers: 1 },
+    );
     expect(r).toEqual({
-      s: text, a: ["x'y", 'z\\w', ''], n: null, u: '115792089237316195423570985008687907853269984665640564039457584007913129639935', i: '-42',
-      f: 1.5, t: '2025-12-01 10:00:00.123', b: true, e: [],
+      s: text,
+      a: ["x'y", 'z\\w', ''],
+      n: null,
+      u: '115792089237316195423570985008687907853269984665640564039457584007913129639935',
+      i: '-42',
+      f: 1.5,
+      t: '2025-12-01 10:00:00.123',
+      b: true,
+      e: [],
     });
   });
 
   it('inserts rows (JSONEachRow objects, a CSV stream) and reports them in the summary', async () => {
     await client.command({ query: 'CREATE DATABASE IF NOT EXISTS t1' });
     await client.command({ query: 'CREATE TABLE IF NOT EXISTS t1.kv (k String, v Int64) ENGINE = MergeTree ORDER BY k' });
-    const a = await client.insert({ table: 't1.kv', values: [{ k: 'a', v: 1 }, { k: "b'\\", v: 2 }], format: 'JSONEachRow' });
+    const a = await client.insert({
+      table: 't1.kv',
+      values: [
+        { k: 'a', v: 1 },
+        { k: "b'\\", v: 2 },
+      ],
+      format: 'JSONEachRow',
+    });
     expect(a.summary?.written_rows).toBe('2');
     await client.insert({ table: 't1.kv', values: Readable.from(['"c",3\n', '"d",4\n'], { objectMode: false }), format: 'CSV' });
     expect(await rows(client, 'SELECT k, v FROM t1.kv ORDER BY k')).toEqual([
-      { k: 'a', v: 1 }, { k: "b'\\", v: 2 }, { k: 'c', v: 3 }, { k: 'd', v: 4 },
+      { k: 'a', v: 1 },
+      { k: "b'\\", v: 2 },
+      { k: 'c', v: 3 },
+      { k: 'd', v: 4 },
     ]);
     const e = await client.exec({ query: 'SELECT k FROM t1.kv ORDER BY k FORMAT CSVWithNames' });
     expect(e.summary?.result_rows).toBe('4');
@@ -83,8 +112,7 @@ describe('the ClickHouse HTTP front (test infrastructure) for @clickhouse/client
   });
 
   it('applies settings and the database to their own request only', async () => {
-    expect(await rows(client, `SELECT getSetting('max_threads') AS m, timezone() AS tz`, {}, { max_threads: 3, session_timezone: 'Asia/Tokyo' }))
-      .toEqual([{ m: 3, tz: 'Asia/Tokyo' }]);
+    expect(await rows(client, `SELECT getSetting('max_threads') AS m, timezone() AS tz`, {}, { max_threads: 3, session_timezone: 'Asia/Tokyo' })).toEqual([{ m: 3, tz: 'Asia/Tokyo' }]);
     const [after] = await rows<{ m: number; tz: string }>(client, `SELECT getSetting('max_threads') AS m, timezone() AS tz`);
     expect(after!.m).not.toBe(3);
     expect(after!.tz).not.toBe('Asia/Tokyo');
@@ -135,7 +163,14 @@ describe("chainq's ClickHouse store through the front (--store clickhouse://…)
     await loadSeed(duck);
     await generateDemo(duck, { days: 0.1 });
     const target = parseStoreTarget(`clickhouse://${encodeURIComponent(USER)}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${front.port}/chainq`);
-    ch = await createClickHouseStore({ target: target.engine === 'clickhouse' ? target : (() => { throw new Error('not a ClickHouse target'); })() });
+    ch = await createClickHouseStore({
+      target:
+        target.engine === 'clickhouse'
+          ? target
+          : (() => {
+              throw new Error('not a ClickHouse target');
+            })(),
+    });
     const report = await copyDuckDbToClickHouse(duck, ch, 'front-test');
     expect(report.mismatches).toEqual([]);
     duckApp = await createApp({ store: duck });

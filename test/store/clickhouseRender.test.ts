@@ -113,9 +113,7 @@ describe('ClickHouse renderer', () => {
 
     expect(click.length).toBe(duck.length);
     expect(Object.keys(click[0]!)).toEqual(plan.columns);
-    const differences = duck.flatMap((row, i) => plan.columns
-      .filter((c) => !same(row[c], click[i]![c]))
-      .map((c) => `row ${i} ${c}: duckdb ${String(row[c])} clickhouse ${String(click[i]![c])}`));
+    const differences = duck.flatMap((row, i) => plan.columns.filter((c) => !same(row[c], click[i]![c])).map((c) => `row ${i} ${c}: duckdb ${String(row[c])} clickhouse ${String(click[i]![c])}`));
     expect(differences.slice(0, 10)).toEqual([]);
   });
 

@@ -96,7 +96,9 @@ async function parquetView(body: Buffer, name: string) {
   const file = path.join(dir, `${name}.parquet`);
   fs.writeFileSync(file, body);
   const schema = await duck.store.all<{ name: string; type: string | null; repetition_type: string | null }>(
-    `SELECT name, type, repetition_type FROM parquet_schema($file) WHERE name <> 'duckdb_schema' AND name <> 'schema'`, { file });
+    `SELECT name, type, repetition_type FROM parquet_schema($file) WHERE name <> 'duckdb_schema' AND name <> 'schema'`,
+    { file },
+  );
   const types = await duck.store.all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet($file)`, { file });
   const rows = await duck.store.all<Record<string, unknown>>(`SELECT * FROM read_parquet($file)`, { file });
   return { schema, types: types.map((t) => `${t.column_name} ${t.column_type}`), rows };
@@ -123,7 +125,7 @@ describe('the API on chDB', () => {
     }
   });
 
-  it('answers every endpoint in JSON and CSV with DuckDB\'s bytes, and in Parquet with its columns and values', async () => {
+  it("answers every endpoint in JSON and CSV with DuckDB's bytes, and in Parquet with its columns and values", async () => {
     const urls = await parityRequests();
     expect(urls.length).toBeGreaterThan(100);
     let compared = 0;
@@ -146,18 +148,30 @@ describe('the API on chDB', () => {
           expect(pb.types, u).toEqual(pa.types);
           expect(pb.rows.length, u).toBe(pa.rows.length);
           if (valuedAggregate) {
-            const far = pa.rows.flatMap((r, n) => Object.keys(r).filter((k) => !closeEnough(r[k], pb.rows[n]![k])).map((k) => `${n} ${k}`));
+            const far = pa.rows.flatMap((r, n) =>
+              Object.keys(r)
+                .filter((k) => !closeEnough(r[k], pb.rows[n]![k]))
+                .map((k) => `${n} ${k}`),
+            );
             expect(far, u).toEqual([]);
           } else {
             expect(pb.rows, u).toEqual(pa.rows);
           }
         } else if (valuedAggregate) {
-          const rows = (r: LightMyRequestResponse) => (format === 'json'
-            ? (r.json() as { events: Record<string, unknown>[] }).events
-            : r.body.trim().split('\n').map((line) => Object.fromEntries(line.split(',').map((v, k) => [k, v === '' ? null : Number.isNaN(Number(v)) ? v : Number(v)]))));
+          const rows = (r: LightMyRequestResponse) =>
+            format === 'json'
+              ? (r.json() as { events: Record<string, unknown>[] }).events
+              : r.body
+                  .trim()
+                  .split('\n')
+                  .map((line) => Object.fromEntries(line.split(',').map((v, k) => [k, v === '' ? null : Number.isNaN(Number(v)) ? v : Number(v)])));
           const [ra, rb] = [rows(a), rows(b)];
           expect(rb.length, u).toBe(ra.length);
-          const far = ra.flatMap((r, n) => Object.keys(r).filter((k) => !closeEnough(r[k], rb[n]![k])).map((k) => `${n} ${k}: ${String(r[k])} ${String(rb[n]![k])}`));
+          const far = ra.flatMap((r, n) =>
+            Object.keys(r)
+              .filter((k) => !closeEnough(r[k], rb[n]![k]))
+              .map((k) => `${n} ${k}: ${String(r[k])} ${String(rb[n]![k])}`),
+          );
           expect(far, u).toEqual([]);
         } else {
           expect(b.body, u).toBe(a.body);

@@ -5,8 +5,12 @@ import { createStore, type Store } from '../../src/store/createStore.ts';
 
 describe('addCoverageMany', () => {
   let store: Store;
-  beforeAll(async () => { store = await createStore({ dataDir: null, threads: 1 }); });
-  afterAll(async () => { await store.close(); });
+  beforeAll(async () => {
+    store = await createStore({ dataDir: null, threads: 1 });
+  });
+  afterAll(async () => {
+    await store.close();
+  });
 
   const state = async () => ({
     coverage: await store.all(`SELECT dataset, scope, lo, hi FROM coverage ORDER BY ALL`),
@@ -14,17 +18,40 @@ describe('addCoverageMany', () => {
   });
 
   it('merges touching intervals and flags a range behind the tip as out of order, exactly like addCoverage', async () => {
-    const steps: [number, number][] = [[10, 19], [20, 29], [40, 49], [0, 5], [30, 39]];
+    const steps: [number, number][] = [
+      [10, 19],
+      [20, 29],
+      [40, 49],
+      [0, 5],
+      [30, 39],
+    ];
     const datasets = ['a', 'b', "c'quote"];
-    await store.transaction(async (tx) => { for (const [lo, hi] of steps) for (const d of datasets) await addCoverage(tx, `one:${d}`, 'ETH', lo, hi); });
-    await store.transaction(async (tx) => { for (const [lo, hi] of steps) await addCoverageMany(tx, datasets.map((d) => `many:${d}`), 'ETH', lo, hi); });
+    await store.transaction(async (tx) => {
+      for (const [lo, hi] of steps) for (const d of datasets) await addCoverage(tx, `one:${d}`, 'ETH', lo, hi);
+    });
+    await store.transaction(async (tx) => {
+      for (const [lo, hi] of steps)
+        await addCoverageMany(
+          tx,
+          datasets.map((d) => `many:${d}`),
+          'ETH',
+          lo,
+          hi,
+        );
+    });
     const s = await state();
     type R = { dataset: string; lo?: bigint; hi?: bigint };
-    const strip = (rows: unknown[], prefix: string): R[] => (rows as R[]).filter((r) => r.dataset.startsWith(prefix))
-      .map((r) => ({ ...r, dataset: r.dataset.slice(prefix.length) }));
+    const strip = (rows: unknown[], prefix: string): R[] => (rows as R[]).filter((r) => r.dataset.startsWith(prefix)).map((r) => ({ ...r, dataset: r.dataset.slice(prefix.length) }));
     expect(strip(s.coverage, 'many:')).toEqual(strip(s.coverage, 'one:'));
     expect(strip(s.order, 'many:')).toEqual(strip(s.order, 'one:'));
-    expect(strip(s.coverage, 'many:').filter((r) => r.dataset === 'a').map((r) => [Number(r.lo), Number(r.hi)])).toEqual([[0, 5], [10, 49]]);
+    expect(
+      strip(s.coverage, 'many:')
+        .filter((r) => r.dataset === 'a')
+        .map((r) => [Number(r.lo), Number(r.hi)]),
+    ).toEqual([
+      [0, 5],
+      [10, 49],
+    ]);
     expect(strip(s.order, 'many:').length).toBe(3);
   });
 });

@@ -20,8 +20,12 @@ const DATASET = 'evm/custom/vault/deposited';
 
 describe('custom dataset registry', () => {
   let store: Store;
-  beforeEach(async () => { store = await createTestStore(null); });
-  afterEach(async () => { await store.close(); });
+  beforeEach(async () => {
+    store = await createTestStore(null);
+  });
+  afterEach(async () => {
+    await store.close();
+  });
 
   const rows = async (network: string) => (await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM evm_custom_vault__deposited WHERE network = $network`, { network }))[0]!.n;
   const ingested = async (network: string, lo: number, hi: number) => {

@@ -19,7 +19,11 @@ describe('renderDuckDb', () => {
   it('writes request values as $name placeholders only and binds timestamps as TIMESTAMP text', () => {
     const q: BoundQuery = {
       query: {
-        kind: 'rows', table: 'evm_erc20_transfer', value: null, orderBy: ['block_number'], storedInOrder: false,
+        kind: 'rows',
+        table: 'evm_erc20_transfer',
+        value: null,
+        orderBy: ['block_number'],
+        storedInOrder: false,
         columns: [{ name: 'time', expr: { kind: 'iso_time', arg: { kind: 'column', name: 'time' }, millis: false }, type: 'string' }],
         where: [
           { kind: 'compare', left: { kind: 'column', name: 'sender' }, op: '=', right: { kind: 'param', name: 'p0' } },
@@ -46,12 +50,26 @@ describe('renderDuckDb', () => {
   it('renders a label set that DuckDB runs, scoped to the network or to every network', async () => {
     const q: BoundQuery = {
       query: {
-        kind: 'rows', table: 'labels', value: null, orderBy: ['address'], storedInOrder: false,
+        kind: 'rows',
+        table: 'labels',
+        value: null,
+        orderBy: ['address'],
+        storedInOrder: false,
         columns: [{ name: 'address', expr: { kind: 'column', name: 'address' }, type: 'string' }],
-        where: [{
-          kind: 'in_labels', arg: { kind: 'column', name: 'address' },
-          set: { kind: 'label', network: { kind: 'param', name: 'p0' }, substrings: [{ kind: 'param', name: 'p1' }, { kind: 'param', name: 'p2' }] },
-        }],
+        where: [
+          {
+            kind: 'in_labels',
+            arg: { kind: 'column', name: 'address' },
+            set: {
+              kind: 'label',
+              network: { kind: 'param', name: 'p0' },
+              substrings: [
+                { kind: 'param', name: 'p1' },
+                { kind: 'param', name: 'p2' },
+              ],
+            },
+          },
+        ],
       },
       params: { p0: { value: 'ETH', type: 'string' }, p1: { value: 'exchange', type: 'string' }, p2: { value: 'someone', type: 'string' } },
     };

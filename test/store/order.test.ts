@@ -6,8 +6,12 @@ import { compactDatasets } from '../../src/store/maintenance.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
 
 const ETH0 = DEMO_START_BLOCKS.ETH!;
 const url = `/v1/evm/erc20/events/transfer?network=ETH&token=USDT&block_start=${ETH0}&block_end=${ETH0 + 50}&verbose=true`;
@@ -20,7 +24,7 @@ describe('physical order', () => {
   });
 
   it('sorts once a range is re-ingested at the end of the table, and compact makes the table ordered again', async () => {
-    const before = (t.get(url).then((r) => (r.json() as { events: Row[] }).events));
+    const before = t.get(url).then((r) => (r.json() as { events: Row[] }).events);
     const expected = await before;
     // Re-ingest the first 20 blocks the way adapters do: delete the range, append it, record coverage.
     await t.store.transaction(async (tx) => {

@@ -68,7 +68,10 @@ const sharedTarget = () => new URL(page.url()).searchParams.get('q')!;
 /** A target as path plus its parameters in name order: the same query whatever order the parameters come in. */
 const normalized = (target: string) => {
   const u = new URL(target, 'http://x');
-  return `${u.pathname}?${[...u.searchParams].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join('&')}`;
+  return `${u.pathname}?${[...u.searchParams]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&')}`;
 };
 
 async function pick(family: string, protocol: string, event: string, kind: 'raw' | 'aggregate') {
@@ -98,7 +101,7 @@ async function settledCost(): Promise<number> {
 }
 
 describe('the explorer in Chromium', () => {
-  it('builds an ERC-20 query by clicking, prices it as calculate-cost does, and runs it to the JSON API\'s rows', async () => {
+  it("builds an ERC-20 query by clicking, prices it as calculate-cost does, and runs it to the JSON API's rows", async () => {
     await page.goto(`${server.url}/explore`);
     await page.getByLabel('API key').fill(server.key);
     await shot('1-key');
@@ -151,7 +154,7 @@ describe('the explorer in Chromium', () => {
     expect(Number(firstAmount)).toBe(largest);
   });
 
-  it('draws an aggregate with pivots as a chart whose points are the API\'s buckets', async () => {
+  it("draws an aggregate with pivots as a chart whose points are the API's buckets", async () => {
     await openExplorer();
     await pick('evm', 'dex_v3', 'swap', 'aggregate');
     await param('network').selectOption('ETH');
@@ -176,7 +179,9 @@ describe('the explorer in Chromium', () => {
     });
     expect(plotted.labels.slice(1)).toEqual(columns);
     expect(plotted.data[0]).toEqual(buckets.map((b) => Date.parse(String(b.time_start)) / 1000));
-    columns.forEach((c, i) => { expect(plotted.data[i + 1], c).toEqual(buckets.map((b) => b[c])); });
+    columns.forEach((c, i) => {
+      expect(plotted.data[i + 1], c).toEqual(buckets.map((b) => b[c]));
+    });
     // Its text alternative names the buckets, and a series can be hidden.
     expect(await page.locator('#chart-summary').textContent()).toContain(`${buckets.length} buckets`);
     await page.getByRole('checkbox', { name: 'count' }).uncheck();
@@ -194,7 +199,7 @@ describe('the explorer in Chromium', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'readme-explorer.png') });
   });
 
-  it('shows the API\'s message at the field of a bad range, and charges nothing', async () => {
+  it("shows the API's message at the field of a bad range, and charges nothing", async () => {
     await openExplorer();
     const before = await usedBlocks();
     await pick('evm', 'erc20', 'transfer', 'raw');

@@ -20,7 +20,11 @@ describe('the explorer model', () => {
   it('reads every served data route, with its parameters, from /openapi.json', () => {
     const served = dataRoutes();
     expect(catalog.routes.map((r) => r.path).sort()).toEqual(served.map((r) => r.path).sort());
-    for (const r of served) expect(route(r.path).params.map((p) => p.name), r.path).toEqual(Object.keys(r.params));
+    for (const r of served)
+      expect(
+        route(r.path).params.map((p) => p.name),
+        r.path,
+      ).toEqual(Object.keys(r.params));
     const involving = route('/v1/evm/erc20/events/transfer').params.find((p) => p.name === 'involving')!;
     expect(involving).toMatchObject({ list: true, exclusiveWith: ['sender', 'receiver'], description: 'Address as sender or receiver.' });
     expect(catalog.paths.has('/v1/usage')).toBe(true);
@@ -51,7 +55,10 @@ describe('the explorer model', () => {
   it('reads RFC 4180 CSV: quotes, doubled quotes, commas and line breaks inside fields, empty as null', () => {
     const rows = rowsFromCsv('a,b,c\r\n1,"x, ""y""",\n2,"two\nlines",0.5\n');
     expect(rows.columns).toEqual(['a', 'b', 'c']);
-    expect(rows.rows).toEqual([[1, 'x, "y"', null], [2, 'two\nlines', 0.5]]);
+    expect(rows.rows).toEqual([
+      [1, 'x, "y"', null],
+      [2, 'two\nlines', 0.5],
+    ]);
   });
 
   it('makes one series per value column and per group token, on the bucket start axis', () => {
@@ -65,8 +72,10 @@ describe('the explorer model', () => {
       axis: 'time',
       x: [3600, 7200],
       series: [
-        { label: 'agg_amount (USDT)', values: [5, 1] }, { label: 'count (USDT)', values: [2, 1] },
-        { label: 'agg_amount (TRX)', values: [7, null] }, { label: 'count (TRX)', values: [1, null] },
+        { label: 'agg_amount (USDT)', values: [5, 1] },
+        { label: 'count (USDT)', values: [2, 1] },
+        { label: 'agg_amount (TRX)', values: [7, null] },
+        { label: 'count (TRX)', values: [1, null] },
       ],
     });
     expect(chartSummary(d)).toMatch(/^2 buckets from 1970-01-01T01:00:00Z to 1970-01-01T02:00:00Z; 4 series: agg_amount \(USDT\) from 1 to 5/);

@@ -56,8 +56,15 @@ interface OpenApiOperation {
   summary?: string;
   parameters?: OpenApiParam[];
   'x-chainq'?: {
-    dataset: string; kind: 'raw' | 'aggregate'; family: string; protocol: string; event: string;
-    formats: string[]; default_format: string; networks?: string[]; max_days?: number;
+    dataset: string;
+    kind: 'raw' | 'aggregate';
+    family: string;
+    protocol: string;
+    event: string;
+    formats: string[];
+    default_format: string;
+    networks?: string[];
+    max_days?: number;
   };
 }
 
@@ -108,12 +115,11 @@ export function catalogFromOpenApi(doc: OpenApiDocument): Catalog {
   return { routes, paths: new Set(Object.keys(doc.paths)) };
 }
 
-export const unique = <T,>(xs: readonly T[]): T[] => [...new Set(xs)];
+export const unique = <T>(xs: readonly T[]): T[] => [...new Set(xs)];
 
 export const families = (c: Catalog) => unique(c.routes.map((r) => r.family));
 export const protocolsOf = (c: Catalog, family: string) => unique(c.routes.filter((r) => r.family === family).map((r) => r.protocol));
-export const eventsOf = (c: Catalog, family: string, protocol: string) =>
-  unique(c.routes.filter((r) => r.family === family && r.protocol === protocol).map((r) => r.event));
+export const eventsOf = (c: Catalog, family: string, protocol: string) => unique(c.routes.filter((r) => r.family === family && r.protocol === protocol).map((r) => r.event));
 
 export function findRoute(c: Catalog, family: string, protocol: string, event: string, kind: 'raw' | 'aggregate'): Route | undefined {
   const same = c.routes.filter((r) => r.family === family && r.protocol === protocol && r.event === event);

@@ -37,7 +37,9 @@ export function chartDataOf(rows: Rows): ChartData | null {
   const axis: 'time' | 'block' = xCol.startsWith('time') ? 'time' : 'block';
   const xi = columns.indexOf(xCol);
   const groupIdx = columns.map((c, i) => (GROUP_COLUMNS.has(c) ? i : -1)).filter((i) => i >= 0);
-  const valueIdx = columns.map((c, i) => (!BUCKET_COLUMNS.has(c) && !GROUP_COLUMNS.has(c) ? i : -1)).filter((i) => i >= 0)
+  const valueIdx = columns
+    .map((c, i) => (!BUCKET_COLUMNS.has(c) && !GROUP_COLUMNS.has(c) ? i : -1))
+    .filter((i) => i >= 0)
     .filter((i) => rows.rows.some((r) => typeof r[i] === 'number'));
   const xs = [...new Set(rows.rows.map((r) => bucketStart(r[xi], axis)).filter((v): v is number => v !== null))].sort((a, b) => a - b);
   const xPos = new Map(xs.map((x, i) => [x, i]));

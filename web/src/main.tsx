@@ -5,14 +5,8 @@
  */
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import {
-  ApiCallError, call, estimate, getJson, storeKey, storedKey,
-  type ApiFailure, type CostEstimate, type CoverageEntry, type Usage,
-} from './api.ts';
-import {
-  OUTPUT_PARAMS, RANGE_PARAMS, catalogFromOpenApi, eventsOf, families, findRoute, protocolsOf,
-  type Catalog, type OpenApiDocument, type Route,
-} from './catalog.ts';
+import { ApiCallError, call, estimate, getJson, storeKey, storedKey, type ApiFailure, type CostEstimate, type CoverageEntry, type Usage } from './api.ts';
+import { OUTPUT_PARAMS, RANGE_PARAMS, catalogFromOpenApi, eventsOf, families, findRoute, protocolsOf, type Catalog, type OpenApiDocument, type Route } from './catalog.ts';
 import { chartDataOf } from './chartData.ts';
 import { Chart } from './components/Chart.tsx';
 import { Coverage, type CoverageProps } from './components/Coverage.tsx';
@@ -61,17 +55,31 @@ function KeyBox({ apiKey, onKey }: { apiKey: string; onKey: (k: string) => void 
   if (apiKey) {
     return (
       <div class="key saved">
-        <span>API key <code>{apiKey.slice(0, 7)}…</code> is kept in this browser only.</span>
-        <button type="button" onClick={() => onKey('')}>Forget key</button>
+        <span>
+          API key <code>{apiKey.slice(0, 7)}…</code> is kept in this browser only.
+        </span>
+        <button type="button" onClick={() => onKey('')}>
+          Forget key
+        </button>
       </div>
     );
   }
   return (
-    <form class="key" onSubmit={(e) => { e.preventDefault(); onKey(draft.trim()); }}>
+    <form
+      class="key"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onKey(draft.trim());
+      }}
+    >
       <label for="api-key">API key</label>
       <input id="api-key" type="password" autoComplete="off" value={draft} onInput={(e) => setDraft((e.target as HTMLInputElement).value)} placeholder="cq_…" aria-describedby="api-key-help" />
-      <button type="submit" disabled={!draft.trim()}>Use key</button>
-      <p id="api-key-help" class="help">Printed by <code>npm start</code> or <code>chainq keys create</code>. Stored in this browser's local storage; sent only to this server.</p>
+      <button type="submit" disabled={!draft.trim()}>
+        Use key
+      </button>
+      <p id="api-key-help" class="help">
+        Printed by <code>npm start</code> or <code>chainq keys create</code>. Stored in this browser's local storage; sent only to this server.
+      </p>
     </form>
   );
 }
@@ -92,11 +100,20 @@ function Snippets({ route, values, target }: { route: Route; values: Values; tar
       <h2 id="code-h">As code</h2>
       {items.map(([label, text]) => (
         <div class="snippet" key={label}>
-          <div class="snippet-head"><h3>{label}</h3><button type="button" onClick={() => void copy(label, text)}>Copy {label.split(' ')[0]}</button></div>
-          <pre><code>{text}</code></pre>
+          <div class="snippet-head">
+            <h3>{label}</h3>
+            <button type="button" onClick={() => void copy(label, text)}>
+              Copy {label.split(' ')[0]}
+            </button>
+          </div>
+          <pre>
+            <code>{text}</code>
+          </pre>
         </div>
       ))}
-      <p class="sr-only" role="status">{copied ? `${copied} copied` : ''}</p>
+      <p class="sr-only" role="status">
+        {copied ? `${copied} copied` : ''}
+      </p>
     </section>
   );
 }
@@ -118,23 +135,28 @@ function App() {
 
   // The catalog, from the server's OpenAPI document; then a shared ?q= address, if any.
   useEffect(() => {
-    fetch('/openapi.json').then((r) => r.json() as Promise<OpenApiDocument>).then((doc) => {
-      const c = catalogFromOpenApi(doc);
-      setCatalog(c);
-      const q = new URLSearchParams(window.location.search).get('q');
-      const restored = q ? fromTarget(c, q) : null;
-      if (restored) {
-        restoredFromLink.current = true;
-        setSel({ family: restored.route.family, protocol: restored.route.protocol, event: restored.route.event, kind: restored.route.kind });
-        setValues(restored.values);
-      } else {
-        if (q) setLoadError(`The shared query ${q} is not an endpoint of this server.`);
-        setSel(firstSelection(c));
-      }
-    }, (e: unknown) => setLoadError(`Could not read /openapi.json: ${String(e)}`));
+    fetch('/openapi.json')
+      .then((r) => r.json() as Promise<OpenApiDocument>)
+      .then(
+        (doc) => {
+          const c = catalogFromOpenApi(doc);
+          setCatalog(c);
+          const q = new URLSearchParams(window.location.search).get('q');
+          const restored = q ? fromTarget(c, q) : null;
+          if (restored) {
+            restoredFromLink.current = true;
+            setSel({ family: restored.route.family, protocol: restored.route.protocol, event: restored.route.event, kind: restored.route.kind });
+            setValues(restored.values);
+          } else {
+            if (q) setLoadError(`The shared query ${q} is not an endpoint of this server.`);
+            setSel(firstSelection(c));
+          }
+        },
+        (e: unknown) => setLoadError(`Could not read /openapi.json: ${String(e)}`),
+      );
   }, []);
 
-  const route = catalog && sel ? findRoute(catalog, sel.family, sel.protocol, sel.event, sel.kind) ?? null : null;
+  const route = catalog && sel ? (findRoute(catalog, sel.family, sel.protocol, sel.event, sel.kind) ?? null) : null;
   const target = route ? toTarget({ route, values }) : '';
 
   // The address bar carries the query, so it can be shared as it is.
@@ -154,40 +176,80 @@ function App() {
 
   // The price, as the user types (debounced), from POST /v1/calculate-cost.
   useEffect(() => {
-    if (!route || !apiKey) { setCost({ kind: 'idle' }); return; }
+    if (!route || !apiKey) {
+      setCost({ kind: 'idle' });
+      return;
+    }
     setCost({ kind: 'pending' });
     const abort = new AbortController();
     const timer = setTimeout(() => {
       estimate(target, apiKey, abort.signal).then(
         (est) => setCost({ kind: 'ok', estimate: est }),
-        (e: unknown) => { if (e instanceof ApiCallError) setCost({ kind: 'error', failure: e.failure }); },
+        (e: unknown) => {
+          if (e instanceof ApiCallError) setCost({ kind: 'error', failure: e.failure });
+        },
       );
     }, 250);
-    return () => { clearTimeout(timer); abort.abort(); };
+    return () => {
+      clearTimeout(timer);
+      abort.abort();
+    };
   }, [target, apiKey]);
 
   // Coverage of the chosen dataset on the chosen network (or venue token).
-  const where = route ? (route.family === 'exchange' ? values.token?.trim().toUpperCase() : route.networks && route.params.some((p) => p.name === 'network') ? values.network?.trim().toUpperCase() : route.networks?.[0]) : undefined;
+  const where = route
+    ? route.family === 'exchange'
+      ? values.token?.trim().toUpperCase()
+      : route.networks && route.params.some((p) => p.name === 'network')
+        ? values.network?.trim().toUpperCase()
+        : route.networks?.[0]
+    : undefined;
   useEffect(() => {
-    if (!route || !apiKey || !where) { setCoverage({ kind: 'none' }); return; }
-    if (!catalog?.paths.has('/v1/coverage')) { setCoverage({ kind: 'unavailable', why: 'this server does not publish /v1/coverage.' }); return; }
+    if (!route || !apiKey || !where) {
+      setCoverage({ kind: 'none' });
+      return;
+    }
+    if (!catalog?.paths.has('/v1/coverage')) {
+      setCoverage({ kind: 'unavailable', why: 'this server does not publish /v1/coverage.' });
+      return;
+    }
     setCoverage({ kind: 'loading' });
     let live = true;
     const qs = new URLSearchParams({ family: route.family, protocol: route.protocol, network: where });
     getJson<{ coverage: CoverageEntry[] }>(`/v1/coverage?${qs}`, apiKey).then(
-      (r) => { if (live) setCoverage({ kind: 'entry', where, entry: r.coverage.find((c) => c.dataset === route.dataset) ?? null }); },
-      (e: unknown) => { if (live) setCoverage({ kind: 'unavailable', why: e instanceof Error ? e.message : String(e) }); },
+      (r) => {
+        if (live) setCoverage({ kind: 'entry', where, entry: r.coverage.find((c) => c.dataset === route.dataset) ?? null });
+      },
+      (e: unknown) => {
+        if (live) setCoverage({ kind: 'unavailable', why: e instanceof Error ? e.message : String(e) });
+      },
     );
-    return () => { live = false; };
+    return () => {
+      live = false;
+    };
   }, [route?.dataset, where, apiKey]);
 
-  if (loadError && !catalog) return <main><h1>chainq explorer</h1><p class="error" role="alert">{loadError}</p></main>;
-  if (!catalog || !sel || !route) return <main><h1>chainq explorer</h1><p role="status">Loading the catalog…</p></main>;
+  if (loadError && !catalog)
+    return (
+      <main>
+        <h1>chainq explorer</h1>
+        <p class="error" role="alert">
+          {loadError}
+        </p>
+      </main>
+    );
+  if (!catalog || !sel || !route)
+    return (
+      <main>
+        <h1>chainq explorer</h1>
+        <p role="status">Loading the catalog…</p>
+      </main>
+    );
 
   const choose = (next: Partial<Selection>) => {
     const family = next.family ?? sel.family;
-    const protocol = next.family && !next.protocol ? protocolsOf(catalog, family)[0]! : next.protocol ?? sel.protocol;
-    const event = (next.family || next.protocol) && !next.event ? eventsOf(catalog, family, protocol)[0]! : next.event ?? sel.event;
+    const protocol = next.family && !next.protocol ? protocolsOf(catalog, family)[0]! : (next.protocol ?? sel.protocol);
+    const event = (next.family || next.protocol) && !next.event ? eventsOf(catalog, family, protocol)[0]! : (next.event ?? sel.event);
     const s: Selection = { family, protocol, event, kind: next.kind ?? sel.kind };
     const r = findRoute(catalog, s.family, s.protocol, s.event, s.kind)!;
     setSel({ ...s, kind: r.kind });
@@ -212,8 +274,17 @@ function App() {
   const generalError = failure && fieldErrors.size === 0 ? failure : null;
 
   const field = (p: Route['params'][number]) => (
-    <ParamField key={p.name} param={p} value={values[p.name] ?? ''} onInput={(v) => { setValue(p.name, v); setRunError(null); }}
-      excludedBy={excludedBy(route, values, p.name)} error={fieldErrors.get(p.name)} />
+    <ParamField
+      key={p.name}
+      param={p}
+      value={values[p.name] ?? ''}
+      onInput={(v) => {
+        setValue(p.name, v);
+        setRunError(null);
+      }}
+      excludedBy={excludedBy(route, values, p.name)}
+      error={fieldErrors.get(p.name)}
+    />
   );
 
   const run = async () => {
@@ -223,9 +294,7 @@ function App() {
     const runTarget = toTarget({ route, values }, { format: tableFormat, link: '' });
     try {
       const res = await call(runTarget, apiKey);
-      const rows = tableFormat === 'json'
-        ? rowsFromJson(((await res.json()) as { events: Record<string, Cell>[] }).events)
-        : rowsFromCsv(await res.text());
+      const rows = tableFormat === 'json' ? rowsFromJson(((await res.json()) as { events: Record<string, Cell>[] }).events) : rowsFromCsv(await res.text());
       setResult({ target: runTarget, rows, charged: Number(res.headers.get('x-request-cost') ?? 0), ms: performance.now() - t0, kind: route.kind });
     } catch (e) {
       setResult(null);
@@ -261,7 +330,11 @@ function App() {
     try {
       const res = await call(toTarget({ route, values }, { format, link: 'true' }), apiKey);
       const body = (await res.json()) as { url: string; expires_at: string; rows: number; bytes: number };
-      setDownload({ kind: 'done', text: `${format.toUpperCase()} link, ${n(body.rows)} rows, ${n(body.bytes)} bytes, expires ${body.expires_at}. Anyone with it can download the file until then.`, url: body.url });
+      setDownload({
+        kind: 'done',
+        text: `${format.toUpperCase()} link, ${n(body.rows)} rows, ${n(body.bytes)} bytes, expires ${body.expires_at}. Anyone with it can download the file until then.`,
+        url: body.url,
+      });
     } catch (e) {
       setDownload({ kind: 'error', text: e instanceof Error ? e.message : String(e) });
     } finally {
@@ -276,34 +349,77 @@ function App() {
     <>
       <header class="top">
         <h1>chainq explorer</h1>
-        <nav><a href="/docs">API reference</a> · <a href="/openapi.json">OpenAPI</a></nav>
+        <nav>
+          <a href="/docs">API reference</a> · <a href="/openapi.json">OpenAPI</a>
+        </nav>
       </header>
       <main>
-        <KeyBox apiKey={apiKey} onKey={(k) => { storeKey(k); setApiKey(k); setUsage(null); setRunError(null); }} />
-        {loadError ? <p class="error" role="alert">{loadError}</p> : null}
+        <KeyBox
+          apiKey={apiKey}
+          onKey={(k) => {
+            storeKey(k);
+            setApiKey(k);
+            setUsage(null);
+            setRunError(null);
+          }}
+        />
+        {loadError ? (
+          <p class="error" role="alert">
+            {loadError}
+          </p>
+        ) : null}
         <div class="layout">
-          <form class="query" aria-labelledby="query-h" onSubmit={(e) => { e.preventDefault(); void run(); }}>
+          <form
+            class="query"
+            aria-labelledby="query-h"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void run();
+            }}
+          >
             <h2 id="query-h">Query</h2>
             <fieldset class="pick">
               <legend>Dataset</legend>
-              <div class="field"><label for="pick-family">Family</label>
+              <div class="field">
+                <label for="pick-family">Family</label>
                 <select id="pick-family" value={sel.family} onChange={(e) => choose({ family: (e.target as HTMLSelectElement).value })}>
-                  {families(catalog).map((f) => <option key={f} value={f}>{f}</option>)}
-                </select></div>
-              <div class="field"><label for="pick-protocol">Protocol</label>
+                  {families(catalog).map((f) => (
+                    <option key={f} value={f}>
+                      {f}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <div class="field">
+                <label for="pick-protocol">Protocol</label>
                 <select id="pick-protocol" value={sel.protocol} onChange={(e) => choose({ protocol: (e.target as HTMLSelectElement).value })}>
-                  {protocolsOf(catalog, sel.family).map((p) => <option key={p} value={p}>{p}</option>)}
-                </select></div>
-              <div class="field"><label for="pick-event">Event type</label>
+                  {protocolsOf(catalog, sel.family).map((p) => (
+                    <option key={p} value={p}>
+                      {p}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <div class="field">
+                <label for="pick-event">Event type</label>
                 <select id="pick-event" value={sel.event} onChange={(e) => choose({ event: (e.target as HTMLSelectElement).value })}>
-                  {eventsOf(catalog, sel.family, sel.protocol).map((ev) => <option key={ev} value={ev}>{ev}</option>)}
-                </select></div>
-              <div class="field"><label for="pick-kind">Result</label>
+                  {eventsOf(catalog, sel.family, sel.protocol).map((ev) => (
+                    <option key={ev} value={ev}>
+                      {ev}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <div class="field">
+                <label for="pick-kind">Result</label>
                 <select id="pick-kind" value={route.kind} disabled={!hasAggregate} onChange={(e) => choose({ kind: (e.target as HTMLSelectElement).value as 'raw' | 'aggregate' })}>
                   <option value="raw">rows</option>
                   {hasAggregate ? <option value="aggregate">aggregate (buckets)</option> : null}
-                </select></div>
-              <p class="summary"><code>GET {route.path}</code> — {route.summary}</p>
+                </select>
+              </div>
+              <p class="summary">
+                <code>GET {route.path}</code> — {route.summary}
+              </p>
             </fieldset>
 
             <fieldset>
@@ -311,7 +427,13 @@ function App() {
               {otherParams.filter((p) => p.name === 'network' || p.name === 'token').map(field)}
               <div class="range">
                 <h3>Range</h3>
-                <Coverage state={coverage} onShortcut={(v) => { setMany(v); setRunError(null); }} />
+                <Coverage
+                  state={coverage}
+                  onShortcut={(v) => {
+                    setMany(v);
+                    setRunError(null);
+                  }}
+                />
                 <div class="range-fields">{rangeParams.map(field)}</div>
               </div>
               {otherParams.filter((p) => p.name !== 'network' && p.name !== 'token').map(field)}
@@ -320,41 +442,75 @@ function App() {
 
             <section class="price" aria-labelledby="price-h" aria-live="polite">
               <h2 id="price-h">Cost</h2>
-              {!apiKey ? <p class="muted">Enter an API key to price and run queries.</p>
-                : cost.kind === 'pending' ? <p class="muted">Pricing…</p>
-                : est ? (
-                  <p data-testid="cost">
-                    <strong><span data-cost={est.cost}>{n(est.cost)}</span> blocks</strong> — {est.breakdown.formula}.
-                    {' '}Budget left: {est.quota_remaining >= Number.MAX_SAFE_INTEGER ? 'no limit' : `${n(est.quota_remaining)} blocks, ${n(est.quota_remaining_after)} after this query`}.
-                  </p>
-                ) : <p class="muted">No price until the query is valid.</p>}
+              {!apiKey ? (
+                <p class="muted">Enter an API key to price and run queries.</p>
+              ) : cost.kind === 'pending' ? (
+                <p class="muted">Pricing…</p>
+              ) : est ? (
+                <p data-testid="cost">
+                  <strong>
+                    <span data-cost={est.cost}>{n(est.cost)}</span> blocks
+                  </strong>{' '}
+                  — {est.breakdown.formula}. Budget left:{' '}
+                  {est.quota_remaining >= Number.MAX_SAFE_INTEGER ? 'no limit' : `${n(est.quota_remaining)} blocks, ${n(est.quota_remaining_after)} after this query`}.
+                </p>
+              ) : (
+                <p class="muted">No price until the query is valid.</p>
+              )}
             </section>
-            {generalError ? <p class="error" role="alert" data-testid="query-error">{generalError.message}</p> : null}
+            {generalError ? (
+              <p class="error" role="alert" data-testid="query-error">
+                {generalError.message}
+              </p>
+            ) : null}
             <div class="actions">
-              <button type="submit" class="primary" disabled={!apiKey || running}>{running ? 'Running…' : 'Run'}</button>
-              {route.formats.includes('csv') ? <button type="button" disabled={!apiKey} onClick={() => void downloadAs('csv')}>Download CSV</button> : null}
-              {route.formats.includes('parquet') ? <button type="button" disabled={!apiKey} onClick={() => void downloadAs('parquet')}>Download Parquet</button> : null}
-              {route.params.some((p) => p.name === 'link') ? <button type="button" disabled={!apiKey} onClick={() => void getLink()}>Get link</button> : null}
-              <button type="button" onClick={() => void navigator.clipboard?.writeText(shareUrl(ORIGIN, target)).catch(() => undefined)}>Copy share link</button>
+              <button type="submit" class="primary" disabled={!apiKey || running}>
+                {running ? 'Running…' : 'Run'}
+              </button>
+              {route.formats.includes('csv') ? (
+                <button type="button" disabled={!apiKey} onClick={() => void downloadAs('csv')}>
+                  Download CSV
+                </button>
+              ) : null}
+              {route.formats.includes('parquet') ? (
+                <button type="button" disabled={!apiKey} onClick={() => void downloadAs('parquet')}>
+                  Download Parquet
+                </button>
+              ) : null}
+              {route.params.some((p) => p.name === 'link') ? (
+                <button type="button" disabled={!apiKey} onClick={() => void getLink()}>
+                  Get link
+                </button>
+              ) : null}
+              <button type="button" onClick={() => void navigator.clipboard?.writeText(shareUrl(ORIGIN, target)).catch(() => undefined)}>
+                Copy share link
+              </button>
             </div>
             {download ? (
               <p class={download.kind === 'error' ? 'error' : 'status'} role={download.kind === 'error' ? 'alert' : 'status'}>
-                {download.text}{download.url ? <> <a href={download.url} data-testid="link-url">{download.url}</a></> : null}
+                {download.text}
+                {download.url ? (
+                  <>
+                    {' '}
+                    <a href={download.url} data-testid="link-url">
+                      {download.url}
+                    </a>
+                  </>
+                ) : null}
               </p>
             ) : null}
             {restoredFromLink.current && !result ? <p class="muted">This query was opened from a shared address; check its cost, then press Run.</p> : null}
           </form>
 
-          <aside>
-            {usage ? <UsagePanel usage={usage} /> : null}
-          </aside>
+          <aside>{usage ? <UsagePanel usage={usage} /> : null}</aside>
         </div>
 
         {result ? (
           <section class="results" aria-labelledby="results-h">
             <h2 id="results-h">Result</h2>
             <p role="status" data-testid="result-summary">
-              <span data-rows={result.rows.rows.length}>{n(result.rows.rows.length)} rows</span>, <span data-charged={result.charged}>{n(result.charged)} blocks charged</span>, {Math.round(result.ms)} ms.
+              <span data-rows={result.rows.rows.length}>{n(result.rows.rows.length)} rows</span>, <span data-charged={result.charged}>{n(result.charged)} blocks charged</span>, {Math.round(result.ms)}{' '}
+              ms.
             </p>
             {chart ? <Chart data={chart} /> : null}
             <ResultTable data={result.rows} />

@@ -10,7 +10,12 @@ export interface Rows {
 export function rowsFromJson(events: readonly Record<string, Cell>[]): Rows {
   const columns: string[] = [];
   const seen = new Set<string>();
-  for (const e of events.slice(0, 50)) for (const k of Object.keys(e)) if (!seen.has(k)) { seen.add(k); columns.push(k); }
+  for (const e of events.slice(0, 50))
+    for (const k of Object.keys(e))
+      if (!seen.has(k)) {
+        seen.add(k);
+        columns.push(k);
+      }
   return { columns, rows: events.map((e) => columns.map((c) => e[c] ?? null)) };
 }
 
@@ -24,11 +29,16 @@ export function rowsFromCsv(text: string): Rows {
     const ch = text[i]!;
     if (quoted) {
       if (ch === '"') {
-        if (text[i + 1] === '"') { field += '"'; i++; } else quoted = false;
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else quoted = false;
       } else field += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') { record.push(field); field = ''; }
-    else if (ch === '\n' || ch === '\r') {
+    else if (ch === ',') {
+      record.push(field);
+      field = '';
+    } else if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && text[i + 1] === '\n') i++;
       record.push(field);
       records.push(record);
@@ -36,7 +46,10 @@ export function rowsFromCsv(text: string): Rows {
       field = '';
     } else field += ch;
   }
-  if (field !== '' || record.length) { record.push(field); records.push(record); }
+  if (field !== '' || record.length) {
+    record.push(field);
+    records.push(record);
+  }
   const [header = [], ...body] = records;
   const cell = (s: string): Cell => (s === '' ? null : /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(s) && s.length < 16 ? Number(s) : s);
   return { columns: header, rows: body.map((r) => r.map(cell)) };

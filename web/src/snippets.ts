@@ -6,7 +6,12 @@
 import type { Route } from './catalog.ts';
 import type { Values } from './query.ts';
 
-const pascal = (s: string) => s.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+const pascal = (s: string) =>
+  s
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
 
 export function clientMethod(route: Route): string {
   const p = pascal(route.dataset);
@@ -27,13 +32,9 @@ function tsValue(route: Route, name: string, text: string): string {
 }
 
 export function typescriptSnippet(origin: string, route: Route, values: Values): string {
-  const entries = route.params
-    .filter((p) => p.name !== 'link' && (values[p.name] ?? '').trim() !== '')
-    .map((p) => `${p.name}: ${tsValue(route, p.name, values[p.name]!.trim())}`);
+  const entries = route.params.filter((p) => p.name !== 'link' && (values[p.name] ?? '').trim() !== '').map((p) => `${p.name}: ${tsValue(route, p.name, values[p.name]!.trim())}`);
   const format = (values.format ?? '').trim() || route.defaultFormat;
-  const read = format === 'json'
-    ? `const { events, count } = await query.json();\nconsole.log(count, events[0]);`
-    : `await query.toFile('result.${format}');`;
+  const read = format === 'json' ? `const { events, count } = await query.json();\nconsole.log(count, events[0]);` : `await query.toFile('result.${format}');`;
   return [
     `import { createClient } from 'chainq/client';`,
     ``,
@@ -63,11 +64,5 @@ export function pythonSnippet(origin: string, target: string, route: Route, chos
       `print(df.head())`,
     ].join('\n');
   }
-  return [
-    `import os`,
-    `import pandas as pd`,
-    ``,
-    `df = pd.read_csv(${JSON.stringify(u)}, storage_options={"X-API-Key": os.environ["CHAINQ_KEY"]})`,
-    `print(df.head())`,
-  ].join('\n');
+  return [`import os`, `import pandas as pd`, ``, `df = pd.read_csv(${JSON.stringify(u)}, storage_options={"X-API-Key": os.environ["CHAINQ_KEY"]})`, `print(df.head())`].join('\n');
 }

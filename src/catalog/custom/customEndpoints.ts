@@ -26,9 +26,7 @@ const DESCRIPTIONS: Readonly<Record<CustomInput['kind'], string>> = {
 
 function outputColumn(input: CustomInput): OutputColumn {
   const description = `${input.abiType} ${input.name}${input.indexed ? ' (indexed)' : ''}: ${DESCRIPTIONS[input.kind]}.`;
-  return input.kind === 'wide_int'
-    ? { name: input.name, type: 'string', expr: { kind: 'decimal_text', arg: stored(input.name) }, description }
-    : { name: input.name, type: input.output, description };
+  return input.kind === 'wide_int' ? { name: input.name, type: 'string', expr: { kind: 'decimal_text', arg: stored(input.name) }, description } : { name: input.name, type: input.output, description };
 }
 
 const contractParam: ParamDef = { type: 'string', list: true, description: 'Contract address that emitted the event; several, comma-separated, mean any of them.' };
@@ -51,7 +49,9 @@ function customEndpoint(d: CustomDataset, e: CustomEvent): ChainEndpoint {
     },
     params: {
       contract: contractParam,
-      ...Object.fromEntries(addressInputs.map((i) => [i.name, { type: 'string', list: true, description: `Rows whose ${i.name} is this address; several, comma-separated, mean any of them.` } satisfies ParamDef])),
+      ...Object.fromEntries(
+        addressInputs.map((i) => [i.name, { type: 'string', list: true, description: `Rows whose ${i.name} is this address; several, comma-separated, mean any of them.` } satisfies ParamDef]),
+      ),
     },
     filters: {
       contract: { kind: 'address', columns: ['contract_address'] },

@@ -16,7 +16,10 @@ import type { ColumnType, StoredType } from '../types.ts';
 
 /** How one ABI input is kept and served. */
 export type CustomValueKind =
-  | 'address' | 'bool' | 'string' | 'bytes'
+  | 'address'
+  | 'bool'
+  | 'string'
+  | 'bytes'
   /** A signed or unsigned integer of at most 64 bits: an engine integer, a JSON number. */
   | 'int'
   /** An integer wider than 64 bits: exact in the store, served as decimal text. */
@@ -84,7 +87,9 @@ export function snakeCase(name: string): string {
     .toLowerCase();
 }
 
-const fail = (message: string): never => { throw new CustomDeclarationError(message); };
+const fail = (message: string): never => {
+  throw new CustomDeclarationError(message);
+};
 
 /** What one ABI type becomes. */
 function typeOf(p: AbiEventParameter): Pick<CustomInput, 'kind' | 'stored' | 'output'> {
@@ -184,7 +189,8 @@ export function parseCustomDataset(json: unknown, reservedParams: readonly strin
     if (other) fail(`${name}: ${other.signature} and ${e.signature} would both be served at events/${e.event}; keep one with "events" or declare them in two datasets`);
     bySegment.set(e.event, e);
     for (const input of e.inputs) {
-      if (input.kind === 'address' && reservedParams.includes(input.name)) fail(`${name}: input ${input.name} of ${e.signature} is an address, filtered by a parameter of its name, which is already a parameter of every route; rename it in the ABI`);
+      if (input.kind === 'address' && reservedParams.includes(input.name))
+        fail(`${name}: input ${input.name} of ${e.signature} is an address, filtered by a parameter of its name, which is already a parameter of every route; rename it in the ABI`);
     }
   }
 

@@ -26,9 +26,7 @@ export const DEFAULT_PERIODS: Readonly<Record<GroupBy, string>> = { time: '1h', 
  * Tron and Bitcoin rows carry the bucket start under the event field's name.
  */
 export function bucketColumns(e: ChainEndpoint): Readonly<Record<GroupBy, readonly string[]>> {
-  return e.family === 'evm'
-    ? { time: ['time_start', 'time_end'], block_number: ['block_start', 'block_end'] }
-    : { time: ['time'], block_number: ['block_number'] };
+  return e.family === 'evm' ? { time: ['time_start', 'time_end'], block_number: ['block_start', 'block_end'] } : { time: ['time'], block_number: ['block_number'] };
 }
 
 /** The payload of `aggregate_schema` for one event type (docs/aggregates.md, "aggregate_schema": the specification's fields plus those that make it complete). */
@@ -114,7 +112,11 @@ export function aggregateDocColumns(e: ChainEndpoint): OutputColumn[] {
   return aggregateOutputColumns(e, { groupBy: 'time', withValue: true, pivotTokens: [TOKEN_PLACEHOLDER] }).map((name) => {
     if (bucketNames.has(name)) {
       const btc = e.family === 'btc';
-      return { name, type: btc ? 'integer' : 'string', description: btc ? 'Bucket start, epoch seconds (ISO 8601 in CSV); block_number with group_by=block_number.' : 'Bucket edge, ISO 8601 UTC; block numbers with group_by=block_number.' };
+      return {
+        name,
+        type: btc ? 'integer' : 'string',
+        description: btc ? 'Bucket start, epoch seconds (ISO 8601 in CSV); block_number with group_by=block_number.' : 'Bucket edge, ISO 8601 UTC; block numbers with group_by=block_number.',
+      };
     }
     if (groups.has(name)) return { name, type: 'string', description: 'Token symbol.' };
     if (name === 'count') return { name, type: 'integer', description: 'Events in the bucket.' };

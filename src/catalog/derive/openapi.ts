@@ -28,9 +28,10 @@ function parameters(params: Params) {
 }
 
 function fieldSchema(f: ResponseField): Record<string, unknown> {
-  const schema: Record<string, unknown> = f.type === 'object[]'
-    ? { type: 'array', items: { type: 'object', properties: Object.fromEntries((f.items ?? []).map((i) => [i.name, fieldSchema(i)])) } }
-    : { type: f.nullable ? [f.type, 'null'] : f.type };
+  const schema: Record<string, unknown> =
+    f.type === 'object[]'
+      ? { type: 'array', items: { type: 'object', properties: Object.fromEntries((f.items ?? []).map((i) => [i.name, fieldSchema(i)])) } }
+      : { type: f.nullable ? [f.type, 'null'] : f.type };
   return { ...schema, description: f.description };
 }
 
@@ -90,7 +91,8 @@ function extensionPaths(): Record<string, unknown> {
     '/v1/labels/{namespace}': {
       put: {
         summary: 'Create or replace a label namespace of the calling key from CSV (address,label,category[,network]). Free. See docs/labels.md.',
-        tags: ['labels'], parameters: ns,
+        tags: ['labels'],
+        parameters: ns,
         requestBody: { required: true, content: csvBody },
         responses: {
           200: { description: 'Replaced: {status, namespace, rows, updated_at}.' },
@@ -104,7 +106,8 @@ function extensionPaths(): Record<string, unknown> {
     },
     '/mcp': {
       post: {
-        summary: 'MCP over Streamable HTTP (stateless, JSON answers): tools generated from the catalog, each data call metered like its HTTP request. X-API-Key or Authorization: Bearer. See docs/mcp.md.',
+        summary:
+          'MCP over Streamable HTTP (stateless, JSON answers): tools generated from the catalog, each data call metered like its HTTP request. X-API-Key or Authorization: Bearer. See docs/mcp.md.',
         tags: ['mcp'],
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol.' } } } },
         responses: { 200: { description: 'The JSON-RPC answer.' }, 401: errorResponse('Missing or invalid API key.') },
@@ -136,8 +139,13 @@ export function openApiDocument(): Record<string, unknown> {
         summary: r.kind === 'aggregate' ? `${e.summary} Bucketed.` : e.summary,
         tags: [`${e.family}/${e.protocol}`],
         'x-chainq': {
-          dataset: e.id, kind: r.kind, family: e.family, protocol: e.protocol, event: e.event,
-          formats: [...e.formats], default_format: e.defaultFormat,
+          dataset: e.id,
+          kind: r.kind,
+          family: e.family,
+          protocol: e.protocol,
+          event: e.event,
+          formats: [...e.formats],
+          default_format: e.defaultFormat,
           ...(e.family === 'exchange' ? { max_days: e.maxDays } : { networks: [...e.networks] }),
         },
         parameters: parameters(r.params),
@@ -160,7 +168,10 @@ export function openApiDocument(): Record<string, unknown> {
   const documentDiscovery = (pick: (r: DiscoveryRoute) => boolean) => {
     for (const r of discovery.filter(pick)) paths[r.path] = discoveryOperation(r);
   };
-  const kinds = (...k: DiscoveryKind[]) => (r: DiscoveryRoute) => k.includes(r.kind);
+  const kinds =
+    (...k: DiscoveryKind[]) =>
+    (r: DiscoveryRoute) =>
+      k.includes(r.kind);
   documentDiscovery((r) => 'protocol' in r);
   paths['/v1/links/{id}'] = {
     get: {

@@ -10,8 +10,15 @@ const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 function paramTable(params: Params): string[] {
   const lines = ['| Parameter | Type | Required | Default | Rule |', '|---|---|---|---|---|'];
   for (const [name, p] of Object.entries(params)) {
-    const rule = [p.description, p.enum ? `One of: ${p.enum.join(', ')}.` : '', p.exclusiveWith?.length ? `Not with: ${p.exclusiveWith.join(', ')}.` : '',
-      p.list ? 'Comma-separated list accepted.' : '', p.networks ? `Only on ${p.networks.join(', ')}.` : ''].filter(Boolean).join(' ');
+    const rule = [
+      p.description,
+      p.enum ? `One of: ${p.enum.join(', ')}.` : '',
+      p.exclusiveWith?.length ? `Not with: ${p.exclusiveWith.join(', ')}.` : '',
+      p.list ? 'Comma-separated list accepted.' : '',
+      p.networks ? `Only on ${p.networks.join(', ')}.` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
     lines.push(`| \`${name}\` | ${p.type} | ${p.required ? 'yes' : 'no'} | ${p.default === undefined ? '' : `\`${String(p.default)}\``} | ${cell(rule)} |`);
   }
   return lines;
@@ -33,19 +40,25 @@ function section(e: Endpoint): string[] {
   out.push('');
   if (e.family !== 'exchange' && e.aggregate) {
     const agg = e.aggregate;
-    out.push(`Aggregate: \`GET ${e.path}/aggregate\` adds ${Object.keys(aggregateParams(e)).map((n) => `\`${n}\``).join(', ')}. Columns: `
-      + [...agg.columns.map((c) => `\`${c.output_column}\` (${c.aggregation} of ${c.source_column})`),
-        ...(agg.pivot_columns ?? []).map((p) => `\`${p.output_pattern}\` (${p.aggregation} of ${p.value_column} per ${p.key_column})`),
-        '`count`', ...(agg.valued ? ['`agg_value_usd` with with_value=true'] : [])].join(', ') + '.', '');
+    out.push(
+      `Aggregate: \`GET ${e.path}/aggregate\` adds ${Object.keys(aggregateParams(e))
+        .map((n) => `\`${n}\``)
+        .join(', ')}. Columns: ` +
+        [
+          ...agg.columns.map((c) => `\`${c.output_column}\` (${c.aggregation} of ${c.source_column})`),
+          ...(agg.pivot_columns ?? []).map((p) => `\`${p.output_pattern}\` (${p.aggregation} of ${p.value_column} per ${p.key_column})`),
+          '`count`',
+          ...(agg.valued ? ['`agg_value_usd` with with_value=true'] : []),
+        ].join(', ') +
+        '.',
+      '',
+    );
   }
   return out;
 }
 
 function fieldRows(fields: readonly ResponseField[], prefix = ''): string[] {
-  return fields.flatMap((f) => [
-    `| \`${prefix}${f.name}\` | ${f.type}${f.nullable ? ' or null' : ''} | ${cell(f.description)} |`,
-    ...fieldRows(f.items ?? [], `${prefix}${f.name}[].`),
-  ]);
+  return fields.flatMap((f) => [`| \`${prefix}${f.name}\` | ${f.type}${f.nullable ? ' or null' : ''} | ${cell(f.description)} |`, ...fieldRows(f.items ?? [], `${prefix}${f.name}[].`)]);
 }
 
 function accountSection(): string[] {

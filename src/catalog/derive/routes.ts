@@ -37,12 +37,22 @@ export function aggregateParams(e: ChainEndpoint): Params {
   const evm = e.family === 'evm';
   return {
     group_by: {
-      type: 'string', required: evm, enum: GROUP_BY_VALUES, ...(evm ? {} : { default: 'time' }),
+      type: 'string',
+      required: evm,
+      enum: GROUP_BY_VALUES,
+      ...(evm ? {} : { default: 'time' }),
       description: evm ? 'Bucket by time or by block number.' : 'Bucket by time (default) or by block number.',
     },
     period: evm
-      ? { type: 'string', required: true, description: 'Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks.' }
-      : { type: 'string', description: `Bucket size: one of ${LISTED_TIME_PERIODS.join(', ')} for time (default ${DEFAULT_PERIODS.time}); a positive block count for blocks (default ${DEFAULT_PERIODS.block_number}).` },
+      ? {
+          type: 'string',
+          required: true,
+          description: 'Bucket size: <n>m, <n>h, <n>d or <n>w for time (1m upwards; buckets align to the Unix epoch in UTC, weeks start on Monday); a positive block count such as 10000 for blocks.',
+        }
+      : {
+          type: 'string',
+          description: `Bucket size: one of ${LISTED_TIME_PERIODS.join(', ')} for time (default ${DEFAULT_PERIODS.time}); a positive block count for blocks (default ${DEFAULT_PERIODS.block_number}).`,
+        },
     ...(acceptsWithValue(e) ? withValueParam('Add agg_value_usd, the USD value of each bucket, for event types that support it.') : {}),
   };
 }

@@ -14,13 +14,22 @@ export const poolParams: Params = {
 /** Columns of every pool event: which pool and what its two tokens are. */
 const poolStored: StoredColumn[] = [
   { name: 'pool_address', type: 'string' },
-  { name: 'token0_address', type: 'string' }, { name: 'token0', type: 'string' }, { name: 'token0_decimals', type: 'uint8' },
-  { name: 'token1_address', type: 'string' }, { name: 'token1', type: 'string' }, { name: 'token1_decimals', type: 'uint8' },
-  { name: 'amount0_raw', type: 'int256' }, { name: 'amount0', type: 'float64' },
-  { name: 'amount1_raw', type: 'int256' }, { name: 'amount1', type: 'float64' },
+  { name: 'token0_address', type: 'string' },
+  { name: 'token0', type: 'string' },
+  { name: 'token0_decimals', type: 'uint8' },
+  { name: 'token1_address', type: 'string' },
+  { name: 'token1', type: 'string' },
+  { name: 'token1_decimals', type: 'uint8' },
+  { name: 'amount0_raw', type: 'int256' },
+  { name: 'amount0', type: 'float64' },
+  { name: 'amount1_raw', type: 'int256' },
+  { name: 'amount1', type: 'float64' },
 ];
 
-const tickRange: StoredColumn[] = [{ name: 'tick_lower', type: 'int32' }, { name: 'tick_upper', type: 'int32' }];
+const tickRange: StoredColumn[] = [
+  { name: 'tick_lower', type: 'int32' },
+  { name: 'tick_upper', type: 'int32' },
+];
 
 /** The factory's and the pools' ABI events (Uniswap v3), by dataset event; `poolCreated` feeds pool discovery, not a dataset. */
 export const DEX_ABI = {
@@ -72,12 +81,20 @@ function dexEndpoint(e: DexEvent): ChainEndpoint {
 }
 
 const liquidityAmounts: OutputColumn[] = [
-  col('amount0', 'double', 'Amount of token0, in token units.'), col('amount1', 'double', 'Amount of token1, in token units.'),
-  col('token0', 'string', 'Symbol of token0.'), col('token1', 'string', 'Symbol of token1.'),
+  col('amount0', 'double', 'Amount of token0, in token units.'),
+  col('amount1', 'double', 'Amount of token1, in token units.'),
+  col('token0', 'string', 'Symbol of token0.'),
+  col('token1', 'string', 'Symbol of token1.'),
 ];
 
 /** A liquidity event moves both tokens: its value is the sum of both legs. */
-const liquidityLegs = { combine: 'sum', legs: [{ amount: 'amount0', token: 'token0' }, { amount: 'amount1', token: 'token1' }] } as const;
+const liquidityLegs = {
+  combine: 'sum',
+  legs: [
+    { amount: 'amount0', token: 'token0' },
+    { amount: 'amount1', token: 'token1' },
+  ],
+} as const;
 
 const amountPivot: AggregateSchema = {
   columns: [],
@@ -90,8 +107,14 @@ const amountPivot: AggregateSchema = {
 };
 
 /** The pool's view of a swap: a positive amount entered the pool (the swapper sold it). */
-const whenToken0Sold = (then: ColumnExpr, otherwise: ColumnExpr): ColumnExpr =>
-  ({ kind: 'if', left: stored('amount0'), op: '>', right: { kind: 'literal', value: 0, type: 'double' }, then, else: otherwise });
+const whenToken0Sold = (then: ColumnExpr, otherwise: ColumnExpr): ColumnExpr => ({
+  kind: 'if',
+  left: stored('amount0'),
+  op: '>',
+  right: { kind: 'literal', value: 0, type: 'double' },
+  then,
+  else: otherwise,
+});
 const negate = (arg: ColumnExpr): ColumnExpr => ({ kind: 'negate', arg });
 export const swapSold = {
   token: whenToken0Sold(stored('token0'), stored('token1')),
@@ -103,11 +126,17 @@ export const swapBought = {
 };
 
 export const dexSwap = dexEndpoint({
-  event: 'swap', summary: 'Pool swaps.',
+  event: 'swap',
+  summary: 'Pool swaps.',
   stored: [
-    { name: 'sender', type: 'string' }, { name: 'recipient', type: 'string' }, { name: 'swapper', type: 'string' },
-    { name: 'sqrt_price_x96', type: 'uint256' }, { name: 'sqrt_based_price', type: 'float64' },
-    { name: 'liquidity_raw', type: 'uint256' }, { name: 'liquidity', type: 'float64' }, { name: 'tick', type: 'int32' },
+    { name: 'sender', type: 'string' },
+    { name: 'recipient', type: 'string' },
+    { name: 'swapper', type: 'string' },
+    { name: 'sqrt_price_x96', type: 'uint256' },
+    { name: 'sqrt_based_price', type: 'float64' },
+    { name: 'liquidity_raw', type: 'uint256' },
+    { name: 'liquidity', type: 'float64' },
+    { name: 'tick', type: 'int32' },
   ],
   columns: [
     col('swapper', 'string', 'The transaction sender (the account that initiated the swap).'),
@@ -118,7 +147,13 @@ export const dexSwap = dexEndpoint({
   ],
   involving: ['swapper', 'sender', 'recipient'],
   // The value of a swap is what the swapper gave, or what they got when the token given has no price.
-  pricedLegs: { combine: 'first_priced', legs: [{ amount: 'amountSold', token: 'tokenSold' }, { amount: 'amountBought', token: 'tokenBought' }] },
+  pricedLegs: {
+    combine: 'first_priced',
+    legs: [
+      { amount: 'amountSold', token: 'tokenSold' },
+      { amount: 'amountBought', token: 'tokenBought' },
+    ],
+  },
   aggregate: {
     columns: [
       { source_column: 'sqrt_based_price', aggregation: 'mean', output_column: 'mean_sqrt_based_price' },
@@ -134,7 +169,8 @@ export const dexSwap = dexEndpoint({
 });
 
 export const dexDeposit = dexEndpoint({
-  event: 'deposit', summary: 'Liquidity added to a pool (Mint events).',
+  event: 'deposit',
+  summary: 'Liquidity added to a pool (Mint events).',
   stored: [{ name: 'sender', type: 'string' }, { name: 'owner', type: 'string' }, ...tickRange, { name: 'liquidity_raw', type: 'uint256' }],
   columns: [col('sender', 'string', 'Address that called mint.'), col('owner', 'string', 'Position owner.'), ...liquidityAmounts],
   involving: ['sender', 'owner'],
@@ -143,7 +179,8 @@ export const dexDeposit = dexEndpoint({
 });
 
 export const dexWithdraw = dexEndpoint({
-  event: 'withdraw', summary: 'Liquidity removed from a pool (Burn events).',
+  event: 'withdraw',
+  summary: 'Liquidity removed from a pool (Burn events).',
   stored: [{ name: 'owner', type: 'string' }, ...tickRange, { name: 'liquidity_raw', type: 'uint256' }],
   columns: [col('owner', 'string', 'Position owner.'), ...liquidityAmounts],
   involving: ['owner'],
@@ -152,7 +189,8 @@ export const dexWithdraw = dexEndpoint({
 });
 
 export const dexCollect = dexEndpoint({
-  event: 'collect', summary: 'Fees and withdrawn liquidity collected from a pool.',
+  event: 'collect',
+  summary: 'Fees and withdrawn liquidity collected from a pool.',
   stored: [{ name: 'owner', type: 'string' }, { name: 'recipient', type: 'string' }, ...tickRange],
   columns: [col('owner', 'string', 'Position owner.'), col('recipient', 'string', 'Address that received the tokens.'), ...liquidityAmounts],
   involving: ['owner', 'recipient'],

@@ -1,7 +1,17 @@
 import { parseAbiItem } from 'viem';
 import {
-  CHAIN_FORMATS, EVM_LOG_ORDER, addressFilterParams, amountParams, blockNumberColumn, col, evmDatasetNames, evmLogKey, evmVerboseColumns,
-  timeColumn, tokenListParams, transferFilters,
+  CHAIN_FORMATS,
+  EVM_LOG_ORDER,
+  addressFilterParams,
+  amountParams,
+  blockNumberColumn,
+  col,
+  evmDatasetNames,
+  evmLogKey,
+  evmVerboseColumns,
+  timeColumn,
+  tokenListParams,
+  transferFilters,
 } from '../common.ts';
 import type { ChainEndpoint } from '../types.ts';
 

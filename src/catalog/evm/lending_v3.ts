@@ -24,7 +24,9 @@ export const LENDING_ABI = {
   borrow: parseAbiItem('event Borrow(address indexed reserve, address user, address indexed onBehalfOf, uint256 amount, uint8 interestRateMode, uint256 borrowRate, uint16 indexed referralCode)'),
   repay: parseAbiItem('event Repay(address indexed reserve, address indexed user, address indexed repayer, uint256 amount, bool useATokens)'),
   flashloan: parseAbiItem('event FlashLoan(address indexed target, address initiator, address indexed asset, uint256 amount, uint8 interestRateMode, uint256 premium, uint16 indexed referralCode)'),
-  liquidation: parseAbiItem('event LiquidationCall(address indexed collateralAsset, address indexed debtAsset, address indexed user, uint256 debtToCover, uint256 liquidatedCollateralAmount, address liquidator, bool receiveAToken)'),
+  liquidation: parseAbiItem(
+    'event LiquidationCall(address indexed collateralAsset, address indexed debtAsset, address indexed user, uint256 debtToCover, uint256 liquidatedCollateralAmount, address liquidator, bool receiveAToken)',
+  ),
 } as const;
 
 interface LendingEvent {
@@ -57,7 +59,10 @@ function lendingEndpoint(e: LendingEvent): ChainEndpoint {
     },
     params: {
       eth_market_type: {
-        type: 'string', enum: ETH_MARKETS, default: 'Core', networks: ['ETH'],
+        type: 'string',
+        enum: ETH_MARKETS,
+        default: 'Core',
+        networks: ['ETH'],
         description: 'Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH.',
       },
       ...involvingParams,
@@ -79,16 +84,24 @@ const amountCol = col('amount', 'double', 'Amount in token units.');
 const sumAmount: AggregateColumn[] = [{ source_column: 'amount', aggregation: 'sum', output_column: 'agg_amount' }];
 
 export const lendingDeposit = lendingEndpoint({
-  event: 'deposit', summary: 'Supplies to the lending pool (Supply events).',
+  event: 'deposit',
+  summary: 'Supplies to the lending pool (Supply events).',
   stored: [{ name: 'user', type: 'string' }, { name: 'on_behalf_of', type: 'string' }, { name: 'referral_code', type: 'int32' }, ...reserve(), ...amount('amount')],
-  columns: [col('user', 'string', 'Address that supplied.'), tokenCol, amountCol, col('on_behalf_of', 'string', 'Address credited with the supply.'), col('referral_code', 'integer', 'Referral code.')],
+  columns: [
+    col('user', 'string', 'Address that supplied.'),
+    tokenCol,
+    amountCol,
+    col('on_behalf_of', 'string', 'Address credited with the supply.'),
+    col('referral_code', 'integer', 'Referral code.'),
+  ],
   involving: ['user', 'on_behalf_of'],
   aggregate: sumAmount,
   pricedAmount: { amount: 'amount', token: 'token' },
 });
 
 export const lendingWithdraw = lendingEndpoint({
-  event: 'withdraw', summary: 'Withdrawals from the lending pool.',
+  event: 'withdraw',
+  summary: 'Withdrawals from the lending pool.',
   stored: [{ name: 'user', type: 'string' }, { name: 'recipient', type: 'string' }, ...reserve(), ...amount('amount')],
   columns: [col('user', 'string', 'Address that withdrew.'), tokenCol, amountCol, col('recipient', 'string', 'Address that received the funds.')],
   involving: ['user', 'recipient'],
@@ -97,13 +110,22 @@ export const lendingWithdraw = lendingEndpoint({
 });
 
 export const lendingBorrow = lendingEndpoint({
-  event: 'borrow', summary: 'Borrows from the lending pool.',
+  event: 'borrow',
+  summary: 'Borrows from the lending pool.',
   stored: [
-    { name: 'user', type: 'string' }, { name: 'on_behalf_of', type: 'string' }, { name: 'interest_rate_mode', type: 'int32' },
-    ...amount('borrow_rate'), { name: 'referral_code', type: 'int32' }, ...reserve(), ...amount('amount'),
+    { name: 'user', type: 'string' },
+    { name: 'on_behalf_of', type: 'string' },
+    { name: 'interest_rate_mode', type: 'int32' },
+    ...amount('borrow_rate'),
+    { name: 'referral_code', type: 'int32' },
+    ...reserve(),
+    ...amount('amount'),
   ],
   columns: [
-    col('user', 'string', 'Address that borrowed.'), tokenCol, amountCol, col('on_behalf_of', 'string', 'Address whose debt grows.'),
+    col('user', 'string', 'Address that borrowed.'),
+    tokenCol,
+    amountCol,
+    col('on_behalf_of', 'string', 'Address whose debt grows.'),
     col('interest_rate_mode', 'integer', '1 stable, 2 variable.'),
     col('borrow_rate', 'double', 'Borrow rate at the time, as a fraction per year (ray / 1e27).'),
   ],
@@ -113,7 +135,8 @@ export const lendingBorrow = lendingEndpoint({
 });
 
 export const lendingRepay = lendingEndpoint({
-  event: 'repay', summary: 'Debt repayments.',
+  event: 'repay',
+  summary: 'Debt repayments.',
   stored: [{ name: 'user', type: 'string' }, { name: 'repayer', type: 'string' }, { name: 'use_a_tokens', type: 'boolean' }, ...reserve(), ...amount('amount')],
   columns: [col('user', 'string', 'Address whose debt was repaid.'), tokenCol, amountCol, col('repayer', 'string', 'Address that paid.'), col('use_a_tokens', 'boolean', 'Repaid with aTokens.')],
   involving: ['user', 'repayer'],
@@ -122,27 +145,48 @@ export const lendingRepay = lendingEndpoint({
 });
 
 export const lendingFlashloan = lendingEndpoint({
-  event: 'flashloan', summary: 'Flash loans.',
+  event: 'flashloan',
+  summary: 'Flash loans.',
   stored: [
-    { name: 'initiator', type: 'string' }, { name: 'target', type: 'string' }, { name: 'interest_rate_mode', type: 'int32' },
-    { name: 'referral_code', type: 'int32' }, ...reserve(), ...amount('amount'), ...amount('premium'),
+    { name: 'initiator', type: 'string' },
+    { name: 'target', type: 'string' },
+    { name: 'interest_rate_mode', type: 'int32' },
+    { name: 'referral_code', type: 'int32' },
+    ...reserve(),
+    ...amount('amount'),
+    ...amount('premium'),
   ],
-  columns: [col('initiator', 'string', 'Address that started the loan.'), tokenCol, amountCol, col('premium', 'double', 'Fee paid, in token units.'), col('target', 'string', 'Receiver contract of the loan.')],
+  columns: [
+    col('initiator', 'string', 'Address that started the loan.'),
+    tokenCol,
+    amountCol,
+    col('premium', 'double', 'Fee paid, in token units.'),
+    col('target', 'string', 'Receiver contract of the loan.'),
+  ],
   involving: ['initiator', 'target'],
   aggregate: sumAmount,
   pricedAmount: { amount: 'amount', token: 'token' },
 });
 
 export const lendingLiquidation = lendingEndpoint({
-  event: 'liquidation', summary: 'Liquidations.',
+  event: 'liquidation',
+  summary: 'Liquidations.',
   stored: [
-    { name: 'owner', type: 'string' }, { name: 'liquidator', type: 'string' }, { name: 'receive_a_token', type: 'boolean' },
-    ...reserve('debt_'), ...reserve('collateral_'), ...amount('debt_to_cover'), ...amount('liquidated_collateral'),
+    { name: 'owner', type: 'string' },
+    { name: 'liquidator', type: 'string' },
+    { name: 'receive_a_token', type: 'boolean' },
+    ...reserve('debt_'),
+    ...reserve('collateral_'),
+    ...amount('debt_to_cover'),
+    ...amount('liquidated_collateral'),
   ],
   columns: [
-    col('owner', 'string', 'Borrower whose position was liquidated.'), col('liquidator', 'string', 'Liquidator address.'),
-    col('debt_token', 'string', 'Debt token symbol.'), col('collateral_token', 'string', 'Collateral token symbol.'),
-    col('debt_to_cover', 'double', 'Debt repaid, in debt-token units.'), col('liquidated_collateral', 'double', 'Collateral seized, in collateral-token units.'),
+    col('owner', 'string', 'Borrower whose position was liquidated.'),
+    col('liquidator', 'string', 'Liquidator address.'),
+    col('debt_token', 'string', 'Debt token symbol.'),
+    col('collateral_token', 'string', 'Collateral token symbol.'),
+    col('debt_to_cover', 'double', 'Debt repaid, in debt-token units.'),
+    col('liquidated_collateral', 'double', 'Collateral seized, in collateral-token units.'),
   ],
   involving: ['owner', 'liquidator'],
   aggregate: [

@@ -1,6 +1,4 @@
-import {
-  CHAIN_FORMATS, addressFilterParams, evmDatasetNames, amountParams, blockNumberColumn, col, stored, text, timeColumn, transferFilters,
-} from '../common.ts';
+import { CHAIN_FORMATS, addressFilterParams, evmDatasetNames, amountParams, blockNumberColumn, col, stored, text, timeColumn, transferFilters } from '../common.ts';
 import type { ChainEndpoint } from '../types.ts';
 
 const names = evmDatasetNames('native', 'transfer');
@@ -52,8 +50,14 @@ export const nativeTransfer: ChainEndpoint = {
     col('network', 'string', 'Network code.'),
     col('tx_id', 'string', 'Transaction hash.', stored('tx_hash')),
     col('log_index', 'integer', 'Always null: native transfers are not logs. Rows are ordered by transaction index, then trace position.', { kind: 'literal', value: null, type: 'integer' }),
-    col('name', 'string', "'transfer' for a transaction's own value, 'internal_transfer' for a call inside it.",
-      { kind: 'if', left: stored('trace_index'), op: '=', right: { kind: 'literal', value: 0, type: 'integer' }, then: text('transfer'), else: text('internal_transfer') }),
+    col('name', 'string', "'transfer' for a transaction's own value, 'internal_transfer' for a call inside it.", {
+      kind: 'if',
+      left: stored('trace_index'),
+      op: '=',
+      right: { kind: 'literal', value: 0, type: 'integer' },
+      then: text('transfer'),
+      else: text('internal_transfer'),
+    }),
   ],
   pricedAmount: { amount: 'amount', token: 'token' },
   aggregate: {

@@ -40,12 +40,15 @@ export const STAKING_BRIDGE_ABI = {
 
 /** Which configured contract emits each dataset's events (the protocols file's staking keys). */
 export const STAKING_CONTRACT_OF = {
-  deposit: 'steth', withdrawal_request: 'withdrawal_queue', withdrawal_claimed: 'withdrawal_queue', l2_deposit: 'l2_token_bridge', l2_withdrawal_request: 'l2_token_bridge',
+  deposit: 'steth',
+  withdrawal_request: 'withdrawal_queue',
+  withdrawal_claimed: 'withdrawal_queue',
+  l2_deposit: 'l2_token_bridge',
+  l2_withdrawal_request: 'l2_token_bridge',
 } as const;
 
 type StakingDatasetEvent = keyof typeof STAKING_CONTRACT_OF;
-const abiOf = (event: StakingDatasetEvent): AbiEvent =>
-  event === 'l2_deposit' || event === 'l2_withdrawal_request' ? STAKING_BRIDGE_ABI.optimism[event][0] : STAKING_L1_ABI[event];
+const abiOf = (event: StakingDatasetEvent): AbiEvent => (event === 'l2_deposit' || event === 'l2_withdrawal_request' ? STAKING_BRIDGE_ABI.optimism[event][0] : STAKING_L1_ABI[event]);
 
 interface StakingEvent {
   readonly event: StakingDatasetEvent;
@@ -58,7 +61,10 @@ interface StakingEvent {
   readonly pricedAmount: { amount: string; token: string };
 }
 
-const amount = (name: string): StoredColumn[] => [{ name: `${name}_raw`, type: 'uint256' }, { name, type: 'float64' }];
+const amount = (name: string): StoredColumn[] => [
+  { name: `${name}_raw`, type: 'uint256' },
+  { name, type: 'float64' },
+];
 
 function stakingEndpoint(e: StakingEvent): ChainEndpoint {
   const names = evmDatasetNames('staking', e.event);
@@ -88,39 +94,75 @@ function stakingEndpoint(e: StakingEvent): ChainEndpoint {
 }
 
 export const stakingDeposit = stakingEndpoint({
-  event: 'deposit', summary: 'ETH staked for stETH (Submitted events).', networks: STAKING_L1_NETWORKS,
+  event: 'deposit',
+  summary: 'ETH staked for stETH (Submitted events).',
+  networks: STAKING_L1_NETWORKS,
   stored: [{ name: 'sender', type: 'string' }, { name: 'referral', type: 'string' }, ...amount('minted_amount'), { name: 'minted_token', type: 'string' }],
-  columns: [col('sender', 'string', 'Staker.'), col('referral', 'string', 'Referral address.'), col('minted_amount', 'double', 'stETH minted (equal to the ETH submitted).'), col('minted_token', 'string', 'Minted token symbol.')],
+  columns: [
+    col('sender', 'string', 'Staker.'),
+    col('referral', 'string', 'Referral address.'),
+    col('minted_amount', 'double', 'stETH minted (equal to the ETH submitted).'),
+    col('minted_token', 'string', 'Minted token symbol.'),
+  ],
   involving: ['sender'],
   aggregate: { source_column: 'minted_amount', aggregation: 'sum', output_column: 'agg_minted_amount' },
   pricedAmount: { amount: 'minted_amount', token: 'minted_token' },
 });
 
 export const stakingWithdrawalRequest = stakingEndpoint({
-  event: 'withdrawal_request', summary: 'Withdrawal requests to the withdrawal queue.', networks: STAKING_L1_NETWORKS,
-  stored: [{ name: 'request_id', type: 'uint64' }, { name: 'requestor', type: 'string' }, { name: 'owner', type: 'string' }, ...amount('burned_amount'), ...amount('burned_shares'), { name: 'burned_token', type: 'string' }],
-  columns: [col('request_id', 'integer', 'Withdrawal request id.'), col('requestor', 'string', 'Address that requested.'), col('owner', 'string', 'Owner of the request.'), col('burned_amount', 'double', 'stETH locked for withdrawal.'), col('burned_token', 'string', 'Burned token symbol.')],
+  event: 'withdrawal_request',
+  summary: 'Withdrawal requests to the withdrawal queue.',
+  networks: STAKING_L1_NETWORKS,
+  stored: [
+    { name: 'request_id', type: 'uint64' },
+    { name: 'requestor', type: 'string' },
+    { name: 'owner', type: 'string' },
+    ...amount('burned_amount'),
+    ...amount('burned_shares'),
+    { name: 'burned_token', type: 'string' },
+  ],
+  columns: [
+    col('request_id', 'integer', 'Withdrawal request id.'),
+    col('requestor', 'string', 'Address that requested.'),
+    col('owner', 'string', 'Owner of the request.'),
+    col('burned_amount', 'double', 'stETH locked for withdrawal.'),
+    col('burned_token', 'string', 'Burned token symbol.'),
+  ],
   involving: ['requestor', 'owner'],
   aggregate: { source_column: 'burned_amount', aggregation: 'sum', output_column: 'agg_burned_amount' },
   pricedAmount: { amount: 'burned_amount', token: 'burned_token' },
 });
 
 export const stakingWithdrawalClaimed = stakingEndpoint({
-  event: 'withdrawal_claimed', summary: 'Claimed withdrawals.', networks: STAKING_L1_NETWORKS,
+  event: 'withdrawal_claimed',
+  summary: 'Claimed withdrawals.',
+  networks: STAKING_L1_NETWORKS,
   stored: [{ name: 'request_id', type: 'uint64' }, { name: 'receiver', type: 'string' }, { name: 'owner', type: 'string' }, ...amount('withdraw_amount'), { name: 'withdraw_token', type: 'string' }],
-  columns: [col('request_id', 'integer', 'Withdrawal request id.'), col('receiver', 'string', 'Address that received ETH.'), col('owner', 'string', 'Owner of the request.'), col('withdraw_amount', 'double', 'ETH paid out.'), col('withdraw_token', 'string', 'Paid token symbol.')],
+  columns: [
+    col('request_id', 'integer', 'Withdrawal request id.'),
+    col('receiver', 'string', 'Address that received ETH.'),
+    col('owner', 'string', 'Owner of the request.'),
+    col('withdraw_amount', 'double', 'ETH paid out.'),
+    col('withdraw_token', 'string', 'Paid token symbol.'),
+  ],
   involving: ['receiver', 'owner'],
   aggregate: { source_column: 'withdraw_amount', aggregation: 'sum', output_column: 'agg_withdraw_amount' },
   pricedAmount: { amount: 'withdraw_amount', token: 'withdraw_token' },
 });
 
 const l2Stored = (from: string, to: string): StoredColumn[] => [
-  { name: 'l1_token', type: 'string' }, { name: 'l2_token', type: 'string' },
-  { name: from, type: 'string' }, { name: to, type: 'string' }, ...amount('amount'), { name: 'token', type: 'string' },
+  { name: 'l1_token', type: 'string' },
+  { name: 'l2_token', type: 'string' },
+  { name: from, type: 'string' },
+  { name: to, type: 'string' },
+  ...amount('amount'),
+  { name: 'token', type: 'string' },
 ];
 
 export const stakingL2Deposit = stakingEndpoint({
-  event: 'l2_deposit', summary: 'wstETH bridged from L1, finalized on the L2.', networks: STAKING_L2_NETWORKS,
+  event: 'l2_deposit',
+  summary: 'wstETH bridged from L1, finalized on the L2.',
+  networks: STAKING_L2_NETWORKS,
   stored: l2Stored('l1_sender', 'l2_receiver'),
   columns: [col('l1_sender', 'string', 'Sender on L1.'), col('l2_receiver', 'string', 'Receiver on the L2.'), col('amount', 'double', 'wstETH amount.')],
   involving: ['l1_sender', 'l2_receiver'],
@@ -129,7 +171,9 @@ export const stakingL2Deposit = stakingEndpoint({
 });
 
 export const stakingL2WithdrawalRequest = stakingEndpoint({
-  event: 'l2_withdrawal_request', summary: 'wstETH withdrawals started on the L2 towards L1.', networks: STAKING_L2_NETWORKS,
+  event: 'l2_withdrawal_request',
+  summary: 'wstETH withdrawals started on the L2 towards L1.',
+  networks: STAKING_L2_NETWORKS,
   stored: l2Stored('l2_sender', 'l1_receiver'),
   columns: [col('l2_sender', 'string', 'Sender on the L2.'), col('l1_receiver', 'string', 'Receiver on L1.'), col('amount', 'double', 'wstETH amount.')],
   involving: ['l2_sender', 'l1_receiver'],

@@ -16,12 +16,14 @@ export function utxoTransaction(tx: BtcTx, height: number): UtxoTransaction {
   return {
     txid: tx.txid,
     coinbase,
-    inputs: coinbase ? [] : tx.vin.map((vin) => {
-      if (!vin.prevout) {
-        throw new Error(`block ${height}, tx ${tx.txid}: an input has no prevout; chainq needs getblock verbosity 3 (Bitcoin Core 23 or later, with undo data: not pruned below this block)`);
-      }
-      return { address: vin.prevout.scriptPubKey.address ?? null, value: satoshis(vin.prevout.value) };
-    }),
+    inputs: coinbase
+      ? []
+      : tx.vin.map((vin) => {
+          if (!vin.prevout) {
+            throw new Error(`block ${height}, tx ${tx.txid}: an input has no prevout; chainq needs getblock verbosity 3 (Bitcoin Core 23 or later, with undo data: not pruned below this block)`);
+          }
+          return { address: vin.prevout.scriptPubKey.address ?? null, value: satoshis(vin.prevout.value) };
+        }),
     outputs: tx.vout.map((o) => ({ vout: o.n, address: o.scriptPubKey.address ?? null, value: satoshis(o.value) })),
   };
 }

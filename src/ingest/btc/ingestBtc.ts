@@ -39,15 +39,17 @@ export async function ingestBtc(opts: BtcIngestOptions): Promise<IngestSummary> 
     const heights = Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
     const hashes = await client.getBlockHashes(heights);
     // Each block's JSON (megabytes with verbosity 3) is reduced to its header and rows as soon as it arrives.
-    const decoded = await Promise.all(hashes.map(async (hash) => {
-      const release = await slots.acquire();
-      try {
-        const b = btcBlockOf(await client.getBlock(hash));
-        return { header: { number: b.number, timeMs: b.time, hash: b.hash, parentHash: b.parentHash }, rows: btcTransferRows(b) };
-      } finally {
-        release();
-      }
-    }));
+    const decoded = await Promise.all(
+      hashes.map(async (hash) => {
+        const release = await slots.acquire();
+        try {
+          const b = btcBlockOf(await client.getBlock(hash));
+          return { header: { number: b.number, timeMs: b.time, hash: b.hash, parentHash: b.parentHash }, rows: btcTransferRows(b) };
+        } finally {
+          release();
+        }
+      }),
+    );
     return {
       blocks: decoded.map((d) => d.header),
       rows: new Map([[BTC_DATASET.table, decoded.flatMap((d) => d.rows)]]),
@@ -66,20 +68,21 @@ export async function ingestBtc(opts: BtcIngestOptions): Promise<IngestSummary> 
     getHead: () => client.getBlockCount(),
     signal: opts.hooks?.signal,
     note: (m) => opts.progress?.note(m),
-    ingest: (from, to) => ingestBlocks({
-      store: opts.store,
-      network: BTC_NETWORK,
-      datasets: [BTC_DATASET],
-      networkDatasets: [BTC_DATASET],
-      from,
-      to,
-      batchSize: opts.batchSize ?? 10,
-      prefetch: 2,
-      fetchBatch,
-      fetchHash: async (n) => (await client.getBlockHashes([n]))[0]!,
-      ...(opts.force ? { force: true } : {}),
-      ...(opts.progress ? { progress: opts.progress } : {}),
-      ...(opts.hooks ? { hooks: opts.hooks } : {}),
-    }),
+    ingest: (from, to) =>
+      ingestBlocks({
+        store: opts.store,
+        network: BTC_NETWORK,
+        datasets: [BTC_DATASET],
+        networkDatasets: [BTC_DATASET],
+        from,
+        to,
+        batchSize: opts.batchSize ?? 10,
+        prefetch: 2,
+        fetchBatch,
+        fetchHash: async (n) => (await client.getBlockHashes([n]))[0]!,
+        ...(opts.force ? { force: true } : {}),
+        ...(opts.progress ? { progress: opts.progress } : {}),
+        ...(opts.hooks ? { hooks: opts.hooks } : {}),
+      }),
   });
 }

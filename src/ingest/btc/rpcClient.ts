@@ -81,25 +81,30 @@ export function createBtcRpcClient(url: string, http: HttpOptions): BtcRpcClient
   const opts: HttpOptions = { ...http, isAnswer: (status, body) => status === 500 && /"error"\s*:\s*\{/.test(body) };
 
   async function post<T>(body: unknown, label: string): Promise<T> {
-    return fetchWithRetry(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
-      body: JSON.stringify(body),
-    }, opts, async (res) => {
-      const text = await res.text();
-      if (res.status === 401 || res.status === 403) throw new Error(`bitcoind at ${redact(url)} refused the credentials (HTTP ${res.status}): check user:pass in --rpc`);
-      let parsed: T;
-      try {
-        parsed = JSON.parse(text) as T;
-      } catch {
-        if (!res.ok) throw new HttpError(endpoint, res.status, text);
-        throw new RetryableError(`bitcoind ${label}: invalid JSON answer (${text.length} bytes)`);
-      }
-      return parsed;
-    });
+    return fetchWithRetry(
+      endpoint,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
+        body: JSON.stringify(body),
+      },
+      opts,
+      async (res) => {
+        const text = await res.text();
+        if (res.status === 401 || res.status === 403) throw new Error(`bitcoind at ${redact(url)} refused the credentials (HTTP ${res.status}): check user:pass in --rpc`);
+        let parsed: T;
+        try {
+          parsed = JSON.parse(text) as T;
+        } catch {
+          if (!res.ok) throw new HttpError(endpoint, res.status, text);
+          throw new RetryableError(`bitcoind ${label}: invalid JSON answer (${text.length} bytes)`);
+        }
+        return parsed;
+      },
+    );
   }
 
-  const unwrap = <T,>(method: string, a: RpcAnswer<T>): T => {
+  const unwrap = <T>(method: string, a: RpcAnswer<T>): T => {
     if (a.error) {
       if (a.error.code === RPC_IN_WARMUP) throw new WarmupError(`bitcoind ${method}: ${a.error.message}`);
       throw new BtcRpcError(method, a.error.code, a.error.message);
@@ -117,18 +122,25 @@ export function createBtcRpcClient(url: string, http: HttpOptions): BtcRpcClient
     getBlockCount: () => call<number>('getblockcount', []),
     async getBlockHashes(heights) {
       if (heights.length === 0) return [];
-      return withRetry(http.retry, async () => {
-        const first = nextId;
-        nextId += heights.length;
-        const answers = await post<RpcAnswer<string>[]>(heights.map((h, i) => ({ jsonrpc: '1.0', id: first + i, method: 'getblockhash', params: [h] })), 'getblockhash');
-        if (!Array.isArray(answers)) throw new Error('bitcoind getblockhash: a batch request did not get a batch answer');
-        const byId = new Map(answers.map((a) => [Number(a.id), a]));
-        return heights.map((h, i) => {
-          const a = byId.get(first + i);
-          if (!a) throw new Error(`bitcoind getblockhash ${h}: no answer in the batch`);
-          return unwrap('getblockhash', a);
-        });
-      }, isWarmup);
+      return withRetry(
+        http.retry,
+        async () => {
+          const first = nextId;
+          nextId += heights.length;
+          const answers = await post<RpcAnswer<string>[]>(
+            heights.map((h, i) => ({ jsonrpc: '1.0', id: first + i, method: 'getblockhash', params: [h] })),
+            'getblockhash',
+          );
+          if (!Array.isArray(answers)) throw new Error('bitcoind getblockhash: a batch request did not get a batch answer');
+          const byId = new Map(answers.map((a) => [Number(a.id), a]));
+          return heights.map((h, i) => {
+            const a = byId.get(first + i);
+            if (!a) throw new Error(`bitcoind getblockhash ${h}: no answer in the batch`);
+            return unwrap('getblockhash', a);
+          });
+        },
+        isWarmup,
+      );
     },
     getBlock: (hash) => call<BtcRpcBlock>('getblock', [hash, 3]),
   };

@@ -9,18 +9,30 @@ const D = '1BoatSLRHtKNngkdXEeobR76b53LETtpyT';
 describe('bitcoin transfer rule', () => {
   it('drops the change output that returns to the funding address', () => {
     const tx: UtxoTransaction = {
-      txid: 't1', coinbase: false,
+      txid: 't1',
+      coinbase: false,
       inputs: [{ address: A, value: 100_000n }],
-      outputs: [{ vout: 0, address: B, value: 60_000n }, { vout: 1, address: A, value: 39_000n }],
+      outputs: [
+        { vout: 0, address: B, value: 60_000n },
+        { vout: 1, address: A, value: 39_000n },
+      ],
     };
     expect(transfersOf(tx)).toEqual([{ txid: 't1', vout: 0, sender: A, receiver: B, value: 60_000n }]);
   });
 
   it('names the funding address with the largest total value as sender when there are several inputs', () => {
     const tx: UtxoTransaction = {
-      txid: 't2', coinbase: false,
-      inputs: [{ address: A, value: 50_000n }, { address: B, value: 70_000n }, { address: A, value: 30_000n }],
-      outputs: [{ vout: 0, address: C, value: 100_000n }, { vout: 1, address: B, value: 49_000n }],
+      txid: 't2',
+      coinbase: false,
+      inputs: [
+        { address: A, value: 50_000n },
+        { address: B, value: 70_000n },
+        { address: A, value: 30_000n },
+      ],
+      outputs: [
+        { vout: 0, address: C, value: 100_000n },
+        { vout: 1, address: B, value: 49_000n },
+      ],
     };
     // A funds 80,000 in total, more than B's 70,000; B's output is change.
     expect(transfersOf(tx)).toEqual([{ txid: 't2', vout: 0, sender: A, receiver: C, value: 100_000n }]);
@@ -28,17 +40,27 @@ describe('bitcoin transfer rule', () => {
 
   it('gives coinbase outputs no sender', () => {
     const tx: UtxoTransaction = {
-      txid: 't3', coinbase: true, inputs: [],
-      outputs: [{ vout: 0, address: D, value: 312_500_000n }, { vout: 1, address: null, value: 0n }],
+      txid: 't3',
+      coinbase: true,
+      inputs: [],
+      outputs: [
+        { vout: 0, address: D, value: 312_500_000n },
+        { vout: 1, address: null, value: 0n },
+      ],
     };
     expect(transfersOf(tx)).toEqual([{ txid: 't3', vout: 0, sender: null, receiver: D, value: 312_500_000n }]);
   });
 
   it('skips outputs without an address and zero-value outputs', () => {
     const tx: UtxoTransaction = {
-      txid: 't4', coinbase: false,
+      txid: 't4',
+      coinbase: false,
       inputs: [{ address: A, value: 10_000n }],
-      outputs: [{ vout: 0, address: null, value: 0n }, { vout: 1, address: B, value: 0n }, { vout: 2, address: C, value: 9_000n }],
+      outputs: [
+        { vout: 0, address: null, value: 0n },
+        { vout: 1, address: B, value: 0n },
+        { vout: 2, address: C, value: 9_000n },
+      ],
     };
     expect(transfersOf(tx).map((t) => t.vout)).toEqual([2]);
   });

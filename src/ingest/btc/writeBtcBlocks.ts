@@ -45,7 +45,10 @@ export async function writeBtcBlocks(tx: Tx, blocks: readonly BtcBlock[]): Promi
   const params = { network: BTC_NETWORK, lo, hi };
   await tx.run(`DELETE FROM btc_native_transfer WHERE network = $network AND block_number BETWEEN $lo AND $hi`, params);
   await tx.run(`DELETE FROM blocks WHERE network = $network AND number BETWEEN $lo AND $hi`, params);
-  await tx.append('blocks', blocks.map((b) => [BTC_NETWORK, b.number, toSqlTimestamp(b.time), b.hash, b.parentHash]));
+  await tx.append(
+    'blocks',
+    blocks.map((b) => [BTC_NETWORK, b.number, toSqlTimestamp(b.time), b.hash, b.parentHash]),
+  );
   const rows = blocks.flatMap(btcTransferRows);
   await tx.append('btc_native_transfer', rows);
   return rows.length;

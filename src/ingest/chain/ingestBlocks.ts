@@ -150,9 +150,7 @@ function isConsistent(network: string, b: Interval, fetched: FetchedBatch): bool
 }
 
 /** The tables a batch of these datasets writes rows of its block range to. */
-const batchTables = (datasets: readonly ChainDataset[]): BatchTable[] => [
-  ...datasets.map((d) => blockTable(d.table)), blockTable('blocks', 'number'),
-];
+const batchTables = (datasets: readonly ChainDataset[]): BatchTable[] => [...datasets.map((d) => blockTable(d.table)), blockTable('blocks', 'number')];
 
 async function commitBatch(opts: IngestBlocksOptions, b: Interval, fetched: FetchedBatch): Promise<number> {
   const first = fetched.blocks[0]!;
@@ -162,16 +160,31 @@ async function commitBatch(opts: IngestBlocksOptions, b: Interval, fetched: Fetc
     const prev = (await storedBlockHashes(opts.store, opts.network, [b.lo - 1])).get(b.lo - 1);
     if (prev && prev.hash !== first.parentHash) throw new ReorgDetected(b.lo);
     let rows = 0;
-    await publishBatch(ch, {
-      scopes: [opts.network], lo: b.lo, hi: b.hi, tables: batchTables(opts.datasets), extraTables: [], covers: opts.datasets.map((d) => d.id), uncovers: [],
-    }, async (scratch) => { rows = await commitBatch({ ...opts, store: scratch }, b, fetched); });
+    await publishBatch(
+      ch,
+      {
+        scopes: [opts.network],
+        lo: b.lo,
+        hi: b.hi,
+        tables: batchTables(opts.datasets),
+        extraTables: [],
+        covers: opts.datasets.map((d) => d.id),
+        uncovers: [],
+      },
+      async (scratch) => {
+        rows = await commitBatch({ ...opts, store: scratch }, b, fetched);
+      },
+    );
     return rows;
   }
   return opts.store.transaction(async (tx) => {
     const [prev] = await tx.all<{ hash: string }>(`SELECT hash FROM blocks WHERE network = $network AND number = $n`, { network: opts.network, n: b.lo - 1 });
     if (prev && prev.hash !== first.parentHash) throw new ReorgDetected(b.lo);
     await deleteRange(tx, opts.network, opts.datasets, b.lo, b.hi);
-    await tx.append('blocks', fetched.blocks.map((blk) => [opts.network, blk.number, toSqlTimestamp(blk.timeMs), blk.hash, blk.parentHash]));
+    await tx.append(
+      'blocks',
+      fetched.blocks.map((blk) => [opts.network, blk.number, toSqlTimestamp(blk.timeMs), blk.hash, blk.parentHash]),
+    );
     let rows = 0;
     for (const d of opts.datasets) {
       const r = fetched.rows.get(d.table) ?? [];
@@ -199,12 +212,22 @@ async function rollbackReorg(opts: IngestBlocksOptions, at: number): Promise<num
   const fetchHash = opts.fetchHash;
   if (!fetchHash) throw new ReorgError(`${opts.network}: the chain changed below block ${at} (the parent hash differs from the stored block) and this adapter cannot look up block hashes`);
   const { ancestor } = await findCommonAncestor({
-    store: opts.store, network: opts.network, from: at - 1, maxDepth: max, nodeHash: fetchHash,
+    store: opts.store,
+    network: opts.network,
+    from: at - 1,
+    maxDepth: max,
+    nodeHash: fetchHash,
     tooDeep: () => new ReorgError(`${opts.network}: reorg deeper than ${max} blocks below ${at}; re-ingest the range with --force from a block before the fork`),
   });
   const ch = clickHouseOf(opts.store);
   if (ch) {
-    await rollbackClickHouse(ch, opts.network, ancestor, opts.networkDatasets.map((d) => d.id), batchTables(opts.networkDatasets));
+    await rollbackClickHouse(
+      ch,
+      opts.network,
+      ancestor,
+      opts.networkDatasets.map((d) => d.id),
+      batchTables(opts.networkDatasets),
+    );
     return ancestor;
   }
   const hi = Math.max(at - 1, (await storedTip(opts.store, opts.network, 0)) ?? 0);

@@ -18,4 +18,3 @@ export function readCustomFile(file: string): CustomDataset {
     throw e;
   }
 }
-

@@ -55,9 +55,16 @@ export async function discoverPools(p: DiscoverPoolsParams): Promise<number> {
         nativeSymbol: '',
         token: (a) => p.tokens.get(a),
         pool: (a) => p.pools.get(a),
-        addPool: (pool) => { p.pools.add(pool); newPools.push(pool); },
-        logKey: () => { throw new Error('pool discovery decodes PoolCreated only'); },
-        txSender: () => { throw new Error('pool discovery decodes PoolCreated only'); },
+        addPool: (pool) => {
+          p.pools.add(pool);
+          newPools.push(pool);
+        },
+        logKey: () => {
+          throw new Error('pool discovery decodes PoolCreated only');
+        },
+        txSender: () => {
+          throw new Error('pool discovery decodes PoolCreated only');
+        },
         emit: () => undefined,
       };
       for (const log of logs) if (log.topics[0] === POOL_CREATED_TOPIC) p.decoder.decode(log, ctx);

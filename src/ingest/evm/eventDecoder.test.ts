@@ -33,19 +33,19 @@ function encode(event: AbiEvent, seed: number): { topics: Hex[]; data: Hex; args
   const indexed = Object.fromEntries(event.inputs.filter((p) => p.indexed).map((p) => [p.name!, args[p.name!]]));
   const topics = encodeEventTopics({ abi: [event], eventName: event.name, args: indexed } as never) as Hex[];
   const dataParams = event.inputs.filter((p) => !p.indexed);
-  const data = encodeAbiParameters(dataParams, dataParams.map((p) => args[p.name!]));
+  const data = encodeAbiParameters(
+    dataParams,
+    dataParams.map((p) => args[p.name!]),
+  );
   return { topics, data, args };
 }
 
-const lowerAddresses = (o: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) ? v.toLowerCase() : v]));
+const lowerAddresses = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) ? v.toLowerCase() : v]));
 
 /** Every event ingestion reads: each catalog dataset's ABI, pool discovery's, and every bridge dialect's. */
-const ALL: AbiEvent[] = [...new Set<AbiEvent>([
-  ...chainEndpoints.flatMap((e) => (e.abi ? [e.abi] : [])),
-  DEX_ABI.poolCreated,
-  ...Object.values(STAKING_BRIDGE_ABI).flatMap((dialect) => Object.values(dialect).flat()),
-])];
+const ALL: AbiEvent[] = [
+  ...new Set<AbiEvent>([...chainEndpoints.flatMap((e) => (e.abi ? [e.abi] : [])), DEX_ABI.poolCreated, ...Object.values(STAKING_BRIDGE_ABI).flatMap((dialect) => Object.values(dialect).flat())]),
+];
 const TRANSFER_EVENT = ERC20_ABI.transfer;
 const LENDING_EVENTS = LENDING_ABI;
 
@@ -78,8 +78,14 @@ describe('erc20 Transfer shape', () => {
 });
 
 function parseNft(): { topics: Hex[]; data: Hex } {
-  const nft: AbiEvent = { type: 'event', name: 'Transfer', inputs: [
-    { name: 'from', type: 'address', indexed: true }, { name: 'to', type: 'address', indexed: true }, { name: 'tokenId', type: 'uint256', indexed: true },
-  ] };
+  const nft: AbiEvent = {
+    type: 'event',
+    name: 'Transfer',
+    inputs: [
+      { name: 'from', type: 'address', indexed: true },
+      { name: 'to', type: 'address', indexed: true },
+      { name: 'tokenId', type: 'uint256', indexed: true },
+    ],
+  };
   return { topics: encodeEventTopics({ abi: [nft], eventName: 'Transfer', args: { from: `0x${'1'.repeat(40)}`, to: `0x${'2'.repeat(40)}`, tokenId: 7n } } as never) as Hex[], data: '0x' };
 }

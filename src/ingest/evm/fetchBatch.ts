@@ -121,7 +121,10 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
     if (ctx.plan.native) {
       const withTxs = blocks.filter((b) => b.txHashes.length > 0);
       if (ctx.traces === 'debug_trace') {
-        const traces = await traceBlocks(ctx.rpc, withTxs.map((b) => b.hash));
+        const traces = await traceBlocks(
+          ctx.rpc,
+          withTxs.map((b) => b.hash),
+        );
         withTxs.forEach((b, i) => {
           const t = traces[i]!;
           if (t.length !== b.txHashes.length) throw new ChainMovedError(`block ${b.number}: ${t.length} traces for ${b.txHashes.length} transactions`);
@@ -129,7 +132,10 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
         });
       } else if (ctx.traces === 'trace_block') {
         // trace_block goes by number: every trace names its block, which must be the header's.
-        const traces = await traceBlocksFlat(ctx.rpc, withTxs.map((b) => b.number));
+        const traces = await traceBlocksFlat(
+          ctx.rpc,
+          withTxs.map((b) => b.number),
+        );
         withTxs.forEach((b, i) => {
           const flat = traces[i]!;
           if (flat.some((t) => t.blockHash !== undefined && t.blockHash.toLowerCase() !== b.hash)) throw new ChainMovedError(`the traces of block ${b.number} belong to another version of it`);
@@ -138,7 +144,9 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
       } else {
         const paying = withTxs.filter((b) => b.txs!.some((t) => BigInt(t.value) > 0n));
         const receipts = await ctx.receipts.receipts(paying.map((b) => ({ hash: b.hash, txHashes: b.txHashes })));
-        paying.forEach((b, i) => { native.set(b.number, transfersOfBlock(b, { receipts: receipts[i]! })); });
+        paying.forEach((b, i) => {
+          native.set(b.number, transfersOfBlock(b, { receipts: receipts[i]! }));
+        });
       }
     }
     await tokenWork;

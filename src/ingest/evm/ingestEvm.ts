@@ -118,7 +118,14 @@ const NO_ROWS: EngineBatch = { events: 0, tokens: [], wide: [] };
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<EvmIngestSummary> {
@@ -170,10 +177,14 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
       const probe = await getBlock(rpc, Math.min(head, opts.from ?? head));
       const wanted = opts.traces === undefined || opts.traces === 'auto' ? undefined : opts.traces;
       traceSource = probe ? await detectTraceSource(rpc, { number: Number(BigInt(probe.number)), hash: probe.hash }, wanted) : null;
-      if (wanted && traceSource === null) throw new IngestError(`the node does not answer ${wanted === 'trace_block' ? 'trace_block' : 'debug_traceBlockByHash with callTracer'}; use --traces auto or off`);
+      if (wanted && traceSource === null)
+        throw new IngestError(`the node does not answer ${wanted === 'trace_block' ? 'trace_block' : 'debug_traceBlockByHash with callTracer'}; use --traces auto or off`);
       traces = traceSource !== null;
       if (!traces) {
-        emit({ type: 'notice', message: `the node answers neither trace_block nor debug_traceBlockByHash (callTracer): ${NATIVE_DATASET} will hold transaction values only, without internal transfers (calls inside contracts)` });
+        emit({
+          type: 'notice',
+          message: `the node answers neither trace_block nor debug_traceBlockByHash (callTracer): ${NATIVE_DATASET} will hold transaction values only, without internal transfers (calls inside contracts)`,
+        });
       }
     }
   }
@@ -181,11 +192,16 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
 
   const topic0 = [...new Set(plan.decoders.flatMap((d) => d.topic0))];
   const anyAddress = plan.decoders.some((d) => d.addresses === null);
-  const logs: LogFetcher = topic0.length === 0
-    ? { range: 0, calls: 0, fetch: async () => [], fetchInto: async () => undefined }
-    : createLogFetcher(rpc, { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) }, {
-      ...(opts.getLogsRange ? { fixedRange: opts.getLogsRange } : {}),
-    });
+  const logs: LogFetcher =
+    topic0.length === 0
+      ? { range: 0, calls: 0, fetch: async () => [], fetchInto: async () => undefined }
+      : createLogFetcher(
+          rpc,
+          { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) },
+          {
+            ...(opts.getLogsRange ? { fixedRange: opts.getLogsRange } : {}),
+          },
+        );
   const logDir = createLogDir();
   try {
     const fetchCtx: FetchContext = { store, logDir, rpc, logs, plan, traces: traceSource, receipts: createReceiptSource(rpc), tokens };
@@ -203,9 +219,15 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
     /** Walks back from `block` to the newest block whose stored hash the node agrees with, and drops everything above it. */
     async function reconcile(block: number): Promise<void> {
       const { ancestor, depth } = await findCommonAncestor({
-        store, network, from: block, maxDepth: reorgWindow,
+        store,
+        network,
+        from: block,
+        maxDepth: reorgWindow,
         nodeHash: async (n) => (await getBlock(rpc, n))?.hash ?? null,
-        tooDeep: (reached) => new IngestError(`reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${reached}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest from an earlier block with --force --from ${Math.max(0, reached - 1)} (or raise --reorg-window)`),
+        tooDeep: (reached) =>
+          new IngestError(
+            `reorg deeper than ${reorgWindow} blocks on ${network}: the node's chain no longer holds stored blocks ${reached}–${block}. Check that --rpc points at the right chain; to accept the node's chain, re-ingest from an earlier block with --force --from ${Math.max(0, reached - 1)} (or raise --reorg-window)`,
+          ),
       });
       await rollbackAbove(store, network, ancestor);
       await pools.reload();
@@ -237,7 +259,10 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
       let cursor = ranges[0]?.lo ?? 0;
       // Each batch is sized when it is handed out, from what the batches before it held.
       const next = (): Interval | null => {
-        while (r < ranges.length && cursor > ranges[r]!.hi) { r++; cursor = ranges[r]?.lo ?? 0; }
+        while (r < ranges.length && cursor > ranges[r]!.hi) {
+          r++;
+          cursor = ranges[r]?.lo ?? 0;
+        }
         if (r >= ranges.length) return null;
         const lo = cursor;
         const hi = Math.min(ranges[r]!.hi, lo + size - 1);
@@ -298,7 +323,16 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
           await settle();
           const b = batch;
           writing = writeBatch(store, {
-            network, lo: b.lo, hi: b.hi, datasets: plan.datasets, tables: plan.tables, decoded, blocks: b.blocks, tokens, pools: !!plan.dexFactory, traces,
+            network,
+            lo: b.lo,
+            hi: b.hi,
+            datasets: plan.datasets,
+            tables: plan.tables,
+            decoded,
+            blocks: b.blocks,
+            tokens,
+            pools: !!plan.dexFactory,
+            traces,
             engine: plan.engineDecoders.map((decoder) => ({ decoder, batch: b.engine.get(decoder.datasets[0]!) ?? NO_ROWS })),
             logFile: b.logFile,
             fresh: plan.datasets.filter((d) => !needsDelete(d, b.lo, b.hi)),
@@ -353,8 +387,18 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
         if (plan.dexFactory) {
           const dex = plan.jsDecoders.find((d) => d.protocol === 'dex_v3')!;
           await discoverPools({
-            store, rpc, network, factory: plan.dexFactory.factory, deployedBlock: plan.dexFactory.deployed_block, decoder: dex, tokens, pools,
-            mainRanges: ranges, upTo: ranges[ranges.length - 1]!.hi, signal, onNotice: (message) => emit({ type: 'notice', message }),
+            store,
+            rpc,
+            network,
+            factory: plan.dexFactory.factory,
+            deployedBlock: plan.dexFactory.deployed_block,
+            decoder: dex,
+            tokens,
+            pools,
+            mainRanges: ranges,
+            upTo: ranges[ranges.length - 1]!.hi,
+            signal,
+            onNotice: (message) => emit({ type: 'notice', message }),
           });
         }
         const result = await runRanges(ranges);
@@ -414,4 +458,3 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
     fs.rmSync(logDir, { recursive: true, force: true });
   }
 }
-

@@ -176,13 +176,16 @@ export async function scanLogFile(store: Store, file: string, decoders: { readon
   });
   // The JS decoders' logs are counted in the same pass, so that the second pass runs only when there are some.
   const jsTopics = [...new Set(decoders.js.flatMap((d) => d.topic0))];
-  jsTopics.forEach((t, i) => { params[`t${i}`] = t; });
+  jsTopics.forEach((t, i) => {
+    params[`t${i}`] = t;
+  });
   const jsMatch = jsTopics.length === 0 ? 'false' : `topics[1] IN (${jsTopics.map((_, i) => `$t${i}`).join(', ')})`;
   return store.transaction(async (tx) => {
     const blocks = await tx.all<Record<string, unknown> & { n: bigint; hash: string; hashes: bigint; removed: boolean; js: bigint }>(
       `SELECT blockNumber::BIGINT AS n, lower(min(blockHash)) AS hash, count(DISTINCT lower(blockHash)) AS hashes,
               bool_or(coalesce(removed, false)) AS removed, count(*) FILTER (WHERE ${jsMatch}) AS js${aggregates.map((a) => `, ${a}`).join('')}
-       FROM ${logFileRelation('file')} GROUP BY 1`, params,
+       FROM ${logFileRelation('file')} GROUP BY 1`,
+      params,
     );
     const blockHashes = new Map<number, string>();
     let conflict: string | null = null;

@@ -9,10 +9,21 @@ describe('planDatasets', () => {
   it('fills every EVM dataset the catalog lists for ETH when its contracts are configured', () => {
     const plan = planDatasets('ETH', shipped);
     expect(plan.datasets).toEqual([
-      'evm/erc20/transfer', 'evm/native/transfer',
-      'evm/lending_v3/deposit', 'evm/lending_v3/withdraw', 'evm/lending_v3/borrow', 'evm/lending_v3/repay', 'evm/lending_v3/flashloan', 'evm/lending_v3/liquidation',
-      'evm/dex_v3/swap', 'evm/dex_v3/deposit', 'evm/dex_v3/withdraw', 'evm/dex_v3/collect',
-      'evm/staking/deposit', 'evm/staking/withdrawal_request', 'evm/staking/withdrawal_claimed',
+      'evm/erc20/transfer',
+      'evm/native/transfer',
+      'evm/lending_v3/deposit',
+      'evm/lending_v3/withdraw',
+      'evm/lending_v3/borrow',
+      'evm/lending_v3/repay',
+      'evm/lending_v3/flashloan',
+      'evm/lending_v3/liquidation',
+      'evm/dex_v3/swap',
+      'evm/dex_v3/deposit',
+      'evm/dex_v3/withdraw',
+      'evm/dex_v3/collect',
+      'evm/staking/deposit',
+      'evm/staking/withdrawal_request',
+      'evm/staking/withdrawal_claimed',
     ]);
     expect(plan.native).toBe(true);
     expect(plan.skipped).toEqual([]);

@@ -34,7 +34,9 @@ export async function createPoolBook(store: Store, network: string): Promise<Poo
   await reload();
   return {
     get: (address) => pools.get(address),
-    add: (pool) => { pools.set(pool.address, pool); },
+    add: (pool) => {
+      pools.set(pool.address, pool);
+    },
     reload,
   };
 }
@@ -42,10 +44,8 @@ export async function createPoolBook(store: Store, network: string): Promise<Poo
 /** `pools` table rows of the given pools, in column order. */
 export async function appendPools(tx: Tx, network: string, pools: readonly PoolInfo[]): Promise<void> {
   if (pools.length === 0) return;
-  await tx.append('pools', pools.map((p) => [
-    network, p.address, p.fee,
-    p.token0.address, p.token0.symbol, p.token0.decimals,
-    p.token1.address, p.token1.symbol, p.token1.decimals,
-    p.createdBlock,
-  ]));
+  await tx.append(
+    'pools',
+    pools.map((p) => [network, p.address, p.fee, p.token0.address, p.token0.symbol, p.token0.decimals, p.token1.address, p.token1.symbol, p.token1.decimals, p.createdBlock]),
+  );
 }

@@ -45,7 +45,13 @@ export async function createTokenBook(store: Store, rpc: Rpc, network: string): 
   const unsaved = new Map<string, CacheEntry>();
 
   async function read(addresses: Hex[]): Promise<void> {
-    const answers = await callMany(rpc, addresses.flatMap((to) => [{ to, data: DECIMALS as Hex }, { to, data: SYMBOL as Hex }]));
+    const answers = await callMany(
+      rpc,
+      addresses.flatMap((to) => [
+        { to, data: DECIMALS as Hex },
+        { to, data: SYMBOL as Hex },
+      ]),
+    );
     addresses.forEach((a, i) => {
       const d = answers[2 * i]!;
       const s = answers[2 * i + 1]!;
@@ -69,7 +75,11 @@ export async function createTokenBook(store: Store, rpc: Rpc, network: string): 
       if (missing.length) {
         const p = read(missing);
         for (const a of missing) pending.set(a, p);
-        waits.push(p.finally(() => { for (const a of missing) pending.delete(a); }));
+        waits.push(
+          p.finally(() => {
+            for (const a of missing) pending.delete(a);
+          }),
+        );
       }
       await Promise.all(waits);
     },
@@ -86,9 +96,17 @@ export async function createTokenBook(store: Store, rpc: Rpc, network: string): 
       const entries = [...unsaved];
       unsaved.clear();
       // Addresses are checked hex, so they may be spelled into the statement.
-      const list = entries.map(([a]) => { if (!/^0x[0-9a-f]{40}$/.test(a)) throw new Error(`bad token address ${a}`); return `'${a}'`; }).join(', ');
+      const list = entries
+        .map(([a]) => {
+          if (!/^0x[0-9a-f]{40}$/.test(a)) throw new Error(`bad token address ${a}`);
+          return `'${a}'`;
+        })
+        .join(', ');
       await tx.run(`DELETE FROM token_cache WHERE network = $network AND address IN (${list})`, { network });
-      await tx.append('token_cache', entries.map(([a, e]) => [network, a, e.symbol, e.decimals]));
+      await tx.append(
+        'token_cache',
+        entries.map(([a, e]) => [network, a, e.symbol, e.decimals]),
+      );
     },
   };
 }
@@ -111,6 +129,10 @@ export function parseSymbol(result: Hex): string | null {
   if (text === null && result.length === 66) text = hexToString(result).replace(/\0+$/, '');
   if (text === null) return null;
   // Symbols are shown upper case (docs/api.md, "Tokens"); control and invisible characters are dropped.
-  const clean = text.replace(/[\p{C}\s]+/gu, ' ').trim().toUpperCase().slice(0, 64);
+  const clean = text
+    .replace(/[\p{C}\s]+/gu, ' ')
+    .trim()
+    .toUpperCase()
+    .slice(0, 64);
   return clean === '' ? null : clean;
 }

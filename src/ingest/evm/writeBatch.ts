@@ -27,12 +27,14 @@ const BUILT_IN_EVM_TABLES: ReadonlyMap<string, TableDef> = new Map(chainEndpoint
 
 function toColumns(table: TableDef, rows: readonly ColumnValues[]): AppendValue[][] {
   const names = table.columns.map((c) => c.name);
-  return rows.map((row) => names.map((n) => {
-    const v = row[n];
-    // Decoders set every column, null included: a missing one is a bug, not a null.
-    if (v === undefined) throw new Error(`${table.name}: the decoder left column ${n} unset`);
-    return v;
-  }));
+  return rows.map((row) =>
+    names.map((n) => {
+      const v = row[n];
+      // Decoders set every column, null included: a missing one is a bug, not a null.
+      if (v === undefined) throw new Error(`${table.name}: the decoder left column ${n} unset`);
+      return v;
+    }),
+  );
 }
 
 export interface WriteBatchParams {
@@ -68,21 +70,30 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
   const ch = clickHouseOf(store);
   if (ch) {
     // Written as for DuckDB into a scratch store, then published in an order that needs no transaction.
-    await publishBatch(ch, {
-      scopes: [p.network], lo: p.lo, hi: p.hi,
-      tables: batchTables(p.tables, p.pools),
-      scratchTables: [...p.tables].filter(([id]) => !BUILT_IN_EVM_TABLES.has(id)).map(([, t]) => t),
-      extraTables: ['token_cache'],
-      covers: [...p.datasets, ...(p.pools ? [POOLS_DATASET] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])],
-      uncovers: p.traces === false ? [NATIVE_TRACES_DATASET] : [],
-    }, (scratch) => writeBatch(scratch, { ...p, fresh: p.datasets }));
+    await publishBatch(
+      ch,
+      {
+        scopes: [p.network],
+        lo: p.lo,
+        hi: p.hi,
+        tables: batchTables(p.tables, p.pools),
+        scratchTables: [...p.tables].filter(([id]) => !BUILT_IN_EVM_TABLES.has(id)).map(([, t]) => t),
+        extraTables: ['token_cache'],
+        covers: [...p.datasets, ...(p.pools ? [POOLS_DATASET] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])],
+        uncovers: p.traces === false ? [NATIVE_TRACES_DATASET] : [],
+      },
+      (scratch) => writeBatch(scratch, { ...p, fresh: p.datasets }),
+    );
     return;
   }
   const range = { network: p.network, lo: p.lo, hi: p.hi };
   await store.transaction(async (tx) => {
     // Headers first: engine decoders read the block times from them.
     await tx.run(`DELETE FROM blocks WHERE network = $network AND number BETWEEN $lo AND $hi`, range);
-    await tx.append('blocks', p.blocks.map((b) => [p.network, b.number, b.time, b.hash, b.parentHash]));
+    await tx.append(
+      'blocks',
+      p.blocks.map((b) => [p.network, b.number, b.time, b.hash, b.parentHash]),
+    );
     for (const dataset of p.datasets) {
       const table = p.tables.get(dataset);
       if (!table) throw new Error(`no table planned for ${dataset}`);
@@ -111,9 +122,19 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
 export async function writePools(store: Store, network: string, lo: number, hi: number, decoded: Pick<DecodedBatch, 'newPools'>, tokens: TokenBook): Promise<void> {
   const ch = clickHouseOf(store);
   if (ch) {
-    await publishBatch(ch, {
-      scopes: [network], lo, hi, tables: [blockTable('pools', 'created_block')], extraTables: ['token_cache'], covers: [POOLS_DATASET], uncovers: [],
-    }, (scratch) => writePools(scratch, network, lo, hi, decoded, tokens));
+    await publishBatch(
+      ch,
+      {
+        scopes: [network],
+        lo,
+        hi,
+        tables: [blockTable('pools', 'created_block')],
+        extraTables: ['token_cache'],
+        covers: [POOLS_DATASET],
+        uncovers: [],
+      },
+      (scratch) => writePools(scratch, network, lo, hi, decoded, tokens),
+    );
     return;
   }
   await store.transaction(async (tx) => {
@@ -128,7 +149,7 @@ const FAR = Number.MAX_SAFE_INTEGER;
 
 export async function rollbackAbove(store: Store, network: string, ancestor: number): Promise<void> {
   // Operator-defined datasets too: their rows above the ancestor are as stale, whichever run ingested them.
-  const all = new Map([...BUILT_IN_EVM_TABLES, ...await customTables(store)]);
+  const all = new Map([...BUILT_IN_EVM_TABLES, ...(await customTables(store))]);
   const ch = clickHouseOf(store);
   if (ch) {
     await rollbackClickHouse(ch, network, ancestor, [...all.keys(), POOLS_DATASET, NATIVE_TRACES_DATASET], batchTables(all, true));

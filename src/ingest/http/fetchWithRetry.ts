@@ -73,20 +73,25 @@ export async function fetchWithRetry<T>(url: string, init: RequestInit, opts: Ht
 
 /** POSTs JSON and parses the JSON answer; non-2xx answers that are not retryable throw HttpError. */
 export async function postJson<T>(url: string, body: unknown, opts: HttpOptions & { headers?: Record<string, string>; rewrite?: (text: string) => string }): Promise<T> {
-  return fetchWithRetry(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...opts.headers },
-    body: JSON.stringify(body),
-  }, opts, async (res) => {
-    const text = await res.text();
-    if (!res.ok) throw new HttpError(url, res.status, text);
-    try {
-      return JSON.parse(opts.rewrite ? opts.rewrite(text) : text) as T;
-    } catch {
-      // Truncated JSON from a proxy that cut the connection: worth another try.
-      throw new RetryableError(`${redact(url)} answered invalid JSON (${text.length} bytes): ${text.slice(0, 120)}`);
-    }
-  });
+  return fetchWithRetry(
+    url,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...opts.headers },
+      body: JSON.stringify(body),
+    },
+    opts,
+    async (res) => {
+      const text = await res.text();
+      if (!res.ok) throw new HttpError(url, res.status, text);
+      try {
+        return JSON.parse(opts.rewrite ? opts.rewrite(text) : text) as T;
+      } catch {
+        // Truncated JSON from a proxy that cut the connection: worth another try.
+        throw new RetryableError(`${redact(url)} answered invalid JSON (${text.length} bytes): ${text.slice(0, 120)}`);
+      }
+    },
+  );
 }
 
 function describeFetchError(e: unknown): string {

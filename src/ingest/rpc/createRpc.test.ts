@@ -53,7 +53,13 @@ describe('JSON-RPC transport and getLogs splitting, against anvil behind a fault
   });
 
   it('does not retry what a retry cannot fix: a revert, an unknown method', async () => {
-    proxy.rule = (b) => ({ body: { jsonrpc: '2.0', id: (b as Req).id, error: (b as Req).method === 'eth_call' ? { code: 3, message: 'execution reverted' } : { code: -32601, message: 'the method debug_x does not exist/is not available' } } });
+    proxy.rule = (b) => ({
+      body: {
+        jsonrpc: '2.0',
+        id: (b as Req).id,
+        error: (b as Req).method === 'eth_call' ? { code: 3, message: 'execution reverted' } : { code: -32601, message: 'the method debug_x does not exist/is not available' },
+      },
+    });
     const rpc = createRpc({ url: proxy.url });
     await expect(rpc.request('eth_call', [{ to: '0x0000000000000000000000000000000000000001' }, 'latest'])).rejects.toThrow(/execution reverted/);
     const e = await rpc.request('debug_x', []).catch((x: unknown) => x);
@@ -90,9 +96,10 @@ describe('JSON-RPC transport and getLogs splitting, against anvil behind a fault
 
   it('getLogs: a range the node refuses is split as the node suggests, and the suggestion is kept; the logs equal one direct call', async () => {
     // QuickNode's wording; Ponder's helper adopts the number as the range to use.
-    proxy.rule = (b) => (!isBatch(b) && (b as Req).method === 'eth_getLogs' && width(b as Req) > 5
-      ? { body: { jsonrpc: '2.0', id: (b as Req).id, error: { code: -32614, message: 'eth_getLogs is limited to a 5 range' } } }
-      : null);
+    proxy.rule = (b) =>
+      !isBatch(b) && (b as Req).method === 'eth_getLogs' && width(b as Req) > 5
+        ? { body: { jsonrpc: '2.0', id: (b as Req).id, error: { code: -32614, message: 'eth_getLogs is limited to a 5 range' } } }
+        : null;
     const fetcher = createLogFetcher(createRpc({ url: proxy.url }), { topic0: [TRANSFER] }, { initialRange: 1000 });
     expect(await fetcher.fetch(0, head)).toEqual(allLogs);
     expect(fetcher.range).toBeLessThanOrEqual(5);
@@ -104,9 +111,10 @@ describe('JSON-RPC transport and getLogs splitting, against anvil behind a fault
   });
 
   it('getLogs: without a hint the range is halved until the node accepts it, then grows again', async () => {
-    proxy.rule = (b) => (!isBatch(b) && (b as Req).method === 'eth_getLogs' && width(b as Req) > 8
-      ? { body: { jsonrpc: '2.0', id: (b as Req).id, error: { code: -32005, message: 'query returned more than 10000 results' } } }
-      : null);
+    proxy.rule = (b) =>
+      !isBatch(b) && (b as Req).method === 'eth_getLogs' && width(b as Req) > 8
+        ? { body: { jsonrpc: '2.0', id: (b as Req).id, error: { code: -32005, message: 'query returned more than 10000 results' } } }
+        : null;
     const fetcher = createLogFetcher(createRpc({ url: proxy.url }), { topic0: [TRANSFER] }, { initialRange: 64 });
     expect(await fetcher.fetch(0, head)).toEqual(allLogs);
     expect(proxy.requests.filter((b) => !isBatch(b) && width(b as Req) > 8).length).toBeGreaterThan(0);

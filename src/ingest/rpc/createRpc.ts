@@ -74,8 +74,14 @@ interface JsonRpcResponse {
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(t); reject(signal?.reason); };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
@@ -132,8 +138,7 @@ export function createRpc(opts: RpcOptions): Rpc {
     return new RpcResponseError(call.method, r.error ?? { code: -32603, message: 'answer without result' });
   }
 
-  const shouldRetry = (call: RpcCall, e: unknown, attempt: number): e is RpcError =>
-    e instanceof RpcError && e.retryable && attempt < retries && !isGetLogsRangeError(call, e);
+  const shouldRetry = (call: RpcCall, e: unknown, attempt: number): e is RpcError => e instanceof RpcError && e.retryable && attempt < retries && !isGetLogsRangeError(call, e);
 
   async function request<T>(method: string, params: readonly unknown[]): Promise<T> {
     const call = { method, params };
@@ -171,7 +176,9 @@ export function createRpc(opts: RpcOptions): Rpc {
         const req = client.request(target, { method: 'POST', agent, signal, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
           if (res.statusCode !== 200) {
             const parts: Buffer[] = [];
-            res.on('data', (c: Buffer) => { if (parts.length < 8) parts.push(c); });
+            res.on('data', (c: Buffer) => {
+              if (parts.length < 8) parts.push(c);
+            });
             res.on('end', () => fail(statusError(method, res.statusCode ?? 0, Buffer.concat(parts).toString('utf8'), res.headers['retry-after'])));
             res.on('error', fail);
             return;
@@ -246,7 +253,9 @@ export function createRpc(opts: RpcOptions): Rpc {
     if (!Array.isArray(answer)) {
       // Some nodes answer an over-long batch with one error object: use smaller batches from now on.
       const r = answer as JsonRpcResponse;
-      throw Object.assign(new RpcHttpError(calls[0]!.method, { message: `batch of ${calls.length} refused: ${r?.error?.message ?? JSON.stringify(answer).slice(0, 200)}`, retryable: true }), { batchRefused: true });
+      throw Object.assign(new RpcHttpError(calls[0]!.method, { message: `batch of ${calls.length} refused: ${r?.error?.message ?? JSON.stringify(answer).slice(0, 200)}`, retryable: true }), {
+        batchRefused: true,
+      });
     }
     const byId = new Map<number, JsonRpcResponse>();
     for (const r of answer as JsonRpcResponse[]) if (typeof r?.id === 'number') byId.set(r.id, r);
@@ -262,27 +271,33 @@ export function createRpc(opts: RpcOptions): Rpc {
       for (let i = 0; i < pending.length; i += size) chunks.push(pending.slice(i, i + size));
       const retry: number[] = [];
       let wait: RpcError | undefined;
-      await Promise.all(chunks.map(async (idx) => {
-        stats.calls += idx.length;
-        try {
-          const answers = await sendChunk(idx.map((i) => calls[i]!));
-          answers.forEach((r, k) => {
-            const i = idx[k]!;
-            if (r && 'result' in r && !r.error) out[i] = { ok: true, result: r.result as T };
-            else {
-              const error = toError(calls[i]!, r);
-              if (shouldRetry(calls[i]!, error, attempt)) { retry.push(i); wait ??= error; }
-              else out[i] = { ok: false, error };
-            }
-          });
-        } catch (e) {
-          if ((e as { batchRefused?: boolean }).batchRefused && batchSize > 1) batchSize = Math.max(1, Math.floor(idx.length / 2));
-          const error = e instanceof RpcError ? e : new RpcHttpError(calls[idx[0]!]!.method, { message: String(e), retryable: false, cause: e });
-          if (opts.signal?.aborted) throw opts.signal.reason;
-          if (shouldRetry(calls[idx[0]!]!, error, attempt)) { retry.push(...idx); wait ??= error; }
-          else for (const i of idx) out[i] = { ok: false, error };
-        }
-      }));
+      await Promise.all(
+        chunks.map(async (idx) => {
+          stats.calls += idx.length;
+          try {
+            const answers = await sendChunk(idx.map((i) => calls[i]!));
+            answers.forEach((r, k) => {
+              const i = idx[k]!;
+              if (r && 'result' in r && !r.error) out[i] = { ok: true, result: r.result as T };
+              else {
+                const error = toError(calls[i]!, r);
+                if (shouldRetry(calls[i]!, error, attempt)) {
+                  retry.push(i);
+                  wait ??= error;
+                } else out[i] = { ok: false, error };
+              }
+            });
+          } catch (e) {
+            if ((e as { batchRefused?: boolean }).batchRefused && batchSize > 1) batchSize = Math.max(1, Math.floor(idx.length / 2));
+            const error = e instanceof RpcError ? e : new RpcHttpError(calls[idx[0]!]!.method, { message: String(e), retryable: false, cause: e });
+            if (opts.signal?.aborted) throw opts.signal.reason;
+            if (shouldRetry(calls[idx[0]!]!, error, attempt)) {
+              retry.push(...idx);
+              wait ??= error;
+            } else for (const i of idx) out[i] = { ok: false, error };
+          }
+        }),
+      );
       pending = retry.sort((a, b) => a - b);
       if (pending.length > 0) await backoff(attempt, wait!);
     }

@@ -57,7 +57,7 @@ export class RpcHttpError extends RpcError {
 
 /** HTTP statuses that a later attempt may not see (viem's and Ponder's lists). */
 export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 413 || status === 425 || status === 429 || status >= 500 && ![501, 505].includes(status);
+  return status === 408 || status === 413 || status === 425 || status === 429 || (status >= 500 && ![501, 505].includes(status));
 }
 
 /**

@@ -107,8 +107,10 @@ export function createLogFetcher(rpc: Rpc, filter: LogFilter, opts: LogFetcherOp
       }
       const first = advice.ranges[0]!;
       const size = Number(BigInt(first.toBlock) - BigInt(first.fromBlock)) + 1;
-      if (advice.isSuggestedRange) { estimated = size; confirmed = true; }
-      else estimated = Math.max(1, Math.min(estimated, size));
+      if (advice.isSuggestedRange) {
+        estimated = size;
+        confirmed = true;
+      } else estimated = Math.max(1, Math.min(estimated, size));
       for (const r of advice.ranges) await call(Number(BigInt(r.fromBlock)), Number(BigInt(r.toBlock)), address, sink);
     }
   }
@@ -125,8 +127,12 @@ export function createLogFetcher(rpc: Rpc, filter: LogFilter, opts: LogFetcherOp
   }
 
   return {
-    get range() { return estimated; },
-    get calls() { return calls; },
+    get range() {
+      return estimated;
+    },
+    get calls() {
+      return calls;
+    },
     fetchInto,
     async fetch(from, to) {
       const pages: Buffer[][] = [];
@@ -134,7 +140,14 @@ export function createLogFetcher(rpc: Rpc, filter: LogFilter, opts: LogFetcherOp
         page() {
           const chunks: Buffer[] = [];
           pages.push(chunks);
-          return { write: (b) => { chunks.push(b); }, abort: () => { chunks.length = 0; } };
+          return {
+            write: (b) => {
+              chunks.push(b);
+            },
+            abort: () => {
+              chunks.length = 0;
+            },
+          };
         },
       });
       const out: RpcLog[] = [];

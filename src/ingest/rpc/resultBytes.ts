@@ -95,7 +95,7 @@ export function createArrayExtractor(sink: (bytes: Buffer) => void): ArrayExtrac
     end() {
       if (mode !== 'array') return { kind: 'other', body: Buffer.concat(held) };
       const close = tail.lastIndexOf(0x5d /* ] */);
-      if (close < 0) throw new Error('the answer\'s result array does not end where the answer ends');
+      if (close < 0) throw new Error("the answer's result array does not end where the answer ends");
       emit(tail.subarray(0, close));
       let envelope: unknown;
       try {

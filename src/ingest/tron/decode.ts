@@ -85,15 +85,27 @@ export function trc20Transfers(block: TronBlock, infos: readonly TronTransaction
       const topics = (log.topics ?? []).map((t) => t.toLowerCase().replace(/^0x/, ''));
       const data = (log.data ?? '').toLowerCase().replace(/^0x/, '');
       if (topics.length !== 3 || topics[0] !== TRANSFER_TOPIC || data.length !== 64) continue;
-      const contractHex = log.address.toLowerCase().replace(/^0x/, '').replace(/^41(?=[0-9a-f]{40}$)/, '');
+      const contractHex = log.address
+        .toLowerCase()
+        .replace(/^0x/, '')
+        .replace(/^41(?=[0-9a-f]{40}$)/, '');
       const token = registry.get(contractHex);
       if (!token && !anyContract) continue;
       const raw = BigInt(`0x${data}`);
       const contract = tronHexToBase58(contractHex);
       rows.push([
-        TRON_NETWORK, number, index, time, info.id, contract, token?.symbol ?? contract, token?.decimals ?? null,
-        tronHexToBase58(topics[1]!.slice(24)), tronHexToBase58(topics[2]!.slice(24)),
-        raw.toString(), token ? Number(formatUnits(raw, token.decimals)) : Number(raw),
+        TRON_NETWORK,
+        number,
+        index,
+        time,
+        info.id,
+        contract,
+        token?.symbol ?? contract,
+        token?.decimals ?? null,
+        tronHexToBase58(topics[1]!.slice(24)),
+        tronHexToBase58(topics[2]!.slice(24)),
+        raw.toString(),
+        token ? Number(formatUnits(raw, token.decimals)) : Number(raw),
       ]);
     }
   }

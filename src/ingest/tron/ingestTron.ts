@@ -55,22 +55,27 @@ export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary
     const blocks = await client.getBlocks(lo, hi);
     const native: StoreRow[] = [];
     const trc20: StoreRow[] = [];
-    const infos = await Promise.all(blocks.map(async (b): Promise<TronTransactionInfo[]> => {
-      if (!wantTrc20 || !mayHaveLogs(b)) return [];
-      const release = await infoSlots.acquire();
-      try {
-        return await client.getTransactionInfo(blockNumber(b));
-      } finally {
-        release();
-      }
-    }));
+    const infos = await Promise.all(
+      blocks.map(async (b): Promise<TronTransactionInfo[]> => {
+        if (!wantTrc20 || !mayHaveLogs(b)) return [];
+        const release = await infoSlots.acquire();
+        try {
+          return await client.getTransactionInfo(blockNumber(b));
+        } finally {
+          release();
+        }
+      }),
+    );
     blocks.forEach((b, i) => {
       if (names.includes('native')) native.push(...nativeTransfers(b));
       if (wantTrc20) trc20.push(...trc20Transfers(b, infos[i]!, registry, opts.anyContract ?? false));
     });
     return {
       blocks: blocks.map((b) => ({ number: blockNumber(b), timeMs: b.block_header.raw_data.timestamp, hash: b.blockID, parentHash: b.block_header.raw_data.parentHash })),
-      rows: new Map([[TRON_DATASETS.native.table, native], [TRON_DATASETS.trc20.table, trc20]]),
+      rows: new Map([
+        [TRON_DATASETS.native.table, native],
+        [TRON_DATASETS.trc20.table, trc20],
+      ]),
     };
   };
 
@@ -86,20 +91,21 @@ export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary
     getHead: () => client.getNowBlockNumber(),
     signal: opts.hooks?.signal,
     note: (m) => opts.progress?.note(m),
-    ingest: (from, to) => ingestBlocks({
-      store: opts.store,
-      network: TRON_NETWORK,
-      datasets,
-      networkDatasets: Object.values(TRON_DATASETS),
-      from,
-      to,
-      batchSize: opts.batchSize ?? 100,
-      prefetch: 2,
-      fetchBatch,
-      fetchHash: (n) => client.getBlockHash(n),
-      ...(opts.force ? { force: true } : {}),
-      ...(opts.progress ? { progress: opts.progress } : {}),
-      ...(opts.hooks ? { hooks: opts.hooks } : {}),
-    }),
+    ingest: (from, to) =>
+      ingestBlocks({
+        store: opts.store,
+        network: TRON_NETWORK,
+        datasets,
+        networkDatasets: Object.values(TRON_DATASETS),
+        from,
+        to,
+        batchSize: opts.batchSize ?? 100,
+        prefetch: 2,
+        fetchBatch,
+        fetchHash: (n) => client.getBlockHash(n),
+        ...(opts.force ? { force: true } : {}),
+        ...(opts.progress ? { progress: opts.progress } : {}),
+        ...(opts.hooks ? { hooks: opts.hooks } : {}),
+      }),
   });
 }

@@ -53,7 +53,7 @@ export interface TronNodeClient {
 
 export function createTronNodeClient(url: string, http: HttpOptions): TronNodeClient {
   const base = url.replace(/\/+$/, '');
-  const call = async <T,>(method: string, body: unknown): Promise<T> => {
+  const call = async <T>(method: string, body: unknown): Promise<T> => {
     // Amounts are int64: keep ones beyond 2^53 exact by reading them as strings.
     const out = await postJson<T>(`${base}/wallet/${method}`, body, { ...http, rewrite: quoteBigAmounts });
     const err = out && typeof out === 'object' && !Array.isArray(out) ? (out as { Error?: unknown }).Error : undefined;

@@ -132,9 +132,13 @@ export async function ingestVenueA(opts: VenueAIngestOptions): Promise<IngestSum
   };
 
   try {
-    await Promise.all(units.map((u) => work(u).catch((e: unknown) => {
-      fatal ??= e;
-    })));
+    await Promise.all(
+      units.map((u) =>
+        work(u).catch((e: unknown) => {
+          fatal ??= e;
+        }),
+      ),
+    );
     if (fatal) throw fatal;
   } finally {
     progress.stop();
@@ -190,7 +194,9 @@ async function commitFile(store: Store, u: Unit, csv: string, sha256: string, ho
   const spec = u.spec;
   const header = hasHeaderRow(csv);
   const columns = `{${spec.csvColumns.map((c) => `'${c}': 'VARCHAR'`).join(', ')}}`;
-  const names = tableColumns(spec.table).map((c) => `"${c}"`).join(', ');
+  const names = tableColumns(spec.table)
+    .map((c) => `"${c}"`)
+    .join(', ');
   const unit = { tokens: [u.token], lo: u.period.lo, hi: u.period.hi, tables: [spec.table], datasets: spec.datasets, complete: true, extraTables: ['ingest_files'] };
   return commitUnit(store, unit, hooks, async (tx) => {
     await deletePeriod(tx, spec.table, u.token, u.period.lo, u.period.hi);

@@ -157,15 +157,21 @@ async function commitHour(store: Store, file: string, coins: readonly string[], 
       const token = coin.toUpperCase();
       const p = { token };
       await tx.run(`DELETE FROM venue_b_fills WHERE token = $token AND (tid, wallet) IN (SELECT tid, wallet FROM vb_stage WHERE token = $token)`, p);
-      const [f] = await tx.all<{ Count: bigint }>(`INSERT INTO venue_b_fills
+      const [f] = await tx.all<{ Count: bigint }>(
+        `INSERT INTO venue_b_fills
         SELECT token, time, wallet, price, size, side, dir, start_position, closed_pnl, fee, fee_token, crossed, tid, oid, hash, block_number
-        FROM vb_stage WHERE token = $token ORDER BY time, tid, wallet`, p);
+        FROM vb_stage WHERE token = $token ORDER BY time, tid, wallet`,
+        p,
+      );
       rows += Number(f?.Count ?? 0);
       // One trade per trade id: the taker's fill (crossed), whose side is the aggressor's.
       await tx.run(`DELETE FROM venue_b_trades WHERE token = $token AND tid IN (SELECT tid FROM vb_stage WHERE token = $token)`, p);
-      const [t] = await tx.all<{ Count: bigint }>(`INSERT INTO venue_b_trades
+      const [t] = await tx.all<{ Count: bigint }>(
+        `INSERT INTO venue_b_trades
         SELECT token, time, tid, price, size, side = 'B', hash FROM vb_stage WHERE token = $token AND crossed
-        QUALIFY row_number() OVER (PARTITION BY tid ORDER BY block_number, seq) = 1 ORDER BY time, tid`, p);
+        QUALIFY row_number() OVER (PARTITION BY tid ORDER BY block_number, seq) = 1 ORDER BY time, tid`,
+        p,
+      );
       rows += Number(t?.Count ?? 0);
       rows += await replacePositions(tx, token);
       await markCovered(tx, FILL_DATASETS, token, hour.lo, hour.hi);
@@ -177,7 +183,8 @@ async function commitHour(store: Store, file: string, coins: readonly string[], 
 
 /** The hour file's fills of `coins`, one row per fill, in the temporary table vb_stage. */
 async function stageHour(tx: Tx, file: string, coins: readonly string[]): Promise<void> {
-  await tx.run(`CREATE TEMP TABLE vb_stage AS
+  await tx.run(
+    `CREATE TEMP TABLE vb_stage AS
     SELECT upper(f->>'coin') AS token, epoch_ms((f->>'time')::BIGINT) AS time, ev->>'$[0]' AS wallet,
            (f->>'px')::DOUBLE AS price, (f->>'sz')::DOUBLE AS size, f->>'side' AS side, f->>'dir' AS dir,
            (f->>'startPosition')::DOUBLE AS start_position, (f->>'closedPnl')::DOUBLE AS closed_pnl,
@@ -188,7 +195,9 @@ async function stageHour(tx: Tx, file: string, coins: readonly string[]): Promis
       FROM read_json($file, format = 'newline_delimited', columns = {block_number: 'BIGINT', events: 'JSON[]'},
                      maximum_object_size = 536870912) b,
            LATERAL (SELECT unnest(b.events) AS ev, generate_subscripts(b.events, 1) AS seq) e
-    ) WHERE f->>'coin' IN (${coins.map(quote).join(', ')})`, { file });
+    ) WHERE f->>'coin' IN (${coins.map(quote).join(', ')})`,
+    { file },
+  );
 }
 
 /**
@@ -211,21 +220,41 @@ async function replacePositions(tx: Tx, token: string): Promise<number> {
   const p = { token };
   await tx.run(`DELETE FROM venue_b_positions WHERE token = $token AND (wallet, time) IN (SELECT wallet, time FROM vb_stage WHERE token = $token)`, p);
   // Each wallet's latest snapshot before its first fill of this hour.
-  const prior = await tx.all<{ wallet: string; side: string; size: number; avg_entry: number | null }>(`
+  const prior = await tx.all<{ wallet: string; side: string; size: number; avg_entry: number | null }>(
+    `
     SELECT p.wallet, p.side, p.size, p.avg_entry
     FROM venue_b_positions p JOIN (SELECT wallet, min(time) AS t0 FROM vb_stage WHERE token = $token GROUP BY wallet) s
       ON p.wallet = s.wallet AND p.time < s.t0
     WHERE p.token = $token
-    QUALIFY row_number() OVER (PARTITION BY p.wallet ORDER BY p.time DESC) = 1`, p);
+    QUALIFY row_number() OVER (PARTITION BY p.wallet ORDER BY p.time DESC) = 1`,
+    p,
+  );
   const state = new Map<string, PositionState>(prior.map((r) => [r.wallet, { size: r.side === 'short' ? -r.size : r.size, entry: r.avg_entry }]));
-  const fills = await tx.all<{ time: Date; wallet: string; price: number; size: number; side: string; start_position: number; closed_pnl: number }>(`
-    SELECT time, wallet, price, size, side, start_position, closed_pnl FROM vb_stage WHERE token = $token ORDER BY block_number, seq`, p);
-  const snapshots = derivePositions(fills.map((f): PositionFill => ({
-    timeMs: f.time.getTime(), wallet: f.wallet, price: f.price, size: f.size, side: f.side, startPosition: f.start_position, closedPnl: f.closed_pnl,
-  })), state);
+  const fills = await tx.all<{ time: Date; wallet: string; price: number; size: number; side: string; start_position: number; closed_pnl: number }>(
+    `
+    SELECT time, wallet, price, size, side, start_position, closed_pnl FROM vb_stage WHERE token = $token ORDER BY block_number, seq`,
+    p,
+  );
+  const snapshots = derivePositions(
+    fills.map(
+      (f): PositionFill => ({
+        timeMs: f.time.getTime(),
+        wallet: f.wallet,
+        price: f.price,
+        size: f.size,
+        side: f.side,
+        startPosition: f.start_position,
+        closedPnl: f.closed_pnl,
+      }),
+    ),
+    state,
+  );
   snapshots.sort((a, b) => a.timeMs - b.timeMs || (a.wallet < b.wallet ? -1 : 1));
   if (snapshots.length) {
-    await tx.append(venueBPositions.table.name, snapshots.map((s) => [token, toSqlTimestamp(s.timeMs), s.wallet, s.side, s.size, s.avgEntry, s.markPrice, s.unrealizedPnl]));
+    await tx.append(
+      venueBPositions.table.name,
+      snapshots.map((s) => [token, toSqlTimestamp(s.timeMs), s.wallet, s.side, s.size, s.avgEntry, s.markPrice, s.unrealizedPnl]),
+    );
   }
   return snapshots.length;
 }
@@ -255,7 +284,10 @@ async function ingestCandles(opts: VenueBIngestOptions, info: VenueBInfoClient, 
             const unit = { tokens: [token], lo: day.lo, hi: day.hi, tables: [venueBOhlcv.table.name], datasets: [venueBOhlcv.id], complete };
             await commitUnit(opts.store, unit, opts.hooks, async (tx) => {
               await deletePeriod(tx, venueBOhlcv.table.name, token, day.lo, day.hi);
-              await tx.append(venueBOhlcv.table.name, candles.map((c) => [token, toSqlTimestamp(c.t), Number(c.o), Number(c.h), Number(c.l), Number(c.c), Number(c.v), c.n]));
+              await tx.append(
+                venueBOhlcv.table.name,
+                candles.map((c) => [token, toSqlTimestamp(c.t), Number(c.o), Number(c.h), Number(c.l), Number(c.c), Number(c.v), c.n]),
+              );
               if (complete) await markCovered(tx, [venueBOhlcv.id], token, day.lo, day.hi);
             });
             summary.rows += candles.length;
@@ -297,7 +329,10 @@ async function ingestFunding(opts: VenueBIngestOptions, info: VenueBInfoClient, 
           const unit = { tokens: [token], lo: day.lo, hi: day.hi, tables: [venueBFunding.table.name], datasets: [venueBFunding.id], complete: true };
           await commitUnit(opts.store, unit, opts.hooks, async (tx) => {
             await deletePeriod(tx, venueBFunding.table.name, token, day.lo, day.hi);
-            await tx.append(venueBFunding.table.name, rows.map((e) => [token, toSqlTimestamp(e.time), Number(e.fundingRate), Number(e.premium)]));
+            await tx.append(
+              venueBFunding.table.name,
+              rows.map((e) => [token, toSqlTimestamp(e.time), Number(e.fundingRate), Number(e.premium)]),
+            );
             await markCovered(tx, [venueBFunding.id], token, day.lo, day.hi);
           });
           summary.rows += rows.length;

@@ -50,7 +50,11 @@ export function hasHeaderRow(csvFile: string): boolean {
   try {
     const buf = Buffer.alloc(64);
     const n = fs.readSync(fd, buf, 0, 64, 0);
-    const head = buf.subarray(0, n).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+    const head = buf
+      .subarray(0, n)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart();
     // Data rows start with a number or a date; header rows with a column name.
     return /^[A-Za-z_"]/.test(head);
   } finally {

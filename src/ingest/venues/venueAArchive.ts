@@ -49,36 +49,59 @@ const num = (col: string) => `nullif(trim("${col}"), '')::DOUBLE`;
 
 export const VENUE_A_SPECS: Readonly<Record<VenueAKind, VenueAKindSpec>> = {
   trades: {
-    kind: 'trades', period: 'day', table: venueARawTrades.table.name, datasets: [venueARawTrades.id],
+    kind: 'trades',
+    period: 'day',
+    table: venueARawTrades.table.name,
+    datasets: [venueARawTrades.id],
     csvColumns: ['id', 'price', 'qty', 'quote_qty', 'time', 'is_buyer_maker'],
     // buy = the taker bought = the buyer was not the maker.
     select: `$token, ${timestampSql('time')}, trim("id")::BIGINT, ${num('price')}, ${num('qty')}, ${num('quote_qty')}, NOT trim("is_buyer_maker")::BOOLEAN`,
     orderBy: 'time, id',
   },
   klines: {
-    kind: 'klines', period: 'day', table: venueAOhlcv.table.name, datasets: [venueAOhlcv.id],
+    kind: 'klines',
+    period: 'day',
+    table: venueAOhlcv.table.name,
+    datasets: [venueAOhlcv.id],
     csvColumns: ['open_time', 'open', 'high', 'low', 'close', 'volume', 'close_time', 'quote_volume', 'count', 'taker_buy_volume', 'taker_buy_quote_volume', 'ignore'],
     select: `$token, ${timestampSql('open_time')}, ${num('open')}, ${num('high')}, ${num('low')}, ${num('close')}, ${num('volume')}, ${num('quote_volume')}, trim("count")::BIGINT, ${num('taker_buy_volume')}`,
     orderBy: 'time',
   },
   bookDepth: {
-    kind: 'bookDepth', period: 'day', table: venueABookDepth.table.name, datasets: [venueABookDepth.id],
+    kind: 'bookDepth',
+    period: 'day',
+    table: venueABookDepth.table.name,
+    datasets: [venueABookDepth.id],
     csvColumns: ['timestamp', 'percentage', 'depth', 'notional'],
     // The file gives percent (-5 … -0.2, 0.2 … 5); the store keeps basis points.
     select: `$token, ${timestampSql('timestamp')}, round(trim("percentage")::DOUBLE * 100)::INTEGER, ${num('depth')}, ${num('notional')}`,
     orderBy: 'time, percentage',
   },
   metrics: {
-    kind: 'metrics', period: 'day', table: venueAOpenInterest.table.name, datasets: [venueAOpenInterest.id, venueALongShortRatios.id],
-    csvColumns: ['create_time', 'symbol', 'sum_open_interest', 'sum_open_interest_value', 'count_toptrader_long_short_ratio',
-      'sum_toptrader_long_short_ratio', 'count_long_short_ratio', 'sum_taker_long_short_vol_ratio'],
+    kind: 'metrics',
+    period: 'day',
+    table: venueAOpenInterest.table.name,
+    datasets: [venueAOpenInterest.id, venueALongShortRatios.id],
+    csvColumns: [
+      'create_time',
+      'symbol',
+      'sum_open_interest',
+      'sum_open_interest_value',
+      'count_toptrader_long_short_ratio',
+      'sum_toptrader_long_short_ratio',
+      'count_long_short_ratio',
+      'sum_taker_long_short_vol_ratio',
+    ],
     // count_* are account ratios, sum_* position/volume ratios (the top 20% of traders for "toptrader").
     select: `$token, ${timestampSql('create_time')}, ${num('sum_open_interest')}, ${num('sum_open_interest_value')},
       ${num('count_toptrader_long_short_ratio')}, ${num('sum_toptrader_long_short_ratio')}, ${num('count_long_short_ratio')}, ${num('sum_taker_long_short_vol_ratio')}`,
     orderBy: 'time',
   },
   fundingRate: {
-    kind: 'fundingRate', period: 'month', table: venueAFundingRate.table.name, datasets: [venueAFundingRate.id],
+    kind: 'fundingRate',
+    period: 'month',
+    table: venueAFundingRate.table.name,
+    datasets: [venueAFundingRate.id],
     csvColumns: ['calc_time', 'funding_interval_hours', 'last_funding_rate'],
     select: `$token, ${timestampSql('calc_time')}, ${num('last_funding_rate')}, nullif(trim("funding_interval_hours"), '')::INTEGER`,
     orderBy: 'time',
@@ -88,9 +111,12 @@ export const VENUE_A_SPECS: Readonly<Record<VenueAKind, VenueAKindSpec>> = {
 /** The archive path of one file: `symbol` is the market (BTCUSDT), `period` YYYY-MM-DD or YYYY-MM. */
 export function archivePath(kind: VenueAKind, symbol: string, period: string): string {
   switch (kind) {
-    case 'klines': return `data/futures/um/daily/klines/${symbol}/1m/${symbol}-1m-${period}.zip`;
-    case 'fundingRate': return `data/futures/um/monthly/fundingRate/${symbol}/${symbol}-fundingRate-${period}.zip`;
-    default: return `data/futures/um/daily/${kind}/${symbol}/${symbol}-${kind}-${period}.zip`;
+    case 'klines':
+      return `data/futures/um/daily/klines/${symbol}/1m/${symbol}-1m-${period}.zip`;
+    case 'fundingRate':
+      return `data/futures/um/monthly/fundingRate/${symbol}/${symbol}-fundingRate-${period}.zip`;
+    default:
+      return `data/futures/um/daily/${kind}/${symbol}/${symbol}-${kind}-${period}.zip`;
   }
 }
 

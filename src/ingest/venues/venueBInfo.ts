@@ -47,7 +47,7 @@ export function createVenueBInfoClient(url: string, http: HttpOptions): VenueBIn
     async funding(coin, startTime, endTime) {
       const all: FundingEntry[] = [];
       // Each answer is capped (500 entries at the time of writing); ask again from after the last entry.
-      for (let from = startTime; from <= endTime;) {
+      for (let from = startTime; from <= endTime; ) {
         const page = await postJson<FundingEntry[] | null>(url, { type: 'fundingHistory', coin, startTime: from, endTime }, http);
         const fresh = (page ?? []).filter((f) => f.time >= from && f.time <= endTime);
         if (fresh.length === 0) break;

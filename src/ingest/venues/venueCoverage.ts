@@ -24,7 +24,9 @@ export async function isCovered(store: Store, datasets: readonly string[], token
 /** Deletes the token's rows of `table` with time in [lo, hi]. */
 export async function deletePeriod(tx: Tx, table: string, token: string, lo: number, hi: number): Promise<void> {
   await tx.run(`DELETE FROM ${table} WHERE token = $token AND time BETWEEN CAST($lo AS TIMESTAMP) AND CAST($hi AS TIMESTAMP)`, {
-    token, lo: toSqlTimestamp(lo), hi: toSqlTimestamp(hi),
+    token,
+    lo: toSqlTimestamp(lo),
+    hi: toSqlTimestamp(hi),
   });
 }
 
@@ -84,19 +86,30 @@ export async function commitUnit<T>(store: Store, unit: VenueUnit, hooks: Ingest
   const ch = clickHouseOf(store);
   if (!ch) return store.transaction((tx) => write(tx, null));
   let out: { value: T } | null = null;
-  await publishBatch(ch, {
-    scopes: unit.tokens, lo: unit.lo, hi: unit.hi, tables: unit.tables.map(timeTable), extraTables: unit.extraTables ?? [],
-    covers: unit.complete ? unit.datasets : [], uncovers: [], keeps: unit.complete ? [] : unit.datasets,
-    ...(hooks?.duringPublish ? { onStep: hooks.duringPublish } : {}),
-  }, (scratch, ctx) => scratch.transaction(async (tx) => {
-    const into: ScratchTarget = tx;
-    out = {
-      value: await write(tx, {
-        replace: (lo, hi) => ctx.replaceSpan(into, lo, hi),
-        loadLatest: (table, keyColumn, keys) => ctx.loadLatest(into, table, keyColumn, keys),
+  await publishBatch(
+    ch,
+    {
+      scopes: unit.tokens,
+      lo: unit.lo,
+      hi: unit.hi,
+      tables: unit.tables.map(timeTable),
+      extraTables: unit.extraTables ?? [],
+      covers: unit.complete ? unit.datasets : [],
+      uncovers: [],
+      keeps: unit.complete ? [] : unit.datasets,
+      ...(hooks?.duringPublish ? { onStep: hooks.duringPublish } : {}),
+    },
+    (scratch, ctx) =>
+      scratch.transaction(async (tx) => {
+        const into: ScratchTarget = tx;
+        out = {
+          value: await write(tx, {
+            replace: (lo, hi) => ctx.replaceSpan(into, lo, hi),
+            loadLatest: (table, keyColumn, keys) => ctx.loadLatest(into, table, keyColumn, keys),
+          }),
+        };
       }),
-    };
-  }));
+  );
   if (!out) throw new Error('the unit was published without being written');
   return (out as { value: T }).value;
 }

@@ -10,10 +10,7 @@ export interface ByteRange {
   readonly end: number;
 }
 
-export type RangeDecision =
-  | { readonly kind: 'whole' }
-  | { readonly kind: 'partial'; readonly range: ByteRange }
-  | { readonly kind: 'unsatisfiable' };
+export type RangeDecision = { readonly kind: 'whole' } | { readonly kind: 'partial'; readonly range: ByteRange } | { readonly kind: 'unsatisfiable' };
 
 const SINGLE = /^bytes=\s*(\d*)\s*-\s*(\d*)\s*$/i;
 

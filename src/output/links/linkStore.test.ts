@@ -9,15 +9,24 @@ describe('link store (local folder)', () => {
   let dir: string;
   let clock: number;
   let links: LinkStore;
-  const write = (text: string) => async (file: string) => { fs.writeFileSync(file, text); return text.split('\n').length - 2; };
-  const read = async (s: NodeJS.ReadableStream) => { let out = ''; for await (const c of s) out += String(c); return out; };
+  const write = (text: string) => async (file: string) => {
+    fs.writeFileSync(file, text);
+    return text.split('\n').length - 2;
+  };
+  const read = async (s: NodeJS.ReadableStream) => {
+    let out = '';
+    for await (const c of s) out += String(c);
+    return out;
+  };
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-links-test-'));
     clock = Date.UTC(2026, 0, 1);
     links = await createLinkStore({ dir, ttlSeconds: 600, tombstoneSeconds: 3600, now: () => clock });
   });
-  afterEach(() => { fs.rmSync(dir, { recursive: true, force: true }); });
+  afterEach(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('hands out a 256-bit id under the public URL, with the expiry, rows and bytes', async () => {
     const a = await links.create({ format: 'csv', basename: 'q', write: write('a,b\n1,2\n') }, 'http://h:1');
@@ -71,7 +80,19 @@ describe('link store (local folder)', () => {
   });
 
   it('leaves nothing behind when the write fails', async () => {
-    await expect(links.create({ format: 'csv', basename: 'x', write: async (f) => { fs.writeFileSync(f, 'half'); throw new Error('engine failed'); } }, 'http://h')).rejects.toThrow('engine failed');
+    await expect(
+      links.create(
+        {
+          format: 'csv',
+          basename: 'x',
+          write: async (f) => {
+            fs.writeFileSync(f, 'half');
+            throw new Error('engine failed');
+          },
+        },
+        'http://h',
+      ),
+    ).rejects.toThrow('engine failed');
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 });

@@ -160,8 +160,15 @@ export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
       }
       const created = now();
       const record: LinkRecord = {
-        id, format: req.format, filename: `${req.basename}.${extension}`, key, rows, bytes, sha256,
-        created_at: created, expires_at: created + ttlSeconds * 1000,
+        id,
+        format: req.format,
+        filename: `${req.basename}.${extension}`,
+        key,
+        rows,
+        bytes,
+        sha256,
+        created_at: created,
+        expires_at: created + ttlSeconds * 1000,
       };
       await writeRecord(record);
       const base = (opts.publicUrl ?? requestBaseUrl).replace(/\/+$/, '');
@@ -210,7 +217,9 @@ export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
     start(onError) {
       if (timer) return;
       const every = (opts.sweepSeconds ?? 60) * 1000;
-      timer = setInterval(() => { store.sweep().catch((e: unknown) => onError?.(e)); }, every);
+      timer = setInterval(() => {
+        store.sweep().catch((e: unknown) => onError?.(e));
+      }, every);
       timer.unref();
     },
 

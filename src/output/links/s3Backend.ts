@@ -39,17 +39,27 @@ export async function createS3Backend(opts: S3LinkOptions): Promise<LinkBackend>
     name: 's3',
     async put(localFile, key, contentType, bytes) {
       try {
-        await client.send(new PutObjectCommand({
-          Bucket: opts.bucket, Key: prefix + key, Body: fs.createReadStream(localFile), ContentLength: bytes, ContentType: contentType,
-        }));
+        await client.send(
+          new PutObjectCommand({
+            Bucket: opts.bucket,
+            Key: prefix + key,
+            Body: fs.createReadStream(localFile),
+            ContentLength: bytes,
+            ContentType: contentType,
+          }),
+        );
       } finally {
         await fs.promises.rm(localFile, { force: true });
       }
     },
     async get(key, range) {
-      const r = await client.send(new GetObjectCommand({
-        Bucket: opts.bucket, Key: prefix + key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
-      }));
+      const r = await client.send(
+        new GetObjectCommand({
+          Bucket: opts.bucket,
+          Key: prefix + key,
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        }),
+      );
       // In Node the body is an http.IncomingMessage, a Readable.
       return r.Body as Readable;
     },

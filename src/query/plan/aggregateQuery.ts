@@ -67,9 +67,6 @@ export function aggregateQuery(input: AggregateQueryInput): { query: AggregateQu
   }
   const value = input.value ? { name: AGG_VALUE_COLUMN, value: input.value } : null;
   const query: AggregateQuery = { kind: 'aggregate', table: e.table.name, where: input.where, bucket, groups, pivots, measures, count, value };
-  const columns = [
-    ...bucket.names, ...groups.map((g) => g.name), ...pivots.map((p) => p.name), ...measures.map((m) => m.name),
-    ...(count ? [count] : []), ...(value ? [value.name] : []),
-  ];
+  const columns = [...bucket.names, ...groups.map((g) => g.name), ...pivots.map((p) => p.name), ...measures.map((m) => m.name), ...(count ? [count] : []), ...(value ? [value.name] : [])];
   return { query, columns };
 }

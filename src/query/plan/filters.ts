@@ -37,17 +37,9 @@ export interface FilterResult {
 }
 
 const c = column;
-const anyColumn = (columns: readonly string[], condition: (col: Expr) => Condition): Condition =>
-  ({ kind: 'or', args: columns.map((col) => condition(c(col))) });
+const anyColumn = (columns: readonly string[], condition: (col: Expr) => Condition): Condition => ({ kind: 'or', args: columns.map((col) => condition(c(col))) });
 
-export async function buildFilters(
-  store: Store,
-  endpoint: ChainEndpoint,
-  network: string,
-  values: QueryValues,
-  q: ParamBinder,
-  keyId?: string,
-): Promise<FilterResult> {
+export async function buildFilters(store: Store, endpoint: ChainEndpoint, network: string, values: QueryValues, q: ParamBinder, keyId?: string): Promise<FilterResult> {
   const where: Condition[] = [];
   const overrides: Record<string, Expr> = {};
   let tokenCount = 0;
@@ -140,7 +132,8 @@ export async function buildFilters(
       const names = unknown.map((u) => `'${u.input}'`).join(', ');
       const hint = ignore ? 'none of the tokens is known' : 'pass ignore_unknown_tokens=true to drop unknown ones';
       throw new ApiError('unknown_token', `unknown token${unknown.length > 1 ? 's' : ''} ${names} on ${network}: use symbols listed by /v1/tokens or contract addresses; ${hint}`, {
-        parameter: 'token', unknown: unknown.map((u) => u.input),
+        parameter: 'token',
+        unknown: unknown.map((u) => u.input),
       });
     }
     droppedTokens.push(...unknown.map((u) => u.input));
@@ -148,14 +141,11 @@ export async function buildFilters(
     if (defaultDecimals.length > 0) {
       // Not in the registry: the documented default of 18 decimals applies to those contracts.
       const rescaled: Expr = { kind: 'rescale', amount: c('amount'), decimals: c('token_decimals'), to: integer(18) };
-      overrides.amount = defaultDecimals.length === addresses.size
-        ? rescaled
-        : { kind: 'when_in', arg: c('token_address'), values: q.bindList(defaultDecimals), then: rescaled, otherwise: c('amount') };
+      overrides.amount =
+        defaultDecimals.length === addresses.size ? rescaled : { kind: 'when_in', arg: c('token_address'), values: q.bindList(defaultDecimals), then: rescaled, otherwise: c('amount') };
     }
     const list = [...addresses];
-    return [list.length === 1
-      ? { kind: 'compare', left: c('token_address'), op: '=', right: q.bind(list[0]!) }
-      : { kind: 'in', arg: c('token_address'), values: q.bindList(list) }];
+    return [list.length === 1 ? { kind: 'compare', left: c('token_address'), op: '=', right: q.bind(list[0]!) } : { kind: 'in', arg: c('token_address'), values: q.bindList(list) }];
   }
 
   async function resolveOne(token: string): Promise<{ addresses: readonly string[]; defaultDecimals: boolean }> {

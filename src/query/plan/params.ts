@@ -24,10 +24,14 @@ export class ParamBinder {
 
 function typeOf(value: ParamValue): ParamType {
   switch (typeof value) {
-    case 'boolean': return 'boolean';
-    case 'bigint': return 'int64';
-    case 'number': return Number.isInteger(value) ? 'int64' : 'float64';
-    default: return 'string';
+    case 'boolean':
+      return 'boolean';
+    case 'bigint':
+      return 'int64';
+    case 'number':
+      return Number.isInteger(value) ? 'int64' : 'float64';
+    default:
+      return 'string';
   }
 }
 

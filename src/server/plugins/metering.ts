@@ -50,20 +50,18 @@ export function registerMetering(v1: FastifyInstance, meter: Meter): void {
     }
     request.meter = state;
     if (state.rateLimited) {
-      throw new ApiError(
-        'rate_limited',
-        `more than ${state.plan.requestsPerMinute} requests this minute (plan ${state.plan.name}); retry in ${state.resetSeconds} s`,
-        { limit: state.plan.requestsPerMinute, retry_after: state.resetSeconds },
-      );
+      throw new ApiError('rate_limited', `more than ${state.plan.requestsPerMinute} requests this minute (plan ${state.plan.name}); retry in ${state.resetSeconds} s`, {
+        limit: state.plan.requestsPerMinute,
+        retry_after: state.resetSeconds,
+      });
     }
     const leave = inFlight.enter(key.id, state.plan.concurrentRequests);
     if (!leave) {
       reply.header('retry-after', String(CONCURRENCY_RETRY_SECONDS));
-      throw new ApiError(
-        'rate_limited',
-        `${state.plan.concurrentRequests} requests of this key are already in flight (plan ${state.plan.name}); retry when one has finished`,
-        { concurrent_limit: state.plan.concurrentRequests, retry_after: CONCURRENCY_RETRY_SECONDS },
-      );
+      throw new ApiError('rate_limited', `${state.plan.concurrentRequests} requests of this key are already in flight (plan ${state.plan.name}); retry when one has finished`, {
+        concurrent_limit: state.plan.concurrentRequests,
+        retry_after: CONCURRENCY_RETRY_SECONDS,
+      });
     }
     // The slot is held until the response has ended or the client has gone, whichever comes first.
     reply.raw.once('close', leave);
@@ -160,10 +158,13 @@ export function chargeOnCompletion(request: FastifyRequest, body: Readable): Rea
       cb(null, chunk);
     },
     flush(cb) {
-      meter.commit(state).then(() => cb(), (e: unknown) => {
-        request.log.error({ err: e }, 'charge could not be recorded; the response is cut off and not charged');
-        cb(e instanceof Error ? e : new Error(String(e)));
-      });
+      meter.commit(state).then(
+        () => cb(),
+        (e: unknown) => {
+          request.log.error({ err: e }, 'charge could not be recorded; the response is cut off and not charged');
+          cb(e instanceof Error ? e : new Error(String(e)));
+        },
+      );
     },
   });
   pipeline(body, out, () => undefined);

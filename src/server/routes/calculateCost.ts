@@ -52,7 +52,7 @@ export function registerCalculateCost(v1: FastifyInstance, ctx: PlanContext, rou
     const { path, search } = splitTarget(query);
     const state = request.meter!;
 
-    const route = byPath.get(path) ?? await customRouteAt(ctx.store, path);
+    const route = byPath.get(path) ?? (await customRouteAt(ctx.store, path));
     if (!route) {
       // A discovery call exists and is free; anything else would be a 404.
       if (request.server.hasRoute({ method: 'GET', url: path })) return buildEstimate(query, FREE, state.remaining);

@@ -38,22 +38,25 @@ export async function customRouteAt(store: Store, path: string): Promise<DataRou
 async function listing(store: Store) {
   const datasets = await listCustomDatasets(store);
   return {
-    datasets: await Promise.all(datasets.map(async (d) => ({
-      name: d.name,
-      networks: Object.fromEntries(Object.entries(d.networks).map(([code, n]) => [code, { addresses: n.addresses, from_block: n.fromBlock }])),
-      events: await Promise.all(customEndpoints(d).map(async (e, i) => ({
-        event: e.event,
-        name: e.eventName,
-        signature: d.events[i]!.signature,
-        path: e.path,
-        columns: e.columns.map((c) => ({ name: c.name, type: c.type, description: c.description })),
-        verbose_columns: e.verboseColumns.map((c) => ({ name: c.name, type: c.type, description: c.description })),
-        coverage: Object.fromEntries(await Promise.all(e.networks.map(async (network) => [
-          network,
-          (await coveredIntervals(store, e.id, network)).map((c) => ({ block_start: c.lo, block_end: c.hi })),
-        ]))),
-      }))),
-    }))),
+    datasets: await Promise.all(
+      datasets.map(async (d) => ({
+        name: d.name,
+        networks: Object.fromEntries(Object.entries(d.networks).map(([code, n]) => [code, { addresses: n.addresses, from_block: n.fromBlock }])),
+        events: await Promise.all(
+          customEndpoints(d).map(async (e, i) => ({
+            event: e.event,
+            name: e.eventName,
+            signature: d.events[i]!.signature,
+            path: e.path,
+            columns: e.columns.map((c) => ({ name: c.name, type: c.type, description: c.description })),
+            verbose_columns: e.verboseColumns.map((c) => ({ name: c.name, type: c.type, description: c.description })),
+            coverage: Object.fromEntries(
+              await Promise.all(e.networks.map(async (network) => [network, (await coveredIntervals(store, e.id, network)).map((c) => ({ block_start: c.lo, block_end: c.hi }))])),
+            ),
+          })),
+        ),
+      })),
+    ),
   };
 }
 

@@ -14,7 +14,8 @@ import { requestBaseUrl } from './links.ts';
 export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route: DataRoute, links: LinkStore | null = null, plan: Planner = plannerFor(route)): void {
   // The catalog's parameters ride along so that a validation error can name accepted values.
   app.get(route.path, { schema: { querystring: querySchema(route.params) }, config: { catalogParams: route.params } }, async (request, reply) =>
-    serveData(request, reply, { ctx, route, links, plan, query: request.query as Record<string, unknown> }));
+    serveData(request, reply, { ctx, route, links, plan, query: request.query as Record<string, unknown> }),
+  );
 }
 
 export interface DataRequest {
@@ -74,7 +75,10 @@ export async function serveData(request: FastifyRequest, reply: FastifyReply, r:
       const exp = await snap.copyToStream(p.sql, p.params, p.format, { lane });
       handedOver = true;
       // Failures reach the client through the body; only completed queries are timed.
-      exp.done.then(() => request.server.metrics.engine.query({ route: route.path, format: p.format, seconds: (performance.now() - started) / 1000 }), () => undefined);
+      exp.done.then(
+        () => request.server.metrics.engine.query({ route: route.path, format: p.format, seconds: (performance.now() - started) / 1000 }),
+        () => undefined,
+      );
       // The snapshot ends when the engine is done with it.
       exp.done.finally(() => snap.close()).catch(() => undefined);
       // A client that leaves mid-stream stops the engine at once.

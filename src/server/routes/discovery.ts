@@ -1,8 +1,6 @@
 /** The discovery endpoints (docs/api.md, "Discovery"): one GET per route that src/catalog/derive/discovery.ts lists, all derived from the catalog. */
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
-import {
-  aggregateSchemaOf, discoveryRoutes, eventTypesOf, extraArgsOf, networksOf, protocols, type DiscoveryRoute,
-} from '../../catalog/derive/discovery.ts';
+import { aggregateSchemaOf, discoveryRoutes, eventTypesOf, extraArgsOf, networksOf, protocols, type DiscoveryRoute } from '../../catalog/derive/discovery.ts';
 import { querySchema } from '../../catalog/derive/jsonSchema.ts';
 import { catalog } from '../../catalog/index.ts';
 import type { Endpoint } from '../../catalog/types.ts';

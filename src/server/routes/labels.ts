@@ -6,9 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/apiError.ts';
 import { encodeBody } from '../../output/encode.ts';
-import {
-  LABEL_LIMITS, deleteNamespace, listNamespaces, namespaceExists, namespaceName, namespaceCsvSql, notFound, parseLabelCsv, putNamespace,
-} from '../../reference/userLabels.ts';
+import { LABEL_LIMITS, deleteNamespace, listNamespaces, namespaceExists, namespaceName, namespaceCsvSql, notFound, parseLabelCsv, putNamespace } from '../../reference/userLabels.ts';
 import type { Store } from '../../store/createStore.ts';
 
 const PATH = '/v1/labels/:namespace';
@@ -54,7 +52,9 @@ export function registerLabelRoutes(v1: FastifyInstance, store: Store): void {
     const namespace = namespaceName(request.params.namespace);
     if (!(await namespaceExists(store, keyId, namespace))) throw notFound(namespace);
     const exp = await store.copyToStream(namespaceCsvSql(store), { keyId, namespace }, 'csv');
-    reply.raw.on('close', () => { if (!reply.raw.writableFinished) exp.cancel(); });
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) exp.cancel();
+    });
     const encoded = await encodeBody(exp, 'csv', `labels-${namespace}`);
     return reply.headers(encoded.headers).send(encoded.body);
   });

@@ -33,10 +33,7 @@ export function registerLinkDownloads(app: FastifyInstance, links: LinkStore): v
       throw new ApiError('link_expired', `this link expired at ${new Date(opened.record.expires_at).toISOString()}; run the query again for a new one`);
     }
     const { record, contentType } = opened;
-    reply
-      .header('accept-ranges', 'bytes')
-      .header('content-disposition', `attachment; filename="${record.filename}"`)
-      .header('cache-control', 'private, no-store');
+    reply.header('accept-ranges', 'bytes').header('content-disposition', `attachment; filename="${record.filename}"`).header('cache-control', 'private, no-store');
     if (record.sha256) reply.header('repr-digest', reprDigest(record.sha256)).header('etag', `"${record.sha256}"`);
     const decision = rangeFor(request, record);
     if (decision.kind === 'unsatisfiable') {
@@ -50,7 +47,9 @@ export function registerLinkDownloads(app: FastifyInstance, links: LinkStore): v
     } catch {
       throw new ApiError('not_found', 'no such link; links are only valid as handed out');
     }
-    reply.raw.on('close', () => { if (!reply.raw.writableFinished) body.destroy(); });
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) body.destroy();
+    });
     reply.header('content-type', contentType);
     if (range) {
       reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${record.bytes}`);

@@ -29,7 +29,8 @@ function keyOf(request: FastifyRequest): string | undefined {
 function injectApi(app: FastifyInstance, apiKey: string, host: string | undefined): ApiCall {
   return async (method, path, body) => {
     const r = await app.inject({
-      method, url: path,
+      method,
+      url: path,
       headers: { 'x-api-key': apiKey, ...(host ? { host } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
@@ -58,7 +59,8 @@ export function registerMcpRoute(app: FastifyInstance, store: Store): void {
   // Stateless: no server-initiated stream to open, no session to end.
   for (const method of ['GET', 'DELETE'] as const) {
     app.route({
-      method, url: MCP_PATH,
+      method,
+      url: MCP_PATH,
       handler: async (_request, reply) => {
         reply.header('allow', 'POST');
         throw new ApiError('method_not_allowed', `${method} is not allowed on ${MCP_PATH}: this MCP endpoint is stateless, send each JSON-RPC message as a POST`);

@@ -22,8 +22,12 @@ function answer(request: FastifyRequest, reply: FastifyReply): FastifyReply {
 }
 
 export function registerV1Fallback(v1: FastifyInstance): void {
-  v1.all('/v1/*', {
-    // Route hooks run after the scope's (authentication, rate limit) and before body parsing.
-    preParsing: async (request, reply) => answer(request, reply),
-  }, async (request, reply) => answer(request, reply));
+  v1.all(
+    '/v1/*',
+    {
+      // Route hooks run after the scope's (authentication, rate limit) and before body parsing.
+      preParsing: async (request, reply) => answer(request, reply),
+    },
+    async (request, reply) => answer(request, reply),
+  );
 }

@@ -54,8 +54,11 @@ export interface CopyReport {
 const BLOCKS: TableDef = {
   name: 'blocks',
   columns: [
-    { name: 'network', type: 'string' }, { name: 'number', type: 'int64' }, { name: 'time', type: 'timestamp' },
-    { name: 'hash', type: 'string' }, { name: 'parent_hash', type: 'string' },
+    { name: 'network', type: 'string' },
+    { name: 'number', type: 'int64' },
+    { name: 'time', type: 'timestamp' },
+    { name: 'hash', type: 'string' },
+    { name: 'parent_hash', type: 'string' },
   ],
   orderBy: ['network', 'number'],
 };
@@ -136,17 +139,22 @@ export function columnText(c: SourceColumn): string {
 }
 
 export async function columnsOf(source: Store, table: string): Promise<SourceColumn[]> {
-  const rows = await source.all<{ name: string; type: string }>(
-    `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $t ORDER BY ordinal_position`, { t: table });
+  const rows = await source.all<{ name: string; type: string }>(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $t ORDER BY ordinal_position`, {
+    t: table,
+  });
   return rows.map((r) => ({ name: r.name, list: r.type.endsWith('[]') }));
 }
 
 /** Keys change shape: entities with a version (docs/storage.md). */
 async function copyKeys(source: Store, target: ClickHouseStore): Promise<unknown[]> {
   const keys = await source.all<{ id: string; key_hash: string; prefix: string; plan: string; name: string | null; created_at: Date; revoked_at: Date | null }>(
-    'SELECT id, key_hash, prefix, plan, name, created_at, revoked_at FROM api_keys');
+    'SELECT id, key_hash, prefix, plan, name, created_at, revoked_at FROM api_keys',
+  );
   await target.command(`TRUNCATE TABLE ${target.table('api_keys')}`);
-  await target.insert('api_keys', keys.map((k) => ({ ...k, version: String(BigInt(k.created_at.getTime()) * 1000n + (k.revoked_at ? 1n : 0n)) })));
+  await target.insert(
+    'api_keys',
+    keys.map((k) => ({ ...k, version: String(BigInt(k.created_at.getTime()) * 1000n + (k.revoked_at ? 1n : 0n)) })),
+  );
   return keys;
 }
 
@@ -174,12 +182,18 @@ export async function copyCoverage(source: Store, target: ClickHouseStore): Prom
   for (const c of coverage) {
     const k = `${c.dataset}\u0000${c.scope}`;
     let e = byScope.get(k);
-    if (!e) { e = { dataset: c.dataset, scope: c.scope, intervals: [] }; byScope.set(k, e); }
+    if (!e) {
+      e = { dataset: c.dataset, scope: c.scope, intervals: [] };
+      byScope.set(k, e);
+    }
     e.intervals.push({ lo: String(c.lo), hi: String(c.hi) });
   }
   await target.command(`TRUNCATE TABLE ${target.table('coverage')}`);
   const version = String(BigInt(Date.now()) * 1000n);
-  await target.insert('coverage', [...byScope.values()].map((e) => ({ ...e, version })));
+  await target.insert(
+    'coverage',
+    [...byScope.values()].map((e) => ({ ...e, version })),
+  );
   return coverage.length;
 }
 
@@ -203,7 +217,11 @@ async function compareCounts(source: Store, target: ClickHouseStore): Promise<Co
  * progress table (its path), so that a second run resumes.
  */
 export async function copyDuckDbToClickHouse(
-  source: Store, target: ClickHouseStore, sourceId: string, onPart: (e: CopyEvent) => void = () => undefined, scope: CopyScope = 'store',
+  source: Store,
+  target: ClickHouseStore,
+  sourceId: string,
+  onPart: (e: CopyEvent) => void = () => undefined,
+  scope: CopyScope = 'store',
 ): Promise<CopyReport> {
   const done = await copiedParts(target, sourceId);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-copy-'));

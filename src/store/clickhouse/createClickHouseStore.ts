@@ -99,7 +99,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
   const exports = new Semaphore(opts.maxConcurrentExports ?? 8);
   const table = (name: string) => `${ident(database)}.${ident(name)}`;
 
-  const query = async <T,>(sql: string, params: Record<string, ClickHouseValue> = {}): Promise<T[]> => {
+  const query = async <T>(sql: string, params: Record<string, ClickHouseValue> = {}): Promise<T[]> => {
     const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
     return rs.json<T>();
   };

@@ -34,16 +34,19 @@ const RAW_FIELDS = {
 export function clickHouseExport(format: Format): ClickHouseExportFormat {
   switch (format) {
     // The header is the column aliases, which the SELECT list makes DuckDB's header text.
-    case 'csv': return { format: 'CustomSeparatedWithNames', settings: { ...RAW_FIELDS, format_custom_row_before_delimiter: '', format_custom_row_after_delimiter: '\n' } };
+    case 'csv':
+      return { format: 'CustomSeparatedWithNames', settings: { ...RAW_FIELDS, format_custom_row_before_delimiter: '', format_custom_row_after_delimiter: '\n' } };
     // One JSON object per line, as DuckDB's newline-delimited JSON; the envelope is added by output/.
-    case 'json': return {
-      format: 'CustomSeparated',
-      settings: { ...RAW_FIELDS, format_custom_row_before_delimiter: '{', format_custom_row_after_delimiter: '}\n', output_format_json_escape_forward_slashes: 0 },
-    };
-    case 'parquet': return {
-      format: 'Parquet',
-      settings: { output_format_parquet_compression_method: 'zstd', output_format_parquet_string_as_string: 1 },
-    };
+    case 'json':
+      return {
+        format: 'CustomSeparated',
+        settings: { ...RAW_FIELDS, format_custom_row_before_delimiter: '{', format_custom_row_after_delimiter: '}\n', output_format_json_escape_forward_slashes: 0 },
+      };
+    case 'parquet':
+      return {
+        format: 'Parquet',
+        settings: { output_format_parquet_compression_method: 'zstd', output_format_parquet_string_as_string: 1 },
+      };
   }
 }
 
@@ -59,14 +62,19 @@ export interface ExportColumn {
  * Names come from the catalog and the planners, never from a request.
  */
 export function exportSelectList(columns: readonly ExportColumn[], format: Format): string {
-  return columns.map((c) => {
-    switch (format) {
-      case 'csv': return `${csvField(c.sql, c.type)} AS ${ident(csvText(c.name))}`;
-      case 'json': return `concat(${quote(`${jsonString(c.name)}:`)}, ${jsonValue(c.sql, c.type)}) AS ${ident(c.name)}`;
-      case 'parquet': return `toNullable(${c.sql}) AS ${ident(c.name)}`;
-    }
-    throw new Error(`unknown format ${format satisfies never}`);
-  }).join(', ');
+  return columns
+    .map((c) => {
+      switch (format) {
+        case 'csv':
+          return `${csvField(c.sql, c.type)} AS ${ident(csvText(c.name))}`;
+        case 'json':
+          return `concat(${quote(`${jsonString(c.name)}:`)}, ${jsonValue(c.sql, c.type)}) AS ${ident(c.name)}`;
+        case 'parquet':
+          return `toNullable(${c.sql}) AS ${ident(c.name)}`;
+      }
+      throw new Error(`unknown format ${format satisfies never}`);
+    })
+    .join(', ');
 }
 
 /**
@@ -84,10 +92,13 @@ function csvString(sql: string): string {
 
 function csvField(sql: string, type: ColumnType): string {
   switch (type) {
-    case 'string': return csvString(sql);
-    case 'double': return `ifNull(${csvDouble(sql)}, '')`;
+    case 'string':
+      return csvString(sql);
+    case 'double':
+      return `ifNull(${csvDouble(sql)}, '')`;
     case 'integer':
-    case 'boolean': return `ifNull(toString(${sql}), '')`;
+    case 'boolean':
+      return `ifNull(toString(${sql}), '')`;
   }
 }
 
@@ -117,10 +128,13 @@ function jsonText(sql: string): string {
 
 function jsonValue(sql: string, type: ColumnType): string {
   switch (type) {
-    case 'string': return `ifNull(${jsonText(sql)}, 'null')`;
-    case 'double': return `ifNull(${jsonDouble(sql)}, 'null')`;
+    case 'string':
+      return `ifNull(${jsonText(sql)}, 'null')`;
+    case 'double':
+      return `ifNull(${jsonDouble(sql)}, 'null')`;
     case 'integer':
-    case 'boolean': return `ifNull(toString(${sql}), 'null')`;
+    case 'boolean':
+      return `ifNull(toString(${sql}), 'null')`;
   }
 }
 

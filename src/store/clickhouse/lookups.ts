@@ -64,7 +64,9 @@ export async function tokenDirectory(s: ClickHouseStore): Promise<TokenListing[]
      FROM ${s.table('tokens')} GROUP BY symbol ORDER BY symbol`,
   );
   return rows.map((r) => ({
-    symbol: r.symbol, name: r.name, aliases: r.aliases,
+    symbol: r.symbol,
+    name: r.name,
+    aliases: r.aliases,
     deployments: r.deployments.map(([network, address, decimals]) => ({ network, address, decimals })),
   }));
 }
@@ -73,18 +75,12 @@ type IntervalText = { lo: number; hi: number } | [number, number];
 const toInterval = (i: IntervalText): Interval => (Array.isArray(i) ? { lo: Number(i[0]), hi: Number(i[1]) } : { lo: Number(i.lo), hi: Number(i.hi) });
 
 export async function coveredIntervals(s: ClickHouseStore, dataset: string, scope: string): Promise<Interval[]> {
-  const rows = await s.query<{ intervals: IntervalText[] }>(
-    `SELECT intervals FROM ${s.table('coverage')} FINAL WHERE dataset = {dataset:String} AND scope = {scope:String}`,
-    { dataset, scope },
-  );
+  const rows = await s.query<{ intervals: IntervalText[] }>(`SELECT intervals FROM ${s.table('coverage')} FINAL WHERE dataset = {dataset:String} AND scope = {scope:String}`, { dataset, scope });
   return (rows[0]?.intervals ?? []).map(toInterval);
 }
 
 export async function coveredScopes(s: ClickHouseStore, dataset: string): Promise<string[]> {
-  const rows = await s.query<{ scope: string }>(
-    `SELECT scope FROM ${s.table('coverage')} FINAL WHERE dataset = {dataset:String} AND notEmpty(intervals) ORDER BY scope`,
-    { dataset },
-  );
+  const rows = await s.query<{ scope: string }>(`SELECT scope FROM ${s.table('coverage')} FINAL WHERE dataset = {dataset:String} AND notEmpty(intervals) ORDER BY scope`, { dataset });
   return rows.map((r) => r.scope);
 }
 
@@ -99,9 +95,7 @@ export async function blocksAround(s: ClickHouseStore, network: string, sinceMs:
 }
 
 export async function isEmptyStore(s: ClickHouseStore): Promise<boolean> {
-  const [r] = await s.query<{ n: number }>(
-    `SELECT (SELECT count() FROM ${s.table('coverage')}) + (SELECT count() FROM ${s.table('api_keys')}) AS n`,
-  );
+  const [r] = await s.query<{ n: number }>(`SELECT (SELECT count() FROM ${s.table('coverage')}) + (SELECT count() FROM ${s.table('api_keys')}) AS n`);
   return Number(r?.n ?? 0) === 0;
 }
 
@@ -139,7 +133,10 @@ export async function coverageRows(s: ClickHouseStore, datasets: readonly string
         edges.set(k, e);
       }
       out.push({
-        dataset: r.dataset, scope: r.scope, lo: i.lo, hi: i.hi,
+        dataset: r.dataset,
+        scope: r.scope,
+        lo: i.lo,
+        hi: i.hi,
         ...e,
         advancedAt: parseClickHouseTime(r.advanced),
         confirmations: r.conf === null ? null : Number(r.conf),
@@ -151,9 +148,9 @@ export async function coverageRows(s: ClickHouseStore, datasets: readonly string
 
 /** The checksum of the source file that last filled a period (ingest_files keeps every ingestion of a file; the newest counts). */
 export async function recordedChecksum(s: ClickHouseStore, source: string, path: string): Promise<string | null> {
-  const rows = await s.query<{ sha256: string }>(
-    `SELECT sha256 FROM ${s.table('ingest_files')} WHERE source = {source:String} AND path = {path:String} ORDER BY ingested_at DESC LIMIT 1`,
-    { source, path },
-  );
+  const rows = await s.query<{ sha256: string }>(`SELECT sha256 FROM ${s.table('ingest_files')} WHERE source = {source:String} AND path = {path:String} ORDER BY ingested_at DESC LIMIT 1`, {
+    source,
+    path,
+  });
   return rows[0]?.sha256 ?? null;
 }

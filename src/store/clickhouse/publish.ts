@@ -55,9 +55,7 @@ function inSpan(t: BatchTable): string {
 
 /** The same table's rows outside [lo, hi], in the scratch DuckDB's SQL. */
 function outsideSpanScratch(t: BatchTable): string {
-  return t.kind === 'blocks'
-    ? `${duckIdent(t.column)} NOT BETWEEN $lo AND $hi`
-    : `time NOT BETWEEN epoch_ms($lo::BIGINT) AND epoch_ms($hi::BIGINT)`;
+  return t.kind === 'blocks' ? `${duckIdent(t.column)} NOT BETWEEN $lo AND $hi` : `time NOT BETWEEN epoch_ms($lo::BIGINT) AND epoch_ms($hi::BIGINT)`;
 }
 
 /** Where a loader writes in the scratch store: the write's own transaction, or the store. */
@@ -150,7 +148,10 @@ async function currentCoverage(ch: ClickHouseStore, datasets: readonly string[],
   for (const s of scopes) for (const d of datasets) intervals.set(entryKey(d, s), []);
   let version = 0n;
   for (const r of rows) {
-    intervals.set(entryKey(r.dataset, r.scope), r.intervals.map((i) => ({ lo: Number(i.lo), hi: Number(i.hi) })));
+    intervals.set(
+      entryKey(r.dataset, r.scope),
+      r.intervals.map((i) => ({ lo: Number(i.lo), hi: Number(i.hi) })),
+    );
     if (BigInt(r.version) > version) version = BigInt(r.version);
   }
   return { intervals, version };
@@ -166,7 +167,10 @@ async function writeCoverage(ch: ClickHouseStore, previous: bigint, next: readon
   if (next.length === 0) return previous;
   const now = BigInt(Date.now()) * 1000n;
   const version = now > previous ? now : previous + 1n;
-  await ch.insert('coverage', next.map((e) => ({ dataset: e.dataset, scope: e.scope, intervals: e.intervals.map((i) => ({ lo: i.lo, hi: i.hi })), version: version.toString() })));
+  await ch.insert(
+    'coverage',
+    next.map((e) => ({ dataset: e.dataset, scope: e.scope, intervals: e.intervals.map((i) => ({ lo: i.lo, hi: i.hi })), version: version.toString() })),
+  );
   return version;
 }
 
@@ -211,17 +215,18 @@ async function commitCoverage(ch: ClickHouseStore, batch: PublishBatch, span: In
   await writeCoverage(ch, withdrawn.version, next);
   // When each dataset last gained coverage (GET /v1/coverage): only the covering ones did.
   const advanced = next.filter((e) => batch.covers.includes(e.dataset));
-  if (advanced.length) await ch.insert('coverage_state', advanced.map((e) => ({ dataset: e.dataset, scope: e.scope, advanced_at: new Date() })));
+  if (advanced.length)
+    await ch.insert(
+      'coverage_state',
+      advanced.map((e) => ({ dataset: e.dataset, scope: e.scope, advanced_at: new Date() })),
+    );
 }
 
 /** Deletes the rows of `tables` in the span, only where there are any (one read to find out). */
 export async function deleteRange(ch: ClickHouseStore, tables: readonly BatchTable[], scopes: readonly string[], lo: number, hi: number): Promise<void> {
   if (tables.length === 0) return;
   const params = { scopes, lo, hi };
-  const counts = await ch.query<{ t: string; n: number }>(
-    tables.map((t) => `SELECT ${quote(t.name)} AS t, count() AS n FROM ${ch.table(t.name)} WHERE ${inSpan(t)}`).join(' UNION ALL '),
-    params,
-  );
+  const counts = await ch.query<{ t: string; n: number }>(tables.map((t) => `SELECT ${quote(t.name)} AS t, count() AS n FROM ${ch.table(t.name)} WHERE ${inSpan(t)}`).join(' UNION ALL '), params);
   for (const c of counts) {
     if (Number(c.n) === 0) continue;
     const t = tables.find((x) => x.name === c.t)!;
@@ -263,15 +268,17 @@ interface LoadSpec {
  * big integers travel as text, which DuckDB casts on insert).
  */
 async function loadIntoScratch(ch: ClickHouseStore, scratch: Store, into: ScratchTarget, table: string, spec: LoadSpec): Promise<void> {
-  const all = await scratch.all<{ name: string; type: string }>(
-    `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $t ORDER BY ordinal_position`, { t: table });
+  const all = await scratch.all<{ name: string; type: string }>(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $t ORDER BY ordinal_position`, {
+    t: table,
+  });
   const columns = spec.columns ? all.filter((c) => spec.columns!.includes(c.name)) : all;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-load-'));
   try {
     const file = path.join(dir, `${table}.ndjson`);
     const res = await ch.client.exec({
-      query: `SELECT ${columns.map((c) => ident(c.name)).join(', ')} FROM ${ch.table(table)}${spec.where ? ` WHERE ${spec.where}` : ''}`
-        + `${spec.newestPer ? ` ORDER BY time DESC LIMIT 1 BY ${ident(spec.newestPer)}` : ''} FORMAT JSONEachRow`,
+      query:
+        `SELECT ${columns.map((c) => ident(c.name)).join(', ')} FROM ${ch.table(table)}${spec.where ? ` WHERE ${spec.where}` : ''}` +
+        `${spec.newestPer ? ` ORDER BY time DESC LIMIT 1 BY ${ident(spec.newestPer)}` : ''} FORMAT JSONEachRow`,
       ...(spec.params ? { query_params: spec.params } : {}),
     });
     await pipeline(res.stream, fs.createWriteStream(file));
@@ -337,7 +344,9 @@ async function publishNow(ch: ClickHouseStore, batch: PublishBatch, write: (scra
   });
   // Rows read as context only (before the span) are not the batch's to publish.
   for (const t of context) await s.run(`DELETE FROM ${duckIdent(t.name)} WHERE ${outsideSpanScratch(t)}`, { lo: span.lo, hi: span.hi });
-  const step = async (name: PublishStep) => { await batch.onStep?.(name); };
+  const step = async (name: PublishStep) => {
+    await batch.onStep?.(name);
+  };
   const withdrawn = await withdraw(ch, [...batch.covers, ...batch.uncovers, ...(batch.keeps ?? [])], scopes, span.lo, span.hi);
   await step('uncovered');
   await deleteRange(ch, batch.tables, scopes, span.lo, span.hi);

@@ -10,9 +10,7 @@
  * Int64, an integer constant Int32).
  */
 import type { ColumnExpr, ColumnType, Format, StoredType } from '../../catalog/types.ts';
-import type {
-  AggregateQuery, BoundQuery, CandlesQuery, Condition, Expr, LabelSet, ParamType, QueryParams, RowValue, RowsQuery,
-} from '../query.ts';
+import type { AggregateQuery, BoundQuery, CandlesQuery, Condition, Expr, LabelSet, ParamType, QueryParams, RowValue, RowsQuery } from '../query.ts';
 import { exportSelectList, type ExportColumn } from './format.ts';
 import { ident, quote } from './sql.ts';
 import { innerAliases } from '../innerAliases.ts';
@@ -21,12 +19,24 @@ export { ident };
 
 /** ClickHouse's type for each catalog column type; raw on-chain integers stay exact. */
 export const CLICKHOUSE_TYPES: Readonly<Record<StoredType, string>> = {
-  string: 'String', boolean: 'Bool', uint8: 'UInt8', int32: 'Int32', int64: 'Int64', uint64: 'UInt64',
-  float64: 'Float64', timestamp: `DateTime64(3, 'UTC')`, uint256: 'UInt256', int256: 'Int256',
+  string: 'String',
+  boolean: 'Bool',
+  uint8: 'UInt8',
+  int32: 'Int32',
+  int64: 'Int64',
+  uint64: 'UInt64',
+  float64: 'Float64',
+  timestamp: `DateTime64(3, 'UTC')`,
+  uint256: 'UInt256',
+  int256: 'Int256',
 };
 
 const PARAM_TYPES: Readonly<Record<ParamType, string>> = {
-  string: 'String', int64: 'Int64', float64: 'Float64', boolean: 'Bool', timestamp: `DateTime64(3, 'UTC')`,
+  string: 'String',
+  int64: 'Int64',
+  float64: 'Float64',
+  boolean: 'Bool',
+  timestamp: `DateTime64(3, 'UTC')`,
 };
 const NULL_TYPES: Readonly<Record<ColumnType, string>> = { integer: 'Nullable(Int32)', double: 'Nullable(Float64)', string: 'Nullable(String)', boolean: 'Nullable(Bool)' };
 
@@ -62,7 +72,11 @@ function isoTime(sql: string, millis: boolean): string {
 }
 
 class Renderer {
-  constructor(private readonly params: QueryParams, private readonly format: Format, private readonly database: string | null) {}
+  constructor(
+    private readonly params: QueryParams,
+    private readonly format: Format,
+    private readonly database: string | null,
+  ) {}
 
   /** One of the store's tables, by its catalog or system name. */
   table(name: string): string {
@@ -71,33 +85,45 @@ class Renderer {
 
   expr(e: Expr | ColumnExpr): string {
     switch (e.kind) {
-      case 'column': return `t.${ident(e.name)}`;
+      case 'column':
+        return `t.${ident(e.name)}`;
       case 'literal':
         if (e.value === null) return `CAST(NULL, '${NULL_TYPES[e.type]}')`;
         if (typeof e.value === 'string') return quote(e.value);
         // DuckDB types a small whole constant INTEGER; ClickHouse would take the narrowest (UInt8).
         return e.type === 'integer' ? `toInt32(${e.value})` : `toFloat64(${e.value})`;
-      case 'negate': return `-(${this.expr(e.arg)})`;
-      case 'if': return `if(${this.expr(e.left)} ${e.op} ${this.expr(e.right)}, ${this.expr(e.then)}, ${this.expr(e.else)})`;
-      case 'iso_time': return isoTime(this.expr(e.arg), e.millis);
-      case 'decimal_text': return `toString(${this.expr(e.arg)})`;
+      case 'negate':
+        return `-(${this.expr(e.arg)})`;
+      case 'if':
+        return `if(${this.expr(e.left)} ${e.op} ${this.expr(e.right)}, ${this.expr(e.then)}, ${this.expr(e.else)})`;
+      case 'iso_time':
+        return isoTime(this.expr(e.arg), e.millis);
+      case 'decimal_text':
+        return `toString(${this.expr(e.arg)})`;
       case 'param': {
         const p = this.params[e.name];
         if (!p) throw new Error(`query uses unbound parameter ${e.name}`);
         return `{${e.name}:${PARAM_TYPES[p.type]}}`;
       }
-      case 'rescale': return `(${this.expr(e.amount)} * pow(10, toInt32(${this.expr(e.decimals)}) - ${this.expr(e.to)}))`;
-      case 'when_in': return `(CASE WHEN ${this.expr(e.arg)} IN (${e.values.map((v) => this.expr(v)).join(', ')}) THEN ${this.expr(e.then)} ELSE ${this.expr(e.otherwise)} END)`;
+      case 'rescale':
+        return `(${this.expr(e.amount)} * pow(10, toInt32(${this.expr(e.decimals)}) - ${this.expr(e.to)}))`;
+      case 'when_in':
+        return `(CASE WHEN ${this.expr(e.arg)} IN (${e.values.map((v) => this.expr(v)).join(', ')}) THEN ${this.expr(e.then)} ELSE ${this.expr(e.otherwise)} END)`;
     }
   }
 
   condition(c: Condition): string {
     switch (c.kind) {
-      case 'compare': return `${this.expr(c.left)} ${c.op} ${this.expr(c.right)}`;
-      case 'between': return `${this.expr(c.arg)} BETWEEN ${this.expr(c.low)} AND ${this.expr(c.high)}`;
-      case 'in': return `${this.expr(c.arg)} IN (${c.values.map((v) => this.expr(v)).join(', ')})`;
-      case 'in_labels': return `${this.expr(c.arg)} IN ${this.labelSet(c.set)}`;
-      case 'or': return `(${c.args.map((a) => this.condition(a)).join(' OR ')})`;
+      case 'compare':
+        return `${this.expr(c.left)} ${c.op} ${this.expr(c.right)}`;
+      case 'between':
+        return `${this.expr(c.arg)} BETWEEN ${this.expr(c.low)} AND ${this.expr(c.high)}`;
+      case 'in':
+        return `${this.expr(c.arg)} IN (${c.values.map((v) => this.expr(v)).join(', ')})`;
+      case 'in_labels':
+        return `${this.expr(c.arg)} IN ${this.labelSet(c.set)}`;
+      case 'or':
+        return `(${c.args.map((a) => this.condition(a)).join(' OR ')})`;
     }
   }
 
@@ -110,9 +136,10 @@ class Renderer {
 
   labelSet(s: LabelSet): string {
     const scope = `(l.network IS NULL OR l.network = '' OR l.network = ${this.expr(s.network)})`;
-    const match = s.kind === 'label'
-      ? `(${s.substrings.map((x) => `position(lowerUTF8(l.label), ${this.expr(x)}) > 0`).join(' OR ')})`
-      : `lowerUTF8(l.category) IN (${s.categories.map((x) => this.expr(x)).join(', ')})`;
+    const match =
+      s.kind === 'label'
+        ? `(${s.substrings.map((x) => `position(lowerUTF8(l.label), ${this.expr(x)}) > 0`).join(' OR ')})`
+        : `lowerUTF8(l.category) IN (${s.categories.map((x) => this.expr(x)).join(', ')})`;
     return `(SELECT l.address FROM ${this.labelSource(s)} AS l WHERE ${scope} AND ${match})`;
   }
 
@@ -137,9 +164,12 @@ class Renderer {
       const amount = this.expr(leg.amount);
       return { amount, value: `(${amount} * coalesce(__pm${i}.usd, __pp${i}.usd))` };
     });
-    const expr = v.combine === 'first_priced'
-      ? (legs.length === 1 ? legs[0]!.value : `coalesce(${legs.map((l) => l.value).join(', ')})`)
-      : `(${legs.map((l) => `if(${l.amount} = 0, 0, ${l.value})`).join(' + ')})`;
+    const expr =
+      v.combine === 'first_priced'
+        ? legs.length === 1
+          ? legs[0]!.value
+          : `coalesce(${legs.map((l) => l.value).join(', ')})`
+        : `(${legs.map((l) => `if(${l.amount} = 0, 0, ${l.value})`).join(' + ')})`;
     return { joins: joins.join(' '), expr };
   }
 
@@ -217,7 +247,11 @@ class Renderer {
     const double = (name: string): ExportColumn => ({ sql: `c.${name}`, name, type: 'double' });
     const columns: ExportColumn[] = [
       { sql: isoTime('c.w', false), name: 'time', type: 'string' },
-      double('open'), double('high'), double('low'), double('close'), double('volume'),
+      double('open'),
+      double('high'),
+      double('low'),
+      double('close'),
+      double('volume'),
       { sql: 'c.trade_count', name: 'trade_count', type: 'integer' },
     ];
     return `SELECT ${this.select(columns)}

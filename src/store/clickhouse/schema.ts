@@ -45,10 +45,12 @@ const onCluster = (opts: ClickHouseDdlOptions): string => (opts.cluster ? ` ON C
  */
 export function clickHouseTableDdl(t: TableDef, opts: ClickHouseDdlOptions): string[] {
   const keys = new Set(t.orderBy);
-  const cols = t.columns.map((c) => {
-    const type = CLICKHOUSE_TYPES[c.type];
-    return `${ident(c.name)} ${keys.has(c.name) ? type : `Nullable(${type})`}`;
-  }).join(', ');
+  const cols = t.columns
+    .map((c) => {
+      const type = CLICKHOUSE_TYPES[c.type];
+      return `${ident(c.name)} ${keys.has(c.name) ? type : `Nullable(${type})`}`;
+    })
+    .join(', ');
   const first = t.orderBy[0];
   const db = ident(opts.database);
   const local = opts.cluster ? `${t.name}_local` : t.name;
@@ -56,8 +58,11 @@ export function clickHouseTableDdl(t: TableDef, opts: ClickHouseDdlOptions): str
     ENGINE = ${engine('MergeTree', opts, undefined, true)}${first ? ` PARTITION BY ${ident(first)}` : ''} ORDER BY (${t.orderBy.map(ident).join(', ')})`;
   if (!opts.cluster) return [stored];
   const shardKey = first ? `cityHash64(${ident(first)})` : 'rand()';
-  return [stored, `CREATE TABLE IF NOT EXISTS ${db}.${ident(t.name)}${onCluster(opts)} AS ${db}.${ident(local)}
-    ENGINE = Distributed(${quoteString(opts.cluster)}, ${quoteString(opts.database)}, ${quoteString(local)}, ${shardKey})`];
+  return [
+    stored,
+    `CREATE TABLE IF NOT EXISTS ${db}.${ident(t.name)}${onCluster(opts)} AS ${db}.${ident(local)}
+    ENGINE = Distributed(${quoteString(opts.cluster)}, ${quoteString(opts.database)}, ${quoteString(local)}, ${shardKey})`,
+  ];
 }
 
 const quoteString = (text: string): string => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
@@ -69,7 +74,13 @@ const SYSTEM_TABLES: readonly { name: string; columns: string; engine: 'MergeTre
   { name: 'schema_version', columns: 'version Int32', engine: 'MergeTree', orderBy: 'tuple()' },
   { name: 'blocks', columns: `network String, number Int64, time ${TIME}, hash String, parent_hash String`, engine: 'ReplacingMergeTree', orderBy: '(network, number)' },
   // The covered intervals of one dataset and scope, written whole at each change; the highest version is current.
-  { name: 'coverage', columns: 'dataset String, scope String, intervals Array(Tuple(lo Int64, hi Int64)), version UInt64', engine: 'ReplacingMergeTree', version: 'version', orderBy: '(dataset, scope)' },
+  {
+    name: 'coverage',
+    columns: 'dataset String, scope String, intervals Array(Tuple(lo Int64, hi Int64)), version UInt64',
+    engine: 'ReplacingMergeTree',
+    version: 'version',
+    orderBy: '(dataset, scope)',
+  },
   { name: 'coverage_state', columns: `dataset String, scope String, advanced_at ${TIME}`, engine: 'ReplacingMergeTree', version: 'advanced_at', orderBy: '(dataset, scope)' },
   { name: 'chain_state', columns: `scope String, confirmations Int32, head Nullable(Int64), updated_at ${TIME}`, engine: 'ReplacingMergeTree', version: 'updated_at', orderBy: 'scope' },
   { name: 'ingest_files', columns: `source String, path String, sha256 String, rows Int64, ingested_at ${TIME}`, engine: 'MergeTree', orderBy: '(source, path)' },
@@ -77,12 +88,18 @@ const SYSTEM_TABLES: readonly { name: string; columns: string; engine: 'MergeTre
   { name: 'token_cache', columns: 'network String, address String, symbol Nullable(String), decimals Nullable(UInt8)', engine: 'ReplacingMergeTree', orderBy: '(network, address)' },
   { name: 'labels', columns: 'address String, label Nullable(String), category Nullable(String), network Nullable(String)', engine: 'MergeTree', orderBy: 'address' },
   { name: 'label_namespaces', columns: `key_id String, namespace String, rows Int32, updated_at ${TIME}`, engine: 'ReplacingMergeTree', version: 'updated_at', orderBy: '(key_id, namespace)' },
-  { name: 'user_labels', columns: 'key_id String, namespace String, pos Int32, address String, label Nullable(String), category Nullable(String), network Nullable(String)', engine: 'MergeTree', orderBy: '(key_id, namespace, pos)' },
+  {
+    name: 'user_labels',
+    columns: 'key_id String, namespace String, pos Int32, address String, label Nullable(String), category Nullable(String), network Nullable(String)',
+    engine: 'MergeTree',
+    orderBy: '(key_id, namespace, pos)',
+  },
   {
     name: 'pools',
     columns: `network String, pool_address String, fee Int32, token0_address String, token0 String, token0_decimals UInt8,
       token1_address String, token1 String, token1_decimals UInt8, created_block Nullable(Int64)`,
-    engine: 'MergeTree', orderBy: '(network, pool_address)',
+    engine: 'MergeTree',
+    orderBy: '(network, pool_address)',
   },
   // A NULL minute is a peg valid at every minute.
   { name: 'prices', columns: `token String, minute Nullable(${TIME}), usd Float64`, engine: 'MergeTree', orderBy: '(token, minute)', settings: 'allow_nullable_key = 1' },
@@ -90,12 +107,15 @@ const SYSTEM_TABLES: readonly { name: string; columns: string; engine: 'MergeTre
   {
     name: 'api_keys',
     columns: `id String, key_hash String, prefix String, plan String, name Nullable(String), created_at ${TIME}, revoked_at Nullable(${TIME}), version UInt64`,
-    engine: 'ReplacingMergeTree', version: 'version', orderBy: 'id',
+    engine: 'ReplacingMergeTree',
+    version: 'version',
+    orderBy: 'id',
   },
   {
     name: 'usage_charges',
     columns: `key_id String, period String, request_id String, cost Int64, admitted_at ${TIME}, charged_at ${TIME}, endpoint Nullable(String)`,
-    engine: 'MergeTree', orderBy: '(key_id, period, charged_at)',
+    engine: 'MergeTree',
+    orderBy: '(key_id, period, charged_at)',
   },
   // Operator-defined datasets (src/store/customDatasets.ts): the latest declaration of each name is current.
   { name: 'custom_datasets', columns: `name String, declaration String, declared_at ${TIME}`, engine: 'ReplacingMergeTree', version: 'declared_at', orderBy: 'name' },
@@ -113,12 +133,10 @@ export function clickHouseTableNames(opts: ClickHouseDdlOptions): string[] {
 
 export function clickHouseSchemaDdl(opts: ClickHouseDdlOptions): string[] {
   const db = ident(opts.database);
-  const system = SYSTEM_TABLES.map((t) => `CREATE TABLE IF NOT EXISTS ${db}.${ident(t.name)}${onCluster(opts)} (${t.columns})
-    ENGINE = ${engine(t.engine, opts, t.version)} ORDER BY ${t.orderBy}${t.settings ? ` SETTINGS ${t.settings}` : ''}`);
+  const system = SYSTEM_TABLES.map(
+    (t) => `CREATE TABLE IF NOT EXISTS ${db}.${ident(t.name)}${onCluster(opts)} (${t.columns})
+    ENGINE = ${engine(t.engine, opts, t.version)} ORDER BY ${t.orderBy}${t.settings ? ` SETTINGS ${t.settings}` : ''}`,
+  );
   const tables = new Map(catalog.map((e) => [e.table.name, e.table]));
-  return [
-    `CREATE DATABASE IF NOT EXISTS ${db}${onCluster(opts)}`,
-    ...system,
-    ...[...tables.values()].flatMap((t) => clickHouseTableDdl(t, opts)),
-  ];
+  return [`CREATE DATABASE IF NOT EXISTS ${db}${onCluster(opts)}`, ...system, ...[...tables.values()].flatMap((t) => clickHouseTableDdl(t, opts))];
 }

@@ -4,9 +4,7 @@
  * dataset table is aliased `t`; request values never enter the text.
  */
 import type { ColumnExpr, ColumnType } from '../../catalog/types.ts';
-import type {
-  AggregateQuery, BoundQuery, CandlesQuery, Condition, Expr, LabelSet, QueryParams, RowValue, RowsQuery,
-} from '../query.ts';
+import type { AggregateQuery, BoundQuery, CandlesQuery, Condition, Expr, LabelSet, QueryParams, RowValue, RowsQuery } from '../query.ts';
 import type { SqlParams } from '../createStore.ts';
 import { innerAliases } from '../innerAliases.ts';
 
@@ -40,21 +38,28 @@ class Renderer {
 
   expr(e: Expr | ColumnExpr): string {
     switch (e.kind) {
-      case 'column': return `t.${ident(e.name)}`;
+      case 'column':
+        return `t.${ident(e.name)}`;
       case 'literal':
         if (e.value === null) return `NULL::${NULL_TYPES[e.type]}`;
         return typeof e.value === 'number' ? String(e.value) : quote(e.value);
-      case 'negate': return `-(${this.expr(e.arg)})`;
-      case 'if': return `CASE WHEN ${this.expr(e.left)} ${e.op} ${this.expr(e.right)} THEN ${this.expr(e.then)} ELSE ${this.expr(e.else)} END`;
-      case 'iso_time': return `strftime(${this.expr(e.arg)}, ${e.millis ? ISO_MILLIS : ISO_SECONDS})`;
-      case 'decimal_text': return `CAST(${this.expr(e.arg)} AS VARCHAR)`;
+      case 'negate':
+        return `-(${this.expr(e.arg)})`;
+      case 'if':
+        return `CASE WHEN ${this.expr(e.left)} ${e.op} ${this.expr(e.right)} THEN ${this.expr(e.then)} ELSE ${this.expr(e.else)} END`;
+      case 'iso_time':
+        return `strftime(${this.expr(e.arg)}, ${e.millis ? ISO_MILLIS : ISO_SECONDS})`;
+      case 'decimal_text':
+        return `CAST(${this.expr(e.arg)} AS VARCHAR)`;
       case 'param': {
         const p = this.params[e.name];
         if (!p) throw new Error(`query uses unbound parameter ${e.name}`);
         return p.type === 'timestamp' ? `CAST($${e.name} AS TIMESTAMP)` : `$${e.name}`;
       }
-      case 'rescale': return `(${this.expr(e.amount)} * power(10, ${this.expr(e.decimals)}::INTEGER - ${this.expr(e.to)}))`;
-      case 'when_in': return `(CASE WHEN ${this.expr(e.arg)} IN (${e.values.map((v) => this.expr(v)).join(', ')}) THEN ${this.expr(e.then)} ELSE ${this.expr(e.otherwise)} END)`;
+      case 'rescale':
+        return `(${this.expr(e.amount)} * power(10, ${this.expr(e.decimals)}::INTEGER - ${this.expr(e.to)}))`;
+      case 'when_in':
+        return `(CASE WHEN ${this.expr(e.arg)} IN (${e.values.map((v) => this.expr(v)).join(', ')}) THEN ${this.expr(e.then)} ELSE ${this.expr(e.otherwise)} END)`;
     }
   }
 
@@ -65,11 +70,16 @@ class Renderer {
 
   condition(c: Condition): string {
     switch (c.kind) {
-      case 'compare': return `${this.expr(c.left)} ${c.op} ${this.expr(c.right)}`;
-      case 'between': return `${this.expr(c.arg)} BETWEEN ${this.expr(c.low)} AND ${this.expr(c.high)}`;
-      case 'in': return `${this.expr(c.arg)} IN (${c.values.map((v) => this.expr(v)).join(', ')})`;
-      case 'in_labels': return `${this.expr(c.arg)} IN ${this.labelSet(c.set)}`;
-      case 'or': return `(${c.args.map((a) => this.condition(a)).join(' OR ')})`;
+      case 'compare':
+        return `${this.expr(c.left)} ${c.op} ${this.expr(c.right)}`;
+      case 'between':
+        return `${this.expr(c.arg)} BETWEEN ${this.expr(c.low)} AND ${this.expr(c.high)}`;
+      case 'in':
+        return `${this.expr(c.arg)} IN (${c.values.map((v) => this.expr(v)).join(', ')})`;
+      case 'in_labels':
+        return `${this.expr(c.arg)} IN ${this.labelSet(c.set)}`;
+      case 'or':
+        return `(${c.args.map((a) => this.condition(a)).join(' OR ')})`;
     }
   }
 
@@ -82,9 +92,8 @@ class Renderer {
 
   labelSet(s: LabelSet): string {
     const scope = `(l.network IS NULL OR l.network = '' OR l.network = ${this.expr(s.network)})`;
-    const match = s.kind === 'label'
-      ? `(${s.substrings.map((x) => `contains(lower(l.label), ${this.expr(x)})`).join(' OR ')})`
-      : `lower(l.category) IN (${s.categories.map((x) => this.expr(x)).join(', ')})`;
+    const match =
+      s.kind === 'label' ? `(${s.substrings.map((x) => `contains(lower(l.label), ${this.expr(x)})`).join(' OR ')})` : `lower(l.category) IN (${s.categories.map((x) => this.expr(x)).join(', ')})`;
     return `(SELECT l.address FROM ${this.labelSource(s)} l WHERE ${scope} AND ${match})`;
   }
 
@@ -107,18 +116,18 @@ class Renderer {
       const amount = this.expr(leg.amount);
       return { amount, value: `(${amount} * coalesce(__pm${i}.usd, __pp${i}.usd))` };
     });
-    const expr = v.combine === 'first_priced'
-      ? (legs.length === 1 ? legs[0]!.value : `coalesce(${legs.map((l) => l.value).join(', ')})`)
-      : `(${legs.map((l) => `CASE WHEN ${l.amount} = 0 THEN 0 ELSE ${l.value} END`).join(' + ')})`;
+    const expr =
+      v.combine === 'first_priced'
+        ? legs.length === 1
+          ? legs[0]!.value
+          : `coalesce(${legs.map((l) => l.value).join(', ')})`
+        : `(${legs.map((l) => `CASE WHEN ${l.amount} = 0 THEN 0 ELSE ${l.value} END`).join(' + ')})`;
     return { joins: joins.join(' '), expr };
   }
 
   rows(q: RowsQuery): string {
     const value = q.value ? this.rowValue(q.value.value) : null;
-    const select = [
-      ...q.columns.map((c) => `${this.expr(c.expr)} AS ${ident(c.name)}`),
-      ...(value && q.value ? [`${value.expr} AS ${ident(q.value.name)}`] : []),
-    ].join(', ');
+    const select = [...q.columns.map((c) => `${this.expr(c.expr)} AS ${ident(c.name)}`), ...(value && q.value ? [`${value.expr} AS ${ident(q.value.name)}`] : [])].join(', ');
     const from = `${q.table} t${value ? ` ${value.joins}` : ''}`;
     const order = q.orderBy.length && !q.storedInOrder ? ` ORDER BY ${q.orderBy.map((k) => `t.${ident(k)}`).join(', ')}` : '';
     return `SELECT ${select} FROM ${from} WHERE ${this.where(q.where)}${order}`;

@@ -30,9 +30,19 @@ export function Chart({ data }: { readonly data: ChartData }) {
   useEffect(() => {
     const el = host.current!;
     const visible = data.series.map((_, i) => i).filter((i) => shown[i] ?? true);
-    const axisFor = (i: number | undefined, side: 1 | 3): uPlot.Axis[] => (i === undefined ? [] : [{
-      scale: `s${i}`, side, size: 80, label: data.series[i]!.label, stroke: PALETTE[i % PALETTE.length]!, ...(side === 1 ? { grid: { show: false } } : {}),
-    }]);
+    const axisFor = (i: number | undefined, side: 1 | 3): uPlot.Axis[] =>
+      i === undefined
+        ? []
+        : [
+            {
+              scale: `s${i}`,
+              side,
+              size: 80,
+              label: data.series[i]!.label,
+              stroke: PALETTE[i % PALETTE.length]!,
+              ...(side === 1 ? { grid: { show: false } } : {}),
+            },
+          ];
     const opts: uPlot.Options = {
       width: Math.max(320, el.clientWidth || 800),
       height: 320,
@@ -42,7 +52,13 @@ export function Chart({ data }: { readonly data: ChartData }) {
       series: [
         { label: data.axis === 'time' ? 'time' : 'block' },
         ...data.series.map((s, i) => ({
-          label: s.label, scale: `s${i}`, show: shown[i] ?? true, value: showValue, stroke: PALETTE[i % PALETTE.length]!, width: 1.5, points: { show: data.x.length < 200 },
+          label: s.label,
+          scale: `s${i}`,
+          show: shown[i] ?? true,
+          value: showValue,
+          stroke: PALETTE[i % PALETTE.length]!,
+          width: 1.5,
+          points: { show: data.x.length < 200 },
         })),
       ],
     };
@@ -79,10 +95,24 @@ export function Chart({ data }: { readonly data: ChartData }) {
         <summary>Chart data as a table</summary>
         <table class="chart-data">
           <caption>{data.x.length} buckets</caption>
-          <thead><tr><th scope="col">{data.axis === 'time' ? 'bucket start' : 'block'}</th>{data.series.map((s) => <th key={s.label} scope="col">{s.label}</th>)}</tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">{data.axis === 'time' ? 'bucket start' : 'block'}</th>
+              {data.series.map((s) => (
+                <th key={s.label} scope="col">
+                  {s.label}
+                </th>
+              ))}
+            </tr>
+          </thead>
           <tbody>
             {data.x.map((x, i) => (
-              <tr key={x}><th scope="row">{at(x)}</th>{data.series.map((s) => <td key={s.label}>{s.values[i] ?? ''}</td>)}</tr>
+              <tr key={x}>
+                <th scope="row">{at(x)}</th>
+                {data.series.map((s) => (
+                  <td key={s.label}>{s.values[i] ?? ''}</td>
+                ))}
+              </tr>
             ))}
           </tbody>
         </table>

@@ -26,7 +26,10 @@ export function shortcutsOf(entry: CoverageEntry): RangeShortcut[] {
   }
   const newestMs = entry.newest.time ? Date.parse(entry.newest.time) : NaN;
   if (!Number.isNaN(newestMs)) {
-    for (const [label, ms] of [['last hour', 3_600_000], ['last day', 86_400_000]] as const) {
+    for (const [label, ms] of [
+      ['last hour', 3_600_000],
+      ['last day', 86_400_000],
+    ] as const) {
       out.push({ label, values: { ...clear, since: isoSeconds(newestMs - ms), until: isoSeconds(newestMs) } });
     }
   }
@@ -34,7 +37,11 @@ export function shortcutsOf(entry: CoverageEntry): RangeShortcut[] {
 }
 
 export interface CoverageProps {
-  readonly state: { readonly kind: 'none' } | { readonly kind: 'loading' } | { readonly kind: 'unavailable'; readonly why: string } | { readonly kind: 'entry'; readonly entry: CoverageEntry | null; readonly where: string };
+  readonly state:
+    | { readonly kind: 'none' }
+    | { readonly kind: 'loading' }
+    | { readonly kind: 'unavailable'; readonly why: string }
+    | { readonly kind: 'entry'; readonly entry: CoverageEntry | null; readonly where: string };
   readonly onShortcut: (values: Readonly<Record<string, string>>) => void;
 }
 
@@ -43,21 +50,35 @@ export function Coverage({ state, onShortcut }: CoverageProps) {
   if (state.kind === 'loading') return <p class="coverage muted">Reading coverage…</p>;
   if (state.kind === 'unavailable') return <p class="coverage muted">Coverage is not available: {state.why}</p>;
   const e = state.entry;
-  if (!e) return <p class="coverage" role="status">Nothing of this dataset is held for {state.where}: every range would be refused.</p>;
-  const span = (r: { from: number; to: number; time_from?: string | null; time_to?: string | null }) => e.unit === 'block'
-    ? `blocks ${n(r.from)}–${n(r.to)}${r.time_from && r.time_to ? ` (${r.time_from} – ${r.time_to})` : ''}`
-    : `${isoSeconds(r.from)} – ${isoSeconds(r.to)}`;
+  if (!e)
+    return (
+      <p class="coverage" role="status">
+        Nothing of this dataset is held for {state.where}: every range would be refused.
+      </p>
+    );
+  const span = (r: { from: number; to: number; time_from?: string | null; time_to?: string | null }) =>
+    e.unit === 'block' ? `blocks ${n(r.from)}–${n(r.to)}${r.time_from && r.time_to ? ` (${r.time_from} – ${r.time_to})` : ''}` : `${isoSeconds(r.from)} – ${isoSeconds(r.to)}`;
   return (
     <div class="coverage" role="status" aria-live="polite">
       <p>
         <strong>Covered for {state.where}:</strong> {e.ranges.map(span).join('; ') || 'nothing'}.
         {e.gaps.length ? <> Gaps: {e.gaps.map((g) => (e.unit === 'block' ? `${n(g.from)}–${n(g.to)}` : `${isoSeconds(g.from)} – ${isoSeconds(g.to)}`)).join('; ')}.</> : null}
-        {e.newest.time ? <> Newest: {e.newest.block !== undefined ? `block ${n(e.newest.block)} at ` : ''}{e.newest.time}.</> : null}
+        {e.newest.time ? (
+          <>
+            {' '}
+            Newest: {e.newest.block !== undefined ? `block ${n(e.newest.block)} at ` : ''}
+            {e.newest.time}.
+          </>
+        ) : null}
         {e.confirmations !== null ? <> Kept {e.confirmations} blocks behind the head.</> : null}
       </p>
       {/* biome-ignore lint/a11y/useSemanticElements: a row of buttons, not a form section: a fieldset would draw the frame the form's fieldsets have */}
       <div class="shortcuts" role="group" aria-label="range shortcuts">
-        {shortcutsOf(e).map((s) => <button type="button" key={s.label} onClick={() => onShortcut(s.values)}>{s.label}</button>)}
+        {shortcutsOf(e).map((s) => (
+          <button type="button" key={s.label} onClick={() => onShortcut(s.values)}>
+            {s.label}
+          </button>
+        ))}
       </div>
     </div>
   );

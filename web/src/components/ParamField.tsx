@@ -33,7 +33,11 @@ export function ParamField({ param: p, value, onInput, excludedBy, error }: Para
     control = (
       <select {...common} value={value} onChange={(e) => onInput((e.target as HTMLSelectElement).value)}>
         <option value="">{p.default !== undefined ? `(default: ${String(p.default)})` : p.required ? '(choose)' : '(any)'}</option>
-        {options.map((o) => <option key={String(o)} value={String(o)}>{String(o)}</option>)}
+        {options.map((o) => (
+          <option key={String(o)} value={String(o)}>
+            {String(o)}
+          </option>
+        ))}
       </select>
     );
   } else {
@@ -57,15 +61,31 @@ export function ParamField({ param: p, value, onInput, excludedBy, error }: Para
       {control}
       <p id={`${id}-help`} class="help">
         <span class="type">{typeText(p)}</span>
-        {p.default !== undefined ? <> · default <code>{String(p.default)}</code></> : null}
+        {p.default !== undefined ? (
+          <>
+            {' '}
+            · default <code>{String(p.default)}</code>
+          </>
+        ) : null}
         {p.minimum !== undefined ? <> · at least {p.minimum}</> : null}
         {p.networks ? <> · only on {p.networks.join(', ')}</> : null}
         {p.exclusiveWith.length ? <> · not with {p.exclusiveWith.join(', ')}</> : null}
-        {' · '}{p.description}
+        {' · '}
+        {p.description}
       </p>
-      {error ? <p id={`${id}-err`} class="error" role="alert">{error}</p>
-        : clash ? <p id={`${id}-err`} class="error" role="alert">{p.name} cannot be combined with {excludedBy.join(', ')}: clear one of them.</p>
-        : blocked ? <p class="note">Disabled while {excludedBy.join(', ')} {excludedBy.length > 1 ? 'are' : 'is'} set.</p> : null}
+      {error ? (
+        <p id={`${id}-err`} class="error" role="alert">
+          {error}
+        </p>
+      ) : clash ? (
+        <p id={`${id}-err`} class="error" role="alert">
+          {p.name} cannot be combined with {excludedBy.join(', ')}: clear one of them.
+        </p>
+      ) : blocked ? (
+        <p class="note">
+          Disabled while {excludedBy.join(', ')} {excludedBy.length > 1 ? 'are' : 'is'} set.
+        </p>
+      ) : null}
     </div>
   );
 }

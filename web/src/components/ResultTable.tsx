@@ -27,13 +27,16 @@ export function ResultTable({ data }: { readonly data: Rows }) {
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus, so that the keyboard can scroll it
     <section class="table-view" style={{ maxHeight: `${VIEW_HEIGHT}px` }} onScroll={(e) => setTop((e.target as HTMLElement).scrollTop)} tabIndex={0} aria-label="result rows, scrollable">
       <table class="rows" aria-rowcount={sorted.length + 1}>
-        <caption>{sorted.length.toLocaleString('en-US')} rows, {data.columns.length} columns{sortText}</caption>
+        <caption>
+          {sorted.length.toLocaleString('en-US')} rows, {data.columns.length} columns{sortText}
+        </caption>
         <thead>
           <tr aria-rowindex={1}>
             {data.columns.map((c, i) => (
               <th key={c} scope="col" aria-sort={sort?.column === i ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}>
                 <button type="button" onClick={() => toggle(i)} title={`sort by ${c}`}>
-                  {c}<span aria-hidden="true">{sort?.column === i ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}</span>
+                  {c}
+                  <span aria-hidden="true">{sort?.column === i ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}</span>
                 </button>
               </th>
             ))}
@@ -44,7 +47,11 @@ export function ResultTable({ data }: { readonly data: Rows }) {
           {first > 0 ? <tr aria-hidden="true" style={{ height: `${first * ROW_HEIGHT}px` }} /> : null}
           {sorted.slice(first, last).map((r, k) => (
             <tr key={first + k} aria-rowindex={first + k + 2} style={{ height: `${ROW_HEIGHT}px` }}>
-              {r.map((v, i) => <td key={i} class={typeof v === 'number' ? 'num' : undefined}>{v === null ? '' : String(v)}</td>)}
+              {r.map((v, i) => (
+                <td key={i} class={typeof v === 'number' ? 'num' : undefined}>
+                  {v === null ? '' : String(v)}
+                </td>
+              ))}
             </tr>
           ))}
           {/* biome-ignore lint/a11y/noAriaHiddenOnFocusable: as above */}

@@ -48,10 +48,16 @@ export function sqrtBasedPrice(sqrtPriceX96: bigint, decimals0: number, decimals
 function poolColumns(p: PoolInfo, amount0: bigint, amount1: bigint): ColumnValues {
   return {
     pool_address: p.address,
-    token0_address: p.token0.address, token0: p.token0.symbol, token0_decimals: p.token0.decimals,
-    token1_address: p.token1.address, token1: p.token1.symbol, token1_decimals: p.token1.decimals,
-    amount0_raw: amount0, amount0: scaleAmount(amount0, p.token0.decimals),
-    amount1_raw: amount1, amount1: scaleAmount(amount1, p.token1.decimals),
+    token0_address: p.token0.address,
+    token0: p.token0.symbol,
+    token0_decimals: p.token0.decimals,
+    token1_address: p.token1.address,
+    token1: p.token1.symbol,
+    token1_decimals: p.token1.decimals,
+    amount0_raw: amount0,
+    amount0: scaleAmount(amount0, p.token0.decimals),
+    amount1_raw: amount1,
+    amount1: scaleAmount(amount1, p.token1.decimals),
   };
 }
 
@@ -97,10 +103,16 @@ export function createDexDecoder(factory: Hex): JsDecoder {
           const a = swap.decode(log);
           if (!a) return;
           ctx.emit(DATASETS.swap, {
-            ...key, ...poolColumns(pool, a.amount0, a.amount1),
-            sender: a.sender, recipient: a.recipient, swapper: ctx.txSender(log),
-            sqrt_price_x96: a.sqrtPriceX96, sqrt_based_price: sqrtBasedPrice(a.sqrtPriceX96, pool.token0.decimals, pool.token1.decimals),
-            liquidity_raw: a.liquidity, liquidity: Number(a.liquidity), tick: a.tick,
+            ...key,
+            ...poolColumns(pool, a.amount0, a.amount1),
+            sender: a.sender,
+            recipient: a.recipient,
+            swapper: ctx.txSender(log),
+            sqrt_price_x96: a.sqrtPriceX96,
+            sqrt_based_price: sqrtBasedPrice(a.sqrtPriceX96, pool.token0.decimals, pool.token1.decimals),
+            liquidity_raw: a.liquidity,
+            liquidity: Number(a.liquidity),
+            tick: a.tick,
           });
           return;
         }
@@ -108,8 +120,13 @@ export function createDexDecoder(factory: Hex): JsDecoder {
           const a = deposit.decode(log);
           if (!a) return;
           ctx.emit(DATASETS.deposit, {
-            ...key, ...poolColumns(pool, a.amount0, a.amount1),
-            sender: a.sender, owner: a.owner, tick_lower: a.tickLower, tick_upper: a.tickUpper, liquidity_raw: a.amount,
+            ...key,
+            ...poolColumns(pool, a.amount0, a.amount1),
+            sender: a.sender,
+            owner: a.owner,
+            tick_lower: a.tickLower,
+            tick_upper: a.tickUpper,
+            liquidity_raw: a.amount,
           });
           return;
         }
@@ -117,8 +134,12 @@ export function createDexDecoder(factory: Hex): JsDecoder {
           const a = withdraw.decode(log);
           if (!a) return;
           ctx.emit(DATASETS.withdraw, {
-            ...key, ...poolColumns(pool, a.amount0, a.amount1),
-            owner: a.owner, tick_lower: a.tickLower, tick_upper: a.tickUpper, liquidity_raw: a.amount,
+            ...key,
+            ...poolColumns(pool, a.amount0, a.amount1),
+            owner: a.owner,
+            tick_lower: a.tickLower,
+            tick_upper: a.tickUpper,
+            liquidity_raw: a.amount,
           });
           return;
         }
@@ -126,8 +147,12 @@ export function createDexDecoder(factory: Hex): JsDecoder {
           const a = collect.decode(log);
           if (!a) return;
           ctx.emit(DATASETS.collect, {
-            ...key, ...poolColumns(pool, a.amount0, a.amount1),
-            owner: a.owner, recipient: a.recipient, tick_lower: a.tickLower, tick_upper: a.tickUpper,
+            ...key,
+            ...poolColumns(pool, a.amount0, a.amount1),
+            owner: a.owner,
+            recipient: a.recipient,
+            tick_lower: a.tickLower,
+            tick_upper: a.tickUpper,
           });
         }
       }

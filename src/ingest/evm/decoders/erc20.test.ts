@@ -21,7 +21,7 @@ const TRANSFER_EVENT = ERC20_ABI.transfer;
 const decoder = createErc20Decoder();
 const TOKENS: Record<string, TokenInfo> = {
   '0x00000000000000000000000000000000000000c6': { address: '0x00000000000000000000000000000000000000c6', symbol: 'USDX', decimals: 6 },
-  '0x00000000000000000000000000000000000000e8': { address: '0x00000000000000000000000000000000000000e8', symbol: "O'NEIL,\"Q\"", decimals: 18 },
+  '0x00000000000000000000000000000000000000e8': { address: '0x00000000000000000000000000000000000000e8', symbol: 'O\'NEIL,"Q"', decimals: 18 },
   '0x00000000000000000000000000000000000000d0': { address: '0x00000000000000000000000000000000000000d0', symbol: 'ZERO', decimals: 0 },
 };
 const AMOUNTS = [0n, 1n, 999_999n, 2n ** 53n + 1n, 2n ** 64n - 1n, 2n ** 64n, 123456789012345678901234567n, 2n ** 124n - 1n, 2n ** 124n, 2n ** 128n + 7n, 2n ** 255n, 2n ** 256n - 1n];
@@ -70,25 +70,43 @@ describe('erc20 engine decoder', () => {
     const batch = scan.engine.get('evm/erc20/transfer')!;
     expect(batch.events).toBe(logs.length);
     expect([...batch.tokens].sort()).toEqual(tokens.sort());
-    expect(batch.wide.map((w) => BigInt(w.value)).sort()).toEqual(logs.map((l) => BigInt(l.data)).filter((a) => a >= 2n ** 124n).sort());
+    expect(batch.wide.map((w) => BigInt(w.value)).sort()).toEqual(
+      logs
+        .map((l) => BigInt(l.data))
+        .filter((a) => a >= 2n ** 124n)
+        .sort(),
+    );
 
     const lo = 100;
     const hi = 100 + Math.ceil(logs.length / 5);
     await store.transaction(async (tx) => {
-      await tx.append('blocks', Array.from({ length: hi - lo + 1 }, (_, i) => ['ETH', lo + i, BLOCK_TIME(lo + i), `0x${(lo + i).toString(16).padStart(64, '0')}`, '0x']));
+      await tx.append(
+        'blocks',
+        Array.from({ length: hi - lo + 1 }, (_, i) => ['ETH', lo + i, BLOCK_TIME(lo + i), `0x${(lo + i).toString(16).padStart(64, '0')}`, '0x']),
+      );
       await decoder.engine.insert(tx, { network: 'ETH', lo, hi, file, batch, token: (a) => TOKENS[a]! });
     });
     const stored = await store.all<Record<string, unknown>>(
       `SELECT network, block_number, log_index, time, tx_hash, token_address, token, token_decimals, sender, receiver, amount_raw::VARCHAR AS amount_raw, amount
-       FROM evm_erc20_transfer ORDER BY block_number, log_index`);
+       FROM evm_erc20_transfer ORDER BY block_number, log_index`,
+    );
     const expected = logs.map((l) => {
       const args = decodeEventLog({ abi: [TRANSFER_EVENT], topics: l.topics as [Hex, ...Hex[]], data: l.data }).args;
       const token = TOKENS[l.address.toLowerCase()]!;
       const block = Number(BigInt(l.blockNumber));
       return {
-        network: 'ETH', block_number: BigInt(block), log_index: Number(BigInt(l.logIndex)), time: BLOCK_TIME(block), tx_hash: l.transactionHash,
-        token_address: token.address, token: token.symbol, token_decimals: token.decimals,
-        sender: args.from.toLowerCase(), receiver: args.to.toLowerCase(), amount_raw: args.value.toString(), amount: scaleAmount(args.value, token.decimals),
+        network: 'ETH',
+        block_number: BigInt(block),
+        log_index: Number(BigInt(l.logIndex)),
+        time: BLOCK_TIME(block),
+        tx_hash: l.transactionHash,
+        token_address: token.address,
+        token: token.symbol,
+        token_decimals: token.decimals,
+        sender: args.from.toLowerCase(),
+        receiver: args.to.toLowerCase(),
+        amount_raw: args.value.toString(),
+        amount: scaleAmount(args.value, token.decimals),
       };
     });
     expect(stored).toEqual(expected);
@@ -98,7 +116,8 @@ describe('erc20 engine decoder', () => {
     const file = path.join(dir, 'orphan.json');
     writeLogFile(file, [JSON.stringify([transferLog(0, Object.keys(TOKENS)[0]!, 5n)])]);
     const scan = await scanLogFile(store, file, { js: [], engine: [decoder] });
-    await expect(store.transaction((tx) => decoder.engine.insert(tx, { network: 'ARB', lo: 100, hi: 100, file, batch: scan.engine.get('evm/erc20/transfer')!, token: (a) => TOKENS[a]! })))
-      .rejects.toThrow(/inserted 0 of 1 transfers/);
+    await expect(
+      store.transaction((tx) => decoder.engine.insert(tx, { network: 'ARB', lo: 100, hi: 100, file, batch: scan.engine.get('evm/erc20/transfer')!, token: (a) => TOKENS[a]! })),
+    ).rejects.toThrow(/inserted 0 of 1 transfers/);
   });
 });

@@ -55,11 +55,18 @@ async function insert(tx: Tx, p: EngineInsert): Promise<void> {
   await tx.run(`CREATE TEMP TABLE erc20_batch_tokens (address VARCHAR, symbol VARCHAR, decimals UTINYINT)`);
   await tx.run(`CREATE TEMP TABLE erc20_batch_wide (block_number BIGINT, log_index BIGINT, value VARCHAR)`);
   try {
-    await tx.append('erc20_batch_tokens', p.batch.tokens.map((a) => {
-      const t = p.token(a);
-      return [a, t.symbol, t.decimals];
-    }));
-    if (p.batch.wide.length) await tx.append('erc20_batch_wide', p.batch.wide.map((w) => [w.block_number, w.log_index, w.value]));
+    await tx.append(
+      'erc20_batch_tokens',
+      p.batch.tokens.map((a) => {
+        const t = p.token(a);
+        return [a, t.symbol, t.decimals];
+      }),
+    );
+    if (p.batch.wide.length)
+      await tx.append(
+        'erc20_batch_wide',
+        p.batch.wide.map((w) => [w.block_number, w.log_index, w.value]),
+      );
     const [done] = await tx.all<{ Count: bigint }>(
       `INSERT INTO ${erc20Transfer.table.name} BY NAME
        SELECT $network AS network, v.block_number, v.log_index, b.time, v.tx_hash, v.token_address, t.symbol AS token, t.decimals AS token_decimals, v.sender, v.receiver,

@@ -22,8 +22,12 @@ const liquidation = createEventDecoder(LENDING_ABI.liquidation);
 const SELECTORS = [supply, withdraw, borrow, repay, flashloan, liquidation].map((d) => d.selector);
 const dataset = (event: keyof typeof LENDING_ABI) => evmEndpoint('lending_v3', event).id;
 const DATASETS = {
-  deposit: dataset('deposit'), withdraw: dataset('withdraw'), borrow: dataset('borrow'),
-  repay: dataset('repay'), flashloan: dataset('flashloan'), liquidation: dataset('liquidation'),
+  deposit: dataset('deposit'),
+  withdraw: dataset('withdraw'),
+  borrow: dataset('borrow'),
+  repay: dataset('repay'),
+  flashloan: dataset('flashloan'),
+  liquidation: dataset('liquidation'),
 } as const satisfies Record<keyof typeof LENDING_ABI, string>;
 
 const RAY = 27;
@@ -46,57 +50,87 @@ function parseLog(log: RpcLog): Parsed | null {
   switch (log.topics[0]) {
     case supply.selector: {
       const a = supply.decode(log);
-      return a && {
-        dataset: DATASETS.deposit, tokens: [a.reserve],
-        row: (ctx) => ({ user: a.user, on_behalf_of: a.onBehalfOf, referral_code: a.referralCode, ...reserve(ctx, a.reserve), ...amount('amount', a.amount, ctx.token(a.reserve).decimals) }),
-      };
+      return (
+        a && {
+          dataset: DATASETS.deposit,
+          tokens: [a.reserve],
+          row: (ctx) => ({ user: a.user, on_behalf_of: a.onBehalfOf, referral_code: a.referralCode, ...reserve(ctx, a.reserve), ...amount('amount', a.amount, ctx.token(a.reserve).decimals) }),
+        }
+      );
     }
     case withdraw.selector: {
       const a = withdraw.decode(log);
-      return a && {
-        dataset: DATASETS.withdraw, tokens: [a.reserve],
-        row: (ctx) => ({ user: a.user, recipient: a.to, ...reserve(ctx, a.reserve), ...amount('amount', a.amount, ctx.token(a.reserve).decimals) }),
-      };
+      return (
+        a && {
+          dataset: DATASETS.withdraw,
+          tokens: [a.reserve],
+          row: (ctx) => ({ user: a.user, recipient: a.to, ...reserve(ctx, a.reserve), ...amount('amount', a.amount, ctx.token(a.reserve).decimals) }),
+        }
+      );
     }
     case borrow.selector: {
       const a = borrow.decode(log);
-      return a && {
-        dataset: DATASETS.borrow, tokens: [a.reserve],
-        row: (ctx) => ({
-          user: a.user, on_behalf_of: a.onBehalfOf, interest_rate_mode: a.interestRateMode,
-          ...amount('borrow_rate', a.borrowRate, RAY), referral_code: a.referralCode,
-          ...reserve(ctx, a.reserve), ...amount('amount', a.amount, ctx.token(a.reserve).decimals),
-        }),
-      };
+      return (
+        a && {
+          dataset: DATASETS.borrow,
+          tokens: [a.reserve],
+          row: (ctx) => ({
+            user: a.user,
+            on_behalf_of: a.onBehalfOf,
+            interest_rate_mode: a.interestRateMode,
+            ...amount('borrow_rate', a.borrowRate, RAY),
+            referral_code: a.referralCode,
+            ...reserve(ctx, a.reserve),
+            ...amount('amount', a.amount, ctx.token(a.reserve).decimals),
+          }),
+        }
+      );
     }
     case repay.selector: {
       const a = repay.decode(log);
-      return a && {
-        dataset: DATASETS.repay, tokens: [a.reserve],
-        row: (ctx) => ({ user: a.user, repayer: a.repayer, use_a_tokens: a.useATokens, ...reserve(ctx, a.reserve), ...amount('amount', a.amount, ctx.token(a.reserve).decimals) }),
-      };
+      return (
+        a && {
+          dataset: DATASETS.repay,
+          tokens: [a.reserve],
+          row: (ctx) => ({ user: a.user, repayer: a.repayer, use_a_tokens: a.useATokens, ...reserve(ctx, a.reserve), ...amount('amount', a.amount, ctx.token(a.reserve).decimals) }),
+        }
+      );
     }
     case flashloan.selector: {
       const a = flashloan.decode(log);
-      return a && {
-        dataset: DATASETS.flashloan, tokens: [a.asset],
-        row: (ctx) => ({
-          initiator: a.initiator, target: a.target, interest_rate_mode: a.interestRateMode, referral_code: a.referralCode,
-          ...reserve(ctx, a.asset), ...amount('amount', a.amount, ctx.token(a.asset).decimals), ...amount('premium', a.premium, ctx.token(a.asset).decimals),
-        }),
-      };
+      return (
+        a && {
+          dataset: DATASETS.flashloan,
+          tokens: [a.asset],
+          row: (ctx) => ({
+            initiator: a.initiator,
+            target: a.target,
+            interest_rate_mode: a.interestRateMode,
+            referral_code: a.referralCode,
+            ...reserve(ctx, a.asset),
+            ...amount('amount', a.amount, ctx.token(a.asset).decimals),
+            ...amount('premium', a.premium, ctx.token(a.asset).decimals),
+          }),
+        }
+      );
     }
     case liquidation.selector: {
       const a = liquidation.decode(log);
-      return a && {
-        dataset: DATASETS.liquidation, tokens: [a.debtAsset, a.collateralAsset],
-        row: (ctx) => ({
-          owner: a.user, liquidator: a.liquidator, receive_a_token: a.receiveAToken,
-          ...reserve(ctx, a.debtAsset, 'debt_'), ...reserve(ctx, a.collateralAsset, 'collateral_'),
-          ...amount('debt_to_cover', a.debtToCover, ctx.token(a.debtAsset).decimals),
-          ...amount('liquidated_collateral', a.liquidatedCollateralAmount, ctx.token(a.collateralAsset).decimals),
-        }),
-      };
+      return (
+        a && {
+          dataset: DATASETS.liquidation,
+          tokens: [a.debtAsset, a.collateralAsset],
+          row: (ctx) => ({
+            owner: a.user,
+            liquidator: a.liquidator,
+            receive_a_token: a.receiveAToken,
+            ...reserve(ctx, a.debtAsset, 'debt_'),
+            ...reserve(ctx, a.collateralAsset, 'collateral_'),
+            ...amount('debt_to_cover', a.debtToCover, ctx.token(a.debtAsset).decimals),
+            ...amount('liquidated_collateral', a.liquidatedCollateralAmount, ctx.token(a.collateralAsset).decimals),
+          }),
+        }
+      );
     }
     default:
       return null;

@@ -14,19 +14,30 @@ const v = (n: number) => `0x${n.toString(16)}` as const;
 describe('transfersOfTrace', () => {
   it('keeps value-moving CALL, CREATE and SELFDESTRUCT frames in depth-first order; trace_index 0 is the transaction, k the k-th internal transfer', () => {
     const tree: CallFrame = {
-      type: 'CALL', from: A, to: B, value: v(10), calls: [
+      type: 'CALL',
+      from: A,
+      to: B,
+      value: v(10),
+      calls: [
         { type: 'CALL', from: B, to: C, value: v(3), calls: [{ type: 'STATICCALL', from: C, to: D }] },
         { type: 'CREATE2', from: B, to: D, value: v(4), calls: [{ type: 'SELFDESTRUCT', from: D, to: A, value: v(4) }] },
       ],
     };
     expect(transfersOfTrace(tree, 2, TX).map((t) => [t.traceIndex, t.from, t.to, t.value])).toEqual([
-      [0, A, B, 10n], [1, B, C, 3n], [2, B, D, 4n], [3, D, A, 4n],
+      [0, A, B, 10n],
+      [1, B, C, 3n],
+      [2, B, D, 4n],
+      [3, D, A, 4n],
     ]);
   });
 
   it('drops a failed frame and everything under it, but keeps its siblings', () => {
     const tree: CallFrame = {
-      type: 'CALL', from: A, to: B, value: v(0), calls: [
+      type: 'CALL',
+      from: A,
+      to: B,
+      value: v(0),
+      calls: [
         { type: 'CALL', from: B, to: C, value: v(5), error: 'execution reverted', calls: [{ type: 'CALL', from: C, to: D, value: v(1) }] },
         { type: 'CALL', from: B, to: D, value: v(2) },
       ],
@@ -41,7 +52,11 @@ describe('transfersOfTrace', () => {
 
   it('a DELEGATECALL or CALLCODE carrying value is not a payment; zero-value calls are not transfers', () => {
     const tree: CallFrame = {
-      type: 'CALL', from: A, to: B, value: v(9), calls: [
+      type: 'CALL',
+      from: A,
+      to: B,
+      value: v(9),
+      calls: [
         { type: 'DELEGATECALL', from: B, to: C, value: v(9) },
         { type: 'CALLCODE', from: B, to: C, value: v(1) },
         { type: 'CALL', from: B, to: C, value: v(0) },
@@ -55,8 +70,14 @@ describe('transferOfTransaction (no traces)', () => {
   const tx = { hash: TX, from: A, to: B, value: v(5), transactionIndex: v(3) } as const;
 
   it('a successful transaction with value is one transfer, trace_index 0', () => {
-    expect(transferOfTransaction(tx, { transactionHash: TX, transactionIndex: v(3), status: '0x1', contractAddress: null }))
-      .toEqual({ txIndex: 3, traceIndex: 0, txHash: TX, from: A, to: B, value: 5n });
+    expect(transferOfTransaction(tx, { transactionHash: TX, transactionIndex: v(3), status: '0x1', contractAddress: null })).toEqual({
+      txIndex: 3,
+      traceIndex: 0,
+      txHash: TX,
+      from: A,
+      to: B,
+      value: 5n,
+    });
   });
 
   it('a failed one is none; a creation pays the new contract; a receipt without status (pre-Byzantium) counts as success', () => {
@@ -71,26 +92,48 @@ describe('transferOfTransaction (no traces)', () => {
 function flatten(f: CallFrame, path: number[] = []): FlatTrace[] {
   const t = f.type.toUpperCase();
   const base = { traceAddress: path, ...(f.error ? { error: f.error } : {}), transactionHash: TX };
-  const self: FlatTrace = t === 'SELFDESTRUCT'
-    ? { ...base, type: 'suicide', action: { address: f.from, refundAddress: f.to!, balance: f.value ?? '0x0' } }
-    : t.startsWith('CREATE')
-      ? { ...base, type: 'create', action: { from: f.from, value: f.value ?? '0x0' }, result: f.error ? null : { address: f.to! } }
-      : { ...base, type: 'call', action: { from: f.from, to: f.to!, value: f.value ?? '0x0', callType: t.toLowerCase() } };
+  const self: FlatTrace =
+    t === 'SELFDESTRUCT'
+      ? { ...base, type: 'suicide', action: { address: f.from, refundAddress: f.to!, balance: f.value ?? '0x0' } }
+      : t.startsWith('CREATE')
+        ? { ...base, type: 'create', action: { from: f.from, value: f.value ?? '0x0' }, result: f.error ? null : { address: f.to! } }
+        : { ...base, type: 'call', action: { from: f.from, to: f.to!, value: f.value ?? '0x0', callType: t.toLowerCase() } };
   return [self, ...(f.calls ?? []).flatMap((c, i) => flatten(c, [...path, i]))];
 }
 
 describe('transfersOfFlatTraces (trace_block)', () => {
   const trees: CallFrame[] = [
-    { type: 'CALL', from: A, to: B, value: v(10), calls: [
-      { type: 'CALL', from: B, to: C, value: v(3), calls: [{ type: 'STATICCALL', from: C, to: D }] },
-      { type: 'CREATE2', from: B, to: D, value: v(4), calls: [{ type: 'SELFDESTRUCT', from: D, to: A, value: v(4) }] },
-    ] },
-    { type: 'CALL', from: A, to: B, value: v(0), calls: [
-      { type: 'CALL', from: B, to: C, value: v(5), error: 'Reverted', calls: [{ type: 'CALL', from: C, to: D, value: v(1) }] },
-      { type: 'CALL', from: B, to: D, value: v(2) },
-    ] },
+    {
+      type: 'CALL',
+      from: A,
+      to: B,
+      value: v(10),
+      calls: [
+        { type: 'CALL', from: B, to: C, value: v(3), calls: [{ type: 'STATICCALL', from: C, to: D }] },
+        { type: 'CREATE2', from: B, to: D, value: v(4), calls: [{ type: 'SELFDESTRUCT', from: D, to: A, value: v(4) }] },
+      ],
+    },
+    {
+      type: 'CALL',
+      from: A,
+      to: B,
+      value: v(0),
+      calls: [
+        { type: 'CALL', from: B, to: C, value: v(5), error: 'Reverted', calls: [{ type: 'CALL', from: C, to: D, value: v(1) }] },
+        { type: 'CALL', from: B, to: D, value: v(2) },
+      ],
+    },
     { type: 'CALL', from: A, to: B, value: v(7), error: 'Reverted', calls: [{ type: 'CALL', from: B, to: C, value: v(1) }] },
-    { type: 'CALL', from: A, to: B, value: v(9), calls: [{ type: 'DELEGATECALL', from: B, to: C, value: v(9) }, { type: 'CALLCODE', from: B, to: C, value: v(1) }] },
+    {
+      type: 'CALL',
+      from: A,
+      to: B,
+      value: v(9),
+      calls: [
+        { type: 'DELEGATECALL', from: B, to: C, value: v(9) },
+        { type: 'CALLCODE', from: B, to: C, value: v(1) },
+      ],
+    },
   ];
 
   it.each(trees.map((t, i) => [i, t] as const))('gives the same transfers, trace indexes included, as the call tree (case %i)', (_i, tree) => {

@@ -77,7 +77,10 @@ export function transfersOfFlatTraces(traces: readonly FlatTrace[], txIndex: num
     const key = path.join('.');
     let bad = !!t.error;
     for (let i = 0; !bad && i < path.length; i++) bad = failed.has(path.slice(0, i).join('.'));
-    if (bad) { failed.add(key); continue; }
+    if (bad) {
+      failed.add(key);
+      continue;
+    }
     const move = flatMove(t);
     if (move && move.value > 0n) {
       out.push({ txIndex, traceIndex: path.length === 0 ? 0 : ++internal, txHash, from: move.from, to: move.to, value: move.value });
@@ -111,10 +114,7 @@ export function transferOfTransaction(tx: RpcTransaction, receipt: RpcReceipt | 
   return { txIndex: Number(BigInt(tx.transactionIndex)), traceIndex: 0, txHash: tx.hash, from: tx.from.toLowerCase() as Hex, to: to.toLowerCase() as Hex, value };
 }
 
-export type BlockTraces =
-  | { readonly traces: readonly TxTrace[] }
-  | { readonly flat: readonly FlatTrace[] }
-  | { readonly receipts: readonly RpcReceipt[] };
+export type BlockTraces = { readonly traces: readonly TxTrace[] } | { readonly flat: readonly FlatTrace[] } | { readonly receipts: readonly RpcReceipt[] };
 
 export function transfersOfBlock(block: BlockInfo, source: BlockTraces): NativeTransfer[] {
   if ('traces' in source) {
@@ -125,7 +125,10 @@ export function transfersOfBlock(block: BlockInfo, source: BlockTraces): NativeT
     for (const t of source.flat) {
       if (t.transactionPosition === null || t.transactionPosition === undefined) continue; // rewards
       let list = byTx.get(t.transactionPosition);
-      if (!list) { list = []; byTx.set(t.transactionPosition, list); }
+      if (!list) {
+        list = [];
+        byTx.set(t.transactionPosition, list);
+      }
       list.push(t);
     }
     return [...byTx.keys()].sort((a, b) => a - b).flatMap((i) => transfersOfFlatTraces(byTx.get(i)!, i, byTx.get(i)![0]!.transactionHash ?? block.txHashes[i]!));
@@ -140,7 +143,16 @@ export function transfersOfBlock(block: BlockInfo, source: BlockTraces): NativeT
 
 export function nativeRow(network: string, symbol: string, block: BlockInfo, t: NativeTransfer): ColumnValues {
   return {
-    network, block_number: block.number, tx_index: t.txIndex, trace_index: t.traceIndex, time: block.time, tx_hash: t.txHash,
-    token: symbol, sender: t.from, receiver: t.to, amount_raw: t.value, amount: scaleAmount(t.value, NATIVE_DECIMALS),
+    network,
+    block_number: block.number,
+    tx_index: t.txIndex,
+    trace_index: t.traceIndex,
+    time: block.time,
+    tx_hash: t.txHash,
+    token: symbol,
+    sender: t.from,
+    receiver: t.to,
+    amount_raw: t.value,
+    amount: scaleAmount(t.value, NATIVE_DECIMALS),
   };
 }

@@ -32,7 +32,12 @@ describe('the decoder registry and the catalog', () => {
   it('the planned decoders fill exactly the planned datasets and ask the node for their events', () => {
     const shipped = loadProtocols();
     // Bridge dialects and pool discovery read events beside the datasets' own ABI.
-    const extra = new Set([toEventSelector(DEX_ABI.poolCreated), ...Object.values(STAKING_BRIDGE_ABI).flatMap((d) => Object.values(d).flat()).map((a) => toEventSelector(a))]);
+    const extra = new Set([
+      toEventSelector(DEX_ABI.poolCreated),
+      ...Object.values(STAKING_BRIDGE_ABI)
+        .flatMap((d) => Object.values(d).flat())
+        .map((a) => toEventSelector(a)),
+    ]);
     let planned = 0;
     for (const network of Object.keys(NETWORKS)) {
       const plan = planDatasets(network, shipped);

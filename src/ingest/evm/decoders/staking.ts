@@ -33,7 +33,13 @@ const requested = createEventDecoder(STAKING_L1_ABI.withdrawal_request);
 const claimed = createEventDecoder(STAKING_L1_ABI.withdrawal_claimed);
 
 /** Sender, receiver and token addresses of a bridge event, in the dataset's terms. */
-interface BridgeFields { l1Token: Hex | null; l2Token: Hex | null; from: Hex; to: Hex; amount: bigint }
+interface BridgeFields {
+  l1Token: Hex | null;
+  l2Token: Hex | null;
+  from: Hex;
+  to: Hex;
+  amount: bigint;
+}
 
 /** A bridge event of any dialect, read into the dataset's fields: each dialect names its parties its own way. */
 function bridgeFields(a: EventArgs): BridgeFields | null {
@@ -91,28 +97,48 @@ export function createStakingDecoder(opts: StakingDecoderOptions): JsDecoder {
     if (from !== queue) return null;
     if (log.topics[0] === requested.selector) {
       const a = requested.decode(log);
-      return a && ['withdrawal_request', {
-        request_id: a.requestId, requestor: a.requestor, owner: a.owner,
-        burned_amount_raw: a.amountOfStETH, burned_amount: scaleAmount(a.amountOfStETH, st().decimals),
-        // Lido shares carry 18 decimals like stETH itself.
-        burned_shares_raw: a.amountOfShares, burned_shares: scaleAmount(a.amountOfShares, 18),
-        burned_token: st().symbol,
-      }];
+      return (
+        a && [
+          'withdrawal_request',
+          {
+            request_id: a.requestId,
+            requestor: a.requestor,
+            owner: a.owner,
+            burned_amount_raw: a.amountOfStETH,
+            burned_amount: scaleAmount(a.amountOfStETH, st().decimals),
+            // Lido shares carry 18 decimals like stETH itself.
+            burned_shares_raw: a.amountOfShares,
+            burned_shares: scaleAmount(a.amountOfShares, 18),
+            burned_token: st().symbol,
+          },
+        ]
+      );
     }
     if (log.topics[0] === claimed.selector) {
       const a = claimed.decode(log);
-      return a && ['withdrawal_claimed', {
-        request_id: a.requestId, receiver: a.receiver, owner: a.owner,
-        withdraw_amount_raw: a.amountOfETH, withdraw_amount: scaleAmount(a.amountOfETH, 18), withdraw_token: ctx.nativeSymbol,
-      }];
+      return (
+        a && [
+          'withdrawal_claimed',
+          {
+            request_id: a.requestId,
+            receiver: a.receiver,
+            owner: a.owner,
+            withdraw_amount_raw: a.amountOfETH,
+            withdraw_amount: scaleAmount(a.amountOfETH, 18),
+            withdraw_token: ctx.nativeSymbol,
+          },
+        ]
+      );
     }
     return null;
   };
   const isL1 = (log: RpcLog): boolean => {
     const from = log.address.toLowerCase();
     const t0 = log.topics[0];
-    return (from === steth && t0 === submitted.selector && submitted.decode(log) !== null)
-      || (from === queue && ((t0 === requested.selector && requested.decode(log) !== null) || (t0 === claimed.selector && claimed.decode(log) !== null)));
+    return (
+      (from === steth && t0 === submitted.selector && submitted.decode(log) !== null) ||
+      (from === queue && ((t0 === requested.selector && requested.decode(log) !== null) || (t0 === claimed.selector && claimed.decode(log) !== null)))
+    );
   };
 
   const l2Event = (log: RpcLog): [L2Event, BridgeFields] | null => {
@@ -133,11 +159,7 @@ export function createStakingDecoder(opts: StakingDecoderOptions): JsDecoder {
   return {
     protocol: 'staking',
     datasets: opts.datasets,
-    topic0: [
-      ...(steth ? [submitted.selector] : []),
-      ...(queue ? [requested.selector, claimed.selector] : []),
-      ...bridgeDecoders.keys(),
-    ],
+    topic0: [...(steth ? [submitted.selector] : []), ...(queue ? [requested.selector, claimed.selector] : []), ...bridgeDecoders.keys()],
     addresses: [steth, queue, bridge].filter((a): a is Hex => a !== undefined),
     tokensOf(log) {
       if (isL1(log)) return c.steth ? [c.steth] : [];
@@ -160,8 +182,13 @@ export function createStakingDecoder(opts: StakingDecoderOptions): JsDecoder {
       const token = l2Token ? ctx.token(l2Token) : { symbol: 'WSTETH', decimals: 18 };
       const parties = event === 'l2_deposit' ? { l1_sender: f.from, l2_receiver: f.to } : { l2_sender: f.from, l1_receiver: f.to };
       ctx.emit(stakingDataset(event), {
-        ...base, l1_token: f.l1Token ?? l1Wsteth, l2_token: l2Token, ...parties,
-        amount_raw: f.amount, amount: scaleAmount(f.amount, token.decimals), token: token.symbol,
+        ...base,
+        l1_token: f.l1Token ?? l1Wsteth,
+        l2_token: l2Token,
+        ...parties,
+        amount_raw: f.amount,
+        amount: scaleAmount(f.amount, token.decimals),
+        token: token.symbol,
       });
     },
   };
