@@ -16,7 +16,8 @@ import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
 import { spawnListening, type ListeningProcess } from './listening.ts';
 import { createStore, type Store } from '../../src/store/createStore.ts';
-import { createTestStore, TEST_DEMO } from './testApp.ts';
+import type { ExportLaneLimits } from '../../src/store/exportLanes.ts';
+import { createTestStore, TEST_DEMO, TEST_ENGINE } from './testApp.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -32,6 +33,19 @@ export const SMALL_COST = 100;
 export async function createDemoStore(dataDir: string | null = null): Promise<Store> {
   if (dataDir === null) return createTestStore(TEST_DEMO);
   const store = await createStore({ dataDir, threads: 2 });
+  await loadSeed(store);
+  await generateDemo(store, TEST_DEMO);
+  return store;
+}
+
+/**
+ * The demo store in memory with these export lanes on DuckDB (chDB has no
+ * lanes): for tests of downloads held open, where the lanes' room is part of
+ * what is tested.
+ */
+export async function createDemoStoreWithLanes(lanes: ExportLaneLimits): Promise<Store> {
+  if (TEST_ENGINE !== 'duckdb') return createDemoStore();
+  const store = await createStore({ dataDir: null, threads: 2, exportLanes: lanes });
   await loadSeed(store);
   await generateDemo(store, TEST_DEMO);
   return store;

@@ -7,24 +7,15 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDemo } from '../../src/demo/generate.ts';
-import { loadSeed } from '../../src/reference/importReference.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
-import { TEST_DEMO, TEST_ENGINE } from '../helpers/testApp.ts';
-import { createDemoStore, createMeteredApp, meteringOf, plans, SMALL_QUERY, type MeteredApp } from '../helpers/metered.ts';
+import type { Store } from '../../src/store/createStore.ts';
+import { createDemoStoreWithLanes, createMeteredApp, meteringOf, plans, SMALL_QUERY, type MeteredApp } from '../helpers/metered.ts';
 
 let store: Store;
 let m: MeteredApp;
 let port: number;
 beforeAll(async () => {
   // Room for every held download in DuckDB's export lanes: what is tested here is the key's limit, not the lanes'.
-  if (TEST_ENGINE === 'duckdb') {
-    store = await createStore({ dataDir: null, threads: 2, exportLanes: { light: 16, heavy: 16 } });
-    await loadSeed(store);
-    await generateDemo(store, TEST_DEMO);
-  } else {
-    store = await createDemoStore();
-  }
+  store = await createDemoStoreWithLanes({ light: 16, heavy: 16 });
   m = await createMeteredApp(store, {
     plans: plans({
       two: { requests_per_minute: null, monthly_blocks: null, concurrent_requests: 2 },

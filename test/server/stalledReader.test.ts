@@ -6,11 +6,8 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDemo } from '../../src/demo/generate.ts';
-import { loadSeed } from '../../src/reference/importReference.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
-import { createDemoStore, createMeteredApp, plans, type MeteredApp } from '../helpers/metered.ts';
-import { TEST_DEMO, TEST_ENGINE } from '../helpers/testApp.ts';
+import type { Store } from '../../src/store/createStore.ts';
+import { createDemoStoreWithLanes, createMeteredApp, plans, type MeteredApp } from '../helpers/metered.ts';
 
 let store: Store;
 let m: MeteredApp;
@@ -19,13 +16,7 @@ const STALL_MS = 1_500;
 
 beforeAll(async () => {
   // One heavy export at a time on DuckDB: a stalled one that kept its slot would stop every other.
-  if (TEST_ENGINE === 'duckdb') {
-    store = await createStore({ dataDir: null, threads: 2, exportLanes: { light: 4, heavy: 1 } });
-    await loadSeed(store);
-    await generateDemo(store, TEST_DEMO);
-  } else {
-    store = await createDemoStore();
-  }
+  store = await createDemoStoreWithLanes({ light: 4, heavy: 1 });
   m = await createMeteredApp(store, { plans: plans({ open: { requests_per_minute: null, monthly_blocks: null } }), stalledReaderMs: STALL_MS });
   await m.app.listen({ port: 0, host: '127.0.0.1' });
   port = (m.app.server.address() as AddressInfo).port;

@@ -86,59 +86,61 @@ export function createStakingDecoder(opts: StakingDecoderOptions): JsDecoder {
   const steth = want.has(stakingDataset('deposit')) ? c.steth : undefined;
   const queue = want.has(stakingDataset('withdrawal_request')) ? c.withdrawal_queue : undefined;
 
-  /** The row of an L1 log (without the log key), or null. */
-  const l1Row = (log: RpcLog, ctx: DecodeContext): [StakingEvent, ColumnValues] | null => {
+  /** An L1 log of a configured contract: its dataset event and, given the decoding context, its row (without the log key). */
+  const l1Log = (log: RpcLog): { event: StakingEvent; row(ctx: DecodeContext): ColumnValues } | null => {
     const from = log.address.toLowerCase();
-    const st = () => stethToken(ctx);
     if (from === steth && log.topics[0] === submitted.selector) {
       const a = submitted.decode(log);
-      return a && ['deposit', { sender: a.sender, referral: a.referral, minted_amount_raw: a.amount, minted_amount: scaleAmount(a.amount, st().decimals), minted_token: st().symbol }];
+      return (
+        a && {
+          event: 'deposit',
+          row: (ctx) => {
+            const st = stethToken(ctx);
+            return { sender: a.sender, referral: a.referral, minted_amount_raw: a.amount, minted_amount: scaleAmount(a.amount, st.decimals), minted_token: st.symbol };
+          },
+        }
+      );
     }
     if (from !== queue) return null;
     if (log.topics[0] === requested.selector) {
       const a = requested.decode(log);
       return (
-        a && [
-          'withdrawal_request',
-          {
-            request_id: a.requestId,
-            requestor: a.requestor,
-            owner: a.owner,
-            burned_amount_raw: a.amountOfStETH,
-            burned_amount: scaleAmount(a.amountOfStETH, st().decimals),
-            // Lido shares carry 18 decimals like stETH itself.
-            burned_shares_raw: a.amountOfShares,
-            burned_shares: scaleAmount(a.amountOfShares, 18),
-            burned_token: st().symbol,
+        a && {
+          event: 'withdrawal_request',
+          row: (ctx) => {
+            const st = stethToken(ctx);
+            return {
+              request_id: a.requestId,
+              requestor: a.requestor,
+              owner: a.owner,
+              burned_amount_raw: a.amountOfStETH,
+              burned_amount: scaleAmount(a.amountOfStETH, st.decimals),
+              // Lido shares carry 18 decimals like stETH itself.
+              burned_shares_raw: a.amountOfShares,
+              burned_shares: scaleAmount(a.amountOfShares, 18),
+              burned_token: st.symbol,
+            };
           },
-        ]
+        }
       );
     }
     if (log.topics[0] === claimed.selector) {
       const a = claimed.decode(log);
       return (
-        a && [
-          'withdrawal_claimed',
-          {
+        a && {
+          event: 'withdrawal_claimed',
+          row: (ctx) => ({
             request_id: a.requestId,
             receiver: a.receiver,
             owner: a.owner,
             withdraw_amount_raw: a.amountOfETH,
             withdraw_amount: scaleAmount(a.amountOfETH, 18),
             withdraw_token: ctx.nativeSymbol,
-          },
-        ]
+          }),
+        }
       );
     }
     return null;
-  };
-  const isL1 = (log: RpcLog): boolean => {
-    const from = log.address.toLowerCase();
-    const t0 = log.topics[0];
-    return (
-      (from === steth && t0 === submitted.selector && submitted.decode(log) !== null) ||
-      (from === queue && ((t0 === requested.selector && requested.decode(log) !== null) || (t0 === claimed.selector && claimed.decode(log) !== null)))
-    );
   };
 
   const l2Event = (log: RpcLog): [L2Event, BridgeFields] | null => {
@@ -162,7 +164,7 @@ export function createStakingDecoder(opts: StakingDecoderOptions): JsDecoder {
     topic0: [...(steth ? [submitted.selector] : []), ...(queue ? [requested.selector, claimed.selector] : []), ...bridgeDecoders.keys()],
     addresses: [steth, queue, bridge].filter((a): a is Hex => a !== undefined),
     tokensOf(log) {
-      if (isL1(log)) return c.steth ? [c.steth] : [];
+      if (l1Log(log)) return c.steth ? [c.steth] : [];
       const l2 = l2Event(log);
       if (!l2) return [];
       return [l2[1].l2Token ?? c.wsteth].filter((a): a is Hex => !!a);
@@ -170,9 +172,9 @@ export function createStakingDecoder(opts: StakingDecoderOptions): JsDecoder {
     needsSender: () => false,
     decode(log, ctx) {
       const base: ColumnValues = { ...ctx.logKey(log), contract_address: log.address.toLowerCase() };
-      const e1 = l1Row(log, ctx);
+      const e1 = l1Log(log);
       if (e1) {
-        ctx.emit(stakingDataset(e1[0]), { ...base, ...e1[1] });
+        ctx.emit(stakingDataset(e1.event), { ...base, ...e1.row(ctx) });
         return;
       }
       const e2 = l2Event(log);
