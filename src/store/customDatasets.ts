@@ -35,12 +35,6 @@ export function listCustomDatasets(store: Store): Promise<readonly CustomDataset
   return ch ? ttlLookup(ch.client, 'customDatasets', compute) : cachedLookup(store, 'customDatasets', compute);
 }
 
-/** The served endpoint of one declared event, or undefined. */
-export async function customEndpoint(store: Store, name: string, event: string): Promise<ChainEndpoint | undefined> {
-  const d = (await listCustomDatasets(store)).find((x) => x.name === name);
-  return d ? customEndpoints(d).find((e) => e.event === event) : undefined;
-}
-
 /** The tables of every declared event, by dataset id: what a reorg rolls back besides the built-in datasets. */
 export async function customTables(store: Store): Promise<Map<string, TableDef>> {
   return new Map((await listCustomDatasets(store)).flatMap(customEndpoints).map((e) => [e.id, e.table]));
@@ -85,7 +79,7 @@ export async function saveCustomDataset(store: Store, d: CustomDataset): Promise
 
   const ch = clickHouseOf(store);
   if (ch) {
-    await saveOnClickHouse(ch, d, json, [...endpoints, ...oldEndpoints], fresh);
+    await saveOnClickHouse(ch, d, json, endpoints, [...endpoints, ...oldEndpoints], fresh);
     return { reset };
   }
   await store.transaction(async (tx) => {
@@ -111,31 +105,32 @@ export async function saveCustomDataset(store: Store, d: CustomDataset): Promise
   return { reset };
 }
 
-async function saveOnClickHouse(ch: ClickHouseStore, d: CustomDataset, json: string, endpoints: readonly ChainEndpoint[], fresh: readonly string[]): Promise<void> {
-  for (const e of endpoints) for (const ddl of clickHouseTableDdl(e.table, { database: ch.database, cluster: ch.cluster })) await ch.command(ddl);
-  const tables = endpoints.map((e) => blockTable(e.table.name));
-  const declared = new Set(customEndpoints(d).map((e) => e.id));
+/** `current`: the declaration's events; `all`: those and the events it no longer declares, emptied with it on a reset network. */
+async function saveOnClickHouse(ch: ClickHouseStore, d: CustomDataset, json: string, current: readonly ChainEndpoint[], all: readonly ChainEndpoint[], fresh: readonly string[]): Promise<void> {
+  for (const e of current) for (const ddl of clickHouseTableDdl(e.table, { database: ch.database, cluster: ch.cluster })) await ch.command(ddl);
+  const tables = all.map((e) => blockTable(e.table.name));
   for (const network of fresh) {
-    const from = d.networks[network]!.fromBlock;
     // Everything held for the network goes, as in a reorg below its first block.
     await rollbackClickHouse(
       ch,
       network,
       -1,
-      endpoints.map((e) => e.id),
+      all.map((e) => e.id),
       tables,
     );
-    // Published like an ingested batch with no rows: the range's old rows go, and it becomes covered.
+    const from = d.networks[network]!.fromBlock;
+    if (from === 0) continue;
+    // Blocks before from_block, published like an ingested batch with no rows: they become covered.
     await publishBatch(
       ch,
       {
         scopes: [network],
         lo: 0,
-        hi: Math.max(from - 1, 0),
-        tables,
-        scratchTables: endpoints.map((e) => e.table),
+        hi: from - 1,
+        tables: current.map((e) => blockTable(e.table.name)),
+        scratchTables: current.map((e) => e.table),
         extraTables: [],
-        covers: from > 0 ? [...declared] : [],
+        covers: current.map((e) => e.id),
         uncovers: [],
       },
       async () => undefined,

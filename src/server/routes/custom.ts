@@ -8,6 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { CUSTOM_BASE_PATH, customEndpoints } from '../../catalog/custom/customEndpoints.ts';
+import type { CustomDataset } from '../../catalog/custom/declaration.ts';
 import { dataRoutes, type DataRoute } from '../../catalog/derive/routes.ts';
 import { ApiError } from '../../errors/apiError.ts';
 import type { LinkStore } from '../../output/links/linkStore.ts';
@@ -15,7 +16,7 @@ import type { PlanContext } from '../../query/planRaw.ts';
 import { plannerFor } from '../../query/planner.ts';
 import { coveredIntervals } from '../../store/coverage.ts';
 import type { Store } from '../../store/createStore.ts';
-import { customEndpoint, listCustomDatasets } from '../../store/customDatasets.ts';
+import { listCustomDatasets } from '../../store/customDatasets.ts';
 import { sendError } from '../errorHandler.ts';
 import { serveData } from './data.ts';
 import { validateQuery } from './queryValidator.ts';
@@ -23,9 +24,18 @@ import { validateQuery } from './queryValidator.ts';
 const EVENT_PATH = `${CUSTOM_BASE_PATH}/:name/events/:event`;
 const PATH_SHAPE = new RegExp(`^${CUSTOM_BASE_PATH}/([a-z0-9_]+)/events/([a-z0-9_]+)$`);
 
+/** The raw routes of a declaration, derived once per declaration read (the registry hands out the same object until it changes). */
+const routesOf = new WeakMap<CustomDataset, readonly DataRoute[]>();
+
 async function routeOf(store: Store, name: string, event: string): Promise<DataRoute | undefined> {
-  const endpoint = await customEndpoint(store, name, event);
-  return endpoint ? dataRoutes([endpoint]).find((r) => r.kind === 'raw') : undefined;
+  const d = (await listCustomDatasets(store)).find((x) => x.name === name);
+  if (!d) return undefined;
+  let routes = routesOf.get(d);
+  if (!routes) {
+    routes = dataRoutes(customEndpoints(d)).filter((r) => r.kind === 'raw');
+    routesOf.set(d, routes);
+  }
+  return routes.find((r) => r.endpoint.event === event);
 }
 
 /** The route of a custom dataset's path, if one is declared there (the cost calculator prices it like the route would). */

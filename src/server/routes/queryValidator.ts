@@ -12,27 +12,25 @@ import { validationToApiError } from '../errorHandler.ts';
 
 type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
 
-/** Compiled validators by route path and schema text (a custom dataset declared again may change its parameters). */
-const compiled = new WeakMap<FastifyInstance, Map<string, Validate>>();
+/** Compiled validators per server and route (a custom dataset declared again gets new route objects). */
+const compiled = new WeakMap<FastifyInstance, WeakMap<DataRoute, Validate>>();
 
 /**
  * Validates and coerces `query` (a fresh object: validation converts its
  * values in place) for `route`, or throws the 400 the route would answer.
  */
 export function validateQuery(server: FastifyInstance, route: DataRoute, query: Record<string, unknown>): void {
-  const schema = querySchema(route.params);
-  const key = `${route.path}\0${JSON.stringify(schema)}`;
   let cache = compiled.get(server);
   if (!cache) {
-    cache = new Map();
+    cache = new WeakMap();
     compiled.set(server, cache);
   }
-  let validate = cache.get(key);
+  let validate = cache.get(route);
   if (!validate) {
     const compile = server.validatorCompiler;
     if (!compile) throw new Error('no validator compiler: the data routes must be registered in this scope');
-    validate = compile({ schema, method: 'GET', url: route.path, httpPart: 'querystring' }) as Validate;
-    cache.set(key, validate);
+    validate = compile({ schema: querySchema(route.params), method: 'GET', url: route.path, httpPart: 'querystring' }) as Validate;
+    cache.set(route, validate);
   }
-  if (!validate(query)) throw validationToApiError(validate.errors ?? [], Object.keys(schema.properties), route.params);
+  if (!validate(query)) throw validationToApiError(validate.errors ?? [], Object.keys(route.params), route.params);
 }
