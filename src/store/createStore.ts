@@ -133,7 +133,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   try {
     instance = await DuckDBInstance.create(file, config);
   } catch (e) {
-    fifos.close();
+    await fifos.close();
     const message = String((e as Error).message);
     if (/lock/i.test(message)) throw new StoreLockedError(file, /PID \d+/.exec(message)?.[0]);
     throw e;
@@ -235,8 +235,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     async close() {
       shared.closeSync();
       instance.closeSync();
-      fifos.close();
-      fs.rmSync(fifoDir, { recursive: true, force: true });
+      await fifos.close();
+      fs.rmSync(fifoDir, { recursive: true, force: true, maxRetries: 3 });
     },
   };
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,21 +20,37 @@ describe('createFifoMaker', () => {
       expect(st.isFIFO()).toBe(true);
       expect(st.mode & 0o777).toBe(0o600);
     }
-    maker.close();
+    await maker.close();
   });
 
   it('reports a path it cannot create', async () => {
     const maker = createFifoMaker();
     await maker.make(path.join(dir, 'taken'));
     await expect(maker.make(path.join(dir, 'taken'))).rejects.toThrow();
-    maker.close();
+    await maker.close();
   });
 
-  it('still creates pipes after the helper is gone', async () => {
+  it('still creates pipes after the helper died', async () => {
     const maker = createFifoMaker();
-    maker.close();
+    await maker.make(path.join(dir, 'early'));
+    const helper = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'mkfifo']).toString().trim().split('\n');
+    for (const pid of helper) process.kill(Number(pid), 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 50));
     await maker.make(path.join(dir, 'late'));
     expect(fs.statSync(path.join(dir, 'late')).isFIFO()).toBe(true);
+    await await maker.close();
+  });
+
+  it('makes nothing once closed, so its folder can be removed right away', async () => {
+    const own = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-fifo-close-'));
+    const maker = createFifoMaker();
+    // A pool refilling in the background while the maker closes: the race a store's close() meets.
+    createFifoPool(maker, own, 8);
+    await await maker.close();
+    fs.rmSync(own, { recursive: true });
+    await expect(maker.make(path.join(own, 'after'))).rejects.toThrow(/closed/);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fs.existsSync(own)).toBe(false);
   });
 });
 
@@ -51,6 +68,6 @@ describe('createFifoPool', () => {
     // The pool refills in the background: ready ones wait beside the taken ones.
     await new Promise((r) => setTimeout(r, 200));
     expect(fs.readdirSync(dir).length).toBe(6 + 2);
-    maker.close();
+    await maker.close();
   });
 });

@@ -17,11 +17,14 @@ const execFileAsync = promisify(execFile);
 export interface FifoMaker {
   /** Creates a fifo (mode 600) at `path`, a path chainq chose (never request text). */
   make(path: string): Promise<void>;
-  close(): void;
+  /** Stops making fifos; resolves once no `mkfifo` can still create one (so the folder can be removed). */
+  close(): Promise<void>;
 }
 
 export function createFifoMaker(): FifoMaker {
   let shell: ChildProcessWithoutNullStreams | null = null;
+  let closed = false;
+  let exited: Promise<void> = Promise.resolve();
   const waiting: { resolve: () => void; reject: (e: Error) => void }[] = [];
   try {
     shell = spawn('sh', ['-c', 'while IFS= read -r p; do if mkfifo -m 600 "$p"; then echo ok; else echo err; fi; done'], { stdio: 'pipe' });
@@ -32,6 +35,11 @@ export function createFifoMaker(): FifoMaker {
     };
     shell.on('error', gone);
     shell.on('exit', gone);
+    const started = shell;
+    exited = new Promise<void>((resolve) => {
+      started.on('exit', () => resolve());
+      started.on('error', () => resolve());
+    });
     shell.stdin.on('error', () => undefined);
     // The helper must not keep the process alive on its own: referenced only while a request waits.
     shell.unref();
@@ -50,6 +58,7 @@ export function createFifoMaker(): FifoMaker {
   return {
     async make(path) {
       if (path.includes('\n')) throw new Error('fifo path with a newline');
+      if (closed) throw new Error('the fifo maker is closed');
       if (!shell) {
         await execFileAsync('mkfifo', ['-m', '600', path]);
         return;
@@ -59,14 +68,23 @@ export function createFifoMaker(): FifoMaker {
         if (waiting.length === 0) (shell!.stdout as unknown as { ref(): void }).ref();
         waiting.push({ resolve, reject });
         shell!.stdin.write(`${path}\n`);
-      }).catch(async () => {
+      }).catch(async (e: Error) => {
+        // A helper stopped by close() must not be replaced by a mkfifo racing the folder's removal.
+        if (closed) throw e;
         await execFileAsync('mkfifo', ['-m', '600', path]);
       });
     },
-    close() {
-      shell?.stdin.end();
-      shell?.kill();
+    async close() {
+      closed = true;
+      const running = shell;
       shell = null;
+      if (!running) return;
+      // End of input lets the shell finish the mkfifo it may be running, then exit; a kill could
+      // leave that mkfifo to create its fifo while the caller removes the folder.
+      running.stdin.end();
+      const timer = setTimeout(() => running.kill('SIGKILL'), 2000);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }
