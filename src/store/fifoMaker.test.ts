@@ -33,7 +33,10 @@ describe('createFifoMaker', () => {
   it('still creates pipes after the helper died', async () => {
     const maker = createFifoMaker();
     await maker.make(path.join(dir, 'early'));
-    const helper = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'mkfifo']).toString().trim().split('\n');
+    const helper = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'mkfifo'])
+      .toString()
+      .trim()
+      .split('\n');
     for (const pid of helper) process.kill(Number(pid), 'SIGKILL');
     await new Promise((r) => setTimeout(r, 50));
     await maker.make(path.join(dir, 'late'));
