@@ -6,9 +6,11 @@
  * Atomicity: a key-month balance is loaded from the store once, under a
  * per-balance lock (the memoised load promise); after that, check-and-hold is
  * synchronous JavaScript with no await in between, which Node runs as one
- * step. Durability: a commit inserts the charge row and resolves only after
- * DuckDB has committed the transaction (written to its WAL). Commits that
- * arrive while a write is running are grouped into the next transaction.
+ * step. Durability: a commit resolves only once the charge survives a crash:
+ * on DuckDB it is in the store's ledger journal, synced to disk, and reaches
+ * `usage_charges` in the background (src/store/duckdb/chargeLedger.ts); on
+ * ClickHouse it is inserted, and commits that arrive while an insert runs are
+ * grouped into the next one.
  */
 import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
 import * as clickhouse from '../store/clickhouse/metering.ts';
@@ -25,9 +27,6 @@ interface PendingCharge {
   resolve(): void;
   reject(e: unknown): void;
 }
-
-/** Rows per INSERT statement; keeps the bound-parameter list small. */
-const INSERT_BATCH = 200;
 
 export function createEmbeddedBackend(store: Store): MeterBackend {
   const windows = new Map<string, { window: number; count: number }>();
@@ -54,35 +53,13 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
     return b;
   }
 
+  /** ClickHouse: one INSERT, which it applies whole. */
   async function writeBatch(batch: PendingCharge[]): Promise<void> {
     const ch = clickHouseOf(store);
-    if (ch) {
-      // One INSERT: ClickHouse applies it whole, as DuckDB applies the transaction.
-      await clickhouse.appendCharges(
-        ch,
-        batch.map(({ r }) => ({ keyId: r.keyId, period: r.period, requestId: r.id, cost: r.cost, admittedAt: r.at, endpoint: r.endpoint ?? null })),
-      );
-      return;
-    }
-    await store.transaction(
-      async (tx) => {
-        for (let i = 0; i < batch.length; i += INSERT_BATCH) {
-          const part = batch.slice(i, i + INSERT_BATCH);
-          const params: Record<string, string | number | null> = {};
-          const values = part.map(({ r }, j) => {
-            params[`k${j}`] = r.keyId;
-            params[`p${j}`] = r.period;
-            params[`r${j}`] = r.id;
-            params[`c${j}`] = r.cost;
-            params[`t${j}`] = new Date(r.at).toISOString().replace('T', ' ').replace('Z', '');
-            params[`e${j}`] = r.endpoint ?? null;
-            return `($k${j}, $p${j}, $r${j}, $c${j}, CAST($t${j} AS TIMESTAMP), timezone('UTC', now()), CAST($e${j} AS VARCHAR))`;
-          });
-          await tx.run(`INSERT INTO usage_charges (key_id, period, request_id, cost, admitted_at, charged_at, endpoint) VALUES ${values.join(', ')}`, params);
-        }
-        // The ledger is read by no planner lookup: charging keeps the lookup cache.
-      },
-      { lookupsUnchanged: true },
+    if (!ch) throw new Error('this store has no usage ledger (a read-only store cannot charge)');
+    await clickhouse.appendCharges(
+      ch,
+      batch.map(({ r }) => ({ keyId: r.keyId, period: r.period, requestId: r.id, cost: r.cost, admittedAt: r.at, endpoint: r.endpoint ?? null })),
     );
   }
 
@@ -132,10 +109,12 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
 
     async commit(r: Reservation): Promise<void> {
       const b = await balance(r.keyId, r.period);
-      await new Promise<void>((resolve, reject) => {
-        pending.push({ r, resolve, reject });
-        void drain();
-      });
+      if (store.ledger) await store.ledger.record([{ keyId: r.keyId, period: r.period, requestId: r.id, cost: r.cost, admittedAt: r.at, endpoint: r.endpoint ?? null }]);
+      else
+        await new Promise<void>((resolve, reject) => {
+          pending.push({ r, resolve, reject });
+          void drain();
+        });
       b.reserved -= r.cost;
       b.used += r.cost;
     },
@@ -148,6 +127,7 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
     async usage(filter = {}): Promise<UsageRow[]> {
       const ch = clickHouseOf(store);
       if (ch) return clickhouse.usageByKeyAndPeriod(ch, filter);
+      await store.ledger?.settle();
       const where: string[] = [];
       const params: Record<string, string> = {};
       if (filter.keyId !== undefined) {
@@ -169,6 +149,7 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
     async recentCharges(keyId: string, period: string, limit: number): Promise<ChargeRecord[]> {
       const ch = clickHouseOf(store);
       if (ch) return clickhouse.recentCharges(ch, keyId, period, limit);
+      await store.ledger?.settle();
       const rows = await store.all<{ request_id: string; cost: bigint | number; endpoint: string | null; admitted_ms: bigint | number; charged_ms: bigint | number }>(
         `SELECT request_id, cost, endpoint, epoch_ms(admitted_at) AS admitted_ms, epoch_ms(charged_at) AS charged_ms FROM usage_charges
          WHERE key_id = $keyId AND period = $period ORDER BY charged_at DESC, admitted_at DESC LIMIT $limit`,
@@ -179,6 +160,7 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
 
     async close(): Promise<void> {
       await drain();
+      await store.ledger?.settle();
     },
   };
 }

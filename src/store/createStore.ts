@@ -3,7 +3,7 @@
  * folder imports @duckdb/node-api. Results meant for clients leave the engine
  * as encoded bytes (COPY to a named pipe), never as JS rows.
  */
-import { DuckDBInstance, DuckDBTimestampValue, DuckDBTypeId, type DuckDBAppender, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTimestampValue, listValue, DuckDBTypeId, type DuckDBAppender, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBValue } from '@duckdb/node-api';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import type { Format } from '../catalog/types.ts';
 import { createLookupCache } from './lookupCache.ts';
 import { createExportLanes, defaultLaneLimits, type ExportLane, type ExportLaneLimits } from './exportLanes.ts';
 import { createFifoMaker, createFifoPool } from './fifoMaker.ts';
+import { createDirectLedger, createJournalLedger, recoverJournal, type ApplyCharges, type ChargeLedger } from './duckdb/chargeLedger.ts';
 import { renderDuckDb } from './duckdb/render.ts';
 import type { BoundQuery } from './query.ts';
 import { SCHEMA_VERSION, schemaDdl } from './schema.ts';
@@ -65,10 +66,10 @@ export interface Store {
   run(sql: string, params?: SqlParams): Promise<void>;
   /**
    * Runs `fn` inside one transaction on a dedicated connection. Cached
-   * lookups are dropped when it commits, unless `opts.lookupsUnchanged` says
-   * it writes nothing a lookup reads (the usage ledger).
+   * lookups are dropped when it commits (the usage ledger, which no lookup
+   * reads, writes around the cache).
    */
-  transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: { readonly lookupsUnchanged?: boolean }): Promise<T>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**
    * The answer of a planner's lookup, reused while the store has not changed
    * (src/store/lookupCache.ts); `key` must name the lookup and all its
@@ -84,6 +85,12 @@ export interface Store {
    * `close()` ends it; it cannot write.
    */
   snapshot(): Promise<Store>;
+  /**
+   * Where charges are made durable (src/store/duckdb/chargeLedger.ts): a
+   * writable DuckDB store's own; absent on ClickHouse, read-only stores and
+   * snapshots.
+   */
+  readonly ledger?: ChargeLedger;
   close(): Promise<void>;
 }
 
@@ -175,8 +182,31 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     if (v.length === 0) await shared.run('INSERT INTO schema_version VALUES ($v)', { v: SCHEMA_VERSION });
   }
 
+  const applyCharges: ApplyCharges = (charges, skipKnown) =>
+    inTransaction(async (tx) => {
+      let rows = charges;
+      if (skipKnown) {
+        const known = await tx.all<{ request_id: string }>('SELECT request_id FROM usage_charges WHERE list_contains($ids, request_id)', {
+          ids: listValue(charges.map((c) => c.requestId)),
+        });
+        const skip = new Set(known.map((r) => r.request_id));
+        rows = charges.filter((c) => !skip.has(c.requestId));
+      }
+      if (rows.length === 0) return;
+      await tx.append(
+        'usage_charges',
+        rows.map((c) => [c.keyId, c.period, c.requestId, c.cost, new Date(c.admittedAt), new Date(c.chargedAt), c.endpoint]),
+      );
+    });
+  let ledger: ChargeLedger | undefined;
+  if (!readOnly && opts.dataDir) {
+    await recoverJournal(opts.dataDir, applyCharges);
+    ledger = createJournalLedger(opts.dataDir, applyCharges);
+  } else if (!readOnly) ledger = createDirectLedger(applyCharges);
+
   const store: Store = {
     engine: 'duckdb',
+    ...(ledger ? { ledger } : {}),
     dataDir: opts.dataDir,
     readOnly,
     render: renderDuckDb,
@@ -187,7 +217,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       }),
     lookup: lookupNow,
 
-    transaction: (fn, o) => (o?.lookupsUnchanged ? inTransaction(fn) : writing(() => inTransaction(fn))),
+    transaction: (fn) => writing(() => inTransaction(fn)),
     copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, null, o?.lane ?? 'light'),
 
     async copyToFile(sql, params, format, file, o) {
@@ -233,6 +263,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     },
 
     async close() {
+      await ledger?.close();
       shared.closeSync();
       instance.closeSync();
       await fifos.close();

@@ -50,7 +50,8 @@ describe('cached lookups', () => {
   it('a charge in the usage ledger keeps the cache; the answers are shared and frozen', async () => {
     await addToken('AAA', '0x01');
     const first = await tokensBySymbol(store, 'ETH', 'AAA');
-    await store.transaction((tx) => tx.run(`INSERT INTO usage_charges (key_id, period, request_id, cost) VALUES ('k', '2025-12', 'r', 1)`), { lookupsUnchanged: true });
+    await store.ledger!.record([{ keyId: 'k', period: '2025-12', requestId: 'r', cost: 1, admittedAt: Date.now(), endpoint: null }]);
+    await store.ledger!.settle();
     const second = await tokensBySymbol(store, 'ETH', 'AAA');
     expect(second).toBe(first);
     expect(Object.isFrozen(second[0])).toBe(true);

@@ -57,6 +57,8 @@ export interface LedgerRow {
 
 /** The usage ledger's rows of one key and month, newest charge first, read from the store itself. */
 export async function ledgerRows(store: Store, keyId: string, period: string): Promise<LedgerRow[]> {
+  // Charges are durable in the ledger's journal first and reach the table in the background.
+  await store.ledger?.settle();
   const ch = clickHouseOf(store);
   const rows = ch
     ? await ch.query<LedgerRow>(
@@ -74,6 +76,7 @@ export async function ledgerRows(store: Store, keyId: string, period: string): P
 
 /** Which of `requestIds` the usage ledger holds a charge for. */
 export async function chargedRequestIds(store: Store, requestIds: readonly string[]): Promise<string[]> {
+  await store.ledger?.settle();
   const ch = clickHouseOf(store);
   const rows = ch
     ? await ch.query<{ request_id: string }>(`SELECT request_id FROM ${ch.table('usage_charges')} WHERE has({ids:Array(String)}, request_id)`, { ids: requestIds })

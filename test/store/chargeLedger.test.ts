@@ -1,0 +1,114 @@
+/**
+ * The DuckDB store's usage ledger: a charge is durable once recorded (in the
+ * journal beside the store), reaches `usage_charges` in the background, and
+ * what a crash leaves in the journal is applied when the store opens again,
+ * once, whatever the table already holds.
+ */
+import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JOURNAL_FILE } from '../../src/store/duckdb/chargeLedger.ts';
+import { createStore, type Store } from '../../src/store/createStore.ts';
+
+const dirs: string[] = [];
+const newDir = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-ledger-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const charge = (requestId: string, cost = 100) => ({ keyId: 'key1', period: '2026-11', requestId, cost, admittedAt: Date.parse('2026-11-24T12:00:00Z'), endpoint: '/v1/evm/erc20/events/transfer' });
+const tableIds = async (store: Store) => (await store.all<{ request_id: string }>('SELECT request_id FROM usage_charges ORDER BY request_id')).map((r) => r.request_id);
+
+describe('the DuckDB usage ledger', () => {
+  it('puts recorded charges in usage_charges, grouped, with their fields', async () => {
+    const store = await createStore({ dataDir: newDir() });
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.ledger!.record([charge(`r${String(i).padStart(2, '0')}`, i + 1)])));
+    await store.ledger!.settle();
+    expect(await tableIds(store)).toHaveLength(50);
+    const [row] = await store.all<{ key_id: string; period: string; cost: bigint; admitted: string; endpoint: string; charged_ok: boolean }>(
+      `SELECT key_id, period, cost, strftime(admitted_at, '%Y-%m-%dT%H:%M:%SZ') AS admitted, endpoint,
+              charged_at BETWEEN admitted_at AND timezone('UTC', now()) AS charged_ok
+       FROM usage_charges WHERE request_id = 'r09'`,
+    );
+    expect(row).toEqual({ key_id: 'key1', period: '2026-11', cost: 10n, admitted: '2026-11-24T12:00:00Z', endpoint: '/v1/evm/erc20/events/transfer', charged_ok: true });
+    await store.close();
+  });
+
+  it('applies in the background, without being asked', async () => {
+    const store = await createStore({ dataDir: newDir() });
+    await store.ledger!.record([charge('a')]);
+    await expect.poll(() => tableIds(store), { timeout: 2000 }).toEqual(['a']);
+    await store.close();
+  });
+
+  it('a charge recorded by a process killed before applying it is in the table when the store opens again, once', async () => {
+    const dir = newDir();
+    // A child records three charges and is killed with SIGKILL before its journal is applied.
+    const child = fork(
+      '-e',
+      [
+        `
+        const { createStore } = await import(${JSON.stringify(path.resolve('src/store/createStore.ts'))});
+        const store = await createStore({ dataDir: ${JSON.stringify(dir)} });
+        const c = (id) => ({ keyId: 'key1', period: '2026-11', requestId: id, cost: 100, admittedAt: Date.now(), endpoint: null });
+        await store.ledger.record([c('x1')]);
+        await store.ledger.settle();
+        await Promise.all([store.ledger.record([c('x2')]), store.ledger.record([c('x3')])]);
+        // Blocked from here on: the background apply (a timer) cannot run before the kill.
+        process.send('recorded', () => { for (;;) {} });
+      `,
+      ],
+      { execArgv: ['--import', 'tsx', '--input-type=module'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.on('message', () => resolve());
+      child.on('exit', (code) => reject(new Error(`child exited ${code}`)));
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.on('exit', r));
+
+    expect(fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8')).toContain('"x3"');
+    // A torn line (a write cut by the crash, never acknowledged) is not a charge.
+    fs.appendFileSync(path.join(dir, JOURNAL_FILE), '{"keyId":"key1","period":"2026-11","requestId":"torn"');
+    const store = await createStore({ dataDir: dir });
+    expect(await tableIds(store)).toEqual(['x1', 'x2', 'x3']);
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith(JOURNAL_FILE) && fs.statSync(path.join(dir, f)).size > 0)).toEqual([]);
+    await store.close();
+  });
+
+  it('a journal whose charges the table already holds is not applied twice', async () => {
+    const dir = newDir();
+    const first = await createStore({ dataDir: dir });
+    await first.ledger!.record([charge('a'), charge('b')]);
+    await first.close();
+    // As if the process had died after applying the journal but before removing it.
+    fs.writeFileSync(
+      path.join(dir, `${JOURNAL_FILE}.000000000001.applying`),
+      `${JSON.stringify({ ...charge('a'), chargedAt: Date.now() })}\n${JSON.stringify({ ...charge('c'), chargedAt: Date.now() })}\n`,
+    );
+    const again = await createStore({ dataDir: dir });
+    expect(await tableIds(again)).toEqual(['a', 'b', 'c']);
+    await again.close();
+  });
+
+  it('an in-memory store writes charges straight to its table', async () => {
+    const store = await createStore({ dataDir: null });
+    await store.ledger!.record([charge('m')]);
+    expect(await tableIds(store)).toEqual(['m']);
+    await store.close();
+  });
+
+  it('a read-only store has no ledger', async () => {
+    const dir = newDir();
+    await (await createStore({ dataDir: dir })).close();
+    const ro = await createStore({ dataDir: dir, readOnly: true });
+    expect(ro.ledger).toBeUndefined();
+    await ro.close();
+  });
+});
