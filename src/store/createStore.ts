@@ -135,12 +135,14 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   // The fifo helper is a child process: started before the database file is
   // opened, so that it cannot inherit the file's descriptor (and its lock) and
   // keep the store locked after this process has closed it.
-  const fifos = createFifoMaker();
+  const fifoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-'));
+  const fifos = createFifoMaker(fifoDir);
   let instance: DuckDBInstance;
   try {
     instance = await DuckDBInstance.create(file, config);
   } catch (e) {
     await fifos.close();
+    fs.rmSync(fifoDir, { recursive: true, force: true, maxRetries: 3 });
     const message = String((e as Error).message);
     if (/lock/i.test(message)) throw new StoreLockedError(file, /PID \d+/.exec(message)?.[0]);
     throw e;
@@ -168,7 +170,6 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     const v = version;
     return lookups.get(v, key, compute, () => writers === 0 && version === v);
   };
-  const fifoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-'));
   const fifoPool = createFifoPool(fifos, fifoDir);
 
   const all = async <T>(conn: DuckDBConnection, sql: string, params?: SqlParams): Promise<T[]> => {
