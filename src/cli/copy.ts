@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { createClickHouseStore } from '../store/clickhouse/createClickHouseStore.ts';
 import { copyDuckDbToClickHouse } from '../store/clickhouse/copyFromDuckDb.ts';
+import { unappliedJournalCharges } from '../store/duckdb/chargeLedger.ts';
 import { createStore } from '../store/createStore.ts';
 import { describeTarget, parseStoreTarget } from '../store/target.ts';
 
@@ -21,6 +22,12 @@ export function registerCopy(program: Command): void {
       const to = parseStoreTarget(opts.to);
       if (from.engine !== 'duckdb') throw new Error(`--from must be a DuckDB store (duckdb:DIR); ${describeTarget(from)} is not`);
       if (to.engine === 'duckdb') throw new Error(`--to must be a ClickHouse store (chdb:DIR or clickhouse://…); ${describeTarget(to)} is not`);
+      const unapplied = unappliedJournalCharges(from.dir);
+      if (unapplied > 0) {
+        throw new Error(
+          `${from.dir} has ${unapplied} charges in its usage ledger journal that are not in usage_charges yet (its server stopped without closing the store); a read-only copy would leave them out. Open the store once, for example with \`chainq status --data ${from.dir}\`, which applies them, then copy again`,
+        );
+      }
       const source = await createStore({ dataDir: from.dir, readOnly: true });
       try {
         const target = await createClickHouseStore({ target: to });

@@ -37,7 +37,10 @@ describe('createFifoMaker', () => {
   it('still creates pipes after the helper died', async () => {
     const maker = createFifoMaker(dir);
     await maker.make(['e0']);
-    const helper = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'mkfifo']).toString().trim().split('\n');
+    const helper = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'mkfifo'])
+      .toString()
+      .trim()
+      .split('\n');
     for (const pid of helper) process.kill(Number(pid), 'SIGKILL');
     await new Promise((r) => setTimeout(r, 50));
     await maker.make(['e1', 'e2']);

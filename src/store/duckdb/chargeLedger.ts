@@ -62,15 +62,22 @@ export function createDirectLedger(apply: ApplyCharges): ChargeLedger {
 
 /** Applies what a previous process left in the journal of `dir` (charges already in the table are skipped), then removes it. */
 export async function recoverJournal(dir: string, apply: ApplyCharges): Promise<void> {
-  const files = fs
-    .readdirSync(dir)
-    .filter((f) => f === JOURNAL_FILE || (f.startsWith(`${JOURNAL_FILE}.`) && f.endsWith(APPLYING_SUFFIX)))
-    .sort();
+  const files = journalFiles(dir);
   if (files.length === 0) return;
   const charges = files.flatMap((f) => parseJournal(fs.readFileSync(path.join(dir, f), 'utf8')));
   if (charges.length) await apply(charges, true);
   for (const f of files) fs.rmSync(path.join(dir, f), { force: true });
   syncDir(dir);
+}
+
+/**
+ * Charges a crash left in the journal of `dir`, not yet in `usage_charges`:
+ * a store opened read-only cannot apply them, so a reader that needs the
+ * whole ledger (a copy to ClickHouse) checks first.
+ */
+export function unappliedJournalCharges(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  return journalFiles(dir).reduce((n, f) => n + parseJournal(fs.readFileSync(path.join(dir, f), 'utf8')).length, 0);
 }
 
 /** Complete lines only: a line cut by a crash was never acknowledged, so its request was never charged. */
@@ -85,6 +92,13 @@ function parseJournal(text: string): ChargeEntry[] {
     }
   }
   return out;
+}
+
+function journalFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f === JOURNAL_FILE || (f.startsWith(`${JOURNAL_FILE}.`) && f.endsWith(APPLYING_SUFFIX)))
+    .sort();
 }
 
 /** A file's creation, rename or removal survives a crash only once its directory is synced. */
