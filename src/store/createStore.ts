@@ -264,7 +264,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     },
 
     async close() {
-      await ledger?.close();
+      // Charges the table could not take stay durable in the journal and are applied at the next opening.
+      await ledger?.close().catch(() => undefined);
       shared.closeSync();
       instance.closeSync();
       await fifos.close();

@@ -146,6 +146,7 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
   let applying: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
+  let torn = false;
 
   /**
    * Runs `work` unless it is running. The slot is freed only after the work
@@ -174,7 +175,12 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
             const batch = queue;
             queue = [];
             try {
-              await writeAsync(fd, Buffer.from(batch.map((w) => w.lines).join('')));
+              // After a failed write the file may end in a torn line: start on a fresh one, or the
+              // next charge would be glued to it and unreadable.
+              const text = (torn ? '\n' : '') + batch.map((w) => w.lines).join('');
+              torn = true;
+              await writeAsync(fd, Buffer.from(text));
+              torn = false;
               await datasyncAsync(fd);
               for (const w of batch) unapplied.push(...w.charges);
               for (const w of batch) w.resolve();
@@ -190,9 +196,17 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
             try {
               if (unapplied.length) {
                 const to = `${file}.${String(++rotations).padStart(12, '0')}${APPLYING_SUFFIX}`;
-                fs.closeSync(fd);
                 fs.renameSync(file, to);
-                fd = fs.openSync(file, 'a', 0o600);
+                let next: number;
+                try {
+                  next = fs.openSync(file, 'a', 0o600);
+                } catch (e) {
+                  // Keep writing where the charges are: the rotated file would be removed once applied.
+                  fs.renameSync(to, file);
+                  throw e;
+                }
+                fs.closeSync(fd);
+                fd = next;
                 syncDir(dir);
                 rotated = { file: to, charges: unapplied };
                 unapplied = [];
@@ -270,9 +284,12 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
     },
     settle,
     async close() {
-      await settle();
-      closed = true;
-      fs.closeSync(fd);
+      try {
+        await settle();
+      } finally {
+        closed = true;
+        fs.closeSync(fd);
+      }
     },
   };
 }
