@@ -113,6 +113,9 @@ export class StoreLockedError extends Error {
   }
 }
 
+/** How long a view opened ahead of the next request is kept unused (see `takeView`). */
+const WARM_VIEW_MS = 1000;
+
 export function copyOptions(format: Format): string {
   switch (format) {
     case 'csv':
@@ -154,7 +157,11 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   const lookups = createLookupCache();
   let version = 0;
   let writers = 0;
+  let warm: { readonly view: OpenView; readonly expiry: NodeJS.Timeout } | null = null;
+  let warming: Promise<void> | null = null;
+  let storeClosed = false;
   const writing = async <T>(write: () => Promise<T>): Promise<T> => {
+    dropWarmView();
     writers++;
     version++;
     try {
@@ -231,13 +238,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     },
 
     async snapshot() {
-      const before = { version, writers };
-      const conn = await instance.connect();
-      await conn.run('BEGIN TRANSACTION');
-      // DuckDB starts a transaction's view of the database at its first read, not at BEGIN: read now.
-      await conn.run('SELECT count(*) FROM schema_version');
-      // The view is exactly version `before.version` when no write was in progress nor began or ended meanwhile.
-      const exact = before.writers === 0 && writers === 0 && version === before.version;
+      const { conn, version: seen, exact } = await takeView();
       let ended: Promise<void> | null = null;
       const view: Store = {
         engine: 'duckdb',
@@ -250,20 +251,16 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o?.lane ?? 'light'),
         copyToFile: (sql, params, format, file, o) => copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
         snapshot: () => Promise.resolve(view),
-        lookup: <T>(key: string, compute: () => Promise<T>): Promise<T> => (exact ? lookups.get(before.version, key, compute, () => true) : compute()),
-        close: () =>
-          (ended ??= conn
-            .run('COMMIT')
-            .then(
-              () => undefined,
-              () => undefined,
-            )
-            .finally(() => conn.closeSync())),
+        lookup: <T>(key: string, compute: () => Promise<T>): Promise<T> => (exact ? lookups.get(seen, key, compute, () => true) : compute()),
+        close: () => (ended ??= endView(conn)),
       };
       return view;
     },
 
     async close() {
+      storeClosed = true;
+      await warming;
+      dropWarmView();
       // Charges the table could not take stay durable in the journal and are applied at the next opening.
       await ledger?.close().catch(() => undefined);
       shared.closeSync();
@@ -272,6 +269,75 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       fs.rmSync(fifoDir, { recursive: true, force: true, maxRetries: 3 });
     },
   };
+
+  /** A read transaction whose view is fixed; `exact` when that view is store version `version` (no write in progress, begun or ended meanwhile). */
+  interface OpenView {
+    readonly conn: DuckDBConnection;
+    readonly version: number;
+    readonly exact: boolean;
+  }
+  async function openView(): Promise<OpenView> {
+    const before = { version, writers };
+    const conn = await instance.connect();
+    // DuckDB starts a transaction's view of the database at its first read, not at BEGIN: read in the same call.
+    await conn.run('BEGIN TRANSACTION; SELECT count(*) FROM schema_version');
+    return { conn, version: before.version, exact: before.writers === 0 && writers === 0 && version === before.version };
+  }
+  function endView(conn: DuckDBConnection): Promise<void> {
+    return conn
+      .run('COMMIT')
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => conn.closeSync())
+      .catch(() => undefined);
+  }
+  /**
+   * The next request's view, opened ahead of it: opening one (connection,
+   * BEGIN, first read) took 0.8-1.4 ms of each small query's path (README
+   * "Performance"). It is handed out only while no write has begun or ended
+   * since it was opened, so it is exactly what a view opened now would see.
+   * Unused for WARM_VIEW_MS it is dropped, so that an idle server holds no
+   * transaction open (an open transaction keeps DuckDB from checkpointing).
+   */
+  function takeView(): Promise<OpenView> {
+    const w = warm;
+    if (w && w.view.version === version && writers === 0) {
+      clearTimeout(w.expiry);
+      warm = null;
+      warmUp();
+      return Promise.resolve(w.view);
+    }
+    dropWarmView();
+    const opened = openView();
+    opened.then(warmUp, () => undefined);
+    return opened;
+  }
+  function warmUp(): void {
+    if (warming || warm || storeClosed) return;
+    warming = openView().then(
+      (v) => {
+        warming = null;
+        if (storeClosed || warm || !v.exact || v.version !== version || writers > 0) {
+          void endView(v.conn);
+          return;
+        }
+        const expiry = setTimeout(dropWarmView, WARM_VIEW_MS);
+        expiry.unref();
+        warm = { view: v, expiry };
+      },
+      () => {
+        warming = null;
+      },
+    );
+  }
+  function dropWarmView(): void {
+    if (!warm) return;
+    clearTimeout(warm.expiry);
+    void endView(warm.view.conn);
+    warm = null;
+  }
 
   /** One transaction on a dedicated connection, its appender writes typed (see `Tx.append`). */
   async function inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {

@@ -41,4 +41,29 @@ describe('store snapshot', () => {
     expect(await count(again)).toBe(2);
     await again.close();
   });
+
+  it('a view opened ahead of the next request is never handed out once a write has begun, nor one opened during a write', async () => {
+    const before = await count(store);
+    // Each snapshot opens the next one ahead of time; let it be ready.
+    await (await store.snapshot()).close();
+    await new Promise((r) => setTimeout(r, 50));
+    await store.transaction(async (tx) => {
+      await tx.run(`INSERT INTO blocks VALUES ('T', 100, TIMESTAMP '2025-12-01 00:20:00', '0x64', '0x63')`);
+    });
+    const after = await store.snapshot();
+    expect(await count(after)).toBe(before + 1);
+    await after.close();
+
+    // A write that begins while the next view is being opened: the view is not kept.
+    const opening = store.snapshot();
+    const writing = store.transaction(async (tx) => {
+      await tx.run(`INSERT INTO blocks VALUES ('T', 101, TIMESTAMP '2025-12-01 00:20:12', '0x65', '0x64')`);
+    });
+    await (await opening).close();
+    await writing;
+    await new Promise((r) => setTimeout(r, 50));
+    const last = await store.snapshot();
+    expect(await count(last)).toBe(before + 2);
+    await last.close();
+  });
 });
