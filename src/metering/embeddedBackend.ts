@@ -6,11 +6,10 @@
  * Atomicity: a key-month balance is loaded from the store once, under a
  * per-balance lock (the memoised load promise); after that, check-and-hold is
  * synchronous JavaScript with no await in between, which Node runs as one
- * step. Durability: a commit resolves only once the charge survives a crash:
- * on DuckDB it is in the store's ledger journal, synced to disk, and reaches
- * `usage_charges` in the background (src/store/duckdb/chargeLedger.ts); on
- * ClickHouse it is inserted, and commits that arrive while an insert runs are
- * grouped into the next one.
+ * step. Durability: a commit resolves only once the store's ledger
+ * (src/store/ledger.ts) holds the charge durably: on DuckDB in its journal,
+ * synced to disk, reaching `usage_charges` in the background; on ClickHouse
+ * inserted, commits that arrive while an insert runs grouped into the next.
  */
 import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
 import * as clickhouse from '../store/clickhouse/metering.ts';
@@ -22,17 +21,9 @@ interface MutableBalance {
   reserved: number;
 }
 
-interface PendingCharge {
-  readonly r: Reservation;
-  resolve(): void;
-  reject(e: unknown): void;
-}
-
 export function createEmbeddedBackend(store: Store): MeterBackend {
   const windows = new Map<string, { window: number; count: number }>();
   const balances = new Map<string, Promise<MutableBalance>>();
-  let pending: PendingCharge[] = [];
-  let writing: Promise<void> | null = null;
 
   const balanceKey = (keyId: string, period: string) => `${keyId}\u0000${period}`;
 
@@ -51,35 +42,6 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
       balances.set(k, b);
     }
     return b;
-  }
-
-  /** ClickHouse: one INSERT, which it applies whole. */
-  async function writeBatch(batch: PendingCharge[]): Promise<void> {
-    const ch = clickHouseOf(store);
-    if (!ch) throw new Error('this store has no usage ledger (a read-only store cannot charge)');
-    await clickhouse.appendCharges(
-      ch,
-      batch.map(({ r }) => ({ keyId: r.keyId, period: r.period, requestId: r.id, cost: r.cost, admittedAt: r.at, endpoint: r.endpoint ?? null })),
-    );
-  }
-
-  /** Group commit: one transaction for every charge that queued up while the previous one ran. */
-  function drain(): Promise<void> {
-    if (writing) return writing;
-    writing = (async () => {
-      while (pending.length) {
-        const batch = pending;
-        pending = [];
-        try {
-          await writeBatch(batch);
-          for (const p of batch) p.resolve();
-        } catch (e) {
-          for (const p of batch) p.reject(e);
-        }
-      }
-      writing = null;
-    })();
-    return writing;
   }
 
   return {
@@ -109,12 +71,8 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
 
     async commit(r: Reservation): Promise<void> {
       const b = await balance(r.keyId, r.period);
-      if (store.ledger) await store.ledger.record([{ keyId: r.keyId, period: r.period, requestId: r.id, cost: r.cost, admittedAt: r.at, endpoint: r.endpoint ?? null }]);
-      else
-        await new Promise<void>((resolve, reject) => {
-          pending.push({ r, resolve, reject });
-          void drain();
-        });
+      if (!store.ledger) throw new Error('this store has no usage ledger (a read-only store cannot charge)');
+      await store.ledger.record([{ keyId: r.keyId, period: r.period, requestId: r.id, cost: r.cost, admittedAt: r.at, endpoint: r.endpoint ?? null }]);
       b.reserved -= r.cost;
       b.used += r.cost;
     },
@@ -159,7 +117,6 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
     },
 
     async close(): Promise<void> {
-      await drain();
       await store.ledger?.settle();
     },
   };

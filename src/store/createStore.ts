@@ -13,7 +13,8 @@ import type { Format } from '../catalog/types.ts';
 import { createLookupCache } from './lookupCache.ts';
 import { createExportLanes, defaultLaneLimits, type ExportLane, type ExportLaneLimits } from './exportLanes.ts';
 import { createFifoMaker, createFifoPool } from './fifoMaker.ts';
-import { createDirectLedger, createJournalLedger, recoverJournal, type ApplyCharges, type ChargeLedger } from './duckdb/chargeLedger.ts';
+import { createDirectLedger, createJournalLedger, recoverJournal, type ApplyCharges } from './duckdb/chargeLedger.ts';
+import type { ChargeLedger } from './ledger.ts';
 import { renderDuckDb } from './duckdb/render.ts';
 import type { BoundQuery } from './query.ts';
 import { SCHEMA_VERSION, schemaDdl } from './schema.ts';
@@ -86,9 +87,9 @@ export interface Store {
    */
   snapshot(): Promise<Store>;
   /**
-   * Where charges are made durable (src/store/duckdb/chargeLedger.ts): a
-   * writable DuckDB store's own; absent on ClickHouse, read-only stores and
-   * snapshots.
+   * Where charges are made durable (src/store/ledger.ts): a writable DuckDB
+   * store's journal, or ClickHouse's grouped INSERT; absent on read-only
+   * DuckDB stores and their snapshots.
    */
   readonly ledger?: ChargeLedger;
   close(): Promise<void>;

@@ -23,6 +23,8 @@ import { connectClickHouse, type ClickHouseTarget } from './connect.ts';
 import { clickHouseExport } from './format.ts';
 import { ident, renderClickHouse, type ClickHouseParams } from './render.ts';
 import { CLICKHOUSE_SCHEMA_VERSION, clickHouseSchemaDdl, clickHouseTableNames } from './schema.ts';
+import { createGroupedLedger } from '../ledger.ts';
+import { appendCharges } from './metering.ts';
 import { holdScratch } from './scratch.ts';
 
 export interface ClickHouseStoreOptions {
@@ -191,6 +193,8 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     all: (sql, params) => query(sql, params as Record<string, ClickHouseValue>),
     run: (sql, params) => command(sql, params as Record<string, ClickHouseValue>),
     transaction: () => Promise.reject(new Error('ClickHouse has no transactions: this write has no ClickHouse form yet (docs/storage.md)')),
+    // One INSERT per group of charges: ClickHouse applies it whole.
+    ledger: createGroupedLedger((charges) => appendCharges(store, charges)),
     copyToStream,
     async copyToFile(sql, params, format, file) {
       const exp = await copyToStream(sql, params, format);

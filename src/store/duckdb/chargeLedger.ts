@@ -1,7 +1,7 @@
 /**
- * The DuckDB store's usage ledger: where a charge is made durable before the
- * last bytes of its response are written (docs/metering.md, "When you are
- * charged").
+ * The DuckDB store's usage ledger (src/store/ledger.ts): where a charge is
+ * made durable before the last bytes of its response are written
+ * (docs/metering.md, "When you are charged").
  *
  * A DuckDB commit costs 2–3 ms (a transaction, a WAL write and its fsync),
  * and it sat on every data response's path. The ledger instead appends each
@@ -15,28 +15,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-
-/** One charged request, as `usage_charges` stores it. */
-export interface ChargeEntry {
-  readonly keyId: string;
-  readonly period: string;
-  readonly requestId: string;
-  readonly cost: number;
-  /** Epoch ms the request was admitted. */
-  readonly admittedAt: number;
-  /** Epoch ms the charge was made durable. */
-  readonly chargedAt: number;
-  readonly endpoint: string | null;
-}
-
-export interface ChargeLedger {
-  /** Resolves once the charges survive a crash. */
-  record(charges: readonly Omit<ChargeEntry, 'chargedAt'>[]): Promise<void>;
-  /** Resolves once every charge recorded so far is in `usage_charges` (before reading the table). */
-  settle(): Promise<void>;
-  /** Settles, then stops. */
-  close(): Promise<void>;
-}
+import { createGroupedLedger, type ChargeEntry, type ChargeLedger } from '../ledger.ts';
 
 /** Writes charges into `usage_charges` in one transaction; with `skipKnown`, those whose request id is already there are left out. */
 export type ApplyCharges = (charges: readonly ChargeEntry[], skipKnown: boolean) => Promise<void>;
@@ -49,15 +28,7 @@ const APPLY_DELAY_MS = 50;
 
 /** Charges that an in-memory store writes straight to its table: nothing survives a crash there anyway. */
 export function createDirectLedger(apply: ApplyCharges): ChargeLedger {
-  return {
-    record: (charges) =>
-      apply(
-        charges.map((c) => ({ ...c, chargedAt: Date.now() })),
-        false,
-      ),
-    settle: () => Promise.resolve(),
-    close: () => Promise.resolve(),
-  };
+  return createGroupedLedger((charges) => apply(charges, false));
 }
 
 /** Applies what a previous process left in the journal of `dir` (charges already in the table are skipped), then removes it. */

@@ -1,0 +1,73 @@
+/**
+ * A store's usage ledger: where a charge is made durable before the last
+ * bytes of its response are written (docs/metering.md, "When you are
+ * charged"). Each engine gives its own: DuckDB a journal beside the store
+ * (src/store/duckdb/chargeLedger.ts), ClickHouse a grouped INSERT.
+ */
+
+/** One charged request, as `usage_charges` stores it. */
+export interface ChargeEntry {
+  readonly keyId: string;
+  readonly period: string;
+  readonly requestId: string;
+  readonly cost: number;
+  /** Epoch ms the request was admitted. */
+  readonly admittedAt: number;
+  /** Epoch ms the charge was made durable. */
+  readonly chargedAt: number;
+  readonly endpoint: string | null;
+}
+
+/** A charge as the meter records it; the ledger stamps when it became durable. */
+export type NewCharge = Omit<ChargeEntry, 'chargedAt'>;
+
+export interface ChargeLedger {
+  /** Resolves once the charges survive a crash. */
+  record(charges: readonly NewCharge[]): Promise<void>;
+  /** Resolves once every charge recorded so far is in `usage_charges` (before reading the table). */
+  settle(): Promise<void>;
+  /** Settles, then stops. */
+  close(): Promise<void>;
+}
+
+/**
+ * Charges written straight to the table by `write`, which makes them durable
+ * when it resolves. Group commit: charges recorded while a write runs share
+ * the next one.
+ */
+export function createGroupedLedger(write: (charges: readonly ChargeEntry[]) => Promise<void>): ChargeLedger {
+  let pending: { charges: readonly ChargeEntry[]; resolve(): void; reject(e: unknown): void }[] = [];
+  let writing: Promise<void> | null = null;
+  const drain = async () => {
+    while (pending.length) {
+      const batch = pending;
+      pending = [];
+      try {
+        await write(batch.flatMap((p) => p.charges));
+        for (const p of batch) p.resolve();
+      } catch (e) {
+        for (const p of batch) p.reject(e);
+      }
+    }
+  };
+  const start = () => {
+    writing ??= drain().finally(() => {
+      writing = null;
+    });
+  };
+  return {
+    record(charges) {
+      const chargedAt = Date.now();
+      return new Promise<void>((resolve, reject) => {
+        pending.push({ charges: charges.map((c) => ({ ...c, chargedAt })), resolve, reject });
+        start();
+      });
+    },
+    settle: async () => {
+      await writing;
+    },
+    close: async () => {
+      await writing;
+    },
+  };
+}
