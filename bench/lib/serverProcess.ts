@@ -17,10 +17,13 @@ export function createKeyCli(root: string, dataDir: string, plan = 'unlimited'):
 }
 
 /** Starts `chainq serve` on a data directory and resolves once it listens. */
-export async function startServer(root: string, dataDir: string, extra: string[] = []): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/chainq.js'), 'serve', '--data', dataDir, '--port', '0', '--log-level', 'warn', '--no-demo', ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export function startServer(root: string, dataDir: string, extra: string[] = []): Promise<ServerProcess> {
+  return startListening([path.join(root, 'bin/chainq.js'), 'serve', '--data', dataDir, '--port', '0', '--log-level', 'warn', '--no-demo', ...extra]);
+}
+
+/** Runs `node <args>` and resolves once it prints "listening on <url>". */
+export async function startListening(args: string[]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => {
     err += d.toString();
@@ -81,3 +84,10 @@ export function rssOf(pid: number): { peakMiB: number; nowMiB: number } {
 }
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** CPU time a process has used so far (all its threads), in ms, from /proc (Linux). */
+export function cpuMsOf(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

@@ -8,10 +8,21 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
-import { createKeyCli, median, rssOf, startServer, timedGet } from '../lib/serverProcess.ts';
+import { cpuMsOf, createKeyCli, median, rssOf, startListening, startServer, timedGet, type ServerProcess } from '../lib/serverProcess.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
+
+interface PreparedFormat {
+  readonly ms: number;
+  readonly cpuMs: number;
+  readonly rows: number;
+  readonly sql: string;
+  readonly params: unknown;
+  readonly options: string;
+  readonly file: string;
+}
 
 const SCALE = 12; // ≈250 ETH erc20 transfers per block; USDT is 40%: 10,000 blocks ≈ 1,000,000 rows
 const RUNS = 3;
@@ -34,7 +45,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       encoding: 'utf8',
       maxBuffer: 1 << 26,
     }),
-  ) as Record<string, { ms: number; rows: number; sql: string }>;
+  ) as Record<string, PreparedFormat>;
   const baseline: Record<string, number> = {};
   const rows: Record<string, number> = {};
   for (const format of FORMATS) {
@@ -44,9 +55,29 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
   }
   const pgRowsFile = path.join(ctx.workDir, 'pg-rows.csv');
 
+  ctx.log('the engine alone in a bare process: peak RSS over the same COPYs');
+  const enginePeak = JSON.parse(
+    execFileSync(
+      process.execPath,
+      [
+        path.join(ctx.root, 'bench/lib/enginePeak.mjs'),
+        JSON.stringify({
+          db: path.join(dataDir, 'chainq.duckdb'),
+          memoryLimit: `${ENGINE_LIMIT_MIB}MiB`,
+          threads: Math.max(2, os.availableParallelism()),
+          runs: RUNS + 1,
+          file: path.join(ctx.workDir, 'engine-peak.out'),
+          copies: FORMATS.map((f) => ({ sql: prepared[f]!.sql, params: prepared[f]!.params, options: prepared[f]!.options })),
+        }),
+      ],
+      { encoding: 'utf8' },
+    ),
+  ) as { opened_rss_mib: number; peak_rss_mib: number };
+
   const key = createKeyCli(ctx.root, dataDir);
   const server = await startServer(ctx.root, dataDir);
   const figures: BenchFigure[] = [];
+  const chainqCpu: Record<string, number> = {};
   try {
     const idle = rssOf(server.pid);
     let peakWhileStreaming = 0;
@@ -56,8 +87,14 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     for (const format of FORMATS) {
       await timedGet(`${server.url}${query(format)}${tokens}`, { 'x-api-key': key }); // warm-up
       const timings = [];
-      for (let i = 0; i < RUNS; i++) timings.push(await timedGet(`${server.url}${query(format)}${tokens}`, { 'x-api-key': key }));
+      const cpu: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const measured = await withCpu(server, () => timedGet(`${server.url}${query(format)}${tokens}`, { 'x-api-key': key }));
+        timings.push(measured.result);
+        cpu.push(measured.cpuMs);
+      }
       if (timings.some((t) => t.status !== 200)) throw new Error(`HTTP ${timings[0]!.status} for ${format}`);
+      chainqCpu[format] = median(cpu);
       const total = median(timings.map((t) => t.totalMs));
       const ttfb = median(timings.map((t) => t.firstByteMs));
       figures.push({
@@ -90,6 +127,21 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         peak_rss_mib: Math.round(peak),
         growth_over_idle_mib: Math.round(peak - idle.nowMiB),
         engine_limit_mib: ENGINE_LIMIT_MIB,
+        engine_alone_peak_rss_mib: Math.round(enginePeak.peak_rss_mib),
+      },
+    });
+    figures.push({
+      name: `the engine alone in a bare Node process, same COPYs to a file: peak RSS against the target`,
+      ratio: enginePeak.peak_rss_mib / (ENGINE_LIMIT_MIB + HEADROOM_MIB),
+      ratio_meaning: `peak RSS of Node + @duckdb/node-api alone (no server) running the same COPYs / (the engine's memory limit + ${HEADROOM_MIB} MiB): the floor under the target`,
+      baseline: 'the same target as the server peak; same limit, same threads, same run',
+      measured: {
+        engine_alone_opened_rss_mib: Math.round(enginePeak.opened_rss_mib),
+        engine_alone_peak_rss_mib: Math.round(enginePeak.peak_rss_mib),
+        server_idle_rss_mib: Math.round(idle.nowMiB),
+        server_peak_rss_mib: Math.round(peak),
+        server_growth_mib: Math.round(peak - idle.nowMiB),
+        engine_alone_growth_mib: Math.round(enginePeak.peak_rss_mib - enginePeak.opened_rss_mib),
       },
     });
 
@@ -98,6 +150,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
   } finally {
     await server.stop();
   }
+  figures.push(...(await deliveryFigures(ctx, prepared, chainqCpu, figures)));
   // Fresh servers of their own: the store admits one server at a time.
   figures.push(await flatnessFigure(ctx, dataDir, key, start));
   return {
@@ -105,6 +158,68 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     figures,
     notes: [`demo scale ${SCALE}; query: ${query('<format>')}${tokens}; median of ${RUNS} runs after a warm-up`, `SQL: ${prepared.csv!.sql}`],
   };
+}
+
+/** Runs `fn` and reports the CPU that `server` and this process (the client) used meanwhile. */
+async function withCpu<T>(server: ServerProcess, fn: () => Promise<T>): Promise<{ result: T; cpuMs: number }> {
+  const s0 = cpuMsOf(server.pid);
+  const c0 = process.cpuUsage();
+  const result = await fn();
+  const c = process.cpuUsage(c0);
+  return { result, cpuMs: cpuMsOf(server.pid) - s0 + (c.user + c.system) / 1000 };
+}
+
+/**
+ * Where a large export's time goes beyond the engine's. The same bytes the
+ * engine wrote are sent from memory by a bare Node HTTP server to the same
+ * client (bench/lib/deliveryServer.mjs): the CPU of delivering them. The
+ * engine's CPU plus that is about the work any streamed answer needs (the
+ * engine alone writes a file where chainq writes a pipe, so it is an
+ * estimate); spread perfectly over the machine's cores it gives the estimated
+ * least time. chainq's CPU for the response (server and client) against the
+ * same sum shows whether chainq adds work of its own.
+ */
+async function deliveryFigures(ctx: BenchContext, prepared: Record<string, PreparedFormat>, chainqCpu: Record<string, number>, figures: BenchFigure[]): Promise<BenchFigure[]> {
+  const cores = os.availableParallelism();
+  const delivery = await startListening([path.join(ctx.root, 'bench/lib/deliveryServer.mjs'), ...FORMATS.map((f) => prepared[f]!.file)]);
+  const out: BenchFigure[] = [];
+  try {
+    for (const [i, format] of FORMATS.entries()) {
+      const url = `${delivery.url}/${i}`;
+      await timedGet(url, {}); // warm-up
+      const runs = [];
+      for (let r = 0; r < RUNS; r++) runs.push(await withCpu(delivery, () => timedGet(url, {})));
+      const deliveryMs = median(runs.map((r) => r.result.totalMs));
+      const deliveryCpu = median(runs.map((r) => r.cpuMs));
+      const engine = prepared[format]!;
+      const floorMs = Math.max(engine.ms, (engine.cpuMs + deliveryCpu) / cores);
+      const httpMs = figures.find((f) => f.name.includes(`, ${format}, end to end`))!.measured.http_ms as number;
+      out.push({
+        name: `estimated least time for the ${format} export on ${cores} cores: engine CPU + delivery CPU spread over the cores, against the engine alone`,
+        ratio: floorMs / engine.ms,
+        ratio_meaning: `max(engine wall, (engine CPU + CPU to deliver the same bytes over HTTP to the same client) / ${cores} cores) / engine wall: about the best ratio a streamed answer can reach here (compare the end-to-end ratio)`,
+        baseline: 'DuckDB COPY of the same SQL to a file, same run',
+        measured: {
+          engine_ms: Math.round(engine.ms),
+          engine_cpu_ms: Math.round(engine.cpuMs),
+          delivery_ms: Math.round(deliveryMs),
+          delivery_cpu_ms: Math.round(deliveryCpu),
+          floor_ms: Math.round(floorMs),
+          chainq_http_ms: httpMs,
+        },
+      });
+      out.push({
+        name: `CPU of a chainq ${format} response (server and client) against the engine's CPU plus delivery's`,
+        ratio: chainqCpu[format]! / (engine.cpuMs + deliveryCpu),
+        ratio_meaning: 'chainq server + client CPU / (engine alone CPU + bare delivery server + client CPU); 1.0 = chainq adds no work of its own',
+        baseline: 'the engine alone and the bare delivery server, same bytes, same run',
+        measured: { chainq_cpu_ms: Math.round(chainqCpu[format]!), engine_cpu_ms: Math.round(engine.cpuMs), delivery_cpu_ms: Math.round(deliveryCpu) },
+      });
+    }
+  } finally {
+    await delivery.stop();
+  }
+  return out;
 }
 
 /**
