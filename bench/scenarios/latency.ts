@@ -7,9 +7,12 @@
  * (`--no-lanes`), on the 2-day demo at scale 1.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
+import { defaultLaneLimits } from '../../src/store/exportLanes.ts';
 import { createKeyCli, startServer, type ServerProcess } from '../lib/serverProcess.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
 
@@ -96,16 +99,60 @@ function summary(load: { samples: Sample[]; seconds: number }) {
   return { small_p50_ms: quantile(small, 0.5), small_p99_ms: quantile(small, 0.99), small_requests: small.length, bytes_per_s: bytes / load.seconds, requests: load.samples.length, failed, ...byKind };
 }
 
+interface PlannedRequest {
+  readonly sql: string;
+  readonly params: unknown;
+  readonly options: string;
+  readonly lane: 'light' | 'heavy';
+}
+
+interface EngineLoad {
+  readonly quiet_p50_ms: number;
+  readonly small_p50_ms: number;
+  readonly small_p99_ms: number;
+  readonly small_requests: number;
+  readonly requests: number;
+}
+
+/** The mixed load on the engine alone (bench/lib/engineLoad.mjs), admitted through the server's default lanes. */
+function runEngineLoad(ctx: BenchContext, dataDir: string, planned: (PlannedRequest | null)[]): EngineLoad {
+  const threads = Math.max(2, os.availableParallelism());
+  const limits = defaultLaneLimits(threads);
+  const mix = MIX.map((m, i) => ({ kind: m.kind, ...planned[i] }));
+  const spec = {
+    db: path.join(dataDir, 'chainq.duckdb'),
+    threads,
+    memoryLimit: '256MB',
+    dir: fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(),
+    clients: CLIENTS,
+    seconds: LOAD_SECONDS,
+    quietRuns: QUIET_RUNS,
+    light: limits.light,
+    heavy: limits.heavy,
+    small: mix.find((m) => m.kind === 'small'),
+    mix,
+  };
+  return JSON.parse(
+    execFileSync(process.execPath, [path.join(ctx.root, 'bench/lib/engineLoad.mjs'), JSON.stringify(spec)], {
+      encoding: 'utf8',
+      // As bin/chainq.js sizes it for the server.
+      env: { ...process.env, UV_THREADPOOL_SIZE: '32' },
+    }),
+  ) as EngineLoad;
+}
+
 const round = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v * 100) / 100]));
 
 export default async function run(ctx: BenchContext): Promise<BenchResult> {
   const dataDir = path.join(ctx.workDir, 'data');
   ctx.log('loading the demo (scale 1, 2 days) and timing the engine alone on the small query');
-  const engine = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', path.join(ctx.root, 'bench/lib/latencyPrepare.ts'), dataDir, SMALL, String(QUIET_RUNS)], { encoding: 'utf8' })) as {
-    p50: number;
-    bytes: number;
-    sql: string;
-  };
+  const engine = JSON.parse(
+    execFileSync(process.execPath, ['--import', 'tsx', path.join(ctx.root, 'bench/lib/latencyPrepare.ts'), dataDir, SMALL, String(QUIET_RUNS), ...MIX.map((m) => m.url)], {
+      encoding: 'utf8',
+    }),
+  ) as { p50: number; bytes: number; sql: string; mix: (PlannedRequest | null)[] };
+  ctx.log(`the engine alone: the same mixed load through the same lanes, no server, for ${LOAD_SECONDS} s`);
+  const engineLoad = runEngineLoad(ctx, dataDir, engine.mix);
   const key = createKeyCli(ctx.root, dataDir);
 
   const phases: Record<'lanes' | 'no_lanes', { quiet: number[]; load: ReturnType<typeof summary> }> = {} as never;
@@ -157,6 +204,20 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       baseline: 'the same mixed load on the same server with fair scheduling off, same run',
       target: '>= 0.9',
       measured: round({ lanes_bytes_per_s: lanes.bytes_per_s, no_lanes_bytes_per_s: off.bytes_per_s }),
+    },
+    {
+      name: `the engine alone under the same load: small query p50 under ${CLIENTS} clients / its quiet p50`,
+      ratio: engineLoad.small_p50_ms / engineLoad.quiet_p50_ms,
+      ratio_meaning: 'p50 under load / p50 with no load, DuckDB alone running the same COPYs through the same lanes, no server: the floor under the p50 target',
+      baseline: 'the same small COPY, one at a time, same process, same run',
+      measured: round({ ...engineLoad }),
+    },
+    {
+      name: `the engine alone under the same load: small query p99 under ${CLIENTS} clients / its quiet p50`,
+      ratio: engineLoad.small_p99_ms / engineLoad.quiet_p50_ms,
+      ratio_meaning: 'p99 under load / p50 with no load, DuckDB alone running the same COPYs through the same lanes, no server: the floor under the p99 target',
+      baseline: 'the same small COPY, one at a time, same process, same run',
+      measured: round({ ...engineLoad }),
     },
     {
       name: 'small query p50 under mixed load without fair scheduling (for comparison)',
