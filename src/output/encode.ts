@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream';
 import { FORMAT_NAMES, FORMATS } from '../catalog/formats.ts';
 import type { Format } from '../catalog/types.ts';
+import { pipeInto } from '../utils/pipeInto.ts';
 import { JsonEnvelope } from './jsonEnvelope.ts';
 
 /** Content-Type by format, as the format table (catalog/formats.ts) has it. */
@@ -28,8 +29,7 @@ export async function encodeBody(exp: EngineExport, format: Format, basename: st
   const headers: Record<string, string> = { 'content-type': f.contentType };
   // Rows in the JSON envelope are read inline; anything else is a file to save.
   if (!f.envelope) headers['content-disposition'] = `attachment; filename="${basename}.${f.extension}"`;
-  const body = f.envelope ? exp.stream.pipe(new JsonEnvelope()) : exp.stream;
-  if (body !== exp.stream) exp.stream.on('error', (e) => body.destroy(e));
+  const body = f.envelope ? pipeInto(exp.stream, new JsonEnvelope()) : exp.stream;
   return { body, headers };
 }
 

@@ -397,7 +397,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       conn = onConn ?? (await instance.connect());
     } catch (e) {
       socket?.destroy();
-      if (fifo) fs.rm(fifo, { force: true }, () => undefined);
+      if (fifo) fs.unlink(fifo, () => undefined);
       release();
       throw e;
     }
@@ -428,7 +428,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       if (released) return;
       released = true;
       source.destroy();
-      fs.rm(fifoPath, { force: true }, () => undefined);
+      // unlink, not rm: rm stats the path twice before unlinking it, on every response.
+      fs.unlink(fifoPath, () => undefined);
       release();
     };
     stream.on('close', () => {

@@ -7,7 +7,8 @@
  *   onSend                  X-RateLimit-* / X-Request-Cost / X-Request-Id on every response
  *   close                   any hold not charged is released
  */
-import { Transform, pipeline, type Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
+import { pipeInto } from '../../utils/pipeInto.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from '../../errors/apiError.ts';
 import { createConcurrencyGate } from '../../metering/concurrency.ts';
@@ -167,6 +168,5 @@ export function chargeOnCompletion(request: FastifyRequest, body: Readable): Rea
       );
     },
   });
-  pipeline(body, out, () => undefined);
-  return out;
+  return pipeInto(body, out);
 }

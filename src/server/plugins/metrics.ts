@@ -4,7 +4,8 @@
  * response ended or the client left first, labelled by the route pattern so
  * that ids and query strings never become series.
  */
-import { Transform, pipeline, type Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
+import { pipeInto } from '../../utils/pipeInto.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Metrics } from '../../internal/metrics.ts';
 
@@ -37,8 +38,7 @@ function counted(body: Readable, count: { n: number }): Readable {
     },
   });
   // Either side failing or closing early tears down the other, as Fastify expects of a body.
-  pipeline(body, out, () => undefined);
-  return out;
+  return pipeInto(body, out);
 }
 
 /** Records every request of `app` (and of the plugins registered after this call) in `metrics`. */

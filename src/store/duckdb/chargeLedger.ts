@@ -14,6 +14,7 @@
  * made durable, as before.
  */
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createGroupedLedger, type ChargeEntry, type ChargeLedger } from '../ledger.ts';
 
@@ -82,6 +83,23 @@ function syncDir(dir: string): void {
   }
 }
 
+async function syncDirAsync(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+const openAsync = (file: string) =>
+  new Promise<number>((resolve, reject) => {
+    fs.open(file, 'a', 0o600, (e, fd) => (e ? reject(e) : resolve(fd)));
+  });
+const closeAsync = (fd: number) =>
+  new Promise<void>((resolve, reject) => {
+    fs.close(fd, (e) => (e ? reject(e) : resolve()));
+  });
 const writeAsync = (fd: number, data: Buffer) =>
   new Promise<void>((resolve, reject) => {
     fs.write(fd, data, (e, written) => (e ? reject(e) : written === data.length ? resolve() : reject(new Error('short journal write'))));
@@ -166,19 +184,22 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
             let rotated: { file: string; charges: ChargeEntry[] } | null = null;
             try {
               if (unapplied.length) {
+                // Off the event loop: a rotation comes every APPLY_DELAY_MS under load, and a
+                // directory fsync on the main thread held every response up for its duration.
                 const to = `${file}.${String(++rotations).padStart(12, '0')}${APPLYING_SUFFIX}`;
-                fs.renameSync(file, to);
+                await fsp.rename(file, to);
                 let next: number;
                 try {
-                  next = fs.openSync(file, 'a', 0o600);
+                  next = await openAsync(file);
                 } catch (e) {
                   // Keep writing where the charges are: the rotated file would be removed once applied.
-                  fs.renameSync(to, file);
+                  await fsp.rename(to, file);
                   throw e;
                 }
-                fs.closeSync(fd);
+                const previous = fd;
                 fd = next;
-                syncDir(dir);
+                await closeAsync(previous).catch(() => undefined);
+                await syncDirAsync(dir);
                 rotated = { file: to, charges: unapplied };
                 unapplied = [];
               }
@@ -215,7 +236,7 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
           unapplied = batch.charges.concat(unapplied);
           throw e;
         }
-        fs.rmSync(batch.file, { force: true });
+        await fsp.rm(batch.file, { force: true });
       },
     );
 
