@@ -191,22 +191,36 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     if (v.length === 0) await shared.run('INSERT INTO schema_version VALUES ($v)', { v: SCHEMA_VERSION });
   }
 
-  const applyCharges: ApplyCharges = (charges, skipKnown) =>
-    inTransaction(async (tx) => {
-      let rows = charges;
-      if (skipKnown) {
-        const known = await tx.all<{ request_id: string }>('SELECT request_id FROM usage_charges WHERE list_contains($ids, request_id)', {
-          ids: listValue(charges.map((c) => c.requestId)),
-        });
-        const skip = new Set(known.map((r) => r.request_id));
-        rows = charges.filter((c) => !skip.has(c.requestId));
-      }
-      if (rows.length === 0) return;
-      await tx.append(
-        'usage_charges',
-        rows.map((c) => [c.keyId, c.period, c.requestId, c.cost, new Date(c.admittedAt), new Date(c.chargedAt), c.endpoint]),
-      );
-    });
+  /**
+   * Charges into `usage_charges` as one INSERT the engine runs from column
+   * lists, on a connection kept for the ledger (its applies run one at a
+   * time): one statement is one transaction, and nothing runs on the event
+   * loop, where an appender's flush and a connection's close are synchronous.
+   * With `skipKnown`, charges whose request id the table holds are left out.
+   */
+  let ledgerConn: DuckDBConnection | undefined;
+  const applyCharges: ApplyCharges = async (charges, skipKnown) => {
+    if (charges.length === 0) return;
+    ledgerConn ??= await instance.connect();
+    await ledgerConn.run(
+      `INSERT INTO usage_charges (key_id, period, request_id, cost, admitted_at, charged_at, endpoint)
+       SELECT key_id, period, request_id, cost::BIGINT, epoch_ms(admitted_ms::BIGINT), epoch_ms(charged_ms::BIGINT), endpoint
+       FROM (SELECT unnest($keys) AS key_id, unnest($periods) AS period, unnest($ids) AS request_id, unnest($costs) AS cost,
+                    unnest($admitted) AS admitted_ms, unnest($charged) AS charged_ms, unnest($endpoints) AS endpoint)
+       WHERE NOT $skip_known OR request_id NOT IN (SELECT request_id FROM usage_charges)`,
+      {
+        keys: listValue(charges.map((c) => c.keyId)),
+        periods: listValue(charges.map((c) => c.period)),
+        ids: listValue(charges.map((c) => c.requestId)),
+        // Numbers would bind as INTEGER lists; BigInts bind as HUGEINT, cast back above.
+        costs: listValue(charges.map((c) => BigInt(c.cost))),
+        admitted: listValue(charges.map((c) => BigInt(c.admittedAt))),
+        charged: listValue(charges.map((c) => BigInt(c.chargedAt))),
+        endpoints: listValue(charges.map((c) => c.endpoint)),
+        skip_known: skipKnown,
+      },
+    );
+  };
   let ledger: ChargeLedger | undefined;
   if (!readOnly && opts.dataDir) {
     await recoverJournal(opts.dataDir, applyCharges);
@@ -264,6 +278,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       dropWarmView();
       // Charges the table could not take stay durable in the journal and are applied at the next opening.
       await ledger?.close().catch(() => undefined);
+      ledgerConn?.closeSync();
       shared.closeSync();
       instance.closeSync();
       await fifos.close();
