@@ -77,7 +77,8 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
   const key = createKeyCli(ctx.root, dataDir);
   const server = await startServer(ctx.root, dataDir);
   const figures: BenchFigure[] = [];
-  const chainqCpu: Record<string, number> = {};
+  /** Each format's end-to-end time and CPU (server and client), medians. */
+  const chainq: Record<string, { ms: number; cpuMs: number }> = {};
   try {
     const idle = rssOf(server.pid);
     let peakWhileStreaming = 0;
@@ -94,9 +95,9 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         cpu.push(measured.cpuMs);
       }
       if (timings.some((t) => t.status !== 200)) throw new Error(`HTTP ${timings[0]!.status} for ${format}`);
-      chainqCpu[format] = median(cpu);
       const total = median(timings.map((t) => t.totalMs));
       const ttfb = median(timings.map((t) => t.firstByteMs));
+      chainq[format] = { ms: total, cpuMs: median(cpu) };
       figures.push({
         name: `erc20 ETH 10,000 blocks, ${rows[format]} rows, ${format}, end to end over HTTP`,
         ratio: total / baseline[format]!,
@@ -145,12 +146,12 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       },
     });
 
-    const pg = await postgresFigure(ctx, pgRowsFile, start, baseline.csv!, figures.find((f) => f.name.includes(', csv,'))!.measured.http_ms as number);
+    const pg = await postgresFigure(ctx, pgRowsFile, start, baseline.csv!, Math.round(chainq.csv!.ms));
     if (pg) figures.push(pg);
   } finally {
     await server.stop();
   }
-  figures.push(...(await deliveryFigures(ctx, prepared, chainqCpu, figures)));
+  figures.push(...(await deliveryFigures(ctx, prepared, chainq)));
   // Fresh servers of their own: the store admits one server at a time.
   figures.push(await flatnessFigure(ctx, dataDir, key, start));
   return {
@@ -179,7 +180,7 @@ async function withCpu<T>(server: ServerProcess, fn: () => Promise<T>): Promise<
  * least time. chainq's CPU for the response (server and client) against the
  * same sum shows whether chainq adds work of its own.
  */
-async function deliveryFigures(ctx: BenchContext, prepared: Record<string, PreparedFormat>, chainqCpu: Record<string, number>, figures: BenchFigure[]): Promise<BenchFigure[]> {
+async function deliveryFigures(ctx: BenchContext, prepared: Record<string, PreparedFormat>, chainq: Record<string, { ms: number; cpuMs: number }>): Promise<BenchFigure[]> {
   const cores = os.availableParallelism();
   const delivery = await startListening([path.join(ctx.root, 'bench/lib/deliveryServer.mjs'), ...FORMATS.map((f) => prepared[f]!.file)]);
   const out: BenchFigure[] = [];
@@ -193,7 +194,6 @@ async function deliveryFigures(ctx: BenchContext, prepared: Record<string, Prepa
       const deliveryCpu = median(runs.map((r) => r.cpuMs));
       const engine = prepared[format]!;
       const floorMs = Math.max(engine.ms, (engine.cpuMs + deliveryCpu) / cores);
-      const httpMs = figures.find((f) => f.name.includes(`, ${format}, end to end`))!.measured.http_ms as number;
       out.push({
         name: `estimated least time for the ${format} export on ${cores} cores: engine CPU + delivery CPU spread over the cores, against the engine alone`,
         ratio: floorMs / engine.ms,
@@ -205,15 +205,15 @@ async function deliveryFigures(ctx: BenchContext, prepared: Record<string, Prepa
           delivery_ms: Math.round(deliveryMs),
           delivery_cpu_ms: Math.round(deliveryCpu),
           floor_ms: Math.round(floorMs),
-          chainq_http_ms: httpMs,
+          chainq_http_ms: Math.round(chainq[format]!.ms),
         },
       });
       out.push({
         name: `CPU of a chainq ${format} response (server and client) against the engine's CPU plus delivery's`,
-        ratio: chainqCpu[format]! / (engine.cpuMs + deliveryCpu),
+        ratio: chainq[format]!.cpuMs / (engine.cpuMs + deliveryCpu),
         ratio_meaning: 'chainq server + client CPU / (engine alone CPU + bare delivery server + client CPU); 1.0 = chainq adds no work of its own',
         baseline: 'the engine alone and the bare delivery server, same bytes, same run',
-        measured: { chainq_cpu_ms: Math.round(chainqCpu[format]!), engine_cpu_ms: Math.round(engine.cpuMs), delivery_cpu_ms: Math.round(deliveryCpu) },
+        measured: { chainq_cpu_ms: Math.round(chainq[format]!.cpuMs), engine_cpu_ms: Math.round(engine.cpuMs), delivery_cpu_ms: Math.round(deliveryCpu) },
       });
     }
   } finally {

@@ -5,6 +5,7 @@
  * reading the same ClickHouse sees the change at its next lookup. Charges
  * are appended, one INSERT per group commit (atomic in ClickHouse).
  */
+import type { NewCharge } from '../ledger.ts';
 import { clickHouseTime, parseClickHouseTime, type ClickHouseStore } from './createClickHouseStore.ts';
 
 export interface StoredKey {
@@ -87,21 +88,13 @@ export async function updateKey(s: ClickHouseStore, idOrPrefix: string, change: 
   );
 }
 
-export interface ChargeRow {
-  readonly keyId: string;
-  readonly period: string;
-  readonly requestId: string;
-  readonly cost: number;
-  readonly admittedAt: number;
-  readonly endpoint: string | null;
-}
-
 export async function usedInPeriod(s: ClickHouseStore, keyId: string, period: string): Promise<number> {
   const [r] = await s.query<{ used: number }>(`SELECT sum(cost) AS used FROM ${s.table('usage_charges')} WHERE key_id = {keyId:String} AND period = {period:String}`, { keyId, period });
   return Number(r?.used ?? 0);
 }
 
-export async function appendCharges(s: ClickHouseStore, charges: readonly ChargeRow[]): Promise<void> {
+/** The ledger's group of charges as one INSERT, charged_at stamped when it is written. */
+export async function appendCharges(s: ClickHouseStore, charges: readonly NewCharge[]): Promise<void> {
   const now = Date.now();
   await s.insert(
     'usage_charges',
