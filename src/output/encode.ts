@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { FORMAT_NAMES, FORMATS } from '../catalog/formats.ts';
 import type { Format } from '../catalog/types.ts';
 import { pipeInto } from '../utils/pipeInto.ts';
-import { JsonEnvelope } from './jsonEnvelope.ts';
+import { envelopeOf, JsonEnvelope } from './jsonEnvelope.ts';
 
 /** Content-Type by format, as the format table (catalog/formats.ts) has it. */
 export const CONTENT_TYPES: Readonly<Record<Format, string>> = Object.fromEntries(FORMAT_NAMES.map((f) => [f, FORMATS[f].contentType])) as Record<Format, string>;
@@ -25,12 +25,21 @@ export interface EngineExport {
 
 export async function encodeBody(exp: EngineExport, format: Format, basename: string): Promise<EncodedBody> {
   await firstBytes(exp);
+  const body = FORMATS[format].envelope ? pipeInto(exp.stream, new JsonEnvelope()) : exp.stream;
+  return { body, headers: bodyHeaders(format, basename) };
+}
+
+/** A result the engine handed back finished (src/store/duckdb/onePiece.ts), as one buffer: the same bytes encodeBody streams. */
+export function encodeWhole(bytes: Buffer, format: Format, basename: string): { readonly body: Buffer; readonly headers: Record<string, string> } {
+  return { body: FORMATS[format].envelope ? envelopeOf(bytes) : bytes, headers: bodyHeaders(format, basename) };
+}
+
+function bodyHeaders(format: Format, basename: string): Record<string, string> {
   const f = FORMATS[format];
   const headers: Record<string, string> = { 'content-type': f.contentType };
   // Rows in the JSON envelope are read inline; anything else is a file to save.
   if (!f.envelope) headers['content-disposition'] = `attachment; filename="${basename}.${f.extension}"`;
-  const body = f.envelope ? pipeInto(exp.stream, new JsonEnvelope()) : exp.stream;
-  return { body, headers };
+  return headers;
 }
 
 /** Resolves once the stream has data or has ended; rejects if the engine failed first. */

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { JsonEnvelope } from './jsonEnvelope.ts';
+import { envelopeOf, JsonEnvelope } from './jsonEnvelope.ts';
 
 async function wrap(chunks: string[]): Promise<string> {
   const out: Buffer[] = [];
@@ -25,5 +25,13 @@ describe('JsonEnvelope', () => {
 
   it('answers an empty result as an empty list', async () => {
     expect(JSON.parse(await wrap([]))).toEqual({ status: 'success', events: [], count: 0 });
+  });
+
+  it('builds the same bytes at once around rows that are all there, and leaves them untouched', async () => {
+    for (const rows of ['', '{"a":1}\n', '{"a":1}\n{"a":"x\\ny"}\n{"a":3}\n']) {
+      const input = Buffer.from(rows);
+      expect(envelopeOf(input).toString(), rows).toBe(await wrap([rows]));
+      expect(input.toString()).toBe(rows);
+    }
   });
 });

@@ -52,7 +52,22 @@ export class JsonEnvelope extends Transform {
 
   override _flush(done: TransformCallback): void {
     if (!this.#started) this.push(HEAD);
-    this.push(Buffer.from(`],"count":${this.#count}}`));
+    this.push(tail(this.#count));
     done();
   }
+}
+
+const tail = (count: number): Buffer => Buffer.from(`],"count":${count}}`);
+
+/** The same envelope around rows that are all there already: one buffer, the bytes JsonEnvelope streams. */
+export function envelopeOf(rows: Buffer): Buffer {
+  const end = rows.length > 0 && rows[rows.length - 1] === NEWLINE ? rows.length - 1 : rows.length;
+  // Copied, not rewritten in place: the rows may be read elsewhere too.
+  const out = Buffer.concat([HEAD, rows.subarray(0, end)]);
+  let count = end < rows.length ? 1 : 0;
+  for (let i = out.indexOf(NEWLINE, HEAD.length); i !== -1; i = out.indexOf(NEWLINE, i + 1)) {
+    out[i] = COMMA;
+    count++;
+  }
+  return Buffer.concat([out, tail(count)]);
 }

@@ -11,3 +11,14 @@ export const HEAVY_COST = 1_000;
 export function laneOf(cost: number): ExportLane {
   return cost >= HEAVY_COST ? 'heavy' : 'light';
 }
+
+/**
+ * Planned cost up to which a result is expected to be small: the least a block
+ * query costs (100 ETH blocks, 500 on ARB) or one day of candles. Such a JSON
+ * result may be built by the engine in one piece (src/store/createStore.ts).
+ */
+export const SMALL_COST = 100;
+
+export function isSmall(cost: number): boolean {
+  return cost <= SMALL_COST;
+}

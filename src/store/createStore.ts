@@ -13,6 +13,7 @@ import type { Format } from '../catalog/types.ts';
 import { createLookupCache } from './lookupCache.ts';
 import { createExportLanes, defaultLaneLimits, type ExportLane, type ExportLaneLimits } from './exportLanes.ts';
 import { createFifoMaker, createFifoPool } from './fifoMaker.ts';
+import { type OnePiece, onePieceStream, readOnePiece } from './duckdb/onePiece.ts';
 import { createDirectLedger, createJournalLedger, recoverJournal, type ApplyCharges } from './duckdb/chargeLedger.ts';
 import type { ChargeLedger } from './ledger.ts';
 import { renderDuckDb } from './duckdb/render.ts';
@@ -38,9 +39,15 @@ export interface StoreOptions {
   readonly exportLanes?: ExportLaneLimits;
 }
 
-/** How an export is admitted: the lane it waits in. */
+/** How an export is admitted: the lane it waits in, and whether its result is expected to be small. */
 export interface ExportOptions {
   readonly lane?: ExportLane;
+  /**
+   * The planner expects few rows (src/query/lane.ts): an engine may then build
+   * a JSON result in one piece instead of streaming it (README, "Small results
+   * in one piece"). The bytes are the same either way.
+   */
+  readonly small?: boolean;
 }
 
 export interface CopyStream {
@@ -50,6 +57,11 @@ export interface CopyStream {
   readonly done: Promise<number>;
   /** Stops the query and releases everything. */
   cancel(): void;
+  /**
+   * The same bytes, finished, when the engine handed the result back in one
+   * piece (a small JSON result; README, "Small results in one piece").
+   */
+  readonly whole?: Buffer;
 }
 
 export interface Store {
@@ -241,7 +253,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     lookup: lookupNow,
 
     transaction: (fn) => writing(() => inTransaction(fn)),
-    copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, null, o?.lane ?? 'light'),
+    copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, null, o),
 
     async copyToFile(sql, params, format, file, o) {
       const conn = await instance.connect();
@@ -263,7 +275,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         all: (sql, params) => all(conn, sql, params),
         run: () => Promise.reject(new Error('a snapshot is read-only')),
         transaction: () => Promise.reject(new Error('a snapshot is read-only')),
-        copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o?.lane ?? 'light'),
+        copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o),
         copyToFile: (sql, params, format, file, o) => copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
         snapshot: () => Promise.resolve(view),
         lookup: <T>(key: string, compute: () => Promise<T>): Promise<T> => (exact ? lookups.get(seen, key, compute, () => true) : compute()),
@@ -394,9 +406,28 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     }
   }
 
-  /** Streams a query's encoded result; on `shared` (a snapshot's connection, left open) or on a connection of its own. */
-  async function copyToStream(sql: string, params: SqlParams, format: Format, onConn: DuckDBConnection | null, lane: ExportLane): Promise<CopyStream> {
-    const release = await lanes.acquire(lane);
+  /** Streams a query's encoded result; on `onConn` (a snapshot's connection, left open) or on a connection of its own. */
+  async function copyToStream(sql: string, params: SqlParams, format: Format, onConn: DuckDBConnection | null, o: ExportOptions | undefined): Promise<CopyStream> {
+    const release = await lanes.acquire(o?.lane ?? 'light');
+    if (o?.small && format === 'json') {
+      let piece: OnePiece | null;
+      try {
+        piece = await readOnePiece(onConn ?? (await instance.connect()), sql, params, !onConn);
+      } catch (e) {
+        release();
+        throw e;
+      }
+      if (piece) {
+        release();
+        return onePieceStream(piece);
+      }
+      // More rows than one piece takes: the same query streams through a fifo after all.
+    }
+    return copyThroughFifo(sql, params, format, onConn, release);
+  }
+
+  /** Streams a query's encoded result through a fifo the engine's COPY writes; `release` frees its lane. */
+  async function copyThroughFifo(sql: string, params: SqlParams, format: Format, onConn: DuckDBConnection | null, release: () => void): Promise<CopyStream> {
     let fifo: string | undefined;
     let conn: DuckDBConnection | undefined;
     let socket: net.Socket | undefined;

@@ -7,6 +7,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MeterBackend } from '../../src/metering/backend.ts';
+import { createEmbeddedBackend } from '../../src/metering/embeddedBackend.ts';
 import { findKey } from '../../src/metering/keys.ts';
 import type { Store } from '../../src/store/createStore.ts';
 import { chargedRequestIds } from '../helpers/engineSql.ts';
@@ -281,6 +283,35 @@ describe('charged once, only for a complete successful data response', () => {
       expect(meteringOf(r)).toMatchObject({ 'x-request-cost': 0, 'x-ratelimit-remaining': 250 });
       // The hold was given back: the whole budget is available again.
       expect(meteringOf(await m.get('/v1/protocols', key))['x-ratelimit-remaining']).toBe(250);
+      expect(await usageOf(m, key)).toEqual([]);
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('a small JSON result, produced whole, is charged before its bytes: a charge that cannot be recorded answers 503 (DuckDB) or cuts the stream (ClickHouse), and charges nothing', async () => {
+    const backend = createEmbeddedBackend(store);
+    let commits = 0;
+    const failingCommit: MeterBackend = {
+      ...backend,
+      commit: async () => {
+        commits++;
+        throw new Error('ledger unavailable');
+      },
+    };
+    const m = await createMeteredApp(store, { plans: PLANS, backend: failingCommit });
+    try {
+      const key = await m.newKey('month');
+      if (store.engine === 'duckdb') {
+        const r = await m.get(SMALL_QUERY, key);
+        expect(r.statusCode).toBe(503);
+        expect(JSON.parse(r.body)).toMatchObject({ status: 'error', code: 'unavailable' });
+        expect(meteringOf(r)).toMatchObject({ 'x-request-cost': 0, 'x-ratelimit-remaining': 250 });
+      } else {
+        // ClickHouse streams every result: the body is cut off before its end instead.
+        await expect(m.get(SMALL_QUERY, key)).rejects.toThrow(/destroyed before completion/);
+      }
+      expect(commits).toBe(1);
       expect(await usageOf(m, key)).toEqual([]);
     } finally {
       await m.close();

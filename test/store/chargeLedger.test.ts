@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JOURNAL_FILE } from '../../src/store/duckdb/chargeLedger.ts';
+import { JOURNAL_FILE, ROTATE_BYTES } from '../../src/store/duckdb/chargeLedger.ts';
 import { createStore, type Store } from '../../src/store/createStore.ts';
 
 const dirs: string[] = [];
@@ -80,6 +80,29 @@ describe('the DuckDB usage ledger', () => {
     expect(await tableIds(store)).toEqual(['x1', 'x2', 'x3']);
     expect(fs.readdirSync(dir).filter((f) => f.startsWith(JOURNAL_FILE) && fs.statSync(path.join(dir, f)).size > 0)).toEqual([]);
     await store.close();
+  });
+
+  it('keeps one journal until it has grown large, then rotates it out and removes it once all it holds is in the table; a clean close leaves it empty', async () => {
+    const dir = newDir();
+    const store = await createStore({ dataDir: dir });
+    const journalBytes = () => fs.statSync(path.join(dir, JOURNAL_FILE)).size;
+    await store.ledger!.record([charge('first')]);
+    await store.ledger!.settle();
+    // Applied, and still in the journal: no rotation on every apply.
+    expect(await tableIds(store)).toEqual(['first']);
+    expect(journalBytes()).toBeGreaterThan(0);
+    const lineBytes = journalBytes();
+    const n = Math.ceil((2 * ROTATE_BYTES) / lineBytes);
+    for (let i = 0; i < n; i += 500) {
+      await Promise.all(Array.from({ length: Math.min(500, n - i) }, (_, j) => store.ledger!.record([charge(`c${String(i + j).padStart(6, '0')}`)])));
+      await store.ledger!.settle();
+    }
+    expect(await store.all('SELECT count(*)::INTEGER AS n FROM usage_charges')).toEqual([{ n: n + 1 }]);
+    // Twice ROTATE_BYTES were written: the journal was rotated out, and the rotated files are gone.
+    expect(journalBytes()).toBeLessThan(ROTATE_BYTES + 500 * lineBytes);
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith(`${JOURNAL_FILE}.`))).toEqual([]);
+    await store.close();
+    expect(journalBytes()).toBe(0);
   });
 
   it('a journal whose charges the table already holds is not applied twice', async () => {

@@ -139,9 +139,20 @@ export async function releaseCost(request: FastifyRequest): Promise<void> {
   if (request.meter) await request.server.meter.release(request.meter);
 }
 
-/** Records the held cost as charged now, for a result delivered whole at once (a download link). */
+/**
+ * Records the held cost as charged now, for a result complete before it is
+ * sent (a download link, a small result in one piece); answers 503 when the
+ * charge cannot be recorded, and the result is then not sent.
+ */
 export async function commitCost(request: FastifyRequest): Promise<void> {
-  if (request.meter?.charge) await request.server.meter.commit(request.meter);
+  if (!request.meter?.charge) return;
+  try {
+    await request.server.meter.commit(request.meter);
+  } catch (e) {
+    request.log.error({ err: e }, 'charge could not be recorded; the result is not sent and not charged');
+    if (isApiError(e)) throw e;
+    throw new ApiError('unavailable', 'metering could not record the charge; the result was not sent and nothing was charged, retry shortly');
+  }
 }
 
 /**

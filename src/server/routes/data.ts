@@ -2,11 +2,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { querySchema } from '../../catalog/derive/jsonSchema.ts';
 import type { DataRoute } from '../../catalog/derive/routes.ts';
-import { CONTENT_TYPES, encodeBody } from '../../output/encode.ts';
+import { CONTENT_TYPES, encodeBody, encodeWhole } from '../../output/encode.ts';
 import type { LinkStore } from '../../output/links/linkStore.ts';
 import type { PlanContext } from '../../query/planRaw.ts';
 import { plannerFor, type Planner } from '../../query/planner.ts';
-import { laneOf } from '../../query/lane.ts';
+import { isSmall, laneOf } from '../../query/lane.ts';
 import { chargeOnCompletion, commitCost, releaseCost, reserveCost } from '../plugins/metering.ts';
 import { watchStalledReader } from '../stalledReader.ts';
 import { requestBaseUrl } from './links.ts';
@@ -71,7 +71,7 @@ export async function serveData(request: FastifyRequest, reply: FastifyReply, r:
       return reply.header('cache-control', 'no-store').send(body);
     }
     const started = performance.now();
-    const exp = await snap.copyToStream(p.sql, p.params, p.format, { lane });
+    const exp = await snap.copyToStream(p.sql, p.params, p.format, { lane, small: isSmall(p.cost.cost) });
     handedOver = true;
     // Failures reach the client through the body; only completed queries are timed.
     exp.done.then(
@@ -80,6 +80,13 @@ export async function serveData(request: FastifyRequest, reply: FastifyReply, r:
     );
     // The snapshot ends when the engine is done with it.
     exp.done.finally(() => snap.close()).catch(() => undefined);
+    if (exp.whole) {
+      // Produced whole before its first byte is sent: the charge is made durable
+      // first (docs/metering.md), unless the client has already gone.
+      const encoded = encodeWhole(exp.whole, p.format, p.basename);
+      if (!request.raw.socket?.destroyed) await commitCost(request);
+      return reply.headers(encoded.headers).send(encoded.body);
+    }
     // A client that leaves mid-stream stops the engine at once.
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) exp.cancel();

@@ -1,0 +1,48 @@
+/**
+ * Small JSON results in one piece (README, "Small results in one piece"): the
+ * engine encodes the rows and hands them back as one column of a finished
+ * result, so a 10-block query takes no fifo, no COPY and no pipe to read. The
+ * bytes are those COPY (FORMAT json) writes; a result with more rows than one
+ * piece takes is noticed without being built, and streams after all.
+ */
+import { PassThrough } from 'node:stream';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { CopyStream, SqlParams } from '../createStore.ts';
+
+/** Rows up to which a result is built in one piece: eight light exports at once then hold a few MB at most. */
+export const ONE_PIECE_MAX_ROWS = 2_000;
+
+export interface OnePiece {
+  /** Newline-delimited JSON rows, each ending in a newline: what COPY (FORMAT json) writes. */
+  readonly body: string;
+  readonly rows: number;
+}
+
+/**
+ * One JSON line per row, in the query's order (a projection keeps it). to_json
+ * is what COPY's JSON writer emits per row (test/store/onePiece.test.ts pins
+ * the bytes). The lines come back as one column and are joined once: the
+ * engine does the encoding, JavaScript only the concatenation.
+ */
+export function onePieceSql(sql: string): string {
+  return `SELECT to_json(t)::VARCHAR || chr(10) AS line FROM (SELECT * FROM (${sql}) LIMIT ${ONE_PIECE_MAX_ROWS + 1}) t`;
+}
+
+/** The result in one piece, or null when it has more than ONE_PIECE_MAX_ROWS rows; closes `conn` after if `ownsConn`. */
+export async function readOnePiece(conn: DuckDBConnection, sql: string, params: SqlParams, ownsConn: boolean): Promise<OnePiece | null> {
+  try {
+    const result = await conn.run(onePieceSql(sql), params);
+    const [lines = []] = await result.getColumns();
+    return lines.length > ONE_PIECE_MAX_ROWS ? null : { body: lines.join(''), rows: lines.length };
+  } finally {
+    if (ownsConn) conn.closeSync();
+  }
+}
+
+/** A finished result as an export: the body is there whole, so cancelling only drops the stream. */
+export function onePieceStream(piece: OnePiece): CopyStream {
+  const whole = Buffer.from(piece.body);
+  const stream = new PassThrough();
+  stream.end(whole.length ? whole : undefined);
+  return { stream, done: Promise.resolve(piece.rows), cancel: () => stream.destroy(), whole };
+}
