@@ -66,4 +66,21 @@ describe('store snapshot', () => {
     expect(await count(last)).toBe(before + 2);
     await last.close();
   });
+
+  it('a view whose query failed leaves no broken connection behind: later views, on reused connections, read the latest commit', async () => {
+    for (let i = 0; i < 3; i++) {
+      const failed = await store.snapshot();
+      await expect(failed.all('SELECT * FROM no_such_table')).rejects.toThrow();
+      await failed.close();
+    }
+    await store.transaction(async (tx) => {
+      await tx.run(`INSERT INTO blocks VALUES ('T', 200, TIMESTAMP '2025-12-01 00:40:00', '0xc8', '0xc7')`);
+    });
+    const expected = await count(store);
+    for (let i = 0; i < 20; i++) {
+      const view = await store.snapshot();
+      expect(await count(view)).toBe(expected);
+      await view.close();
+    }
+  });
 });
