@@ -21,8 +21,11 @@ export interface OnePiece {
 /**
  * One JSON line per row, in the query's order (a projection keeps it). to_json
  * is what COPY's JSON writer emits per row (test/store/onePiece.test.ts pins
- * the bytes). The lines come back as one column and are joined once: the
- * engine does the encoding, JavaScript only the concatenation.
+ * the bytes). The lines come back as one column, at most 2,001 strings, and
+ * are joined once: the engine does the encoding, JavaScript only the
+ * concatenation. Joining them in the engine instead (string_agg) needs an
+ * explicit order, as a whole-table aggregate does not keep its input's, and
+ * row_number() with ORDER BY cost 0.9 ms more than the whole query.
  */
 export function onePieceSql(sql: string): string {
   return `SELECT to_json(t)::VARCHAR || chr(10) AS line FROM (SELECT * FROM (${sql}) LIMIT ${ONE_PIECE_MAX_ROWS + 1}) t`;
