@@ -36,5 +36,7 @@ try {
 } catch (e) {
   const message = e instanceof StoreLockedError || e instanceof StoreTargetError ? e.message : e instanceof Error ? e.message : String(e);
   process.stderr.write(`chainq: ${message}\n`);
-  process.exitCode = 1;
+  // A command that failed ends here, whatever it had opened: a server that failed to start
+  // would otherwise stay alive on its store and helpers, and never listen.
+  process.exit(1);
 }

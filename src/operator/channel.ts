@@ -106,6 +106,15 @@ function parse<T>(a: Answer): T {
 }
 
 /** The running server that holds this data directory's store, or null when none does. */
+/** Whether a chainq server answers on the operator socket `socket`. */
+export async function answersAt(socket: string): Promise<boolean> {
+  try {
+    return (await request(socket, 'GET', '/', undefined, 5_000)).status === 200;
+  } catch {
+    return false;
+  }
+}
+
 export async function findServer(dataDir: string): Promise<OperatorClient | null> {
   const info = readInfo(dataDir);
   if (!info || !alive(info.pid)) return null;

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { isActionName, OperatorError, runAction, type OperatorContext } from '../operator/actions.ts';
-import { findServer, OPERATOR_FILE, socketPathFor, type OperatorInfo } from '../operator/channel.ts';
+import { answersAt, findServer, OPERATOR_FILE, socketPathFor, type OperatorInfo } from '../operator/channel.ts';
 import { JobConflictError, type JobManager } from '../operator/jobManager.ts';
 import { JobSpecError, parseJobSpec } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
@@ -41,7 +41,13 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
   const socket = socketPathFor(opts.dataDir);
   const infoFile = path.join(opts.dataDir, OPERATOR_FILE);
   if (await findServer(opts.dataDir)) return null;
-  fs.rmSync(socket, { force: true });
+  // Two servers may start on one directory at once (read-only, with Redis): the
+  // socket goes to the first, and a socket is removed only when nothing answers
+  // on it twice, a while apart (a crashed server's).
+  if (fs.existsSync(socket)) {
+    if ((await answersAt(socket)) || (await settleThenAnswers(socket))) return null;
+    fs.rmSync(socket, { force: true });
+  }
   const app = Fastify({ loggerInstance: opts.logger?.child({ channel: 'operator' }) ?? pino({ enabled: false }), disableRequestLogging: true }) as unknown as FastifyInstance;
   const startedAt = new Date().toISOString();
 
@@ -96,7 +102,14 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
   });
 
   opts.extend?.(app);
-  await app.listen({ path: socket });
+  try {
+    await app.listen({ path: socket });
+  } catch (e) {
+    await app.close();
+    // Taken meanwhile by a server starting beside this one.
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') return null;
+    throw e;
+  }
   fs.chmodSync(socket, 0o600);
   const info: OperatorInfo = { pid: process.pid, socket, startedAt };
   fs.writeFileSync(infoFile, `${JSON.stringify(info)}\n`, { mode: 0o600 });
@@ -116,4 +129,10 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
       if (current?.pid === process.pid) fs.rmSync(infoFile, { force: true });
     },
   };
+}
+
+/** A server that has just bound its socket may not accept yet: ask again after a moment. */
+async function settleThenAnswers(socket: string): Promise<boolean> {
+  await new Promise((r) => setTimeout(r, 200));
+  return answersAt(socket);
 }

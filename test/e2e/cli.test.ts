@@ -62,6 +62,22 @@ describe('chainq serve on a new data directory', () => {
     expect(lines.length).toBeGreaterThan(100);
   });
 
+  it('a server that cannot start (its port taken) says why and exits 1, leaving nothing running', async () => {
+    const other = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-e2e-taken-'));
+    try {
+      const port = new URL(base).port;
+      const failed = await run(process.execPath, [bin, 'serve', '--data', other, '--port', port, '--no-demo', '--log-level', 'warn'], { timeout: 60_000 }).then(
+        () => null,
+        (e: { code?: number; killed?: boolean; stderr?: string }) => e,
+      );
+      expect(failed?.killed).toBe(false);
+      expect(failed?.code).toBe(1);
+      expect(failed?.stderr).toContain('EADDRINUSE');
+    } finally {
+      fs.rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   it('keeps serving after a client leaves in the middle of a large response', async () => {
     await new Promise<void>((resolve, reject) => {
       const req = http.get(`${base}/v1/evm/erc20/events/transfer?network=ETH&token=usdt&block_start=${ETH0}&block_end=${ETH0 + 10_000}&format=json`, { headers: { 'x-api-key': firstKey } }, (res) => {

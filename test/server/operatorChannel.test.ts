@@ -51,6 +51,19 @@ describe('the operator channel of a shared data directory', () => {
     expect(await findServer(dir)).toBeNull();
   });
 
+  it('goes to exactly one of several servers starting at once, and the others start without one', async () => {
+    for (let round = 0; round < 5; round++) {
+      const started = await Promise.all([channel(), channel(), channel()]);
+      const held = started.filter((c) => c !== null);
+      expect(held).toHaveLength(1);
+      const found = await findServer(dir);
+      expect(found?.info.pid).toBe(process.pid);
+      expect(await found!.action('keys.list', {})).toEqual([]);
+      await held[0]!.close();
+      expect(await findServer(dir)).toBeNull();
+    }
+  });
+
   it('replaces the socket and file of a server that died', async () => {
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
     fs.writeFileSync(path.join(dir, OPERATOR_FILE), JSON.stringify({ pid: Number(dead), socket: socketPathFor(dir), startedAt: new Date(0).toISOString() }));
