@@ -105,7 +105,6 @@ function parse<T>(a: Answer): T {
   return doc as T;
 }
 
-/** The running server that holds this data directory's store, or null when none does. */
 /** Whether a chainq server answers on the operator socket `socket`. */
 export async function answersAt(socket: string): Promise<boolean> {
   try {
@@ -115,16 +114,11 @@ export async function answersAt(socket: string): Promise<boolean> {
   }
 }
 
+/** The running server that holds this data directory's store, or null when none does. */
 export async function findServer(dataDir: string): Promise<OperatorClient | null> {
   const info = readInfo(dataDir);
   if (!info || !alive(info.pid)) return null;
-  try {
-    const hello = await request(info.socket, 'GET', '/', undefined, 5_000);
-    if (hello.status !== 200) return null;
-  } catch {
-    return null;
-  }
-  return connectServer(info);
+  return (await answersAt(info.socket)) ? connectServer(info) : null;
 }
 
 export function connectServer(info: OperatorInfo): OperatorClient {
