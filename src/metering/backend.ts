@@ -68,6 +68,20 @@ export interface ChargeRecord {
 /** How many recent charges per key and month the Redis backend keeps (the embedded ledger keeps all). */
 export const RECENT_CHARGES_KEPT = 50;
 
+/**
+ * A reservation's charge being written ahead, while its request runs
+ * (src/store/ledger.ts, ChargeAhead): `confirm` turns the hold into the
+ * charge, `withdraw` gives the hold back once the withdrawal is durable.
+ */
+export interface CommitAhead {
+  /** Resolves once the charge survives a crash; rejects when it could not be written. */
+  readonly durable: Promise<void>;
+  /** Charges the held cost; only after `durable` resolved. */
+  confirm(): Promise<void>;
+  /** Drops the hold without charging; resolves false when the withdrawal could not be written, and the cost was then charged. */
+  withdraw(): Promise<boolean>;
+}
+
 export interface MeterBackend {
   readonly kind: 'embedded' | 'redis';
   /** Counts the request in its minute window and reads the period's balance. */
@@ -78,6 +92,8 @@ export interface MeterBackend {
   commit(r: Reservation): Promise<void>;
   /** Drops the hold without charging. */
   release(r: Reservation): Promise<void>;
+  /** Starts writing the charge now, ahead of the response's end, when the backend's ledger can (the embedded one on a DuckDB store); null otherwise. */
+  commitAhead?(r: Reservation): CommitAhead | null;
   /** Charged usage per key and period, optionally narrowed. */
   usage(filter?: { keyId?: string | undefined; period?: string | undefined }): Promise<UsageRow[]>;
   /** The key's latest charges of a period, newest first, at most `limit` (and at most RECENT_CHARGES_KEPT on Redis). */

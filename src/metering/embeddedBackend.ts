@@ -14,7 +14,8 @@
 import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
 import * as clickhouse from '../store/clickhouse/metering.ts';
 import type { Store } from '../store/createStore.ts';
-import type { AdmitInput, AdmitResult, ChargeRecord, MeterBackend, Reservation, ReserveResult, UsageRow } from './backend.ts';
+import type { NewCharge } from '../store/ledger.ts';
+import type { AdmitInput, AdmitResult, ChargeRecord, CommitAhead, MeterBackend, Reservation, ReserveResult, UsageRow } from './backend.ts';
 
 interface MutableBalance {
   used: number;
@@ -26,6 +27,7 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
   const balances = new Map<string, Promise<MutableBalance>>();
 
   const balanceKey = (keyId: string, period: string) => `${keyId}\u0000${period}`;
+  const chargeOf = (r: Reservation): NewCharge => ({ keyId: r.keyId, period: r.period, requestId: r.id, cost: r.cost, admittedAt: r.at, endpoint: r.endpoint ?? null });
 
   function balance(keyId: string, period: string): Promise<MutableBalance> {
     const k = balanceKey(keyId, period);
@@ -72,9 +74,30 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
     async commit(r: Reservation): Promise<void> {
       const b = await balance(r.keyId, r.period);
       if (!store.ledger) throw new Error('this store has no usage ledger (a read-only store cannot charge)');
-      await store.ledger.record([{ keyId: r.keyId, period: r.period, requestId: r.id, cost: r.cost, admittedAt: r.at, endpoint: r.endpoint ?? null }]);
+      await store.ledger.record([chargeOf(r)]);
       b.reserved -= r.cost;
       b.used += r.cost;
+    },
+
+    commitAhead(r: Reservation): CommitAhead | null {
+      const ahead = store.ledger?.recordAhead?.(chargeOf(r));
+      if (!ahead) return null;
+      return {
+        durable: ahead.durable,
+        async confirm() {
+          const b = await balance(r.keyId, r.period);
+          ahead.confirm();
+          b.reserved -= r.cost;
+          b.used += r.cost;
+        },
+        async withdraw() {
+          const withdrawn = await ahead.withdraw();
+          const b = await balance(r.keyId, r.period);
+          b.reserved -= r.cost;
+          if (!withdrawn) b.used += r.cost;
+          return withdrawn;
+        },
+      };
     },
 
     async release(r: Reservation): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors/apiError.ts';
-import type { MeterBackend, Reservation } from './backend.ts';
+import type { CommitAhead, MeterBackend, Reservation } from './backend.ts';
 import { monthPeriod, secondsToWindowEnd, systemClock, windowIndex, type Clock } from './period.ts';
 import { DEFAULT_PLANS, type Plan, type Plans } from './plans.ts';
 
@@ -21,6 +21,8 @@ export type ChargeStatus = 'held' | 'committing' | 'committed' | 'released';
 export interface Charge {
   readonly reservation: Reservation;
   status: ChargeStatus;
+  /** The charge being written ahead of the response's end (`Meter.commitAhead`), if it is. */
+  ahead: CommitAhead | null;
 }
 
 export interface MeterState {
@@ -55,6 +57,12 @@ export interface Meter {
   admit(key: KeyIdentity): Promise<MeterState>;
   /** Holds `cost` blocks for this request (on route `endpoint`); false (and nothing held) when the budget cannot cover it. */
   reserve(state: MeterState, cost: number, endpoint?: string): Promise<boolean>;
+  /**
+   * Starts making the held cost's charge durable now, while the request runs,
+   * where the backend can (docs/metering.md, "Charges written ahead"): `commit`
+   * then only waits for it and confirms it, `release` withdraws it.
+   */
+  commitAhead(state: MeterState): void;
   /** Charges the held cost. Resolves once the charge is durable. */
   commit(state: MeterState): Promise<void>;
   /** Drops the hold, if one is still held. Idempotent. */
@@ -72,6 +80,11 @@ const left = (budget: number | null, used: number, reserved: number): number => 
 
 export function createMeter(opts: MeterOptions): Meter {
   const { backend } = opts;
+  /** Drops a hold; a charge written ahead is withdrawn first, and stands if it cannot be. */
+  const giveBack = async (c: Charge): Promise<void> => {
+    if (!c.ahead) return backend.release(c.reservation);
+    if (!(await c.ahead.withdraw())) c.status = 'committed';
+  };
   let plans = opts.plans ?? DEFAULT_PLANS;
   const clock = opts.clock ?? systemClock;
 
@@ -112,8 +125,14 @@ export function createMeter(opts: MeterOptions): Meter {
       const r = await backend.reserve(reservation, state.plan.monthlyBlocks);
       state.remaining = left(state.plan.monthlyBlocks, r.used, r.reserved);
       if (!r.ok) return false;
-      state.charge = { reservation, status: 'held' };
+      state.charge = { reservation, status: 'held', ahead: null };
       return true;
+    },
+
+    commitAhead(state) {
+      const c = state.charge;
+      if (c?.status !== 'held' || c.ahead) return;
+      c.ahead = backend.commitAhead?.(c.reservation) ?? null;
     },
 
     async commit(state) {
@@ -121,12 +140,15 @@ export function createMeter(opts: MeterOptions): Meter {
       if (c?.status !== 'held') return;
       c.status = 'committing';
       try {
-        await backend.commit(c.reservation);
+        if (c.ahead) {
+          await c.ahead.durable;
+          await c.ahead.confirm();
+        } else await backend.commit(c.reservation);
         c.status = 'committed';
       } catch (e) {
         // Not recorded, so not charged: give the hold back.
         c.status = 'released';
-        await backend.release(c.reservation).catch(() => undefined);
+        await giveBack(c).catch(() => undefined);
         throw e;
       }
     },
@@ -135,7 +157,7 @@ export function createMeter(opts: MeterOptions): Meter {
       const c = state.charge;
       if (c?.status !== 'held') return;
       c.status = 'released';
-      await backend.release(c.reservation);
+      await giveBack(c);
     },
 
     close: () => backend.close(),

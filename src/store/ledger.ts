@@ -21,9 +21,26 @@ export interface ChargeEntry {
 /** A charge as the meter records it; the ledger stamps when it became durable. */
 export type NewCharge = Omit<ChargeEntry, 'chargedAt'>;
 
+/**
+ * A charge written ahead, while its request still runs, so that its durable
+ * write is not on the response's path (docs/metering.md, "Charges written
+ * ahead"). Until confirmed it is not in `usage_charges`; a crash before it is
+ * confirmed or withdrawn leaves it charged, as a request in flight at the crash.
+ */
+export interface ChargeAhead {
+  /** Resolves once the charge survives a crash; rejects when it could not be written (then nothing is charged). */
+  readonly durable: Promise<void>;
+  /** The response is delivered: the charge stands and reaches the table. Only after `durable` resolved. */
+  confirm(): void;
+  /** The request failed: the charge is withdrawn, durably, before this resolves true; false when the withdrawal could not be written, and the charge then stands. */
+  withdraw(): Promise<boolean>;
+}
+
 export interface ChargeLedger {
   /** Resolves once the charges survive a crash. */
   record(charges: readonly NewCharge[]): Promise<void>;
+  /** Starts writing one charge ahead of its response's end; a ledger that cannot has no such method. */
+  recordAhead?(charge: NewCharge): ChargeAhead;
   /** Resolves once every charge recorded so far is in `usage_charges` (before reading the table). */
   settle(): Promise<void>;
   /** Settles, then stops. */

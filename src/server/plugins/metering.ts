@@ -2,7 +2,8 @@
  * Metering on the /v1 scope (docs/metering.md, docs/lifecycle.md):
  *   onRequest (after auth)  count the request in its minute window → 429 rate_limited;
  *                           take one of the key's concurrent slots → 429 rate_limited
- *   handler                 reserveCost() holds the query's cost → 403 quota_exceeded
+ *   handler                 reserveCost() holds the query's cost → 403 quota_exceeded;
+ *                           writeChargeAhead() starts its durable write beside a small query's run
  *   body end                chargeOnCompletion() records the charge durably, then ends the body
  *   onSend                  X-RateLimit-* / X-Request-Cost / X-Request-Id on every response
  *   close                   any hold not charged is released
@@ -134,7 +135,17 @@ export async function reserveCost(request: FastifyRequest, reply: FastifyReply, 
   });
 }
 
-/** Gives the hold back at once: the request turned out not to be chargeable (HEAD). */
+/**
+ * Starts the held cost's durable write now, beside the engine's run, for a
+ * result that will be complete in moments (docs/metering.md, "Charges
+ * written ahead"); `commitCost` or `chargeOnCompletion` then only confirm it,
+ * and `releaseCost` withdraws it. A no-op where the backend cannot.
+ */
+export function writeChargeAhead(request: FastifyRequest): void {
+  if (request.meter) request.server.meter.commitAhead(request.meter);
+}
+
+/** Gives the hold back at once: the request turned out not to be chargeable (HEAD, or a failure before any byte). */
 export async function releaseCost(request: FastifyRequest): Promise<void> {
   if (request.meter) await request.server.meter.release(request.meter);
 }

@@ -7,7 +7,7 @@ import type { LinkStore } from '../../output/links/linkStore.ts';
 import type { PlanContext } from '../../query/planRaw.ts';
 import { plannerFor, type Planner } from '../../query/planner.ts';
 import { isSmall, laneOf } from '../../query/lane.ts';
-import { chargeOnCompletion, commitCost, releaseCost, reserveCost } from '../plugins/metering.ts';
+import { chargeOnCompletion, commitCost, releaseCost, reserveCost, writeChargeAhead } from '../plugins/metering.ts';
 import { watchStalledReader } from '../stalledReader.ts';
 import { requestBaseUrl } from './links.ts';
 
@@ -70,8 +70,11 @@ export async function serveData(request: FastifyRequest, reply: FastifyReply, r:
       await commitCost(request);
       return reply.header('cache-control', 'no-store').send(body);
     }
+    const small = isSmall(p.cost.cost);
+    // A small result is there in moments: its charge's durable write runs beside the engine rather than after it.
+    if (small) writeChargeAhead(request);
     const started = performance.now();
-    const exp = await snap.copyToStream(p.sql, p.params, p.format, { lane, small: isSmall(p.cost.cost) });
+    const exp = await snap.copyToStream(p.sql, p.params, p.format, { lane, small });
     handedOver = true;
     // Failures reach the client through the body; only completed queries are timed.
     exp.done.then(
@@ -105,6 +108,10 @@ export async function serveData(request: FastifyRequest, reply: FastifyReply, r:
     }
     reply.headers(encoded.headers);
     return reply.send(chargeOnCompletion(request, encoded.body));
+  } catch (e) {
+    // Nothing was delivered: the hold is given back (a charge written ahead withdrawn) before the error is answered.
+    if (!handedOver) await releaseCost(request).catch(() => undefined);
+    throw e;
   } finally {
     if (!handedOver) await snap.close();
   }

@@ -19,11 +19,20 @@
  * median under load when it came with every apply. Opening the store applies
  * whatever a crash left in the journal, skipping charges the table already
  * holds, so every reader of `usage_charges` sees every charge made durable.
+ *
+ * A charge can also be written ahead, while its request still runs
+ * (`recordAhead`): its write then overlaps the engine's work instead of
+ * following it. Such a charge waits in memory, out of the table, until its
+ * request confirms it (the response is delivered) or withdraws it (a later
+ * line names it withdrawn, written before the failure is answered). A
+ * journal file rotated out is kept while it holds a charge not yet settled.
+ * Recovery applies every charge not withdrawn: one still waiting at a crash
+ * belonged to a request in flight.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { createGroupedLedger, type ChargeEntry, type ChargeLedger } from '../ledger.ts';
+import { createGroupedLedger, type ChargeAhead, type ChargeEntry, type ChargeLedger } from '../ledger.ts';
 
 /** Writes charges into `usage_charges` in one transaction; with `skipKnown`, those whose request id is already there are left out. */
 export type ApplyCharges = (charges: readonly ChargeEntry[], skipKnown: boolean) => Promise<void>;
@@ -52,7 +61,7 @@ export function createDirectLedger(apply: ApplyCharges): ChargeLedger {
 export async function recoverJournal(dir: string, apply: ApplyCharges): Promise<void> {
   const files = journalFiles(dir);
   if (files.length === 0) return;
-  const charges = files.flatMap((f) => parseJournal(fs.readFileSync(path.join(dir, f), 'utf8')));
+  const charges = standingCharges(dir, files);
   if (charges.length) await apply(charges, true);
   for (const f of files) fs.rmSync(path.join(dir, f), { force: true });
   syncDir(dir);
@@ -65,21 +74,36 @@ export async function recoverJournal(dir: string, apply: ApplyCharges): Promise<
  */
 export function unappliedJournalCharges(dir: string): number {
   if (!fs.existsSync(dir)) return 0;
-  return journalFiles(dir).reduce((n, f) => n + parseJournal(fs.readFileSync(path.join(dir, f), 'utf8')).length, 0);
+  return standingCharges(dir, journalFiles(dir)).length;
 }
 
-/** Complete lines only: a line cut by a crash was never acknowledged, so its request was never charged. */
-function parseJournal(text: string): ChargeEntry[] {
-  const out: ChargeEntry[] = [];
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    try {
-      out.push(JSON.parse(line) as ChargeEntry);
-    } catch {
-      // The torn last line of a crash.
+/** A journal line: a charge, or the withdrawal of a charge written ahead. */
+type JournalLine = ChargeEntry | { readonly withdrawn: string };
+const withdrawalLine = (requestId: string) => `${JSON.stringify({ withdrawn: requestId } satisfies JournalLine)}\n`;
+
+/**
+ * The charges of the journal files, less those withdrawn (a withdrawal may sit
+ * in a later file than its charge). Complete lines only: a line cut by a crash
+ * was never acknowledged, so its request was never charged.
+ */
+function standingCharges(dir: string, files: readonly string[]): ChargeEntry[] {
+  const charges: ChargeEntry[] = [];
+  const withdrawn = new Set<string>();
+  for (const f of files) {
+    for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
+      if (!line) continue;
+      let parsed: JournalLine;
+      try {
+        parsed = JSON.parse(line) as JournalLine;
+      } catch {
+        // The torn last line of a crash.
+        continue;
+      }
+      if ('withdrawn' in parsed) withdrawn.add(parsed.withdrawn);
+      else charges.push(parsed);
     }
   }
-  return out;
+  return charges.filter((c) => !withdrawn.has(c.requestId));
 }
 
 function journalFiles(dir: string): string[] {
@@ -116,11 +140,31 @@ const closeAsync = (fd: number) =>
   new Promise<void>((resolve, reject) => {
     fs.close(fd, (e) => (e ? reject(e) : resolve()));
   });
+const writeAsync = (fd: number, data: Buffer) =>
+  new Promise<number>((resolve, reject) => {
+    fs.write(fd, data, (e, written) => (e ? reject(e) : resolve(written)));
+  });
 interface Waiting {
   readonly lines: string;
-  readonly charges: readonly ChargeEntry[];
-  resolve(): void;
+  /**
+   * Written in the thread pool rather than from the event loop: a charge
+   * written ahead, whose write overlaps its request's engine work, which needs
+   * the event loop free to go on (see the header).
+   */
+  readonly inPool: boolean;
+  /** Durable: `generation` counts the rotations before the write, and so names the file it is in. */
+  written(generation: number): void;
   reject(e: unknown): void;
+}
+/** A charge written ahead, durable, waiting for its request to settle it. */
+interface Unsettled {
+  readonly entry: ChargeEntry;
+  readonly generation: number;
+}
+/** A journal file rotated out, which held the lines of one generation. */
+interface Rotated {
+  readonly file: string;
+  readonly generation: number;
 }
 
 /**
@@ -136,8 +180,10 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
   let queue: Waiting[] = [];
   /** Durable in the journal, not yet handed to an apply. */
   let unapplied: ChargeEntry[] = [];
-  /** Journal files rotated out: what they hold is in the table once the next apply succeeds. */
-  let rotatedOut: string[] = [];
+  /** Charges written ahead, durable, neither confirmed nor withdrawn yet; by request id. */
+  const unsettled = new Map<string, Unsettled>();
+  /** Journal files rotated out: what they hold is in the table once the next apply after their charges settled succeeds. */
+  let rotatedOut: Rotated[] = [];
   let rotations = 0;
   let rotateRequested: ((rotated: string | null) => void)[] = [];
   let looping: Promise<void> | null = null;
@@ -177,13 +223,12 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
               // next charge would be glued to it and unreadable.
               const text = Buffer.from((torn ? '\n' : '') + batch.map((w) => w.lines).join(''));
               torn = true;
-              // Synchronous on purpose: see the header.
-              if (fs.writeSync(fd, text) !== text.length) throw new Error('short journal write');
+              // Synchronous on purpose, unless every line is written ahead: see the header.
+              const written = batch.every((w) => w.inPool) ? await writeAsync(fd, text) : fs.writeSync(fd, text);
+              if (written !== text.length) throw new Error('short journal write');
               torn = false;
               fileBytes += text.length;
-              for (const w of batch) unapplied.push(...w.charges);
-              for (const w of batch) w.resolve();
-              scheduleApply();
+              for (const w of batch) w.written(rotations);
             } catch (e) {
               for (const w of batch) w.reject(e);
             }
@@ -238,9 +283,10 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
       },
       async () => {
         const charges = unapplied;
-        const covered = rotatedOut;
+        // A file whose charges written ahead are not all settled stays: a confirmed one must reach the table first.
+        const covered = rotatedOut.filter(removable);
         unapplied = [];
-        rotatedOut = [];
+        rotatedOut = rotatedOut.filter((r) => !covered.includes(r));
         try {
           if (charges.length) await apply(charges, false);
         } catch (e) {
@@ -249,14 +295,21 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
           rotatedOut = covered.concat(rotatedOut);
           throw e;
         }
-        for (const f of covered) await fsp.rm(f, { force: true });
+        for (const r of covered) await fsp.rm(r.file, { force: true });
         if (fileBytes >= ROTATE_BYTES) {
+          const generation = rotations;
           const rotated = await rotate();
-          if (rotated) rotatedOut.push(rotated);
+          if (rotated) rotatedOut.push({ file: rotated, generation });
         }
-        if (unapplied.length || rotatedOut.length) scheduleApply();
+        if (unapplied.length || rotatedOut.some(removable)) scheduleApply();
       },
     );
+
+  /** A rotated file none of whose charges written ahead still waits to be settled. */
+  function removable(r: Rotated): boolean {
+    for (const u of unsettled.values()) if (u.generation <= r.generation) return false;
+    return true;
+  }
 
   function scheduleApply(): void {
     if (timer || closed) return;
@@ -276,28 +329,78 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
     for (;;) {
       if (looping) await looping;
       if (applying) await applying.catch(() => undefined);
-      if (unapplied.length === 0 && rotatedOut.length === 0 && queue.length === 0 && !looping && !applying) return;
+      if (unapplied.length === 0 && !rotatedOut.some(removable) && queue.length === 0 && !looping && !applying) return;
       await applyNow();
     }
   }
 
+  /** Queues `lines`; `written` runs once they are durable, before the promise resolves. */
+  const write = (lines: string, inPool: boolean, written: (generation: number) => void): Promise<void> => {
+    if (closed) return Promise.reject(new Error('the usage ledger is closed'));
+    return new Promise<void>((resolve, reject) => {
+      queue.push({
+        lines,
+        inPool,
+        written: (generation) => {
+          written(generation);
+          resolve();
+        },
+        reject,
+      });
+      void loop();
+    });
+  };
+
+  const confirm = (requestId: string): void => {
+    const u = unsettled.get(requestId);
+    if (!u) return;
+    unsettled.delete(requestId);
+    unapplied.push(u.entry);
+    scheduleApply();
+  };
+
+  const withdraw = async (requestId: string, durable: Promise<void>): Promise<boolean> => {
+    try {
+      await durable;
+    } catch {
+      // Never written: nothing to withdraw.
+      return true;
+    }
+    if (!unsettled.has(requestId)) return false;
+    try {
+      await write(withdrawalLine(requestId), false, () => unsettled.delete(requestId));
+      scheduleApply();
+      return true;
+    } catch {
+      // The journal names it charged and nothing says otherwise: it stands.
+      confirm(requestId);
+      return false;
+    }
+  };
+
   return {
     record(charges) {
-      if (closed) return Promise.reject(new Error('the usage ledger is closed'));
       const chargedAt = Date.now();
       const entries = charges.map((c) => ({ ...c, chargedAt }));
       const lines = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
-      return new Promise<void>((resolve, reject) => {
-        queue.push({ lines, charges: entries, resolve, reject });
-        void loop();
+      return write(lines, false, () => {
+        unapplied.push(...entries);
+        scheduleApply();
       });
+    },
+    recordAhead(charge): ChargeAhead {
+      const entry: ChargeEntry = { ...charge, chargedAt: Date.now() };
+      const durable = write(`${JSON.stringify(entry)}\n`, true, (generation) => unsettled.set(entry.requestId, { entry, generation }));
+      // Whoever settles the charge sees a failure; it is never unhandled.
+      durable.catch(() => undefined);
+      return { durable, confirm: () => confirm(entry.requestId), withdraw: () => withdraw(entry.requestId, durable) };
     },
     settle,
     async close() {
       try {
         await settle();
-        // All it holds is in the table: the next opening has nothing to apply.
-        fs.ftruncateSync(fd, 0);
+        // All it holds is in the table (unless a charge written ahead is still unsettled): the next opening has nothing to apply.
+        if (unsettled.size === 0) fs.ftruncateSync(fd, 0);
       } finally {
         closed = true;
         fs.closeSync(fd);

@@ -31,12 +31,29 @@ export function onePieceSql(sql: string): string {
   return `SELECT to_json(t)::VARCHAR || chr(10) AS line FROM (SELECT * FROM (${sql}) LIMIT ${ONE_PIECE_MAX_ROWS + 1}) t`;
 }
 
-/** The result in one piece, or null when it has more than ONE_PIECE_MAX_ROWS rows; closes `conn` after if `ownsConn`. */
+/**
+ * The result in one piece, or null when it has more than ONE_PIECE_MAX_ROWS
+ * rows; closes `conn` after if `ownsConn`. Two trips to the engine's thread:
+ * prepare, then execute; the finished result's chunks are read in place.
+ * `conn.run` would take five (it first splits the text into statements, and
+ * fetches chunks one trip each, the last an empty one), some 0.1 ms apiece
+ * on a busy machine.
+ */
 export async function readOnePiece(conn: DuckDBConnection, sql: string, params: SqlParams, ownsConn: boolean): Promise<OnePiece | null> {
   try {
-    const result = await conn.run(onePieceSql(sql), params);
-    const [lines = []] = await result.getColumns();
-    return lines.length > ONE_PIECE_MAX_ROWS ? null : { body: lines.join(''), rows: lines.length };
+    const prepared = await conn.prepare(onePieceSql(sql));
+    try {
+      prepared.bind(params);
+      const result = await prepared.run();
+      if (result.rowCount > ONE_PIECE_MAX_ROWS) return null;
+      const lines: string[] = [];
+      for (let i = 0; i < result.chunkCount; i++) {
+        for (const line of result.getChunk(i).getColumnValues(0)) lines.push(String(line));
+      }
+      return { body: lines.join(''), rows: lines.length };
+    } finally {
+      prepared.destroySync();
+    }
   } finally {
     if (ownsConn) conn.closeSync();
   }
