@@ -4,15 +4,20 @@
  * concurrency, charging only complete successful responses, and the monthly
  * rollover, with an injectable clock.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MeterBackend } from '../../src/metering/backend.ts';
 import { createEmbeddedBackend } from '../../src/metering/embeddedBackend.ts';
 import { findKey } from '../../src/metering/keys.ts';
 import type { Store } from '../../src/store/createStore.ts';
+import { JOURNAL_FILE } from '../../src/store/duckdb/chargeLedger.ts';
 import { chargedRequestIds } from '../helpers/engineSql.ts';
 import { breakingMidStream, createDemoStore, createMeteredApp, meteringOf, plans, SMALL_COST, SMALL_QUERY, TestClock, type MeteredApp } from '../helpers/metered.ts';
+import { TEST_ENGINE } from '../helpers/testApp.ts';
 
 let store: Store;
 beforeAll(async () => {
@@ -377,6 +382,56 @@ describe('charged once, only for a complete successful data response', () => {
       const body = await full.text();
       expect(body.length).toBeGreaterThan(1_000_000);
       expect(await usageOf(m, key)).toEqual([expect.objectContaining({ requests: 1, blocks: 3000 })]);
+    } finally {
+      await m.close();
+    }
+  });
+});
+
+describe.runIf(TEST_ENGINE === 'duckdb')('a small query on a store with a journal: its charge is written beside the engine run', () => {
+  let dir: string;
+  let disk: Store;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-ahead-'));
+    disk = await createDemoStore(dir);
+  });
+  afterAll(async () => {
+    await disk?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const journal = () => fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8');
+
+  it('a delivered response was durable in the journal before it arrived, and is charged once', async () => {
+    const m = await createMeteredApp(disk, { plans: PLANS });
+    try {
+      const key = await m.newKey('roomy');
+      const r = await m.get(SMALL_QUERY, key);
+      expect(r.statusCode).toBe(200);
+      expect(journal()).toContain(String(r.headers['x-request-id']));
+      expect(await usageOf(m, key)).toEqual([expect.objectContaining({ requests: 1, blocks: SMALL_COST })]);
+      expect(await chargedRequestIds(disk, [String(r.headers['x-request-id'])])).toEqual([r.headers['x-request-id']]);
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('an engine failure is answered only once the charge written ahead is withdrawn, and nothing is charged', async () => {
+    const failingCopy = async () => {
+      throw new Error('engine failed');
+    };
+    const failing: Store = { ...disk, copyToStream: failingCopy, snapshot: async () => ({ ...(await disk.snapshot()), copyToStream: failingCopy }) };
+    const m = await createMeteredApp(failing, { plans: PLANS });
+    try {
+      const key = await m.newKey('month');
+      const r = await m.get(SMALL_QUERY, key);
+      expect(r.statusCode).toBe(500);
+      expect(meteringOf(r)).toMatchObject({ 'x-request-cost': 0, 'x-ratelimit-remaining': 250 });
+      const id = String(r.headers['x-request-id']);
+      // Written ahead, then withdrawn before the 500 went out.
+      expect(journal()).toContain(`"requestId":"${id}"`);
+      expect(journal()).toContain(`{"withdrawn":"${id}"}`);
+      expect(meteringOf(await m.get('/v1/protocols', key))['x-ratelimit-remaining']).toBe(250);
+      expect(await usageOf(m, key)).toEqual([]);
     } finally {
       await m.close();
     }

@@ -2,7 +2,8 @@
  * The DuckDB store's usage ledger: a charge is durable once recorded (in the
  * journal beside the store), reaches `usage_charges` in the background, and
  * what a crash leaves in the journal is applied when the store opens again,
- * once, whatever the table already holds.
+ * once, whatever the table already holds. A charge written ahead of its
+ * response's end stands only once confirmed, and a withdrawn one never.
  */
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -118,6 +119,84 @@ describe('the DuckDB usage ledger', () => {
     const again = await createStore({ dataDir: dir });
     expect(await tableIds(again)).toEqual(['a', 'b', 'c']);
     await again.close();
+  });
+
+  it('a charge written ahead reaches the table only once confirmed; a withdrawn one never does, and a clean close leaves neither behind', async () => {
+    const dir = newDir();
+    const store = await createStore({ dataDir: dir });
+    const kept = store.ledger!.recordAhead!(charge('kept'));
+    const dropped = store.ledger!.recordAhead!(charge('dropped'));
+    await Promise.all([kept.durable, dropped.durable]);
+    // Durable, but not charged yet: the request is still running.
+    expect(fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8')).toContain('"kept"');
+    await store.ledger!.settle();
+    expect(await tableIds(store)).toEqual([]);
+    kept.confirm();
+    expect(await dropped.withdraw()).toBe(true);
+    expect(fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8')).toContain('{"withdrawn":"dropped"}');
+    await store.ledger!.settle();
+    expect(await tableIds(store)).toEqual(['kept']);
+    // Confirmed: it can no longer be withdrawn.
+    expect(await kept.withdraw()).toBe(false);
+    await store.close();
+    expect(fs.statSync(path.join(dir, JOURNAL_FILE)).size).toBe(0);
+    const again = await createStore({ dataDir: dir });
+    expect(await tableIds(again)).toEqual(['kept']);
+    await again.close();
+  });
+
+  it('after a crash, a charge written ahead and not withdrawn is charged (its request was in flight), a withdrawn one is not', async () => {
+    const dir = newDir();
+    const child = fork(
+      '-e',
+      [
+        `
+        const { createStore } = await import(${JSON.stringify(path.resolve('src/store/createStore.ts'))});
+        const store = await createStore({ dataDir: ${JSON.stringify(dir)} });
+        const c = (id) => ({ keyId: 'key1', period: '2026-11', requestId: id, cost: 100, admittedAt: Date.now(), endpoint: null });
+        const inFlight = store.ledger.recordAhead(c('in-flight'));
+        const failed = store.ledger.recordAhead(c('failed'));
+        const delivered = store.ledger.recordAhead(c('delivered'));
+        await Promise.all([inFlight.durable, failed.durable, delivered.durable]);
+        await failed.withdraw();
+        delivered.confirm();
+        process.send('written', () => { for (;;) {} });
+      `,
+      ],
+      { execArgv: ['--import', 'tsx', '--input-type=module'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.on('message', () => resolve());
+      child.on('exit', (code) => reject(new Error(`child exited ${code}`)));
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.on('exit', r));
+    const store = await createStore({ dataDir: dir });
+    expect(await tableIds(store)).toEqual(['delivered', 'in-flight']);
+    await store.close();
+  });
+
+  it('a rotated journal holding a charge written ahead stays until that charge is settled and applied', async () => {
+    const dir = newDir();
+    const store = await createStore({ dataDir: dir });
+    const rotated = () => fs.readdirSync(dir).filter((f) => f.startsWith(`${JOURNAL_FILE}.`));
+    const early = store.ledger!.recordAhead!(charge('early'));
+    await early.durable;
+    const lineBytes = fs.statSync(path.join(dir, JOURNAL_FILE)).size;
+    const n = Math.ceil((2 * ROTATE_BYTES) / lineBytes);
+    for (let i = 0; i < n; i += 500) {
+      await Promise.all(Array.from({ length: Math.min(500, n - i) }, (_, j) => store.ledger!.record([charge(`c${String(i + j).padStart(6, '0')}`)])));
+      await store.ledger!.settle();
+    }
+    // The file with the unsettled charge was rotated out and is kept; the charge is not in the table.
+    expect(rotated().length).toBeGreaterThan(0);
+    expect(rotated().some((f) => fs.readFileSync(path.join(dir, f), 'utf8').includes('"early"'))).toBe(true);
+    expect(await store.all("SELECT count(*)::INTEGER AS n FROM usage_charges WHERE request_id = 'early'")).toEqual([{ n: 0 }]);
+    early.confirm();
+    await store.ledger!.settle();
+    expect(await store.all("SELECT count(*)::INTEGER AS n FROM usage_charges WHERE request_id = 'early'")).toEqual([{ n: 1 }]);
+    expect(rotated()).toEqual([]);
+    await store.close();
   });
 
   it('an in-memory store writes charges straight to its table', async () => {
