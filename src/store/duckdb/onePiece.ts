@@ -8,6 +8,7 @@
 import { PassThrough } from 'node:stream';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CopyStream, SqlParams } from '../createStore.ts';
+import { keptStatement } from './keptStatements.ts';
 
 /** Rows up to which a result is built in one piece: eight light exports at once then hold a few MB at most. */
 export const ONE_PIECE_MAX_ROWS = 2_000;
@@ -33,28 +34,27 @@ export function onePieceSql(sql: string): string {
 
 /**
  * The result in one piece, or null when it has more than ONE_PIECE_MAX_ROWS
- * rows; closes `conn` after if `ownsConn`. Two trips to the engine's thread:
- * prepare, then execute; the finished result's chunks are read in place.
- * `conn.run` would take five (it first splits the text into statements, and
- * fetches chunks one trip each, the last an empty one), some 0.1 ms apiece
- * on a busy machine.
+ * rows; closes `conn` after if `ownsConn`, or else keeps its statement for
+ * the next query of the same text on it (src/store/duckdb/keptStatements.ts).
+ * One trip to the engine's thread (execute) with a kept statement, two
+ * without; the finished result's chunks are read in place. `conn.run` would
+ * take five (it first splits the text into statements, and fetches chunks one
+ * trip each, the last an empty one), some 0.1 ms apiece on a busy machine.
  */
 export async function readOnePiece(conn: DuckDBConnection, sql: string, params: SqlParams, ownsConn: boolean): Promise<OnePiece | null> {
+  const text = onePieceSql(sql);
   try {
-    const prepared = await conn.prepare(onePieceSql(sql));
-    try {
-      prepared.bind(params);
-      const result = await prepared.run();
-      if (result.rowCount > ONE_PIECE_MAX_ROWS) return null;
-      const lines: string[] = [];
-      for (let i = 0; i < result.chunkCount; i++) {
-        for (const line of result.getChunk(i).getColumnValues(0)) lines.push(String(line));
-      }
-      return { body: lines.join(''), rows: lines.length };
-    } finally {
-      prepared.destroySync();
+    const prepared = ownsConn ? await conn.prepare(text) : await keptStatement(conn, text);
+    prepared.bind(params);
+    const result = await prepared.run();
+    if (result.rowCount > ONE_PIECE_MAX_ROWS) return null;
+    const lines: string[] = [];
+    for (let i = 0; i < result.chunkCount; i++) {
+      for (const line of result.getChunk(i).getColumnValues(0)) lines.push(String(line));
     }
+    return { body: lines.join(''), rows: lines.length };
   } finally {
+    // Closing the connection destroys its statements.
     if (ownsConn) conn.closeSync();
   }
 }
