@@ -6,8 +6,8 @@
  * and the server meet the same moments of a noisy machine.
  * Plain JavaScript, so that no TypeScript loader shares its process.
  *
- * Usage (forked with IPC): engineQuiet.mjs '<json: {db, threads, memoryLimit, file, sql, params, options}>'
- * Each message from the parent runs the COPY once; the reply is {ms, bytes}.
+ * Usage (forked with IPC): engineQuiet.mjs '<json: {db, threads, memoryLimit, file, copies: [{sql, params, options}]}>'
+ * Each message from the parent, an index into `copies`, runs that COPY once; the reply is {ms, bytes}.
  */
 import fs from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -16,9 +16,10 @@ const spec = JSON.parse(process.argv[2]);
 const instance = await DuckDBInstance.create(spec.db, { access_mode: 'READ_ONLY', threads: String(spec.threads), memory_limit: spec.memoryLimit });
 const conn = await instance.connect();
 
-process.on('message', async () => {
+process.on('message', async (index) => {
+  const copy = spec.copies[index];
   const t0 = performance.now();
-  await conn.run(`COPY (${spec.sql}) TO '${spec.file}' ${spec.options}`, spec.params);
+  await conn.run(`COPY (${copy.sql}) TO '${spec.file}' ${copy.options}`, copy.params);
   const ms = performance.now() - t0;
   const bytes = fs.statSync(spec.file).size;
   fs.rmSync(spec.file, { force: true });

@@ -6,13 +6,14 @@
  * discovery, once with fair scheduling (export lanes) and once without
  * (`--no-lanes`), on the 2-day demo at scale 1.
  */
-import { execFileSync, fork } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { defaultLaneLimits } from '../../src/store/exportLanes.ts';
+import { engineBeside, type EngineBeside } from '../lib/engineBeside.ts';
 import { createKeyCli, startServer, type ServerProcess } from '../lib/serverProcess.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
 
@@ -79,45 +80,6 @@ async function quiet(server: ServerProcess, key: string, engine?: EngineBeside):
     out.http.push((await get(server.url, SMALL, key)).ms);
   }
   return out;
-}
-
-interface EngineBeside {
-  run(): Promise<{ ms: number; bytes: number }>;
-  stop(): void;
-}
-
-/**
- * The engine alone beside the server (bench/lib/engineQuiet.mjs), on a copy of
- * the store (the server holds the store's lock), timed in turn with the server.
- */
-async function engineBeside(ctx: BenchContext, dataDir: string, small: PlannedRequest): Promise<EngineBeside> {
-  const copy = path.join(ctx.workDir, 'engine-copy.duckdb');
-  fs.copyFileSync(path.join(dataDir, 'chainq.duckdb'), copy);
-  if (fs.existsSync(path.join(dataDir, 'chainq.duckdb.wal'))) fs.copyFileSync(path.join(dataDir, 'chainq.duckdb.wal'), `${copy}.wal`);
-  const spec = {
-    db: copy,
-    threads: Math.max(2, os.availableParallelism()),
-    memoryLimit: '256MB',
-    file: path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), `chainq-engine-beside-${process.pid}.out`),
-    sql: small.sql,
-    params: small.params,
-    options: small.options,
-  };
-  const child = fork(path.join(ctx.root, 'bench/lib/engineQuiet.mjs'), [JSON.stringify(spec)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`engineQuiet exited with ${code}`)));
-  });
-  return {
-    run: () =>
-      new Promise((resolve) => {
-        child.once('message', (m) => resolve(m as { ms: number; bytes: number }));
-        child.send('run');
-      }),
-    stop: () => {
-      if (child.connected) child.disconnect();
-    },
-  };
 }
 
 async function mixedLoad(server: ServerProcess, key: string): Promise<{ samples: Sample[]; seconds: number }> {
@@ -201,7 +163,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
   const engineLoad = runEngineLoad(ctx, dataDir, engine.mix);
   const key = createKeyCli(ctx.root, dataDir);
 
-  const beside = await engineBeside(ctx, dataDir, engine.mix[MIX.findIndex((m) => m.kind === 'small')]!);
+  const beside = await engineBeside(ctx.root, ctx.workDir, dataDir, [engine.mix[MIX.findIndex((m) => m.kind === 'small')]!], fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir());
   const engineQuiet: number[] = [];
   const phases: Record<'lanes' | 'no_lanes', { quiet: number[]; load: ReturnType<typeof summary> }> = {} as never;
   try {

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
+import { engineBeside } from '../lib/engineBeside.ts';
 import { cpuMsOf, createKeyCli, median, rssOf, startListening, startServer, timedGet, type ServerProcess } from '../lib/serverProcess.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
 
@@ -77,6 +78,14 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
   ) as { opened_rss_mib: number; peak_rss_mib: number };
 
   const key = createKeyCli(ctx.root, dataDir);
+  // The engine alone on a copy of the store, timed in turn with each request (the baseline of the export figures).
+  const engine = await engineBeside(
+    ctx.root,
+    ctx.workDir,
+    dataDir,
+    FORMATS.map((f) => prepared[f]!),
+    ctx.workDir,
+  );
   const server = await startServer(ctx.root, dataDir);
   const figures: BenchFigure[] = [];
   /** Each format's end-to-end time and CPU (server and client), medians. */
@@ -87,15 +96,21 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     const sampler = setInterval(() => {
       peakWhileStreaming = Math.max(peakWhileStreaming, rssOf(server.pid).nowMiB);
     }, 20);
-    for (const format of FORMATS) {
+    for (const [index, format] of FORMATS.entries()) {
+      await engine.run(index);
       await timedGet(`${server.url}${query(format)}${tokens}`, { 'x-api-key': key }); // warm-up
       const timings = [];
       const cpu: number[] = [];
+      const engineInTurn: number[] = [];
       for (let i = 0; i < RUNS; i++) {
+        engineInTurn.push((await engine.run(index)).ms);
         const measured = await withCpu(server, () => timedGet(`${server.url}${query(format)}${tokens}`, { 'x-api-key': key }));
         timings.push(measured.result);
         cpu.push(measured.cpuMs);
       }
+      // The engine alone timed in turn with the requests; the run before the server started is kept for context.
+      const before = baseline[format]!;
+      baseline[format] = median(engineInTurn);
       if (timings.some((t) => t.status !== 200)) throw new Error(`HTTP ${timings[0]!.status} for ${format}`);
       const total = median(timings.map((t) => t.totalMs));
       const ttfb = median(timings.map((t) => t.firstByteMs));
@@ -103,10 +118,16 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       figures.push({
         name: `erc20 ETH 10,000 blocks, ${rows[format]} rows, ${format}, end to end over HTTP`,
         ratio: total / baseline[format]!,
-        ratio_meaning: 'HTTP total time / DuckDB alone running the same SQL to a file',
-        baseline: 'DuckDB COPY of the same SQL to a file, same run',
+        ratio_meaning: 'HTTP total time / DuckDB alone running the same SQL to a file, the two timed in turn',
+        baseline: 'DuckDB COPY of the same SQL to a file, on a copy of the store, each run right before one request (bench/lib/engineBeside.ts)',
         target: '<= 1.15',
-        measured: { http_ms: Math.round(total), engine_ms: Math.round(baseline[format]!), bytes: timings[0]!.bytes, rows: rows[format]! },
+        measured: {
+          http_ms: Math.round(total),
+          engine_ms: Math.round(baseline[format]!),
+          engine_ms_before_the_server: Math.round(before),
+          bytes: timings[0]!.bytes,
+          rows: rows[format]!,
+        },
       });
       figures.push({
         name: `time to first byte, ${format}`,
@@ -151,6 +172,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     const pg = await postgresFigure(ctx, pgRowsFile, start, baseline.csv!, Math.round(chainq.csv!.ms));
     if (pg) figures.push(pg);
   } finally {
+    engine.stop();
     await server.stop();
   }
   figures.push(...(await deliveryFigures(ctx, prepared, chainq)));
