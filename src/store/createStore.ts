@@ -15,6 +15,7 @@ import { createExportLanes, defaultLaneLimits, type ExportLane, type ExportLaneL
 import { createFifoMaker, createFifoPool } from './fifoMaker.ts';
 import { type OnePiece, onePieceStream, readOnePiece } from './duckdb/onePiece.ts';
 import { createDirectLedger, createJournalLedger, recoverJournal, type ApplyCharges } from './duckdb/chargeLedger.ts';
+import { runKept } from './duckdb/keptStatements.ts';
 import type { ChargeLedger } from './ledger.ts';
 import { renderDuckDb } from './duckdb/render.ts';
 import type { BoundQuery } from './query.ts';
@@ -276,7 +277,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         dataDir: opts.dataDir,
         readOnly: true,
         render: renderDuckDb,
-        all: (sql, params) => all(conn, sql, params),
+        // Planning's lookups on this view's connection reuse the statements kept on it: one engine trip each, no preparation.
+        all: async <T>(sql: string, params?: SqlParams) => (await (await runKept(conn, sql, params)).getRowObjectsJS()) as T[],
         run: () => Promise.reject(new Error('a snapshot is read-only')),
         transaction: () => Promise.reject(new Error('a snapshot is read-only')),
         copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o),

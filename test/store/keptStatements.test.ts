@@ -1,12 +1,13 @@
 /**
  * Statements kept per view connection (src/store/duckdb/keptStatements.ts):
- * a kept statement answers each call with that call's values, sees what a
- * later write committed (rows, a table replaced, a column added), and a
- * connection keeps a bounded number of them.
+ * a kept statement answers each call with that call's values, also when runs
+ * of one text overlap, sees what a later write committed (rows, a table
+ * replaced, a column added), and a connection keeps a bounded number of them;
+ * a snapshot's reads use them.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEPT_STATEMENTS_PER_CONNECTION, keptStatement, keptStatementCount } from '../../src/store/duckdb/keptStatements.ts';
+import { KEPT_STATEMENTS_PER_CONNECTION, keptStatementCount, runKept } from '../../src/store/duckdb/keptStatements.ts';
 import { readOnePiece } from '../../src/store/duckdb/onePiece.ts';
 import { createStore, type Store } from '../../src/store/createStore.ts';
 
@@ -31,11 +32,21 @@ const piece = (lo: number, hi: number) => readOnePiece(reader, SQL, { lo, hi }, 
 describe('statements kept on a connection', () => {
   it('answers each call with its own values, from one statement', async () => {
     expect((await piece(1, 2))?.body).toBe('{"n":1,"v":10}\n{"n":2,"v":20}\n');
-    const statement = await keptStatement(reader, `SELECT to_json(t)::VARCHAR || chr(10) AS line FROM (SELECT * FROM (${SQL}) LIMIT 2001) t`);
     expect((await piece(50, 50))?.body).toBe('{"n":50,"v":500}\n');
-    // The same statement, not a new one.
-    expect(await keptStatement(reader, `SELECT to_json(t)::VARCHAR || chr(10) AS line FROM (SELECT * FROM (${SQL}) LIMIT 2001) t`)).toBe(statement);
     expect((await piece(200, 300))?.rows).toBe(0);
+    // One statement kept for the text, not one per call.
+    expect(keptStatementCount(reader)).toBe(1);
+  });
+
+  it('runs of one text at once each get their own values: a run that finds the statement in use prepares its own', async () => {
+    const conn = await instance.connect();
+    try {
+      const rows = await Promise.all(Array.from({ length: 20 }, async (_, i) => (await runKept(conn, 'SELECT $x::INTEGER * 2 AS y', { x: i })).getRowObjectsJS()));
+      expect(rows).toEqual(Array.from({ length: 20 }, (_, i) => [{ y: i * 2 }]));
+      expect(keptStatementCount(conn)).toBe(1);
+    } finally {
+      conn.closeSync();
+    }
   });
 
   it('sees rows committed after it was prepared, a table replaced and a column added', async () => {
@@ -53,14 +64,10 @@ describe('statements kept on a connection', () => {
     const conn = await instance.connect();
     try {
       for (let i = 0; i < KEPT_STATEMENTS_PER_CONNECTION + 8; i++) {
-        const statement = await keptStatement(conn, `SELECT ${i} + $x AS y`);
-        statement.bind({ x: 1 });
-        expect((await statement.runAndReadAll()).getRows()).toEqual([[i + 1]]);
+        expect(await (await runKept(conn, `SELECT ${i} + $x AS y`, { x: 1 })).getRows()).toEqual([[i + 1]]);
       }
       expect(keptStatementCount(conn)).toBe(KEPT_STATEMENTS_PER_CONNECTION);
-      const again = await keptStatement(conn, 'SELECT 0 + $x AS y');
-      again.bind({ x: 41 });
-      expect((await again.runAndReadAll()).getRows()).toEqual([[41]]);
+      expect(await (await runKept(conn, 'SELECT 0 + $x AS y', { x: 41 })).getRows()).toEqual([[41]]);
     } finally {
       conn.closeSync();
     }
@@ -84,6 +91,17 @@ describe('on a store, through snapshot views', () => {
       await view.close();
     }
   };
+
+  it("a snapshot's reads of one text answer each with its own values, also when they overlap", async () => {
+    const view = await store.snapshot();
+    try {
+      const rows = await Promise.all([1, 2, 3, 1].map((n) => view.all<{ n: bigint }>('SELECT n FROM k WHERE n = $n', { n })));
+      expect(rows.map((r) => r.map((x) => Number(x.n)))).toEqual([[1], [2], [3], [1]]);
+      expect(await view.all<{ c: bigint }>('SELECT count(*) AS c FROM k')).toEqual([{ c: 10n }]);
+    } finally {
+      await view.close();
+    }
+  });
 
   it('a view on a reused connection answers with the values and rows of its own request', async () => {
     for (let round = 0; round < 3; round++) {

@@ -8,7 +8,7 @@
 import { PassThrough } from 'node:stream';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CopyStream, SqlParams } from '../createStore.ts';
-import { keptStatement } from './keptStatements.ts';
+import { runKept, runOnce } from './keptStatements.ts';
 
 /** Rows up to which a result is built in one piece: eight light exports at once then hold a few MB at most. */
 export const ONE_PIECE_MAX_ROWS = 2_000;
@@ -44,9 +44,7 @@ export function onePieceSql(sql: string): string {
 export async function readOnePiece(conn: DuckDBConnection, sql: string, params: SqlParams, ownsConn: boolean): Promise<OnePiece | null> {
   const text = onePieceSql(sql);
   try {
-    const prepared = ownsConn ? await conn.prepare(text) : await keptStatement(conn, text);
-    prepared.bind(params);
-    const result = await prepared.run();
+    const result = ownsConn ? await runOnce(conn, text, params) : await runKept(conn, text, params);
     if (result.rowCount > ONE_PIECE_MAX_ROWS) return null;
     const lines: string[] = [];
     for (let i = 0; i < result.chunkCount; i++) {
@@ -54,7 +52,6 @@ export async function readOnePiece(conn: DuckDBConnection, sql: string, params: 
     }
     return { body: lines.join(''), rows: lines.length };
   } finally {
-    // Closing the connection destroys its statements.
     if (ownsConn) conn.closeSync();
   }
 }
