@@ -27,6 +27,11 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
   const balances = new Map<string, Promise<MutableBalance>>();
 
   const balanceKey = (keyId: string, period: string) => `${keyId}\u0000${period}`;
+  /** Ends a hold: its cost leaves `reserved`, and joins `used` when it was charged. */
+  const endHold = (b: MutableBalance, r: Reservation, charged: boolean): void => {
+    b.reserved -= r.cost;
+    if (charged) b.used += r.cost;
+  };
   const chargeOf = (r: Reservation): NewCharge => ({ keyId: r.keyId, period: r.period, requestId: r.id, cost: r.cost, admittedAt: r.at, endpoint: r.endpoint ?? null });
 
   function balance(keyId: string, period: string): Promise<MutableBalance> {
@@ -75,8 +80,7 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
       const b = await balance(r.keyId, r.period);
       if (!store.ledger) throw new Error('this store has no usage ledger (a read-only store cannot charge)');
       await store.ledger.record([chargeOf(r)]);
-      b.reserved -= r.cost;
-      b.used += r.cost;
+      endHold(b, r, true);
     },
 
     commitAhead(r: Reservation): CommitAhead | null {
@@ -87,22 +91,18 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
         async confirm() {
           const b = await balance(r.keyId, r.period);
           ahead.confirm();
-          b.reserved -= r.cost;
-          b.used += r.cost;
+          endHold(b, r, true);
         },
         async withdraw() {
           const withdrawn = await ahead.withdraw();
-          const b = await balance(r.keyId, r.period);
-          b.reserved -= r.cost;
-          if (!withdrawn) b.used += r.cost;
+          endHold(await balance(r.keyId, r.period), r, !withdrawn);
           return withdrawn;
         },
       };
     },
 
     async release(r: Reservation): Promise<void> {
-      const b = await balance(r.keyId, r.period);
-      b.reserved -= r.cost;
+      endHold(await balance(r.keyId, r.period), r, false);
     },
 
     async usage(filter = {}): Promise<UsageRow[]> {

@@ -128,6 +128,14 @@ export function writePlansFile(dir: string, defs: Record<string, { requests_per_
   return file;
 }
 
+/** The real store, except that every export fails before its first byte, also through a snapshot. */
+export function failingEngine(store: Store): Store {
+  const fail = async (): Promise<never> => {
+    throw new Error('engine failed');
+  };
+  return { ...store, copyToStream: fail, snapshot: async () => ({ ...(await store.snapshot()), copyToStream: fail }) };
+}
+
 /**
  * The real store, except that every streamed export fails once its first
  * chunk was taken by the server: a server failure mid-stream, after the

@@ -16,7 +16,7 @@ import { findKey } from '../../src/metering/keys.ts';
 import type { Store } from '../../src/store/createStore.ts';
 import { JOURNAL_FILE } from '../../src/store/duckdb/chargeLedger.ts';
 import { chargedRequestIds } from '../helpers/engineSql.ts';
-import { breakingMidStream, createDemoStore, createMeteredApp, meteringOf, plans, SMALL_COST, SMALL_QUERY, TestClock, type MeteredApp } from '../helpers/metered.ts';
+import { breakingMidStream, createDemoStore, createMeteredApp, failingEngine, meteringOf, plans, SMALL_COST, SMALL_QUERY, TestClock, type MeteredApp } from '../helpers/metered.ts';
 import { TEST_ENGINE } from '../helpers/testApp.ts';
 
 let store: Store;
@@ -276,11 +276,7 @@ describe('monthly budget', () => {
 
 describe('charged once, only for a complete successful data response', () => {
   it('an engine failure after the hold answers 500 and charges nothing', async () => {
-    const failingCopy = async () => {
-      throw new Error('engine failed');
-    };
-    const failing: Store = { ...store, copyToStream: failingCopy, snapshot: async () => ({ ...(await store.snapshot()), copyToStream: failingCopy }) };
-    const m = await createMeteredApp(failing, { plans: PLANS });
+    const m = await createMeteredApp(failingEngine(store), { plans: PLANS });
     try {
       const key = await m.newKey('month');
       const r = await m.get(SMALL_QUERY, key);
@@ -416,11 +412,7 @@ describe.runIf(TEST_ENGINE === 'duckdb')('a small query on a store with a journa
   });
 
   it('an engine failure is answered only once the charge written ahead is withdrawn, and nothing is charged', async () => {
-    const failingCopy = async () => {
-      throw new Error('engine failed');
-    };
-    const failing: Store = { ...disk, copyToStream: failingCopy, snapshot: async () => ({ ...(await disk.snapshot()), copyToStream: failingCopy }) };
-    const m = await createMeteredApp(failing, { plans: PLANS });
+    const m = await createMeteredApp(failingEngine(disk), { plans: PLANS });
     try {
       const key = await m.newKey('month');
       const r = await m.get(SMALL_QUERY, key);

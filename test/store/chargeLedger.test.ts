@@ -24,6 +24,33 @@ afterEach(() => {
 });
 
 const charge = (requestId: string, cost = 100) => ({ keyId: 'key1', period: '2026-11', requestId, cost, admittedAt: Date.parse('2026-11-24T12:00:00Z'), endpoint: '/v1/evm/erc20/events/transfer' });
+/**
+ * Runs `body` in a child process on a store in `dir` (`store` and `c(id)`, a
+ * charge, in scope), then kills it with SIGKILL: its event loop is blocked
+ * from the end of `body`, so no background apply runs before the kill.
+ */
+async function killedAfter(dir: string, body: string): Promise<void> {
+  const child = fork(
+    '-e',
+    [
+      `
+      const { createStore } = await import(${JSON.stringify(path.resolve('src/store/createStore.ts'))});
+      const store = await createStore({ dataDir: ${JSON.stringify(dir)} });
+      const c = (id) => ({ keyId: 'key1', period: '2026-11', requestId: id, cost: 100, admittedAt: Date.now(), endpoint: null });
+      ${body}
+      process.send('done', () => { for (;;) {} });
+    `,
+    ],
+    { execArgv: ['--import', 'tsx', '--input-type=module'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.on('message', () => resolve());
+    child.on('exit', (code) => reject(new Error(`child exited ${code}`)));
+  });
+  child.kill('SIGKILL');
+  await new Promise((r) => child.on('exit', r));
+}
+
 const tableIds = async (store: Store) => (await store.all<{ request_id: string }>('SELECT request_id FROM usage_charges ORDER BY request_id')).map((r) => r.request_id);
 
 describe('the DuckDB usage ledger', () => {
@@ -51,28 +78,14 @@ describe('the DuckDB usage ledger', () => {
   it('a charge recorded by a process killed before applying it is in the table when the store opens again, once', async () => {
     const dir = newDir();
     // A child records three charges and is killed with SIGKILL before its journal is applied.
-    const child = fork(
-      '-e',
-      [
-        `
-        const { createStore } = await import(${JSON.stringify(path.resolve('src/store/createStore.ts'))});
-        const store = await createStore({ dataDir: ${JSON.stringify(dir)} });
-        const c = (id) => ({ keyId: 'key1', period: '2026-11', requestId: id, cost: 100, admittedAt: Date.now(), endpoint: null });
-        await store.ledger.record([c('x1')]);
-        await store.ledger.settle();
-        await Promise.all([store.ledger.record([c('x2')]), store.ledger.record([c('x3')])]);
-        // Blocked from here on: the background apply (a timer) cannot run before the kill.
-        process.send('recorded', () => { for (;;) {} });
-      `,
-      ],
-      { execArgv: ['--import', 'tsx', '--input-type=module'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    await killedAfter(
+      dir,
+      `
+      await store.ledger.record([c('x1')]);
+      await store.ledger.settle();
+      await Promise.all([store.ledger.record([c('x2')]), store.ledger.record([c('x3')])]);
+    `,
     );
-    await new Promise<void>((resolve, reject) => {
-      child.on('message', () => resolve());
-      child.on('exit', (code) => reject(new Error(`child exited ${code}`)));
-    });
-    child.kill('SIGKILL');
-    await new Promise((r) => child.on('exit', r));
 
     expect(fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8')).toContain('"x3"');
     // A torn line (a write cut by the crash, never acknowledged) is not a charge.
@@ -147,30 +160,17 @@ describe('the DuckDB usage ledger', () => {
 
   it('after a crash, a charge written ahead and not withdrawn is charged (its request was in flight), a withdrawn one is not', async () => {
     const dir = newDir();
-    const child = fork(
-      '-e',
-      [
-        `
-        const { createStore } = await import(${JSON.stringify(path.resolve('src/store/createStore.ts'))});
-        const store = await createStore({ dataDir: ${JSON.stringify(dir)} });
-        const c = (id) => ({ keyId: 'key1', period: '2026-11', requestId: id, cost: 100, admittedAt: Date.now(), endpoint: null });
-        const inFlight = store.ledger.recordAhead(c('in-flight'));
-        const failed = store.ledger.recordAhead(c('failed'));
-        const delivered = store.ledger.recordAhead(c('delivered'));
-        await Promise.all([inFlight.durable, failed.durable, delivered.durable]);
-        await failed.withdraw();
-        delivered.confirm();
-        process.send('written', () => { for (;;) {} });
-      `,
-      ],
-      { execArgv: ['--import', 'tsx', '--input-type=module'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    await killedAfter(
+      dir,
+      `
+      const inFlight = store.ledger.recordAhead(c('in-flight'));
+      const failed = store.ledger.recordAhead(c('failed'));
+      const delivered = store.ledger.recordAhead(c('delivered'));
+      await Promise.all([inFlight.durable, failed.durable, delivered.durable]);
+      await failed.withdraw();
+      delivered.confirm();
+    `,
     );
-    await new Promise<void>((resolve, reject) => {
-      child.on('message', () => resolve());
-      child.on('exit', (code) => reject(new Error(`child exited ${code}`)));
-    });
-    child.kill('SIGKILL');
-    await new Promise((r) => child.on('exit', r));
     const store = await createStore({ dataDir: dir });
     expect(await tableIds(store)).toEqual(['delivered', 'in-flight']);
     await store.close();

@@ -369,6 +369,7 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
     if (!unsettled.has(requestId)) return false;
     try {
       await write(withdrawalLine(requestId), false, () => unsettled.delete(requestId));
+      // A rotated file it held may now be removed.
       scheduleApply();
       return true;
     } catch {
