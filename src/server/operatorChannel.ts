@@ -5,7 +5,7 @@
  * holds the store (src/operator/channel.ts); see the README's "Operating a
  * live server".
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -48,7 +48,7 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
     if ((await answersAt(socket)) || (await settleThenAnswers(socket))) return null;
     fs.rmSync(socket, { force: true });
   }
-  const app = Fastify({ loggerInstance: opts.logger?.child({ channel: 'operator' }) ?? pino({ enabled: false }), disableRequestLogging: true }) as unknown as FastifyInstance;
+  const app = Fastify({ loggerInstance: opts.logger?.child({ channel: 'operator' }) ?? pino({ enabled: false }), logController: new LogController({ disableRequestLogging: true }) }) as unknown as FastifyInstance;
   const startedAt = new Date().toISOString();
 
   app.setErrorHandler((err, request, reply) => {

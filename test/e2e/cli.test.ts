@@ -21,9 +21,14 @@ let server: ChildProcess;
 let base: string;
 let firstKey: string;
 let stdout = '';
+let stderr = '';
 
 beforeAll(async () => {
-  server = spawn(process.execPath, [bin, 'serve', '--data', dataDir, '--port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  server = spawn(process.execPath, [bin, 'serve', '--data', dataDir, '--port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    process.stderr.write(d);
+  });
   base = await new Promise<string>((resolve, reject) => {
     server.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
@@ -52,6 +57,10 @@ describe('chainq serve on a new data directory', () => {
   it('loads the demo, prints a first key, and listens on 127.0.0.1', () => {
     expect(stdout).toMatch(/loading the demo dataset/);
     expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('starts without a warning from Node or a library (a newcomer reads every line it prints)', () => {
+    expect(stderr).not.toMatch(/warning|deprecat/i);
   });
 
   it('answers the README query in CSV with the printed key', async () => {
