@@ -6,7 +6,7 @@
  * neither the stack nor the SQL.
  */
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { CLIENT_LEFT } from '../../src/server/logging.ts';
 import { captureLogs, type LogCapture, type LogLine } from '../helpers/logCapture.ts';
@@ -103,13 +103,20 @@ describe('log levels', () => {
       });
     }
     // Every request that reached the server ends in exactly one line saying how.
+    // Time for a second end line to be written, then until each request has its end (later on a loaded machine).
     await new Promise((r) => setTimeout(r, 500));
-    const mine = logs.lines.slice(before);
-    const ids = new Set(mine.filter((l) => l.msg === 'incoming request').map((l) => l.reqId));
-    for (const id of ids) {
-      const ends = mine.filter((l) => l.reqId === id && (l.msg === CLIENT_LEFT || l.msg === 'request completed'));
-      expect(ends, `request ${id}`).toHaveLength(1);
-    }
+    const mine = await vi.waitFor(
+      () => {
+        const mine = logs.lines.slice(before);
+        const ids = new Set(mine.filter((l) => l.msg === 'incoming request').map((l) => l.reqId));
+        for (const id of ids) {
+          const ends = mine.filter((l) => l.reqId === id && (l.msg === CLIENT_LEFT || l.msg === 'request completed'));
+          expect(ends, `request ${id}`).toHaveLength(1);
+        }
+        return mine;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     expect(above(mine, 30)).toEqual([]);
   });
 

@@ -6,11 +6,14 @@
  */
 import http from 'node:http';
 import { register as globalRegistry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createMetrics, type Metrics } from '../../src/internal/metrics.ts';
 import { startMetricsListener } from '../../src/server/metricsListener.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
+
+/** How long a counter may take to settle after the client is done, on a loaded machine. */
+const SETTLE = { timeout: 10_000, interval: 50 };
 
 /** The value of one sample in Prometheus text, or undefined when the series is absent. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -85,13 +88,15 @@ describe('the HTTP metrics of a real app', () => {
     const body = Buffer.from(await res.arrayBuffer());
     const cost = Number(res.headers.get('x-request-cost'));
     expect(cost).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 50));
-    const text = await metrics.render();
-    expect(sample(text, 'chainq_http_requests_total', { method: 'GET', route: ROUTE, status: '200' })).toBe(1);
-    expect(sample(text, 'chainq_http_request_duration_seconds_count', { method: 'GET', route: ROUTE, status: '200' })).toBe(1);
-    expect(sample(text, 'chainq_http_response_bytes_total', { route: ROUTE })).toBe(body.length);
-    expect(sample(text, 'chainq_blocks_charged_total', { route: ROUTE, plan: 'unlimited' })).toBe(cost);
-    expect(sample(text, 'chainq_engine_query_seconds_count', { route: ROUTE, format: 'csv' })).toBe(1);
+    // Counted when the response has finished on the server's side, which may be just after the client has the body.
+    await vi.waitFor(async () => {
+      const text = await metrics.render();
+      expect(sample(text, 'chainq_http_requests_total', { method: 'GET', route: ROUTE, status: '200' })).toBe(1);
+      expect(sample(text, 'chainq_http_request_duration_seconds_count', { method: 'GET', route: ROUTE, status: '200' })).toBe(1);
+      expect(sample(text, 'chainq_http_response_bytes_total', { route: ROUTE })).toBe(body.length);
+      expect(sample(text, 'chainq_blocks_charged_total', { route: ROUTE, plan: 'unlimited' })).toBe(cost);
+      expect(sample(text, 'chainq_engine_query_seconds_count', { route: ROUTE, format: 'csv' })).toBe(1);
+    }, SETTLE);
   });
 
   it('labels link downloads and unknown paths by pattern, so no id or URL becomes a series', async () => {
@@ -101,11 +106,13 @@ describe('the HTTP metrics of a real app', () => {
     await downloaded.arrayBuffer();
     await get('/v1/no/such/thing?secret=1');
     await get('/nowhere/else');
-    await new Promise((r) => setTimeout(r, 50));
-    const text = await metrics.render();
-    expect(sample(text, 'chainq_http_requests_total', { method: 'GET', route: '/v1/links/:id', status: '200' })).toBe(1);
-    expect(sample(text, 'chainq_http_requests_total', { method: 'GET', route: '/v1/*', status: '404' })).toBe(1);
-    expect(sample(text, 'chainq_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
+    const text = await vi.waitFor(async () => {
+      const text = await metrics.render();
+      expect(sample(text, 'chainq_http_requests_total', { method: 'GET', route: '/v1/links/:id', status: '200' })).toBe(1);
+      expect(sample(text, 'chainq_http_requests_total', { method: 'GET', route: '/v1/*', status: '404' })).toBe(1);
+      expect(sample(text, 'chainq_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
+      return text;
+    }, SETTLE);
     expect(text).not.toContain(url.split('/').at(-1)!);
     expect(text).not.toMatch(/no\/such|nowhere/);
   });
@@ -121,9 +128,13 @@ describe('the HTTP metrics of a real app', () => {
       });
       req.on('error', (e) => (req.destroyed ? resolve() : reject(e)));
     });
+    // Time for a wrong charge to land, then until the server has seen the client leave.
     await new Promise((r) => setTimeout(r, 300));
-    const text = await metrics.render();
-    expect(sample(text, 'chainq_http_client_aborts_total', { route: ROUTE })).toBe(1);
+    const text = await vi.waitFor(async () => {
+      const text = await metrics.render();
+      expect(sample(text, 'chainq_http_client_aborts_total', { route: ROUTE })).toBe(1);
+      return text;
+    }, SETTLE);
     expect(sample(text, 'chainq_blocks_charged_total', { route: ROUTE, plan: 'unlimited' })).toBe(before);
   });
 
