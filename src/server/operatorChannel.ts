@@ -48,7 +48,10 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
     if ((await answersAt(socket)) || (await settleThenAnswers(socket))) return null;
     fs.rmSync(socket, { force: true });
   }
-  const app = Fastify({ loggerInstance: opts.logger?.child({ channel: 'operator' }) ?? pino({ enabled: false }), logController: new LogController({ disableRequestLogging: true }) }) as unknown as FastifyInstance;
+  const app = Fastify({
+    loggerInstance: opts.logger?.child({ channel: 'operator' }) ?? pino({ enabled: false }),
+    logController: new LogController({ disableRequestLogging: true }),
+  }) as unknown as FastifyInstance;
   const startedAt = new Date().toISOString();
 
   app.setErrorHandler((err, request, reply) => {
