@@ -196,6 +196,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     return lookups.get(v, key, compute, () => writers === 0 && version === v);
   };
   const fifoPool = createFifoPool(fifos, fifoDir);
+  /** Exports whose COPY into a fifo has not settled: close() stops them before it removes their folder. */
+  const running = new Set<{ readonly cancel: () => void; readonly stopped: Promise<void> }>();
 
   const all = async <T>(conn: DuckDBConnection, sql: string, params?: SqlParams): Promise<T[]> => {
     const reader = await conn.runAndReadAll(sql, params);
@@ -296,6 +298,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       dropWarmView();
       // Charges the table could not take stay durable in the journal and are applied at the next opening.
       await ledger?.close().catch(() => undefined);
+      for (const e of running) e.cancel();
+      await Promise.all([...running].map((e) => e.stopped));
       for (const conn of idleViewConns.splice(0)) conn.closeSync();
       ledgerConn?.closeSync();
       shared.closeSync();
@@ -489,28 +493,52 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     });
     // Failures reach the caller through `done`; a stream error must never be unhandled.
     stream.on('error', () => undefined);
+    const cancel = () => {
+      connection.interrupt();
+      stream.destroy();
+    };
+    /** The COPY has settled, whichever way. */
+    let settled = false;
+    const exporting = {
+      cancel,
+      stopped: done
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .then(() => {
+          settled = true;
+          running.delete(exporting);
+        }),
+    };
+    running.add(exporting);
     let released = false;
     const finish = () => {
       if (released) return;
       released = true;
-      source.destroy();
-      // unlink, not rm: rm stats the path twice before unlinking it, on every response.
-      fs.unlink(fifoPath, () => undefined);
-      release();
+      // A body given up before the COPY settled (a client that left): until it settles, the fifo stays
+      // and is read to nothing, and the engine is told to stop again and again. An interrupt that comes
+      // before the engine has begun the query is lost, and a COPY that opens the fifo after it was
+      // removed writes the whole result into a regular file at its path (or, were it only closed,
+      // waits for a reader forever).
+      source.unpipe(stream);
+      source.on('data', () => undefined);
+      source.resume();
+      const stopping = settled ? undefined : setInterval(() => connection.interrupt(), 20);
+      void exporting.stopped.then(() => {
+        clearInterval(stopping);
+        source.destroy();
+        // unlink, not rm: rm stats the path twice before unlinking it, on every response.
+        fs.unlink(fifoPath, () => undefined);
+        release();
+      });
     };
     stream.on('close', () => {
       // Closing the connection before the query settles would abort it mid-write; a snapshot closes its own.
       if (!onConn) done.finally(() => connection.closeSync()).catch(() => undefined);
       finish();
     });
-    return {
-      stream,
-      done,
-      cancel() {
-        connection.interrupt();
-        stream.destroy();
-      },
-    };
+    return { stream, done, cancel };
   }
   /** A file export (a download link's artifact) waits in its lane as a streamed one does. */
   async function copyToFileOn(conn: DuckDBConnection, sql: string, params: SqlParams, format: Format, file: string, lane: ExportLane): Promise<number> {
