@@ -601,7 +601,15 @@ function columnWriters(a: DuckDBAppender): ColumnWriter[] {
         out.push(typed(isBool, (v) => a.appendBoolean(v)));
         break;
       case DuckDBTypeId.BIGNUM:
-        out.push(typed(isInt, (v) => a.appendBigNum(BigInt(v))));
+        // The client's BIGNUM encoding of zero is a blob DuckDB rejects when the row is read
+        // ("Invalid blob size"); zero takes the generic path, which DuckDB casts from an integer.
+        out.push(
+          typed(isInt, (v) => {
+            const n = BigInt(v);
+            if (n === 0n) a.appendValue(n);
+            else a.appendBigNum(n);
+          }),
+        );
         break;
       case DuckDBTypeId.TIMESTAMP:
         out.push((v) => {
