@@ -37,7 +37,12 @@ describe('appending to a BIGNUM column', () => {
 
   it('keeps every value exact from the most negative int256 to the largest uint256', async () => {
     const values = [MIN_INT256, -(2n ** 64n), -256n, -255n, -1n, 0n, 1n, 255n, 256n, 2n ** 64n, 2n ** 255n - 1n, MAX_UINT256];
-    await store.transaction((tx) => tx.append('wide', values.map((v, i) => [i, v])));
+    await store.transaction((tx) =>
+      tx.append(
+        'wide',
+        values.map((v, i) => [i, v]),
+      ),
+    );
     const rows = await store.all<{ v: string }>('SELECT CAST(v AS VARCHAR) AS v FROM wide ORDER BY i');
     expect(rows.map((r) => r.v)).toEqual(values.map(String));
     // Ordered as numbers, not as text or blobs.
