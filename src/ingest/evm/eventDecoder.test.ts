@@ -2,7 +2,7 @@
  * The prebuilt event decoders agree with viem's decodeEventLog on every event
  * ingestion reads, and refuse logs of another shape.
  */
-import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type AbiEvent, type AbiParameter, type Hex } from 'viem';
+import { decodeEventLog, encodeAbiParameters, encodeEventTopics, keccak256, parseAbiItem, toEventSelector, type AbiEvent, type AbiParameter, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { DEX_ABI } from '../../catalog/evm/dex_v3.ts';
 import { ERC20_ABI } from '../../catalog/evm/erc20.ts';
@@ -66,6 +66,44 @@ describe('createEventDecoder', () => {
     expect(d.decode({ ...log, topics: [transferDecoder.selector, ...log.topics.slice(1)] })).toBeNull();
     expect(d.decode({ ...log, topics: log.topics.slice(0, 3) })).toBeNull();
     expect(d.decode({ ...log, data: log.data.slice(0, 66) as Hex })).toBeNull();
+  });
+});
+
+describe('createEventDecoder on arrays and tuples', () => {
+  const A = '0x00000000000000000000000000000000000000aa';
+  const B = '0x00000000000000000000000000000000000000bb';
+
+  it('decodes fixed-size arrays of static values, which sit in place wider than one word, as viem does', () => {
+    const event = parseAbiItem('event Fixed(address[2] pair, uint8[2][2] grid, int8 last)') as AbiEvent;
+    const values = [
+      [A, B],
+      [
+        [0, 255],
+        [1, 2],
+      ],
+      -128,
+    ];
+    const log = { topics: [toEventSelector(event)] as Hex[], data: encodeAbiParameters(event.inputs, values) };
+    expect((log.data.length - 2) / 2).toBe(32 * 7);
+    const viem = decodeEventLog({ abi: [event], topics: log.topics as [Hex, ...Hex[]], data: log.data, strict: true }).args as Record<string, unknown>;
+    expect(createEventDecoder(event).decode(log)).toEqual(viem);
+    expect(createEventDecoder(event).decode({ ...log, data: log.data.slice(0, -64) as Hex })).toBeNull();
+  });
+
+  it('decodes an indexed array or tuple, of fixed size or not, as the hash its topic holds, as viem does', () => {
+    const event = parseAbiItem('event Hashed(uint8[2] indexed duo, (uint256 a, bool b) indexed t, uint256[] indexed ids, (uint256 a, bool b)[2] pairs, string s)') as AbiEvent;
+    const hashes = ['duo', 't', 'ids'].map((x) => keccak256(`0x${Buffer.from(x).toString('hex')}`));
+    const data = encodeAbiParameters(event.inputs.slice(3), [
+      [
+        { a: 0n, b: false },
+        { a: 1n, b: true },
+      ],
+      'naïve',
+    ]);
+    const log = { topics: [toEventSelector(event), ...hashes], data };
+    const viem = decodeEventLog({ abi: [event], topics: log.topics as [Hex, ...Hex[]], data, strict: true }).args as Record<string, unknown>;
+    expect(viem).toMatchObject({ duo: hashes[0], t: hashes[1], ids: hashes[2] });
+    expect(createEventDecoder(event).decode(log)).toEqual(viem);
   });
 });
 

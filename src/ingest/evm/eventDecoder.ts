@@ -30,14 +30,16 @@ export function createEventDecoder<const E extends AbiEvent>(event: E): EventDec
   const indexed = event.inputs.filter((p) => p.indexed);
   const data = event.inputs.filter((p) => !p.indexed);
   const names = event.inputs.map((p, i) => p.name || String(i));
-  const staticDataSize = data.every((p) => isStatic(p)) ? data.length * 32 : null;
+  // Fixed-size arrays and tuples of static values sit in the head in place, wider than one word.
+  const headSize = data.reduce((n, p) => n + (isStatic(p) ? staticSize(p) : 32), 0);
+  const staticDataSize = data.every((p) => isStatic(p)) ? headSize : null;
   return {
     event,
     selector,
     decode(log) {
       if (log.topics[0] !== selector || log.topics.length !== indexed.length + 1) return null;
       const bytes = (log.data.length - 2) / 2;
-      if (staticDataSize !== null ? bytes !== staticDataSize : bytes < data.length * 32) return null;
+      if (staticDataSize !== null ? bytes !== staticDataSize : bytes < headSize) return null;
       try {
         const out: Record<string, unknown> = {};
         const values = data.length ? decodeAbiParameters(data, log.data) : [];
@@ -55,14 +57,35 @@ export function createEventDecoder<const E extends AbiEvent>(event: E): EventDec
   };
 }
 
+const FIXED_ARRAY = /^(.*)\[(\d+)\]$/;
+
+/** The element of an array type, as a parameter (`uint8[2][]` → `uint8[2]`). */
+const elementOf = (p: AbiParameter, inner: string): AbiParameter => ({ ...p, type: inner });
+
+/** Whether the ABI encodes the value in place (a fixed size) rather than behind an offset. */
 function isStatic(p: AbiParameter): boolean {
-  return !(p.type === 'string' || p.type === 'bytes' || p.type.endsWith('[]') || p.type === 'tuple');
+  if (p.type === 'string' || p.type === 'bytes' || p.type.endsWith('[]')) return false;
+  const fixed = FIXED_ARRAY.exec(p.type);
+  if (fixed) return isStatic(elementOf(p, fixed[1]!));
+  if (p.type === 'tuple') return 'components' in p && p.components.every(isStatic);
+  return true;
 }
 
-/** An indexed value: static types are ABI-encoded in the topic; dynamic ones are only their hash. */
+/** The bytes a static value takes in place. */
+function staticSize(p: AbiParameter): number {
+  const fixed = FIXED_ARRAY.exec(p.type);
+  if (fixed) return Number(fixed[2]) * staticSize(elementOf(p, fixed[1]!));
+  if (p.type === 'tuple' && 'components' in p) return p.components.reduce((n, c) => n + staticSize(c), 0);
+  return 32;
+}
+
+/**
+ * An indexed value: a value type is ABI-encoded in the topic; a string,
+ * bytes, an array or a tuple (even of a fixed size) only by its keccak256 hash.
+ */
 function decodeTopic(p: AbiParameter, topic: Hex): unknown {
   if (p.type === 'address') return `0x${topic.slice(26).toLowerCase()}`;
-  if (!isStatic(p)) return topic;
+  if (p.type === 'string' || p.type === 'bytes' || p.type.endsWith(']') || p.type === 'tuple') return topic;
   return decodeAbiParameters([p], topic)[0];
 }
 
