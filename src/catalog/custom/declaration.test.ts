@@ -69,4 +69,35 @@ describe('custom dataset declarations', () => {
     reject({ ...base, networks: { ETH: { addresses: [VAULT], from_block: -1 } } });
     expect(() => readCustomDeclaration({ ...base, abi: ['event E(uint256 time)'] })).toThrow(/time column/);
   });
+
+  it('reads uint and int in an ABI object as uint256 and int256, which the selector hashes', () => {
+    const d = readCustomDeclaration({
+      ...base,
+      abi: [
+        {
+          type: 'event',
+          name: 'E',
+          inputs: [
+            { name: 'a', type: 'uint' },
+            { name: 'b', type: 'int[]' },
+            { name: 'c', type: 'tuple[2]', components: [{ name: 'x', type: 'uint' }] },
+          ],
+        },
+      ],
+    });
+    expect(d.events[0]!.signature).toBe('E(uint256,int256[],(uint256)[2])');
+    expect(d.events[0]!.inputs[0]!.kind).toBe('wide_int');
+  });
+
+  it('refuses the ABI types it does not serve with the errors docs/custom-datasets.md quotes', () => {
+    const object = (type: string) => ({ ...base, abi: [{ type: 'event', name: 'E', inputs: [{ name: 'v', type }] }] });
+    const text = (type: string) => ({ ...base, abi: [`event E(${type} v)`] });
+    expect(() => readCustomDeclaration(object('fixed128x18'))).toThrow('ABI type fixed128x18 is not supported');
+    expect(() => readCustomDeclaration(object('ufixed'))).toThrow('ABI type ufixed is not supported');
+    expect(() => readCustomDeclaration(object('function'))).toThrow('ABI type function is not supported');
+    expect(() => readCustomDeclaration(text('function'))).toThrow('ABI type function is not supported');
+    expect(() => readCustomDeclaration(text('fixed128x18'))).toThrow('abi[0]: Unknown type.');
+    expect(() => readCustomDeclaration(object('uint7'))).toThrow('uint7 is not an ABI integer type');
+    expect(() => readCustomDeclaration(object('bytes33'))).toThrow('ABI type bytes33 is not supported');
+  });
 });

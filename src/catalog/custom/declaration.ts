@@ -112,6 +112,16 @@ function typeOf(p: AbiEventParameter): Pick<CustomInput, 'kind' | 'stored' | 'ou
   return fail(`ABI type ${t} is not supported`);
 }
 
+/**
+ * `uint` and `int` are `uint256` and `int256`; the event's selector hashes the
+ * full names, so an input left as `uint` would select no log at all.
+ */
+function canonical<T extends { type?: unknown; components?: unknown }>(p: T): T {
+  const type = typeof p.type === 'string' ? p.type.replace(/^(u?int)(?=$|\[)/, '$1256') : p.type;
+  const components = Array.isArray(p.components) ? p.components.map((c: unknown) => (typeof c === 'object' && c !== null ? canonical(c) : c)) : p.components;
+  return { ...p, type, ...(components === undefined ? {} : { components }) };
+}
+
 /** An ABI item as solc or viem print it (an object), or as human-readable text (`event Deposited(address indexed who, uint256 amount)`). */
 function abiItem(item: unknown, i: number): AbiEvent | null {
   if (typeof item === 'string') {
@@ -131,7 +141,7 @@ function abiItem(item: unknown, i: number): AbiEvent | null {
   const inputs = o.inputs.map((p: unknown, j: number) => {
     const q = p as { name?: unknown; type?: unknown; indexed?: unknown; components?: unknown };
     if (typeof q?.type !== 'string') return fail(`abi[${i}] (${o.name}): input ${j} has no type`);
-    return { ...q, name: typeof q.name === 'string' ? q.name : '', type: q.type, indexed: q.indexed === true } as AbiEventParameter;
+    return { ...canonical(q), name: typeof q.name === 'string' ? q.name : '', indexed: q.indexed === true } as AbiEventParameter;
   });
   return { type: 'event', name: o.name, inputs, anonymous: o.anonymous === true } as AbiEvent;
 }
