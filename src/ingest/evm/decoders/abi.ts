@@ -13,8 +13,9 @@ type AbiParam = { readonly type: string; readonly components?: readonly AbiParam
 
 /**
  * An array or tuple value in the store's forms: addresses and bytes as
- * lowercase hex, integers as decimal strings (so that none loses digits in
- * JSON), tuples as objects by component name.
+ * lowercase hex, integers of every width as decimal strings (so that none
+ * loses digits in JSON), tuples as objects by component name (by position
+ * when unnamed).
  */
 function plain(p: AbiParam, v: unknown): unknown {
   const array = /^(.*)\[\d*\]$/.exec(p.type);
@@ -24,7 +25,8 @@ function plain(p: AbiParam, v: unknown): unknown {
     const values = Array.isArray(v) ? v : parts.map((c) => (v as Record<string, unknown>)[(c as { name?: string }).name ?? '']);
     return Object.fromEntries(parts.map((c, i) => [(c as { name?: string }).name || String(i), plain(c, values[i])]));
   }
-  if (typeof v === 'bigint') return v.toString();
+  // By the ABI type, not viem's JS type (a number up to 48 bits, a bigint above): every width reads alike.
+  if (/^u?int\d*$/.test(p.type)) return String(v);
   if (p.type === 'address' || p.type.startsWith('bytes')) return String(v).toLowerCase();
   return v;
 }
