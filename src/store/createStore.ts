@@ -19,6 +19,7 @@ import { runKept } from './duckdb/keptStatements.ts';
 import type { ChargeLedger } from './ledger.ts';
 import { renderDuckDb } from './duckdb/render.ts';
 import type { BoundQuery } from './query.ts';
+import { repairBignumZeros } from './repairBignumZeros.ts';
 import { SCHEMA_VERSION, schemaDdl } from './schema.ts';
 
 export type SqlParams = Record<string, DuckDBValue>;
@@ -208,6 +209,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     for (const ddl of schemaDdl()) await shared.run(ddl);
     const v = await all<{ version: number }>(shared, 'SELECT version FROM schema_version');
     if (v.length === 0) await shared.run('INSERT INTO schema_version VALUES ($v)', { v: SCHEMA_VERSION });
+    await repairBignumZeros(shared);
   }
 
   /**

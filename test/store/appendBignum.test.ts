@@ -3,6 +3,10 @@
  * int256 value (a custom dataset's, a transfer's amount) with it, on DuckDB
  * and into the scratch store that ClickHouse ingestion publishes from.
  */
+import { DuckDBInstance } from '@duckdb/node-api';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createStore, type Store } from '../../src/store/createStore.ts';
 
@@ -48,5 +52,51 @@ describe('appending to a BIGNUM column', () => {
     // Ordered as numbers, not as text or blobs.
     const sorted = await store.all<{ i: number }>('SELECT i FROM wide ORDER BY v');
     expect(sorted.map((r) => r.i)).toEqual(values.map((_, i) => i));
+  });
+});
+
+describe('a store holding zeros an older version wrote', () => {
+  it('is repaired when opened for writing: every such zero reads as 0, other values untouched, and the repair is recorded', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-bignum-'));
+    try {
+      // The state older versions left: the client's own BIGNUM encoding of zero, as their appender wrote it.
+      const old = await DuckDBInstance.create(path.join(dir, 'chainq.duckdb'));
+      const conn = await old.connect();
+      await conn.run('CREATE TABLE "evm_custom_vault__deposited" (i INTEGER, "amount" BIGNUM, "change" BIGNUM)');
+      const a = await conn.createAppender('evm_custom_vault__deposited');
+      const rows: [number, bigint, bigint][] = [
+        [1, 0n, 5n],
+        [2, MAX_UINT256, 0n],
+        [3, -1n, 1n],
+        [4, 0n, MIN_INT256],
+      ];
+      for (const [i, amount, change] of rows) {
+        a.appendInteger(i);
+        a.appendBigNum(amount);
+        a.appendBigNum(change);
+        a.endRow();
+      }
+      a.closeSync();
+      await expect(conn.runAndReadAll('SELECT CAST(amount AS VARCHAR) FROM evm_custom_vault__deposited')).rejects.toThrow(/Invalid blob size/);
+      conn.closeSync();
+      old.closeSync();
+
+      const store = await createStore({ dataDir: dir, threads: 1 });
+      try {
+        const read = await store.all<{ amount: string; change: string }>('SELECT CAST(amount AS VARCHAR) AS amount, CAST(change AS VARCHAR) AS change FROM evm_custom_vault__deposited ORDER BY i');
+        expect(read).toEqual(rows.map(([, amount, change]) => ({ amount: String(amount), change: String(change) })));
+        expect(await store.all('SELECT i FROM evm_custom_vault__deposited WHERE amount = 0::BIGNUM ORDER BY i')).toEqual([{ i: 1 }, { i: 4 }]);
+      } finally {
+        await store.close();
+      }
+      const again = await createStore({ dataDir: dir, threads: 1 });
+      try {
+        expect((await again.all<{ repair: string }>('SELECT repair FROM store_repairs')).map((r) => r.repair)).toEqual(['bignum_zero']);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
