@@ -297,6 +297,14 @@ describe.each(['duckdb', 'chdb'] as const)('every ABI type of a custom dataset, 
     expect(rows.map((row) => want[0]!.map(([k]) => [k, row[k]]))).toEqual(want);
   });
 
+  it('filters by address inputs named like SQL keywords (from, to), in any case', async () => {
+    const scalars = EVENTS.find((e) => e.name === 'Scalars')!;
+    const r = await get(`${url(scalars, 'json')}&from=${MIXED_ADDRESS}&to=${ZERO_ADDRESS}`);
+    expect(r.statusCode, r.body).toBe(200);
+    const rows = (r.json() as { events: { from: string; to: string; text: string }[] }).events;
+    expect(rows.map((x) => [x.from, x.to, x.text])).toEqual([[MIXED_ADDRESS.toLowerCase(), ZERO_ADDRESS, AWKWARD]]);
+  });
+
   it.each(EVENTS.map((e) => [e.name, e] as const))('%s: CSV holds every value as text: integers in decimal, bool as true/false', async (_name, e) => {
     const r = await get(url(e, 'csv'));
     expect(r.statusCode, r.body).toBe(200);
