@@ -90,7 +90,9 @@ export interface RowsQuery {
   readonly orderBy: readonly string[];
   /**
    * The rows sit in the table in `orderBy` order already (DuckDB keeps
-   * insertion order): an engine that preserves it may stream without sorting.
+   * insertion order): an engine may stream them without sorting where its
+   * plan is sure to keep the scan's order, and must sort otherwise (DuckDB:
+   * a join, such as a label set, keeps none; src/store/duckdb/render.ts).
    */
   readonly storedInOrder: boolean;
 }

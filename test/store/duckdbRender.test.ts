@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore, type Store } from '../../src/store/createStore.ts';
 import { renderDuckDb } from '../../src/store/duckdb/render.ts';
-import type { BoundQuery } from '../../src/store/query.ts';
+import type { BoundQuery, Condition } from '../../src/store/query.ts';
 
 let store: Store;
 beforeAll(async () => {
@@ -75,5 +75,33 @@ describe('renderDuckDb', () => {
     };
     const r = store.render(q, 'json');
     expect(await store.all(r.sql, r.params)).toEqual([{ address: '0xaa' }, { address: '0xbb' }]);
+  });
+
+  it('streams rows stored in order unsorted only under plain conditions: a value list is a list lookup, a label set or a USD value sorts', () => {
+    const p = (i: number) => ({ kind: 'param', name: `p${i}` }) as const;
+    const params = Object.fromEntries([0, 1, 2, 3, 4, 5, 6].map((i) => [`p${i}`, { value: `0x${i}`, type: 'string' as const }]));
+    const rows = (where: readonly Condition[], storedInOrder = true) =>
+      renderDuckDb({
+        query: {
+          kind: 'rows',
+          table: 'evm_erc20_transfer',
+          value: null,
+          orderBy: ['block_number', 'log_index'],
+          storedInOrder,
+          columns: [{ name: 'sender', expr: { kind: 'column', name: 'sender' }, type: 'string' }],
+          where,
+        },
+        params,
+      }).sql;
+    const list = { kind: 'in', arg: { kind: 'column', name: 'token_address' }, values: [p(0), p(1), p(2), p(3), p(4), p(5)] } as const;
+    // An IN list of several values becomes a hash join in DuckDB, which keeps no order.
+    expect(rows([list])).toContain('list_contains([$p0, $p1, $p2, $p3, $p4, $p5], t."token_address")');
+    expect(rows([list])).not.toContain('ORDER BY');
+    expect(rows([{ kind: 'in', arg: { kind: 'column', name: 'sender' }, values: [p(6)] }])).toContain('t."sender" = $p6');
+    // Sorted anyway: the IN list may join.
+    expect(rows([list], false)).toContain('t."token_address" IN ($p0, $p1, $p2, $p3, $p4, $p5)');
+    expect(rows([list], false)).toContain('ORDER BY t."block_number", t."log_index"');
+    const labelled = rows([list, { kind: 'or', args: [{ kind: 'in_labels', arg: { kind: 'column', name: 'sender' }, set: { kind: 'category', network: p(6), categories: [p(5)] } }] }]);
+    expect(labelled).toContain('ORDER BY t."block_number", t."log_index"');
   });
 });

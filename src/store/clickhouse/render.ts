@@ -186,6 +186,9 @@ class Renderer {
     const value = q.value ? this.rowValue(q.value.value) : null;
     const columns: ExportColumn[] = q.columns.map((c) => ({ sql: this.expr(c.expr), name: c.name, type: c.type }));
     if (value && q.value) columns.push({ sql: value.expr, name: q.value.name, type: 'double' });
+    // Always asked for, whatever `storedInOrder` says: ClickHouse keeps no scan order of its own, and
+    // meets this one by reading the parts of its sorting key in order and merging them (read type
+    // InOrder, token and label filters included), without sorting the result.
     const order = q.orderBy.length ? ` ORDER BY ${q.orderBy.map((k) => `t.${ident(k)}`).join(', ')}` : '';
     return `SELECT ${this.select(columns)} FROM ${this.from(q.table, value)} WHERE ${this.where(q.where)}${order}`;
   }
