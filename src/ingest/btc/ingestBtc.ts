@@ -15,8 +15,8 @@ import { BTC_DATASET, BTC_NETWORK, btcTransferRows } from './writeBtcBlocks.ts';
 
 export interface BtcIngestOptions {
   readonly store: Store;
-  /** http://user:pass@host:8332 */
-  readonly rpc: string;
+  /** http://user:pass@host:8332, or several nodes of the same chain (requests spread over them). */
+  readonly rpc: string | readonly string[];
   readonly from?: number | undefined;
   readonly to?: number | undefined;
   readonly follow?: boolean;

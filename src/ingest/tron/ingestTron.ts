@@ -16,8 +16,8 @@ import { blockNumber, createTronNodeClient, type TronTransactionInfo } from './n
 
 export interface TronIngestOptions {
   readonly store: Store;
-  /** Full node HTTP API base, e.g. http://fullnode:8090. */
-  readonly api: string;
+  /** Full node HTTP API base, e.g. http://fullnode:8090, or several nodes of the same chain (requests spread over them). */
+  readonly api: string | readonly string[];
   readonly from?: number | undefined;
   readonly to?: number | undefined;
   readonly follow?: boolean;
