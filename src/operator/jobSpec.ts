@@ -16,10 +16,16 @@ interface HttpSpec {
   readonly timeout?: number;
 }
 
+/** One node's URL, or several nodes serving the same chain. */
+export type NodeUrls = string | readonly string[];
+
+/** Node URLs as a list, whichever way a job description spells them. */
+export const urlsOf = (urls: NodeUrls): readonly string[] => (typeof urls === 'string' ? [urls] : urls);
+
 export interface EvmJobSpec {
   readonly source: 'evm';
   readonly network: string;
-  readonly rpc: string;
+  readonly rpc: NodeUrls;
   readonly from?: number;
   readonly to?: number;
   readonly follow?: boolean;
@@ -32,7 +38,10 @@ export interface EvmJobSpec {
   readonly traces?: 'auto' | 'trace_block' | 'debug_trace' | 'off';
   readonly batchBlocks?: number;
   readonly concurrency?: number;
+  /** Requests in flight per node (the ceiling of its adaptive limit). */
   readonly rpcConcurrency?: number;
+  /** Requests started per second per node (the ceiling of its adaptive rate). */
+  readonly rpcMaxRate?: number;
   readonly rpcBatch?: number;
   readonly getLogsRange?: number;
   readonly force?: boolean;
@@ -78,18 +87,22 @@ interface BlockJobSpec extends HttpSpec {
   /** Seconds between head polls in follow mode. */
   readonly poll?: number;
   readonly force?: boolean;
+  /** Requests in flight per node (the ceiling of its adaptive limit). */
+  readonly nodeConcurrency?: number;
+  /** Requests started per second per node (the ceiling of its adaptive rate). */
+  readonly nodeMaxRate?: number;
 }
 
 export interface TronJobSpec extends BlockJobSpec {
   readonly source: 'tron';
-  readonly api: string;
+  readonly api: NodeUrls;
   readonly datasets?: readonly string[];
   readonly allContracts?: boolean;
 }
 
 export interface BtcJobSpec extends BlockJobSpec {
   readonly source: 'btc';
-  readonly rpc: string;
+  readonly rpc: NodeUrls;
 }
 
 export type JobSpec = EvmJobSpec | VenueAJobSpec | VenueBJobSpec | TronJobSpec | BtcJobSpec;
@@ -100,9 +113,11 @@ const pos = { type: 'number', exclusiveMinimum: 0 } as const;
 const str = { type: 'string', minLength: 1 } as const;
 const bool = { type: 'boolean' } as const;
 const strings = { type: 'array', items: str, minItems: 1 } as const;
+/** One URL, or a list of nodes serving the same chain. */
+const urls = { anyOf: [str, strings] } as const;
 const time = { anyOf: [{ type: 'integer', minimum: 0 }, str] } as const;
 const http = { retries: int, retryDelay: int, timeout: pos } as const;
-const blocks = { from: int, to: int, follow: bool, confirmations: int, batch: pos, concurrency: pos, poll: pos, force: bool, ...http } as const;
+const blocks = { from: int, to: int, follow: bool, confirmations: int, batch: pos, concurrency: pos, poll: pos, force: bool, nodeConcurrency: { type: 'integer', minimum: 1 }, nodeMaxRate: pos, ...http } as const;
 const spec = (source: JobSource, required: string[], properties: Record<string, unknown>) => ({
   type: 'object',
   additionalProperties: false,
@@ -114,7 +129,7 @@ const spec = (source: JobSource, required: string[], properties: Record<string, 
 const SCHEMAS = {
   evm: spec('evm', ['network', 'rpc'], {
     network: str,
-    rpc: str,
+    rpc: urls,
     from: int,
     to: int,
     follow: bool,
@@ -126,6 +141,7 @@ const SCHEMAS = {
     batchBlocks: pos,
     concurrency: pos,
     rpcConcurrency: pos,
+    rpcMaxRate: pos,
     rpcBatch: pos,
     getLogsRange: pos,
     force: bool,
@@ -155,8 +171,8 @@ const SCHEMAS = {
     force: bool,
     ...http,
   }),
-  tron: spec('tron', ['api'], { api: str, datasets: strings, allContracts: bool, ...blocks }),
-  btc: spec('btc', ['rpc'], { rpc: str, ...blocks }),
+  tron: spec('tron', ['api'], { api: urls, datasets: strings, allContracts: bool, ...blocks }),
+  btc: spec('btc', ['rpc'], { rpc: urls, ...blocks }),
 } as const;
 
 export const JOB_SOURCES = Object.keys(SCHEMAS) as JobSource[];
@@ -175,6 +191,7 @@ const describeError = (where: string, e: ErrorObject): string => {
   const field = `${where}${e.instancePath.replaceAll('/', '.').replace(/\.(\d+)/g, '[$1]')}`;
   if (e.keyword === 'additionalProperties') return `${field}.${String(e.params.additionalProperty)}: unknown field`;
   if (e.keyword === 'required') return `${field}.${String(e.params.missingProperty)}: required`;
+  if (e.keyword === 'anyOf') return `${field}: must be a URL or a list of URLs`;
   if (e.keyword === 'const' || e.keyword === 'enum') return `${field}: must be one of ${JSON.stringify(e.params.allowedValue ?? e.params.allowedValues)}`;
   return `${field}: ${e.message ?? 'invalid'}`;
 };

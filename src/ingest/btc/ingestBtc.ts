@@ -32,7 +32,7 @@ export interface BtcIngestOptions {
 }
 
 export async function ingestBtc(opts: BtcIngestOptions): Promise<IngestSummary> {
-  const client = createBtcRpcClient(opts.rpc, opts.http);
+  const client = createBtcRpcClient(opts.rpc, opts.http, opts.hooks?.signal);
   const slots = new Semaphore(opts.concurrency ?? 4);
 
   const fetchBatch = async (lo: number, hi: number): Promise<FetchedBatch> => {

@@ -95,7 +95,11 @@ const judge = (e: unknown): Verdict => (isWarmup(e) ? { kind: 'down' } : judgeRe
 /** `url`: one bitcoind, or several serving the same chain (requests spread over them, a failing one left out for a while). */
 export function createBtcRpcClient(url: string | readonly string[], http: HttpOptions, signal?: AbortSignal): BtcRpcClient {
   const nodes = (typeof url === 'string' ? [url] : url).map(nodeOf);
-  const pool = createHttpNodePool(nodes.map((n) => n.endpoint), http, signal);
+  const pool = createHttpNodePool(
+    nodes.map((n) => n.endpoint),
+    http,
+    signal,
+  );
   const byEndpoint = new Map(nodes.map((n) => [n.endpoint, n]));
   let nextId = 1;
   // bitcoind answers an RPC error with HTTP 500 (or 404 for an unknown method) and a JSON body: an answer, not an outage.

@@ -179,29 +179,33 @@ export function createRpc(opts: RpcOptions): Rpc {
         if (opts.signal?.aborted) return reject(opts.signal.reason);
         reject(e instanceof RpcError ? e : transportError(method, e, timeout.aborted, timeoutMs));
       };
-      const req = node.client.request(node.target, { method: 'POST', agent: node.agent, signal, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-        if (res.statusCode !== 200) {
-          const parts: Buffer[] = [];
-          res.on('data', (c: Buffer) => {
-            if (parts.length < 8) parts.push(c);
-          });
-          res.on('end', () => fail(statusError(method, res.statusCode ?? 0, Buffer.concat(parts).toString('utf8'), res.headers['retry-after'])));
-          res.on('error', fail);
-          return;
-        }
-        res.on('data', (c: Buffer) => {
-          try {
-            onChunk(c);
-          } catch (e) {
-            req.destroy(e as Error);
+      const req = node.client.request(
+        node.target,
+        { method: 'POST', agent: node.agent, signal, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+        (res) => {
+          if (res.statusCode !== 200) {
+            const parts: Buffer[] = [];
+            res.on('data', (c: Buffer) => {
+              if (parts.length < 8) parts.push(c);
+            });
+            res.on('end', () => fail(statusError(method, res.statusCode ?? 0, Buffer.concat(parts).toString('utf8'), res.headers['retry-after'])));
+            res.on('error', fail);
+            return;
           }
-        });
-        res.on('error', fail);
-        res.on('close', () => {
-          if (res.complete) resolve();
-          else fail(new RpcHttpError(method, { message: 'the answer broke off', retryable: true }));
-        });
-      });
+          res.on('data', (c: Buffer) => {
+            try {
+              onChunk(c);
+            } catch (e) {
+              req.destroy(e as Error);
+            }
+          });
+          res.on('error', fail);
+          res.on('close', () => {
+            if (res.complete) resolve();
+            else fail(new RpcHttpError(method, { message: 'the answer broke off', retryable: true }));
+          });
+        },
+      );
       req.on('error', fail);
       req.end(payload);
     });
@@ -257,7 +261,8 @@ export function createRpc(opts: RpcOptions): Rpc {
       async (node) => {
         const startedAt = Date.now();
         stats.calls += calls.length;
-        if (calls.length === 1) return { node, startedAt, answers: [(await post(node, { jsonrpc: '2.0', id: nextId++, method: first.method, params: first.params }, first.method)) as JsonRpcResponse] };
+        if (calls.length === 1)
+          return { node, startedAt, answers: [(await post(node, { jsonrpc: '2.0', id: nextId++, method: first.method, params: first.params }, first.method)) as JsonRpcResponse] };
         const firstId = nextId;
         const body = calls.map((c) => ({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params }));
         const answer = await post(node, body, `${first.method} ×${calls.length}`);

@@ -41,7 +41,7 @@ export async function loadTrc20Registry(store: Store): Promise<Trc20Registry> {
 }
 
 export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary> {
-  const client = createTronNodeClient(opts.api, opts.http);
+  const client = createTronNodeClient(opts.api, opts.http, opts.hooks?.signal);
   const names = opts.datasets ?? ['native', 'trc20'];
   const datasets = names.map((n) => TRON_DATASETS[n]);
   const wantTrc20 = names.includes('trc20');
