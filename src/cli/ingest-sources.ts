@@ -223,18 +223,18 @@ export function registerIngestSources(program: Command): void {
     async (
       opts: CommonOptions &
         NodeOptions & {
-        api?: string[];
-        from?: number;
-        to?: number;
-        follow?: boolean;
-        confirmations: number;
-        datasets?: TronDatasetName[];
-        allContracts?: boolean;
-        batch: number;
-        concurrency: number;
-        poll: number;
-        force?: boolean;
-      },
+          api?: string[];
+          from?: number;
+          to?: number;
+          follow?: boolean;
+          confirmations: number;
+          datasets?: TronDatasetName[];
+          allContracts?: boolean;
+          batch: number;
+          concurrency: number;
+          poll: number;
+          force?: boolean;
+        },
     ) => {
       const api = opts.api ?? nodeUrlsFromEnv('CHAINQ_TRON_API');
       if (!api) throw new Error('give --api (or set CHAINQ_TRON_API): the full node HTTP API, e.g. http://fullnode:8090');
@@ -267,19 +267,23 @@ export function registerIngestSources(program: Command): void {
       .option('--node-max-rate <n>', NODE_MAX_RATE_HELP, positiveNumber)
       .option('--poll <s>', 'seconds between head checks with --follow', positiveNumber, 30)
       .option('--force', 're-ingest blocks that are already ingested'),
-  ).action(async (opts: CommonOptions & NodeOptions & { rpc?: string[]; from?: number; to?: number; follow?: boolean; confirmations: number; batch: number; concurrency: number; poll: number; force?: boolean }) => {
-    const rpc = opts.rpc ?? nodeUrlsFromEnv('CHAINQ_BTC_RPC');
-    if (!rpc) throw new Error('give --rpc (or set CHAINQ_BTC_RPC): http://user:pass@host:8332');
-    await runIngest(opts, 'btc', 'block', {
-      source: 'btc',
-      rpc: oneOrMany(rpc),
-      ...nodeSpec(opts),
-      confirmations: opts.confirmations,
-      batch: opts.batch,
-      concurrency: opts.concurrency,
-      poll: opts.poll,
-      ...defined({ from: opts.from, to: opts.to, follow: opts.follow, force: opts.force }),
-      ...httpSpec(opts),
-    });
-  });
+  ).action(
+    async (
+      opts: CommonOptions & NodeOptions & { rpc?: string[]; from?: number; to?: number; follow?: boolean; confirmations: number; batch: number; concurrency: number; poll: number; force?: boolean },
+    ) => {
+      const rpc = opts.rpc ?? nodeUrlsFromEnv('CHAINQ_BTC_RPC');
+      if (!rpc) throw new Error('give --rpc (or set CHAINQ_BTC_RPC): http://user:pass@host:8332');
+      await runIngest(opts, 'btc', 'block', {
+        source: 'btc',
+        rpc: oneOrMany(rpc),
+        ...nodeSpec(opts),
+        confirmations: opts.confirmations,
+        batch: opts.batch,
+        concurrency: opts.concurrency,
+        poll: opts.poll,
+        ...defined({ from: opts.from, to: opts.to, follow: opts.follow, force: opts.force }),
+        ...httpSpec(opts),
+      });
+    },
+  );
 }

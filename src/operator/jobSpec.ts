@@ -117,7 +117,19 @@ const strings = { type: 'array', items: str, minItems: 1 } as const;
 const urls = { anyOf: [str, strings] } as const;
 const time = { anyOf: [{ type: 'integer', minimum: 0 }, str] } as const;
 const http = { retries: int, retryDelay: int, timeout: pos } as const;
-const blocks = { from: int, to: int, follow: bool, confirmations: int, batch: pos, concurrency: pos, poll: pos, force: bool, nodeConcurrency: { type: 'integer', minimum: 1 }, nodeMaxRate: pos, ...http } as const;
+const blocks = {
+  from: int,
+  to: int,
+  follow: bool,
+  confirmations: int,
+  batch: pos,
+  concurrency: pos,
+  poll: pos,
+  force: bool,
+  nodeConcurrency: { type: 'integer', minimum: 1 },
+  nodeMaxRate: pos,
+  ...http,
+} as const;
 const spec = (source: JobSource, required: string[], properties: Record<string, unknown>) => ({
   type: 'object',
   additionalProperties: false,

@@ -10,7 +10,7 @@ import { createNodePool, type Verdict } from './nodePool.ts';
 class Fault extends Error {
   constructor(
     readonly verdict: Verdict,
-    message = verdict.kind,
+    message: string = verdict.kind,
   ) {
     super(message);
   }
@@ -20,12 +20,13 @@ const backoff = { baseMs: 20, maxMs: 200 };
 
 describe('node pool', () => {
   it('sends most requests to the node that answers faster, and some to the slower one', async () => {
-    const pool = createNodePool(['fast', 'slow'], (n) => n, { concurrency: 4, backoff, retries: 2 });
+    const names: ('fast' | 'slow')[] = ['fast', 'slow'];
+    const pool = createNodePool(names, (n) => n, { concurrency: 4, backoff, retries: 2 });
     const served = { fast: 0, slow: 0 };
     const delay = { fast: 5, slow: 40 };
     await Promise.all(
       Array.from({ length: 120 }, () =>
-        pool.run(async (node: 'fast' | 'slow') => {
+        pool.run(async (node) => {
           served[node]++;
           await sleep(delay[node]);
         }, judge),
