@@ -110,4 +110,5 @@ export function nodeUrls(value: string, previous: string[] | undefined): string[
 /** Several node URLs as a job description holds them: one URL stays a string, as before multi-node support. */
 export const oneOrMany = (urls: readonly string[]): string | string[] => (urls.length === 1 ? (urls[0] ?? '') : [...urls]);
 
-export const NODES_HELP = 'repeat the option or separate URLs with commas to spread requests over several nodes of the same chain';
+export const NODES_HELP =
+  'repeat the option or separate URLs with commas to spread requests over several nodes of the same chain (by measured answer time; a failing node is left out for a doubling wait, then probed and taken back)';

@@ -203,7 +203,6 @@ const describeError = (where: string, e: ErrorObject): string => {
   const field = `${where}${e.instancePath.replaceAll('/', '.').replace(/\.(\d+)/g, '[$1]')}`;
   if (e.keyword === 'additionalProperties') return `${field}.${String(e.params.additionalProperty)}: unknown field`;
   if (e.keyword === 'required') return `${field}.${String(e.params.missingProperty)}: required`;
-  if (e.keyword === 'anyOf') return `${field}: must be a URL or a list of URLs`;
   if (e.keyword === 'const' || e.keyword === 'enum') return `${field}: must be one of ${JSON.stringify(e.params.allowedValue ?? e.params.allowedValues)}`;
   return `${field}: ${e.message ?? 'invalid'}`;
 };
@@ -218,7 +217,14 @@ export function parseJobSpec(value: unknown, where = 'job'): JobSpec & { readonl
   const source = (value as { source?: unknown }).source;
   const validate = typeof source === 'string' ? validators[source] : undefined;
   if (!validate) throw new JobSpecError(`${where}.source: must be one of ${JOB_SOURCES.join(', ')}`);
-  if (!validate(value)) throw new JobSpecError(describeError(where, validate.errors![0]!));
+  if (!validate(value)) {
+    const errors = validate.errors ?? [];
+    // A node list field fails both of its forms; the reader wants to hear about both at once.
+    const urls = errors.find((e) => e.keyword === 'anyOf' && /^\/(rpc|api)$/.test(e.instancePath));
+    const first = errors[0];
+    if (urls) throw new JobSpecError(`${where}.${urls.instancePath.slice(1)}: must be a URL or a non-empty list of URLs`);
+    throw new JobSpecError(first ? describeError(where, first) : `${where}: invalid`);
+  }
   const out = { ...(value as Record<string, unknown>) };
   for (const k of ['since', 'until'] as const) {
     const v = out[k];
