@@ -28,6 +28,7 @@ import { saveCustomDataset } from '../../store/customDatasets.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
 import { createReceiptSource, detectTraceSource, getBlock, getBlockNumber, getBlocks, getChainId, type TraceSource } from '../rpc/actions.ts';
 import { redact } from '../http/fetchWithRetry.ts';
+import type { NodeStatus } from '../http/nodePool.ts';
 import { createRpc, type RpcStats } from '../rpc/createRpc.ts';
 import { createLogFetcher, type Hex, type LogFetcher } from '../rpc/getLogs.ts';
 import { findCommonAncestor } from '../chain/commonAncestor.ts';
@@ -105,6 +106,8 @@ export interface EvmIngestSummary {
   readonly seconds: number;
   readonly stopped: boolean;
   readonly rpc: RpcStats;
+  /** Each node's requests, failures, pace and answer time at the end of the run. */
+  readonly nodes: readonly NodeStatus[];
   readonly traces: boolean | null;
 }
 
@@ -455,7 +458,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
       stopped = true;
     }
 
-    return { blocks: blocksDone, events: eventsDone, batches, seconds: (performance.now() - t0) / 1000, stopped: stopped || signal?.aborted === true, rpc: rpc.stats, traces };
+    return { blocks: blocksDone, events: eventsDone, batches, seconds: (performance.now() - t0) / 1000, stopped: stopped || signal?.aborted === true, rpc: rpc.stats, nodes: rpc.nodes(), traces };
   } finally {
     // Log files of batches never committed (a stop, a reorg, an error).
     fs.rmSync(logDir, { recursive: true, force: true });
