@@ -17,7 +17,7 @@ import type { JobMessage } from '../operator/runJob.ts';
 import { parseTime } from '../query/time.ts';
 import { ingestGroup } from './ingestGroup.ts';
 import { runIngestJob } from './ingestJob.ts';
-import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, defined, positiveNumber } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, NODES_HELP, STORE_HELP, defined, nodeUrls, oneOrMany, positiveNumber } from './options.ts';
 import { createProgressBar } from './progressBar.ts';
 
 interface CommonOptions {
@@ -120,6 +120,28 @@ async function runIngest(opts: CommonOptions & { detach?: boolean }, label: stri
   else if (summary.failed.length) process.exitCode = 1;
 }
 
+interface NodeOptions {
+  nodeConcurrency?: number;
+  nodeMaxRate?: number;
+}
+
+const positiveInt = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`expected a positive whole number, got '${v}'`);
+  return n;
+};
+
+const NODE_CONCURRENCY_HELP = 'requests in flight per node (default 64); halved on a rate limit or timeout, regained after successes';
+const NODE_MAX_RATE_HELP = 'requests started per second per node (default: no cap); halved on a rate limit or timeout, regained after successes';
+
+/** Node URLs from an environment variable, comma-separated like the option. */
+function nodeUrlsFromEnv(name: string): string[] | undefined {
+  const v = process.env[name];
+  return v ? nodeUrls(v, undefined) : undefined;
+}
+
+const nodeSpec = (opts: NodeOptions) => defined({ nodeConcurrency: opts.nodeConcurrency, nodeMaxRate: opts.nodeMaxRate });
+
 /** The common options' part of a job description. */
 const httpSpec = (opts: CommonOptions) => ({ retries: opts.retries, retryDelay: opts.retryDelay, timeout: opts.timeout });
 /** The options given, without the absent ones (a job description holds no undefined). */
@@ -184,7 +206,7 @@ export function registerIngestSources(program: Command): void {
     ingest
       .command('tron')
       .description("Tron TRX (TransferContract) and TRC-20 transfers from a full node's HTTP API")
-      .option('--api <url>', 'full node HTTP API, e.g. http://fullnode:8090', process.env.CHAINQ_TRON_API)
+      .option('--api <url>', `full node HTTP API, e.g. http://fullnode:8090; ${NODES_HELP}`, nodeUrls)
       .option('--from <block>', 'first block (default: after the last ingested one)', nonNegativeInt)
       .option('--to <block>', 'last block (default: the head less --confirmations)', nonNegativeInt)
       .option('--follow', 'after the range, keep ingesting new blocks as they are confirmed')
@@ -193,28 +215,33 @@ export function registerIngestSources(program: Command): void {
       .option('--all-contracts', 'keep TRC-20 Transfer logs of every contract, not only tokens of the registry')
       .option('--batch <n>', 'blocks per batch (one checkpoint each)', positiveNumber, 100)
       .option('--concurrency <n>', 'transaction-info calls in flight', positiveNumber, 8)
+      .option('--node-concurrency <n>', NODE_CONCURRENCY_HELP, positiveInt)
+      .option('--node-max-rate <n>', NODE_MAX_RATE_HELP, positiveNumber)
       .option('--poll <s>', 'seconds between head checks with --follow', positiveNumber, 3)
       .option('--force', 're-ingest blocks that are already ingested'),
   ).action(
     async (
-      opts: CommonOptions & {
-        api?: string;
-        from?: number;
-        to?: number;
-        follow?: boolean;
-        confirmations: number;
-        datasets?: TronDatasetName[];
-        allContracts?: boolean;
-        batch: number;
-        concurrency: number;
-        poll: number;
-        force?: boolean;
-      },
+      opts: CommonOptions &
+        NodeOptions & {
+          api?: string[];
+          from?: number;
+          to?: number;
+          follow?: boolean;
+          confirmations: number;
+          datasets?: TronDatasetName[];
+          allContracts?: boolean;
+          batch: number;
+          concurrency: number;
+          poll: number;
+          force?: boolean;
+        },
     ) => {
-      if (!opts.api) throw new Error('give --api (or set CHAINQ_TRON_API): the full node HTTP API, e.g. http://fullnode:8090');
+      const api = opts.api ?? nodeUrlsFromEnv('CHAINQ_TRON_API');
+      if (!api) throw new Error('give --api (or set CHAINQ_TRON_API): the full node HTTP API, e.g. http://fullnode:8090');
       await runIngest(opts, 'tron', 'block', {
         source: 'tron',
-        api: opts.api,
+        api: oneOrMany(api),
+        ...nodeSpec(opts),
         confirmations: opts.confirmations,
         batch: opts.batch,
         concurrency: opts.concurrency,
@@ -229,26 +256,34 @@ export function registerIngestSources(program: Command): void {
     ingest
       .command('btc')
       .description('Bitcoin transfers from bitcoind JSON-RPC (getblock verbosity 3; Bitcoin Core 23 or later)')
-      .option('--rpc <url>', 'http://user:pass@host:8332 (or set CHAINQ_BTC_RPC, to keep the password out of shell history)', process.env.CHAINQ_BTC_RPC)
+      .option('--rpc <url>', `http://user:pass@host:8332 (or set CHAINQ_BTC_RPC, to keep the password out of shell history); ${NODES_HELP}`, nodeUrls)
       .option('--from <block>', 'first block (default: after the last ingested one)', nonNegativeInt)
       .option('--to <block>', 'last block (default: the head less --confirmations)', nonNegativeInt)
       .option('--follow', 'after the range, keep ingesting new blocks as they are confirmed')
       .option('--confirmations <n>', 'blocks behind the head treated as final', nonNegativeInt, 6)
       .option('--batch <n>', 'blocks per batch (one checkpoint each)', positiveNumber, 10)
       .option('--concurrency <n>', 'getblock calls in flight', positiveNumber, 4)
+      .option('--node-concurrency <n>', NODE_CONCURRENCY_HELP, positiveInt)
+      .option('--node-max-rate <n>', NODE_MAX_RATE_HELP, positiveNumber)
       .option('--poll <s>', 'seconds between head checks with --follow', positiveNumber, 30)
       .option('--force', 're-ingest blocks that are already ingested'),
-  ).action(async (opts: CommonOptions & { rpc?: string; from?: number; to?: number; follow?: boolean; confirmations: number; batch: number; concurrency: number; poll: number; force?: boolean }) => {
-    if (!opts.rpc) throw new Error('give --rpc (or set CHAINQ_BTC_RPC): http://user:pass@host:8332');
-    await runIngest(opts, 'btc', 'block', {
-      source: 'btc',
-      rpc: opts.rpc,
-      confirmations: opts.confirmations,
-      batch: opts.batch,
-      concurrency: opts.concurrency,
-      poll: opts.poll,
-      ...defined({ from: opts.from, to: opts.to, follow: opts.follow, force: opts.force }),
-      ...httpSpec(opts),
-    });
-  });
+  ).action(
+    async (
+      opts: CommonOptions & NodeOptions & { rpc?: string[]; from?: number; to?: number; follow?: boolean; confirmations: number; batch: number; concurrency: number; poll: number; force?: boolean },
+    ) => {
+      const rpc = opts.rpc ?? nodeUrlsFromEnv('CHAINQ_BTC_RPC');
+      if (!rpc) throw new Error('give --rpc (or set CHAINQ_BTC_RPC): http://user:pass@host:8332');
+      await runIngest(opts, 'btc', 'block', {
+        source: 'btc',
+        rpc: oneOrMany(rpc),
+        ...nodeSpec(opts),
+        confirmations: opts.confirmations,
+        batch: opts.batch,
+        concurrency: opts.concurrency,
+        poll: opts.poll,
+        ...defined({ from: opts.from, to: opts.to, follow: opts.follow, force: opts.force }),
+        ...httpSpec(opts),
+      });
+    },
+  );
 }

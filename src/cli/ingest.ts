@@ -16,12 +16,12 @@ import type { EvmJobSpec } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
 import { ingestGroup } from './ingestGroup.ts';
 import { runIngestJob } from './ingestJob.ts';
-import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, defined, positiveNumber } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, NODES_HELP, STORE_HELP, defined, nodeUrls, oneOrMany, positiveNumber } from './options.ts';
 
 interface IngestEvmCliOptions {
   store?: string;
   network: string;
-  rpc: string;
+  rpc: string[];
   from?: number;
   to?: number;
   follow?: boolean;
@@ -34,6 +34,7 @@ interface IngestEvmCliOptions {
   batchBlocks?: number;
   concurrency?: number;
   rpcConcurrency?: number;
+  rpcMaxRate?: number;
   rpcBatch?: number;
   getLogsRange?: number;
   force?: boolean;
@@ -79,7 +80,7 @@ export function registerIngest(program: Command): void {
     .command('evm')
     .description('ingest every EVM dataset of one network from a JSON-RPC node: erc20 and native transfers, lending_v3, dex_v3, staking')
     .requiredOption('--network <code>', 'network code, e.g. ETH, ARB, BASE')
-    .requiredOption('--rpc <url>', 'JSON-RPC endpoint (http or https)')
+    .requiredOption('--rpc <url>', `JSON-RPC endpoint (http or https); ${NODES_HELP}`, nodeUrls)
     .option('--from <block>', 'first block, inclusive (default: after the last block ingested for the network)', blockNumber)
     .option('--to <block>', 'last block, inclusive (default: head − confirmations)', blockNumber)
     .option('--follow', 'keep ingesting new blocks as they reach --confirmations, following reorgs')
@@ -100,7 +101,8 @@ export function registerIngest(program: Command): void {
     )
     .option('--batch-blocks <n>', 'blocks per committed batch (default: adaptive)', positiveInt)
     .option('--concurrency <n>', 'batches fetched at once (default 4)', positiveInt)
-    .option('--rpc-concurrency <n>', 'HTTP requests in flight at once (default 16)', positiveInt)
+    .option('--rpc-concurrency <n>', 'HTTP requests in flight at once per node (default 16); halved on a rate limit or timeout, regained after successes', positiveInt)
+    .option('--rpc-max-rate <n>', 'requests started per second per node (default: no cap); halved on a rate limit or timeout, regained after successes', positiveNumber)
     .option('--rpc-batch <n>', 'calls per JSON-RPC batch (default 100; shrinks when the node refuses)', positiveInt)
     .option('--get-logs-range <n>', 'fixed eth_getLogs block range (default: adaptive)', positiveInt)
     .option('--force', 'ingest the range again even where the store covers it')
@@ -144,7 +146,7 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
   const spec: EvmJobSpec = {
     source: 'evm',
     network: opts.network,
-    rpc: opts.rpc,
+    rpc: oneOrMany(opts.rpc),
     ...defined({
       from: opts.from,
       to: opts.to,
@@ -157,6 +159,7 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
       batchBlocks: opts.batchBlocks,
       concurrency: opts.concurrency,
       rpcConcurrency: opts.rpcConcurrency,
+      rpcMaxRate: opts.rpcMaxRate,
       rpcBatch: opts.rpcBatch,
       getLogsRange: opts.getLogsRange,
       force: opts.force,
@@ -183,7 +186,7 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
   if (end.result.source !== 'evm') return;
   const summary = end.result.summary;
   const rate = summary.seconds > 0 ? Math.round(summary.events / summary.seconds) : 0;
-  logger.info({ event: 'done', blocks: summary.blocks, events: summary.events, batches: summary.batches, seconds: summary.seconds, stopped: summary.stopped, rpc: summary.rpc }, 'done');
+  logger.info({ event: 'done', blocks: summary.blocks, events: summary.events, batches: summary.batches, seconds: summary.seconds, stopped: summary.stopped, rpc: summary.rpc, nodes: summary.nodes }, 'done');
   process.stdout.write(
     `${summary.stopped ? 'stopped' : 'done'}: ${summary.blocks.toLocaleString('en-US')} blocks, ${summary.events.toLocaleString('en-US')} events in ${summary.seconds.toFixed(1)} s (${rate.toLocaleString('en-US')} events/s)\n`,
   );

@@ -84,3 +84,31 @@ export function positiveInteger(value: string): number {
 export function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
+
+/**
+ * A node URL option that may name several nodes of one chain: repeat the
+ * option, or separate URLs with commas (a comma inside a URL must be written
+ * %2C). Commander hands each occurrence here with what came before.
+ */
+export function nodeUrls(value: string, previous: string[] | undefined): string[] {
+  const out = [...(previous ?? [])];
+  for (const item of value.split(',')) {
+    const url = item.trim();
+    if (!url) continue;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new Error(`not a URL: '${url.replace(/\/\/[^@/]*@/, '//***@')}'`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`expected an http or https URL, got '${parsed.protocol}'`);
+    out.push(url);
+  }
+  return out;
+}
+
+/** Several node URLs as a job description holds them: one URL stays a string, as before multi-node support. */
+export const oneOrMany = (urls: readonly string[]): string | string[] => (urls.length === 1 ? (urls[0] ?? '') : [...urls]);
+
+export const NODES_HELP =
+  'repeat the option or separate URLs with commas to spread requests over several nodes of the same chain (by measured answer time; a failing node is left out for a doubling wait, then probed and taken back)';

@@ -18,6 +18,8 @@ import fs from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
+import { backoffDelay } from '../utils/backoff.ts';
+import { sleep as waitMs } from '../utils/sleep.ts';
 import { errorFrom, IncompleteResponseError, retryAfterSeconds } from './errors.ts';
 import { PATHS, ROUTES, type EvmProtocol, type Protocol, type RouteTypes, type Usage, type UsageParams } from './routes.generated.ts';
 
@@ -95,7 +97,7 @@ export function toSearch(params: Readonly<Record<string, ParamValue>>): string {
 /** The wait before retry number `attempt` (0 for the first) after a 429. */
 export function retryDelayMs(retryAfter: string | null, attempt: number, opts: { defaultRetryAfterSeconds?: number; maxRetryDelayMs?: number } = {}): number {
   const seconds = retryAfterSeconds(retryAfter) ?? opts.defaultRetryAfterSeconds ?? 60;
-  return Math.min(opts.maxRetryDelayMs ?? 15 * 60_000, Math.max(1, seconds) * 1000 * 2 ** attempt);
+  return backoffDelay({ baseMs: Math.max(1, seconds) * 1000, maxMs: opts.maxRetryDelayMs ?? 15 * 60_000 }, attempt + 1);
 }
 
 /** A per-protocol discovery path of PATHS, for one protocol id (evm/erc20). */
@@ -231,7 +233,7 @@ export type ChainqClient = ClientCore & RouteMethods;
 export function createClient(opts: ClientOptions): ChainqClient {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const doFetch = opts.fetch ?? globalThis.fetch;
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const sleep = opts.sleep ?? waitMs;
   const maxRetries = opts.maxRetries ?? 5;
 
   async function send(target: string, init: SendInit = {}): Promise<ChainqResponse> {

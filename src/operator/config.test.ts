@@ -19,6 +19,24 @@ describe('serve --config', () => {
     expect(c.jobs[1]!.spec).toMatchObject({ since: Date.UTC(2025, 11, 1), until: Date.UTC(2025, 11, 2) });
   });
 
+  it('takes several nodes of one chain as a list in rpc (evm, btc) and api (tron), with their pace options', () => {
+    const c = parse({
+      jobs: [
+        { source: 'evm', network: 'ETH', rpc: ['http://a:8545', 'http://b:8545'], rpcConcurrency: 4, rpcMaxRate: 25 },
+        { source: 'tron', api: ['http://t1:8090', 'http://t2:8090'], nodeConcurrency: 8, nodeMaxRate: 10 },
+        { source: 'btc', rpc: ['http://u:p@b1:8332', 'http://u:p@b2:8332'] },
+      ],
+    });
+    expect(c.jobs.map((j) => j.spec)).toMatchObject([
+      { rpc: ['http://a:8545', 'http://b:8545'], rpcMaxRate: 25 },
+      { api: ['http://t1:8090', 'http://t2:8090'], nodeMaxRate: 10 },
+      { rpc: ['http://u:p@b1:8332', 'http://u:p@b2:8332'] },
+    ]);
+    expect(() => parse({ jobs: [{ source: 'evm', network: 'ETH', rpc: [] }] })).toThrow('jobs[0].rpc: must be a URL or a non-empty list of URLs');
+    expect(() => parse({ jobs: [{ source: 'tron', api: 5 }] })).toThrow('jobs[0].api: must be a URL or a non-empty list of URLs');
+    expect(() => parse({ jobs: [{ source: 'btc', rpc: 'http://x', nodeConcurrency: 1.5 }] })).toThrow('jobs[0].nodeConcurrency: must be integer');
+  });
+
   it('names the bad field', () => {
     expect(() =>
       parse({

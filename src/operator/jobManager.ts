@@ -7,6 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Store } from '../store/createStore.ts';
+import { backoffDelay } from '../utils/backoff.ts';
+import { sleep } from '../utils/sleep.ts';
 import { jobLabel, type JobSpec } from './jobSpec.ts';
 import { runJob, type JobMessage, type JobObserver, type JobResult } from './runJob.ts';
 
@@ -107,19 +109,6 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       state = s;
       opts.observe?.state?.(status());
     };
-    const sleep = (ms: number) =>
-      new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, ms);
-        controller.signal.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(t);
-            resolve();
-          },
-          { once: true },
-        );
-      });
-
     const ended = (async () => {
       for (;;) {
         attempts++;
@@ -146,11 +135,11 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
             setState('failed');
             return;
           }
-          const delay = Math.min(maxMs, baseMs * 2 ** Math.min(attempts - 1, 20));
+          const delay = backoffDelay({ baseMs, maxMs }, attempts);
           nextRetryAt = Date.now() + delay;
           setState('retrying');
           emit({ type: 'progress', call: 'note', message: `failed (${message}); retrying in ${Math.round(delay / 1000)} s` });
-          await sleep(delay);
+          await sleep(delay, controller.signal);
           nextRetryAt = null;
           if (controller.signal.aborted) {
             setState('stopped');

@@ -16,10 +16,16 @@ interface HttpSpec {
   readonly timeout?: number;
 }
 
+/** One node's URL, or several nodes serving the same chain. */
+export type NodeUrls = string | readonly string[];
+
+/** Node URLs as a list, whichever way a job description spells them. */
+export const urlsOf = (urls: NodeUrls): readonly string[] => (typeof urls === 'string' ? [urls] : urls);
+
 export interface EvmJobSpec {
   readonly source: 'evm';
   readonly network: string;
-  readonly rpc: string;
+  readonly rpc: NodeUrls;
   readonly from?: number;
   readonly to?: number;
   readonly follow?: boolean;
@@ -32,7 +38,10 @@ export interface EvmJobSpec {
   readonly traces?: 'auto' | 'trace_block' | 'debug_trace' | 'off';
   readonly batchBlocks?: number;
   readonly concurrency?: number;
+  /** Requests in flight per node (the ceiling of its adaptive limit). */
   readonly rpcConcurrency?: number;
+  /** Requests started per second per node (the ceiling of its adaptive rate). */
+  readonly rpcMaxRate?: number;
   readonly rpcBatch?: number;
   readonly getLogsRange?: number;
   readonly force?: boolean;
@@ -78,18 +87,22 @@ interface BlockJobSpec extends HttpSpec {
   /** Seconds between head polls in follow mode. */
   readonly poll?: number;
   readonly force?: boolean;
+  /** Requests in flight per node (the ceiling of its adaptive limit). */
+  readonly nodeConcurrency?: number;
+  /** Requests started per second per node (the ceiling of its adaptive rate). */
+  readonly nodeMaxRate?: number;
 }
 
 export interface TronJobSpec extends BlockJobSpec {
   readonly source: 'tron';
-  readonly api: string;
+  readonly api: NodeUrls;
   readonly datasets?: readonly string[];
   readonly allContracts?: boolean;
 }
 
 export interface BtcJobSpec extends BlockJobSpec {
   readonly source: 'btc';
-  readonly rpc: string;
+  readonly rpc: NodeUrls;
 }
 
 export type JobSpec = EvmJobSpec | VenueAJobSpec | VenueBJobSpec | TronJobSpec | BtcJobSpec;
@@ -100,9 +113,23 @@ const pos = { type: 'number', exclusiveMinimum: 0 } as const;
 const str = { type: 'string', minLength: 1 } as const;
 const bool = { type: 'boolean' } as const;
 const strings = { type: 'array', items: str, minItems: 1 } as const;
+/** One URL, or a list of nodes serving the same chain. */
+const urls = { anyOf: [str, strings] } as const;
 const time = { anyOf: [{ type: 'integer', minimum: 0 }, str] } as const;
 const http = { retries: int, retryDelay: int, timeout: pos } as const;
-const blocks = { from: int, to: int, follow: bool, confirmations: int, batch: pos, concurrency: pos, poll: pos, force: bool, ...http } as const;
+const blocks = {
+  from: int,
+  to: int,
+  follow: bool,
+  confirmations: int,
+  batch: pos,
+  concurrency: pos,
+  poll: pos,
+  force: bool,
+  nodeConcurrency: { type: 'integer', minimum: 1 },
+  nodeMaxRate: pos,
+  ...http,
+} as const;
 const spec = (source: JobSource, required: string[], properties: Record<string, unknown>) => ({
   type: 'object',
   additionalProperties: false,
@@ -114,7 +141,7 @@ const spec = (source: JobSource, required: string[], properties: Record<string, 
 const SCHEMAS = {
   evm: spec('evm', ['network', 'rpc'], {
     network: str,
-    rpc: str,
+    rpc: urls,
     from: int,
     to: int,
     follow: bool,
@@ -126,6 +153,7 @@ const SCHEMAS = {
     batchBlocks: pos,
     concurrency: pos,
     rpcConcurrency: pos,
+    rpcMaxRate: pos,
     rpcBatch: pos,
     getLogsRange: pos,
     force: bool,
@@ -155,8 +183,8 @@ const SCHEMAS = {
     force: bool,
     ...http,
   }),
-  tron: spec('tron', ['api'], { api: str, datasets: strings, allContracts: bool, ...blocks }),
-  btc: spec('btc', ['rpc'], { rpc: str, ...blocks }),
+  tron: spec('tron', ['api'], { api: urls, datasets: strings, allContracts: bool, ...blocks }),
+  btc: spec('btc', ['rpc'], { rpc: urls, ...blocks }),
 } as const;
 
 export const JOB_SOURCES = Object.keys(SCHEMAS) as JobSource[];
@@ -189,7 +217,14 @@ export function parseJobSpec(value: unknown, where = 'job'): JobSpec & { readonl
   const source = (value as { source?: unknown }).source;
   const validate = typeof source === 'string' ? validators[source] : undefined;
   if (!validate) throw new JobSpecError(`${where}.source: must be one of ${JOB_SOURCES.join(', ')}`);
-  if (!validate(value)) throw new JobSpecError(describeError(where, validate.errors![0]!));
+  if (!validate(value)) {
+    const errors = validate.errors ?? [];
+    // A node list field fails both of its forms; the reader wants to hear about both at once.
+    const urls = errors.find((e) => e.keyword === 'anyOf' && /^\/(rpc|api)$/.test(e.instancePath));
+    const first = errors[0];
+    if (urls) throw new JobSpecError(`${where}.${urls.instancePath.slice(1)}: must be a URL or a non-empty list of URLs`);
+    throw new JobSpecError(first ? describeError(where, first) : `${where}: invalid`);
+  }
   const out = { ...(value as Record<string, unknown>) };
   for (const k of ['since', 'until'] as const) {
     const v = out[k];

@@ -69,8 +69,10 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
     stop: () => ctx.emit({ type: 'progress', call: 'stop' }),
   };
   const retries = spec.retries ?? DEFAULT_RETRY.retries;
+  const nodes = spec.source === 'tron' || spec.source === 'btc' ? { nodeConcurrency: spec.nodeConcurrency, maxRate: spec.nodeMaxRate } : {};
   const http: HttpOptions = {
     timeoutMs: (spec.timeout ?? 120) * 1000,
+    ...nodes,
     retry: {
       retries,
       baseDelayMs: spec.retryDelay ?? DEFAULT_RETRY.baseDelayMs,
@@ -194,6 +196,7 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
     batchBlocks: spec.batchBlocks,
     concurrency: spec.concurrency,
     rpcConcurrency: spec.rpcConcurrency,
+    rpcMaxRate: spec.rpcMaxRate,
     rpcBatchSize: spec.rpcBatch,
     getLogsRange: spec.getLogsRange,
     reingest: spec.force,

@@ -14,6 +14,7 @@ import { answersAt, findServer, OPERATOR_FILE, socketPathFor, type OperatorInfo 
 import { JobConflictError, type JobManager } from '../operator/jobManager.ts';
 import { JobSpecError, parseJobSpec } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
+import { sleep } from '../utils/sleep.ts';
 
 export interface OperatorChannelOptions {
   readonly dataDir: string;
@@ -136,6 +137,6 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
 
 /** A server that has just bound its socket may not accept yet: ask again after a moment. */
 async function settleThenAnswers(socket: string): Promise<boolean> {
-  await new Promise((r) => setTimeout(r, 200));
+  await sleep(200);
   return answersAt(socket);
 }

@@ -15,8 +15,8 @@ import { BTC_DATASET, BTC_NETWORK, btcTransferRows } from './writeBtcBlocks.ts';
 
 export interface BtcIngestOptions {
   readonly store: Store;
-  /** http://user:pass@host:8332 */
-  readonly rpc: string;
+  /** http://user:pass@host:8332, or several nodes of the same chain (requests spread over them). */
+  readonly rpc: string | readonly string[];
   readonly from?: number | undefined;
   readonly to?: number | undefined;
   readonly follow?: boolean;
@@ -32,7 +32,7 @@ export interface BtcIngestOptions {
 }
 
 export async function ingestBtc(opts: BtcIngestOptions): Promise<IngestSummary> {
-  const client = createBtcRpcClient(opts.rpc, opts.http);
+  const client = createBtcRpcClient(opts.rpc, opts.http, opts.hooks?.signal);
   const slots = new Semaphore(opts.concurrency ?? 4);
 
   const fetchBatch = async (lo: number, hi: number): Promise<FetchedBatch> => {

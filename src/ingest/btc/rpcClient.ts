@@ -1,10 +1,11 @@
 /**
- * Bitcoin Core JSON-RPC over HTTP: the calls the Bitcoin adapter needs.
- * Credentials come in the URL (http://user:pass@host:8332) and travel as
- * HTTP basic auth, since fetch() refuses URLs with credentials.
+ * Bitcoin Core JSON-RPC over HTTP: the calls the Bitcoin adapter needs, to
+ * one node or several serving the same chain. Credentials come in each URL
+ * (http://user:pass@host:8332) and travel as HTTP basic auth.
  */
-import { fetchWithRetry, HttpError, redact, type HttpOptions } from '../http/fetchWithRetry.ts';
-import { RetryableError, withRetry } from '../http/retry.ts';
+import { createHttpNodePool, fetchOnce, HttpError, redact, type HttpOptions } from '../http/fetchWithRetry.ts';
+import type { NodeStatus, Verdict } from '../http/nodePool.ts';
+import { judgeRetryable, RetryableError } from '../http/retry.ts';
 
 export interface BtcScriptPubKey {
   readonly address?: string;
@@ -42,6 +43,8 @@ export interface BtcRpcBlock {
 
 export interface BtcRpcClient {
   readonly description: string;
+  /** Each node's pace and health (several nodes serve one client; see nodePool.ts). */
+  nodes(): NodeStatus[];
   getBlockCount(): Promise<number>;
   getBlockHashes(heights: readonly number[]): Promise<string[]>;
   /** getblock <hash> 3: transactions with their inputs' prevouts. */
@@ -57,7 +60,7 @@ interface RpcAnswer<T> {
 /** bitcoind is still loading (RPC_IN_WARMUP): worth waiting for. */
 const RPC_IN_WARMUP = -28;
 
-/** Transport retries happen inside fetchWithRetry; this layer only waits out a node that is starting. */
+/** A node still loading its chain: another node, or this one a little later, will answer. */
 class WarmupError extends Error {}
 const isWarmup = (e: unknown) => e instanceof WarmupError;
 
@@ -70,33 +73,55 @@ export class BtcRpcError extends Error {
   }
 }
 
-export function createBtcRpcClient(url: string, http: HttpOptions): BtcRpcClient {
+interface BtcNode {
+  readonly endpoint: string;
+  readonly auth: string | undefined;
+  /** The URL without credentials, for messages. */
+  readonly label: string;
+}
+
+/** fetch() refuses URLs with credentials: they travel as a basic auth header. */
+function nodeOf(url: string): BtcNode {
   const u = new URL(url);
   const auth = u.username || u.password ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}` : undefined;
   u.username = '';
   u.password = '';
-  const endpoint = u.toString();
+  return { endpoint: u.toString(), auth, label: redact(url) };
+}
+
+/** A node's fault (an outage, a rate limit, a node still starting) moves the call to another node; anything else is the answer. */
+const judge = (e: unknown): Verdict => (isWarmup(e) ? { kind: 'down' } : judgeRetryable(e));
+
+/** `url`: one bitcoind, or several serving the same chain (requests spread over them, a failing one left out for a while). */
+export function createBtcRpcClient(url: string | readonly string[], http: HttpOptions, signal?: AbortSignal): BtcRpcClient {
+  const nodes = (typeof url === 'string' ? [url] : url).map(nodeOf);
+  const pool = createHttpNodePool(
+    nodes.map((n) => n.endpoint),
+    http,
+    signal,
+  );
+  const byEndpoint = new Map(nodes.map((n) => [n.endpoint, n]));
   let nextId = 1;
   // bitcoind answers an RPC error with HTTP 500 (or 404 for an unknown method) and a JSON body: an answer, not an outage.
   const opts: HttpOptions = { ...http, isAnswer: (status, body) => status === 500 && /"error"\s*:\s*\{/.test(body) };
 
-  async function post<T>(body: unknown, label: string): Promise<T> {
-    return fetchWithRetry(
-      endpoint,
+  async function post<T>(node: BtcNode, body: unknown, label: string): Promise<T> {
+    return fetchOnce(
+      node.endpoint,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
+        headers: { 'content-type': 'application/json', ...(node.auth ? { authorization: node.auth } : {}) },
         body: JSON.stringify(body),
       },
       opts,
       async (res) => {
         const text = await res.text();
-        if (res.status === 401 || res.status === 403) throw new Error(`bitcoind at ${redact(url)} refused the credentials (HTTP ${res.status}): check user:pass in --rpc`);
+        if (res.status === 401 || res.status === 403) throw new Error(`bitcoind at ${node.label} refused the credentials (HTTP ${res.status}): check user:pass in --rpc`);
         let parsed: T;
         try {
           parsed = JSON.parse(text) as T;
         } catch {
-          if (!res.ok) throw new HttpError(endpoint, res.status, text);
+          if (!res.ok) throw new HttpError(node.endpoint, res.status, text);
           throw new RetryableError(`bitcoind ${label}: invalid JSON answer (${text.length} bytes)`);
         }
         return parsed;
@@ -112,35 +137,39 @@ export function createBtcRpcClient(url: string, http: HttpOptions): BtcRpcClient
     return a.result as T;
   };
 
+  const run = <T>(attempt: (node: BtcNode) => Promise<T>): Promise<T> =>
+    pool.run((endpoint) => {
+      const node = byEndpoint.get(endpoint);
+      if (!node) throw new Error(`unknown node ${endpoint}`);
+      return attempt(node);
+    }, judge);
+
   async function call<T>(method: string, params: unknown[]): Promise<T> {
-    // Warm-up errors are retried like outages.
-    return withRetry(http.retry, async () => unwrap<T>(method, await post<RpcAnswer<T>>({ jsonrpc: '1.0', id: nextId++, method, params }, method)), isWarmup);
+    return run(async (node) => unwrap<T>(method, await post<RpcAnswer<T>>(node, { jsonrpc: '1.0', id: nextId++, method, params }, method)));
   }
 
   return {
-    description: redact(url),
+    description: nodes.map((n) => n.label).join(', '),
+    nodes: () => pool.status(),
     getBlockCount: () => call<number>('getblockcount', []),
     async getBlockHashes(heights) {
       if (heights.length === 0) return [];
-      return withRetry(
-        http.retry,
-        async () => {
-          const first = nextId;
-          nextId += heights.length;
-          const answers = await post<RpcAnswer<string>[]>(
-            heights.map((h, i) => ({ jsonrpc: '1.0', id: first + i, method: 'getblockhash', params: [h] })),
-            'getblockhash',
-          );
-          if (!Array.isArray(answers)) throw new Error('bitcoind getblockhash: a batch request did not get a batch answer');
-          const byId = new Map(answers.map((a) => [Number(a.id), a]));
-          return heights.map((h, i) => {
-            const a = byId.get(first + i);
-            if (!a) throw new Error(`bitcoind getblockhash ${h}: no answer in the batch`);
-            return unwrap('getblockhash', a);
-          });
-        },
-        isWarmup,
-      );
+      return run(async (node) => {
+        const first = nextId;
+        nextId += heights.length;
+        const answers = await post<RpcAnswer<string>[]>(
+          node,
+          heights.map((h, i) => ({ jsonrpc: '1.0', id: first + i, method: 'getblockhash', params: [h] })),
+          'getblockhash',
+        );
+        if (!Array.isArray(answers)) throw new Error('bitcoind getblockhash: a batch request did not get a batch answer');
+        const byId = new Map(answers.map((a) => [Number(a.id), a]));
+        return heights.map((h, i) => {
+          const a = byId.get(first + i);
+          if (!a) throw new Error(`bitcoind getblockhash ${h}: no answer in the batch`);
+          return unwrap('getblockhash', a);
+        });
+      });
     },
     getBlock: (hash) => call<BtcRpcBlock>('getblock', [hash, 3]),
   };

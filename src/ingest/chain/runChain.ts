@@ -5,6 +5,7 @@
  */
 import { coveredIntervals } from '../../store/coverage.ts';
 import type { Store } from '../../store/createStore.ts';
+import { sleep } from '../../utils/sleep.ts';
 import type { IngestSummary } from '../progress.ts';
 import type { ChainDataset } from './ingestBlocks.ts';
 
@@ -69,16 +70,4 @@ async function nextUncovered(store: Store, network: string, datasets: readonly C
     min = min === null ? last.hi + 1 : Math.min(min, last.hi + 1);
   }
   return min;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

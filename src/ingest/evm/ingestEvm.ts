@@ -17,6 +17,8 @@
  * than `reorgWindow` blocks stops ingestion with an error.
  */
 import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
+import { backoffDelay } from '../../utils/backoff.ts';
+import { sleep } from '../../utils/sleep.ts';
 import fs from 'node:fs';
 import type { CustomDataset } from '../../catalog/custom/declaration.ts';
 import { networkInfo } from '../../catalog/networks.ts';
@@ -25,6 +27,8 @@ import type { Store } from '../../store/createStore.ts';
 import { saveCustomDataset } from '../../store/customDatasets.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
 import { createReceiptSource, detectTraceSource, getBlock, getBlockNumber, getBlocks, getChainId, type TraceSource } from '../rpc/actions.ts';
+import { redact } from '../http/fetchWithRetry.ts';
+import type { NodeStatus } from '../http/nodePool.ts';
 import { createRpc, type RpcStats } from '../rpc/createRpc.ts';
 import { createLogFetcher, type Hex, type LogFetcher } from '../rpc/getLogs.ts';
 import { findCommonAncestor } from '../chain/commonAncestor.ts';
@@ -43,7 +47,8 @@ import { rollbackAbove, writeBatch } from './writeBatch.ts';
 
 export interface IngestEvmOptions {
   readonly network: string;
-  readonly rpcUrl: string;
+  /** One node's URL, or several nodes serving the same chain (requests spread over them; see createRpc). */
+  readonly rpcUrl: string | readonly string[];
   readonly from?: number | undefined;
   readonly to?: number | undefined;
   readonly follow?: boolean | undefined;
@@ -67,7 +72,10 @@ export interface IngestEvmOptions {
   readonly batchBlocks?: number | undefined;
   /** Batches fetched at once. */
   readonly concurrency?: number | undefined;
+  /** Requests in flight per node. */
   readonly rpcConcurrency?: number | undefined;
+  /** Requests started per second per node. */
+  readonly rpcMaxRate?: number | undefined;
   readonly rpcBatchSize?: number | undefined;
   /** Fixed eth_getLogs block range; default adaptive. */
   readonly getLogsRange?: number | undefined;
@@ -98,6 +106,8 @@ export interface EvmIngestSummary {
   readonly seconds: number;
   readonly stopped: boolean;
   readonly rpc: RpcStats;
+  /** Each node's requests, failures, pace and answer time at the end of the run. */
+  readonly nodes: readonly NodeStatus[];
   readonly traces: boolean | null;
 }
 
@@ -115,18 +125,8 @@ export const confirmationsFor = (network: string) => DEFAULT_CONFIRMATIONS[netwo
 
 const TARGET_EVENTS_PER_BATCH = 50_000;
 const NO_ROWS: EngineBatch = { events: 0, tokens: [], wide: [] };
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
-  });
+/** Waits before fetching again a batch the chain moved under: 500 ms doubling to 4 s. */
+const CHAIN_MOVED_BACKOFF = { baseMs: 500, maxMs: 4_000 } as const;
 
 export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<EvmIngestSummary> {
   const t0 = performance.now();
@@ -137,17 +137,22 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
   const signal = opts.signal;
   // Aborted after a failed batch, so that the fetches still in flight end soon.
   const abandon = new AbortController();
+  const rpcSignal = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
   const rpc = createRpc({
     url: opts.rpcUrl,
     ...(opts.rpcConcurrency ? { concurrency: opts.rpcConcurrency } : {}),
+    ...(opts.rpcMaxRate ? { maxRate: opts.rpcMaxRate } : {}),
     ...(opts.rpcBatchSize ? { batchSize: opts.rpcBatchSize } : {}),
-    signal: signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal,
+    signal: rpcSignal,
   });
 
   if (!opts.skipChainCheck) {
-    const chainId = await getChainId(rpc);
-    if (chainId !== info.chainId) {
-      throw new IngestError(`the node at ${opts.rpcUrl} serves chain ${chainId}, but ${network} is chain ${info.chainId}; point --rpc at a ${info.name} node (or pass --skip-chain-check)`);
+    // Every node is asked on its own: a node of another chain would mix two chains' blocks into one store.
+    for (const url of rpc.urls) {
+      const chainId = await getChainId(rpc.urls.length === 1 ? rpc : createRpc({ url, signal: rpcSignal }));
+      if (chainId !== info.chainId) {
+        throw new IngestError(`the node at ${redact(url)} serves chain ${chainId}, but ${network} is chain ${info.chainId}; point --rpc at a ${info.name} node (or pass --skip-chain-check)`);
+      }
     }
   }
 
@@ -235,7 +240,8 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
       emit({ type: 'reorg', ancestor, depth, detectedAt: block });
     }
 
-    async function fetchWithRetry(lo: number, hi: number): Promise<FetchedEvmBatch> {
+    /** fetchBatch, fetched again (up to 5 times) while the chain moves under it. */
+    async function fetchSettled(lo: number, hi: number): Promise<FetchedEvmBatch> {
       for (let attempt = 0; ; attempt++) {
         try {
           const b = await fetchBatch(fetchCtx, lo, hi);
@@ -248,7 +254,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
           return b;
         } catch (e) {
           if (!(e instanceof ChainMovedError) || attempt >= 5 || signal?.aborted) throw e;
-          await sleep(500 * (attempt + 1), signal);
+          await sleep(backoffDelay(CHAIN_MOVED_BACKOFF, attempt + 1), signal);
         }
       }
     }
@@ -269,7 +275,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
         cursor = hi + 1;
         return { lo, hi };
       };
-      const ahead = fetchAhead(next, fetchWithRetry, opts.concurrency ?? 4);
+      const ahead = fetchAhead(next, fetchSettled, opts.concurrency ?? 4);
       // The commit of one batch runs in DuckDB's threads while the next is decoded.
       let writing: Promise<void> | null = null;
       const settle = async () => {
@@ -452,7 +458,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
       stopped = true;
     }
 
-    return { blocks: blocksDone, events: eventsDone, batches, seconds: (performance.now() - t0) / 1000, stopped: stopped || signal?.aborted === true, rpc: rpc.stats, traces };
+    return { blocks: blocksDone, events: eventsDone, batches, seconds: (performance.now() - t0) / 1000, stopped: stopped || signal?.aborted === true, rpc: rpc.stats, nodes: rpc.nodes(), traces };
   } finally {
     // Log files of batches never committed (a stop, a reorg, an error).
     fs.rmSync(logDir, { recursive: true, force: true });

@@ -5,10 +5,15 @@
  * 404 meaning "this archive file does not exist".
  */
 import { parseRetryAfter } from '../../utils/retryAfter.ts';
-import { RetryableError, withRetry, type RetryPolicy } from './retry.ts';
+import { createNodePool, type NodePool } from './nodePool.ts';
+import { backoffOf, RetryableError, withRetry, type RetryPolicy } from './retry.ts';
 
 export interface HttpOptions {
   readonly retry: RetryPolicy;
+  /** Node APIs: requests in flight per node at most (default 64, halved on each rate limit or timeout, regained after successes). */
+  readonly nodeConcurrency?: number | undefined;
+  /** Node APIs: requests started per second per node at most (default: no cap; halved on each rate limit or timeout, regained after successes). */
+  readonly maxRate?: number | undefined;
   /** Per attempt, until the response headers arrive; the body read is the caller's (and is retried with it). */
   readonly timeoutMs?: number;
   /** A retryable status whose body is a definitive answer after all, handed to `read` instead of retried. */
@@ -46,34 +51,46 @@ export function redact(url: string): string {
  * the retry, so a connection cut mid-body is retried too.
  */
 export async function fetchWithRetry<T>(url: string, init: RequestInit, opts: HttpOptions, read: (res: Response) => Promise<T>): Promise<T> {
-  return withRetry(opts.retry, async () => {
-    let res: Response;
-    try {
-      res = await fetch(url, { ...init, signal: AbortSignal.timeout(opts.timeoutMs ?? 120_000) });
-    } catch (e) {
-      throw new RetryableError(`${redact(url)}: ${describeFetchError(e)}`, { cause: e });
-    }
-    if (RETRYABLE_STATUS(res.status)) {
-      const body = await res.text().catch(() => '');
-      // Some servers answer a definitive error with a 5xx (bitcoind: an RPC error is HTTP 500).
-      if (opts.isAnswer?.(res.status, body)) return read(new Response(body, { status: res.status, headers: res.headers }));
-      throw new RetryableError(`${redact(url)} answered HTTP ${res.status}${body ? `: ${body.slice(0, 200)}` : ''}`, {
-        retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
-      });
-    }
-    try {
-      return await read(res);
-    } catch (e) {
-      // A body cut short is transient; a parse error of a complete body is not.
-      if (isBodyReadFailure(e)) throw new RetryableError(`${redact(url)}: reading the response failed: ${describeFetchError(e)}`, { cause: e });
-      throw e;
-    }
-  });
+  return withRetry(opts.retry, () => fetchOnce(url, init, opts, read));
 }
 
+/** One attempt of fetchWithRetry: a transient failure throws RetryableError, saying whether the server throttled, was slow or failed. */
+export async function fetchOnce<T>(url: string, init: RequestInit, opts: Omit<HttpOptions, 'retry'>, read: (res: Response) => Promise<T>): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, signal: AbortSignal.timeout(opts.timeoutMs ?? 120_000) });
+  } catch (e) {
+    throw new RetryableError(`${redact(url)}: ${describeFetchError(e)}`, { cause: e, fault: e instanceof Error && e.name === 'TimeoutError' ? 'timeout' : 'down' });
+  }
+  if (RETRYABLE_STATUS(res.status)) {
+    const body = await res.text().catch(() => '');
+    // Some servers answer a definitive error with a 5xx (bitcoind: an RPC error is HTTP 500).
+    if (opts.isAnswer?.(res.status, body)) return read(new Response(body, { status: res.status, headers: res.headers }));
+    const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
+    throw new RetryableError(`${redact(url)} answered HTTP ${res.status}${body ? `: ${body.slice(0, 200)}` : ''}`, {
+      retryAfterMs,
+      fault: res.status === 429 || (res.status === 503 && retryAfterMs !== undefined) ? 'throttled' : res.status === 408 ? 'timeout' : 'down',
+    });
+  }
+  try {
+    return await read(res);
+  } catch (e) {
+    // A body cut short is transient; a parse error of a complete body is not.
+    if (isBodyReadFailure(e)) throw new RetryableError(`${redact(url)}: reading the response failed: ${describeFetchError(e)}`, { cause: e });
+    throw e;
+  }
+}
+
+type PostJsonOptions = Omit<HttpOptions, 'retry'> & { headers?: Record<string, string>; rewrite?: (text: string) => string };
+
 /** POSTs JSON and parses the JSON answer; non-2xx answers that are not retryable throw HttpError. */
-export async function postJson<T>(url: string, body: unknown, opts: HttpOptions & { headers?: Record<string, string>; rewrite?: (text: string) => string }): Promise<T> {
-  return fetchWithRetry(
+export async function postJson<T>(url: string, body: unknown, opts: HttpOptions & PostJsonOptions): Promise<T> {
+  return withRetry(opts.retry, () => postJsonOnce<T>(url, body, opts));
+}
+
+/** One attempt of postJson (for a node pool, which retries on another node). */
+export async function postJsonOnce<T>(url: string, body: unknown, opts: PostJsonOptions): Promise<T> {
+  return fetchOnce(
     url,
     {
       method: 'POST',
@@ -92,6 +109,22 @@ export async function postJson<T>(url: string, body: unknown, opts: HttpOptions 
       }
     },
   );
+}
+
+/**
+ * The node pool of an HTTP node API given one or several base URLs: retries,
+ * backoff and waits from the retry policy, pace from the node options.
+ */
+export function createHttpNodePool(urls: readonly string[], http: HttpOptions, signal?: AbortSignal): NodePool<string> {
+  return createNodePool(urls, redact, {
+    concurrency: http.nodeConcurrency ?? 64,
+    maxRate: http.maxRate,
+    backoff: backoffOf(http.retry),
+    retries: http.retry.retries,
+    signal,
+    ...(http.retry.sleep ? { sleep: http.retry.sleep } : {}),
+    ...(http.retry.onRetry ? { onRetry: http.retry.onRetry } : {}),
+  });
 }
 
 function describeFetchError(e: unknown): string {

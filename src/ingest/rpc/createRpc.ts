@@ -1,19 +1,25 @@
 /**
- * The JSON-RPC transport to one node: single requests and JSON-RPC batch
- * arrays, a bound on HTTP requests in flight, and retries with exponential
- * backoff on transient failures (rate limits, timeouts, 5xx, overloaded
- * backends). Only `ingest/rpc/` talks to nodes; provider quirks stay here.
+ * The JSON-RPC transport to one node or several serving the same chain:
+ * single requests and JSON-RPC batch arrays, spread over the nodes by a node
+ * pool (../http/nodePool.ts: choice by measured latency, a pace per node,
+ * failing nodes left out for a while), and retries on transient failures
+ * (rate limits, timeouts, 5xx, overloaded backends). Only `ingest/rpc/` talks
+ * to nodes; provider quirks stay here.
  *
  * Retry policy, after viem's `buildRequest` and Ponder's `rpc/index.ts`:
- * up to `retries` attempts, waiting 150 ms · 2^attempt (capped at 10 s, with
- * jitter) or the node's Retry-After. Errors a retry cannot fix (a revert, an
- * unknown method, bad parameters) fail at once. `eth_getLogs` range refusals
- * are not retried here either: the range splitter (getLogs.ts) owns them.
+ * up to `retries` attempts over all nodes; a failed attempt moves to another
+ * node at once, and the failing node waits 150 ms · 2^(its failures − 1)
+ * (capped at 10 s, with jitter) or its Retry-After. With one node that is a
+ * plain retry with backoff. Errors a retry cannot fix (a revert, an unknown
+ * method, bad parameters) fail at once. `eth_getLogs` range refusals are not
+ * retried here either: the range splitter (getLogs.ts) owns them.
  */
 import http from 'node:http';
 import https from 'node:https';
 import { getLogsRetryHelper } from '@ponder/utils';
-import { Semaphore } from '../../utils/semaphore.ts';
+import { parseRetryAfter } from '../../utils/retryAfter.ts';
+import { redact } from '../http/fetchWithRetry.ts';
+import { createNodePool, type NodeStatus, type Verdict } from '../http/nodePool.ts';
 import { asHelperError, RpcError, RpcHttpError, RpcResponseError } from './errors.ts';
 import { createArrayExtractor, type ArrayStreamEnd } from './resultBytes.ts';
 
@@ -25,9 +31,12 @@ export interface RpcCall {
 export type Settled<T> = { readonly ok: true; readonly result: T } | { readonly ok: false; readonly error: RpcError };
 
 export interface RpcOptions {
-  readonly url: string;
-  /** HTTP requests in flight at once. */
+  /** One node's URL, or several nodes serving the same chain. */
+  readonly url: string | readonly string[];
+  /** HTTP requests in flight at once, per node (the ceiling of its adaptive limit). */
   readonly concurrency?: number;
+  /** Requests started per second, per node (the ceiling of its adaptive rate); no cap when absent. */
+  readonly maxRate?: number;
   /** Calls per JSON-RPC batch array; shrinks by itself when the node refuses batches of that size. */
   readonly batchSize?: number;
   readonly retries?: number;
@@ -49,8 +58,12 @@ export interface RpcStats {
 }
 
 export interface Rpc {
+  /** The first node's URL. */
   readonly url: string;
+  readonly urls: readonly string[];
   readonly stats: RpcStats;
+  /** Each node's pace and health. */
+  nodes(): NodeStatus[];
   request<T>(method: string, params: readonly unknown[]): Promise<T>;
   /**
    * A call whose result is an array: the JSON text of the array's contents
@@ -71,20 +84,6 @@ interface JsonRpcResponse {
   error?: { code: number; message: string; data?: unknown };
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 /** A refused eth_getLogs range: the splitter shrinks it, so retrying it as is would only waste time. */
 function isGetLogsRangeError(call: RpcCall, error: RpcError): boolean {
   if (call.method !== 'eth_getLogs') return false;
@@ -92,45 +91,63 @@ function isGetLogsRangeError(call: RpcCall, error: RpcError): boolean {
   return getLogsRetryHelper({ params, error: asHelperError(error) }).shouldRetry;
 }
 
+/** One node: its URL, and the keep-alive agent its streamed answers use. */
+interface RpcNode {
+  readonly url: string;
+  readonly target: URL;
+  readonly client: typeof http | typeof https;
+  readonly agent: http.Agent;
+}
+
+/** A batch the node answered with one error object instead of an array: smaller batches will do. */
+class BatchRefusedError extends RpcHttpError {}
+
+/** Waits of a failing node: 150 ms doubling to 10 s, ±25 %. */
+const NODE_BACKOFF = { baseMs: 150, maxMs: 10_000, jitter: 0.25 } as const;
+
 export function createRpc(opts: RpcOptions): Rpc {
-  const url = opts.url;
-  const gate = new Semaphore(opts.concurrency ?? 16);
+  const urls = typeof opts.url === 'string' ? [opts.url] : [...opts.url];
   const retries = opts.retries ?? 8;
   const timeoutMs = opts.timeoutMs ?? 60_000;
   let batchSize = opts.batchSize ?? 100;
   let nextId = 1;
   const stats: RpcStats = { httpRequests: 0, calls: 0, retries: 0 };
+  const nodes: RpcNode[] = urls.map((url) => {
+    // Streamed answers go through node:http, whose socket chunks cost less to read than fetch's web streams.
+    const target = new URL(url);
+    const client = target.protocol === 'https:' ? https : http;
+    return { url, target, client, agent: new client.Agent({ keepAlive: true }) };
+  });
+  const pool = createNodePool(nodes, (n) => redact(n.url), {
+    concurrency: opts.concurrency ?? 16,
+    maxRate: opts.maxRate,
+    backoff: NODE_BACKOFF,
+    retries,
+    signal: opts.signal,
+    onRetry: () => {
+      stats.retries++;
+    },
+  });
 
   /** One HTTP POST; throws RpcHttpError for transport failures. */
-  async function post(body: unknown, method: string): Promise<unknown> {
-    const release = await gate.acquire();
+  async function post(node: RpcNode, body: unknown, method: string): Promise<unknown> {
+    stats.httpRequests++;
+    const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+    let res: Response;
     try {
-      stats.httpRequests++;
-      const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-      let res: Response;
-      try {
-        res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
-      } catch (e) {
-        if (opts.signal?.aborted) throw opts.signal.reason;
-        throw transportError(method, e, (e as Error).name === 'TimeoutError', timeoutMs);
-      }
-      if (res.status !== 200) throw statusError(method, res.status, await res.text().catch(() => ''), res.headers.get('retry-after'));
-      try {
-        // Parsed from the bytes: a text() first would decode large answers (logs, blocks) twice.
-        return (await res.json()) as unknown;
-      } catch (e) {
-        if (opts.signal?.aborted) throw opts.signal.reason;
-        throw new RpcHttpError(method, { status: res.status, message: `the answer is not JSON (${(e as Error).message})`, cause: e });
-      }
-    } finally {
-      release();
+      res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+    } catch (e) {
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      throw transportError(method, e, (e as Error).name === 'TimeoutError', timeoutMs);
     }
-  }
-
-  async function backoff(attempt: number, error: RpcError): Promise<void> {
-    stats.retries++;
-    const base = error.retryAfter !== undefined ? error.retryAfter * 1000 : Math.min(10_000, 150 * 2 ** attempt);
-    await sleep(base * (0.75 + Math.random() * 0.5), opts.signal);
+    if (res.status !== 200) throw statusError(method, res.status, await res.text().catch(() => ''), res.headers.get('retry-after'));
+    try {
+      // Parsed from the bytes: a text() first would decode large answers (logs, blocks) twice.
+      return (await res.json()) as unknown;
+    } catch (e) {
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      throw new RpcHttpError(method, { status: res.status, message: `the answer is not JSON (${(e as Error).message})`, cause: e });
+    }
   }
 
   function toError(call: RpcCall, r: JsonRpcResponse | undefined): RpcError {
@@ -138,42 +155,34 @@ export function createRpc(opts: RpcOptions): Rpc {
     return new RpcResponseError(call.method, r.error ?? { code: -32603, message: 'answer without result' });
   }
 
-  const shouldRetry = (call: RpcCall, e: unknown, attempt: number): e is RpcError => e instanceof RpcError && e.retryable && attempt < retries && !isGetLogsRangeError(call, e);
+  const isFault = (call: RpcCall, e: unknown): e is RpcError => e instanceof RpcError && e.retryable && !(e instanceof BatchRefusedError) && !isGetLogsRangeError(call, e);
+  const judge = (call: RpcCall) => (e: unknown) => (isFault(call, e) ? verdictOf(e) : ANSWER);
 
   async function request<T>(method: string, params: readonly unknown[]): Promise<T> {
     const call = { method, params };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        stats.calls++;
-        const r = (await post({ jsonrpc: '2.0', id: nextId++, method, params }, method)) as JsonRpcResponse;
-        if (r && typeof r === 'object' && 'result' in r && !r.error) return r.result as T;
-        throw toError(call, r);
-      } catch (e) {
-        if (!shouldRetry(call, e, attempt)) throw e;
-        await backoff(attempt, e);
-      }
-    }
+    return pool.run(async (node) => {
+      stats.calls++;
+      const r = (await post(node, { jsonrpc: '2.0', id: nextId++, method, params }, method)) as JsonRpcResponse;
+      if (r && typeof r === 'object' && 'result' in r && !r.error) return r.result as T;
+      throw toError(call, r);
+    }, judge(call));
   }
 
-  // Streamed answers go through node:http, whose socket chunks cost less to read than fetch's web streams.
-  const target = new URL(url);
-  const client = target.protocol === 'https:' ? https : http;
-  const agent = new client.Agent({ keepAlive: true });
-
   /** One HTTP POST whose answer is handed to `onChunk` as it arrives; throws RpcHttpError for transport failures. */
-  async function postStreaming(body: unknown, method: string, onChunk: (chunk: Buffer) => void): Promise<void> {
-    const release = await gate.acquire();
-    try {
-      stats.httpRequests++;
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-      const payload = JSON.stringify(body);
-      await new Promise<void>((resolve, reject) => {
-        const fail = (e: unknown) => {
-          if (opts.signal?.aborted) return reject(opts.signal.reason);
-          reject(e instanceof RpcError ? e : transportError(method, e, timeout.aborted, timeoutMs));
-        };
-        const req = client.request(target, { method: 'POST', agent, signal, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+  async function postStreaming(node: RpcNode, body: unknown, method: string, onChunk: (chunk: Buffer) => void): Promise<void> {
+    stats.httpRequests++;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    const payload = JSON.stringify(body);
+    await new Promise<void>((resolve, reject) => {
+      const fail = (e: unknown) => {
+        if (opts.signal?.aborted) return reject(opts.signal.reason);
+        reject(e instanceof RpcError ? e : transportError(method, e, timeout.aborted, timeoutMs));
+      };
+      const req = node.client.request(
+        node.target,
+        { method: 'POST', agent: node.agent, signal, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+        (res) => {
           if (res.statusCode !== 200) {
             const parts: Buffer[] = [];
             res.on('data', (c: Buffer) => {
@@ -195,23 +204,21 @@ export function createRpc(opts: RpcOptions): Rpc {
             if (res.complete) resolve();
             else fail(new RpcHttpError(method, { message: 'the answer broke off', retryable: true }));
           });
-        });
-        req.on('error', fail);
-        req.end(payload);
-      });
-    } finally {
-      release();
-    }
+        },
+      );
+      req.on('error', fail);
+      req.end(payload);
+    });
   }
 
   async function requestArrayInto(method: string, params: readonly unknown[], open: () => ArraySink): Promise<number> {
     const call = { method, params };
-    for (let attempt = 0; ; attempt++) {
+    return pool.run(async (node) => {
       const sink = open();
       try {
         stats.calls++;
         const extractor = createArrayExtractor((b) => sink.write(b));
-        await postStreaming({ jsonrpc: '2.0', id: nextId++, method, params }, method, (c) => extractor.push(c));
+        await postStreaming(node, { jsonrpc: '2.0', id: nextId++, method, params }, method, (c) => extractor.push(c));
         let answer: ArrayStreamEnd;
         try {
           answer = extractor.end();
@@ -235,31 +242,42 @@ export function createRpc(opts: RpcOptions): Rpc {
         throw toError(call, r);
       } catch (e) {
         sink.abort();
-        if (!shouldRetry(call, e, attempt)) throw e;
-        await backoff(attempt, e);
+        throw e;
       }
-    }
+    }, judge(call));
   }
 
-  /** Sends one batch array and returns each call's raw answer (or an error for the whole chunk). */
-  async function sendChunk(calls: readonly RpcCall[]): Promise<(JsonRpcResponse | undefined)[]> {
-    if (calls.length === 1) {
-      const c = calls[0]!;
-      return [(await post({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params }, c.method)) as JsonRpcResponse];
-    }
-    const first = nextId;
-    const body = calls.map((c) => ({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params }));
-    const answer = await post(body, `${calls[0]!.method} ×${calls.length}`);
-    if (!Array.isArray(answer)) {
-      // Some nodes answer an over-long batch with one error object: use smaller batches from now on.
-      const r = answer as JsonRpcResponse;
-      throw Object.assign(new RpcHttpError(calls[0]!.method, { message: `batch of ${calls.length} refused: ${r?.error?.message ?? JSON.stringify(answer).slice(0, 200)}`, retryable: true }), {
-        batchRefused: true,
-      });
-    }
-    const byId = new Map<number, JsonRpcResponse>();
-    for (const r of answer as JsonRpcResponse[]) if (typeof r?.id === 'number') byId.set(r.id, r);
-    return calls.map((_, i) => byId.get(first + i));
+  interface ChunkAnswer {
+    readonly node: RpcNode;
+    readonly startedAt: number;
+    readonly answers: (JsonRpcResponse | undefined)[];
+  }
+
+  /** Sends one batch array to the best node and returns each call's raw answer (or throws for the whole chunk). */
+  async function sendChunk(calls: readonly RpcCall[]): Promise<ChunkAnswer> {
+    const first = calls[0];
+    if (!first) throw new Error('an empty batch');
+    return pool.run(
+      async (node) => {
+        const startedAt = Date.now();
+        stats.calls += calls.length;
+        if (calls.length === 1)
+          return { node, startedAt, answers: [(await post(node, { jsonrpc: '2.0', id: nextId++, method: first.method, params: first.params }, first.method)) as JsonRpcResponse] };
+        const firstId = nextId;
+        const body = calls.map((c) => ({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params }));
+        const answer = await post(node, body, `${first.method} ×${calls.length}`);
+        if (!Array.isArray(answer)) {
+          // Some nodes answer an over-long batch with one error object: use smaller batches from now on.
+          const r = answer as JsonRpcResponse;
+          throw new BatchRefusedError(first.method, { message: `batch of ${calls.length} refused: ${r?.error?.message ?? JSON.stringify(answer).slice(0, 200)}`, retryable: true });
+        }
+        const byId = new Map<number, JsonRpcResponse>();
+        for (const r of answer as JsonRpcResponse[]) if (typeof r?.id === 'number') byId.set(r.id, r);
+        return { node, startedAt, answers: calls.map((_, i) => byId.get(firstId + i)) };
+      },
+      // A chunk fails or moves to another node as its first call would.
+      judge(first),
+    );
   }
 
   async function settleAll<T>(calls: readonly RpcCall[]): Promise<Settled<T>[]> {
@@ -270,43 +288,51 @@ export function createRpc(opts: RpcOptions): Rpc {
       const chunks: number[][] = [];
       for (let i = 0; i < pending.length; i += size) chunks.push(pending.slice(i, i + size));
       const retry: number[] = [];
-      let wait: RpcError | undefined;
       await Promise.all(
         chunks.map(async (idx) => {
-          stats.calls += idx.length;
+          const chunk = idx.map((i) => calls[i]!);
           try {
-            const answers = await sendChunk(idx.map((i) => calls[i]!));
+            const { node, startedAt, answers } = await sendChunk(chunk);
+            let fault: Verdict | undefined;
             answers.forEach((r, k) => {
               const i = idx[k]!;
               if (r && 'result' in r && !r.error) out[i] = { ok: true, result: r.result as T };
               else {
                 const error = toError(calls[i]!, r);
-                if (shouldRetry(calls[i]!, error, attempt)) {
+                // Some providers rate-limit per item of a batch: only those items go again, after the node's pause.
+                if (isFault(calls[i]!, error) && attempt < retries) {
                   retry.push(i);
-                  wait ??= error;
+                  fault ??= verdictOf(error);
                 } else out[i] = { ok: false, error };
               }
             });
+            if (fault && fault.kind !== 'answer') {
+              stats.retries++;
+              pool.penalize(node, fault, startedAt);
+            }
           } catch (e) {
-            if ((e as { batchRefused?: boolean }).batchRefused && batchSize > 1) batchSize = Math.max(1, Math.floor(idx.length / 2));
-            const error = e instanceof RpcError ? e : new RpcHttpError(calls[idx[0]!]!.method, { message: String(e), retryable: false, cause: e });
             if (opts.signal?.aborted) throw opts.signal.reason;
-            if (shouldRetry(calls[idx[0]!]!, error, attempt)) {
+            if (e instanceof BatchRefusedError && attempt < retries) {
+              if (batchSize > 1) batchSize = Math.max(1, Math.floor(idx.length / 2));
               retry.push(...idx);
-              wait ??= error;
-            } else for (const i of idx) out[i] = { ok: false, error };
+              return;
+            }
+            // The node pool has already retried the chunk as far as the policy allows.
+            const error = e instanceof RpcError ? e : new RpcHttpError(chunk[0]!.method, { message: String(e), retryable: false, cause: e });
+            for (const i of idx) out[i] = { ok: false, error };
           }
         }),
       );
       pending = retry.sort((a, b) => a - b);
-      if (pending.length > 0) await backoff(attempt, wait!);
     }
     return out;
   }
 
   return {
-    url,
+    url: urls[0] ?? '',
+    urls,
     stats,
+    nodes: () => pool.status(),
     request,
     requestArrayInto,
     async requestMany<T>(calls: readonly RpcCall[]): Promise<T[]> {
@@ -320,19 +346,32 @@ export function createRpc(opts: RpcOptions): Rpc {
   };
 }
 
+const ANSWER: Verdict = { kind: 'answer' };
+
+/** What a retryable error says about the node: it asks us to slow down, it is too slow, or it is failing. */
+function verdictOf(e: RpcError): Verdict {
+  const retryAfterMs = e.retryAfter === undefined ? undefined : e.retryAfter * 1000;
+  if (e instanceof RpcHttpError) {
+    if (e.timedOut || e.status === 408) return { kind: 'timeout', retryAfterMs };
+    if (e.status === 429 || (e.status === 503 && retryAfterMs !== undefined)) return { kind: 'throttled', retryAfterMs };
+  }
+  if (e instanceof RpcResponseError && (e.code === 429 || e.code === -32005 || /rate|too many|capacity|limit/i.test(e.details))) return { kind: 'throttled', retryAfterMs };
+  return { kind: 'down', retryAfterMs };
+}
+
 /** A request that got no answer: refused, reset, or timed out. */
 function transportError(method: string, e: unknown, timedOut: boolean, timeoutMs: number): RpcHttpError {
-  return new RpcHttpError(method, { message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${(e as Error).message}${causeText(e)}`, cause: e });
+  return new RpcHttpError(method, { message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${(e as Error).message}${causeText(e)}`, cause: e, timedOut });
 }
 
 /** An answer with an HTTP status other than 200; its Retry-After, when given, paces the retry. */
 function statusError(method: string, status: number, text: string, retryAfterHeader: string | null | undefined): RpcHttpError {
-  const retryAfter = Number(retryAfterHeader);
+  const retryAfterMs = parseRetryAfter(retryAfterHeader);
   return new RpcHttpError(method, {
     status,
     body: text.slice(0, 2000),
     message: `HTTP ${status}${text ? `: ${text.slice(0, 300)}` : ''}`,
-    ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfter } : {}),
+    ...(retryAfterMs !== undefined && retryAfterMs > 0 ? { retryAfter: retryAfterMs / 1000 } : {}),
   });
 }
 

@@ -41,8 +41,10 @@ export class RpcResponseError extends RpcError {
 export class RpcHttpError extends RpcError {
   readonly status: number | undefined;
   readonly body: string;
+  /** No answer came within the timeout. */
+  readonly timedOut: boolean;
 
-  constructor(method: string, opts: { status?: number; body?: string; message: string; retryAfter?: number; cause?: unknown; retryable?: boolean }) {
+  constructor(method: string, opts: { status?: number; body?: string; message: string; retryAfter?: number; cause?: unknown; retryable?: boolean; timedOut?: boolean }) {
     super(`${method}: ${opts.message}`, {
       method,
       retryable: opts.retryable ?? (opts.status === undefined || isRetryableStatus(opts.status)),
@@ -52,6 +54,7 @@ export class RpcHttpError extends RpcError {
     this.name = 'RpcHttpError';
     this.status = opts.status;
     this.body = opts.body ?? '';
+    this.timedOut = opts.timedOut ?? false;
   }
 }
 

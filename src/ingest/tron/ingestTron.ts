@@ -16,8 +16,8 @@ import { blockNumber, createTronNodeClient, type TronTransactionInfo } from './n
 
 export interface TronIngestOptions {
   readonly store: Store;
-  /** Full node HTTP API base, e.g. http://fullnode:8090. */
-  readonly api: string;
+  /** Full node HTTP API base, e.g. http://fullnode:8090, or several nodes of the same chain (requests spread over them). */
+  readonly api: string | readonly string[];
   readonly from?: number | undefined;
   readonly to?: number | undefined;
   readonly follow?: boolean;
@@ -41,7 +41,7 @@ export async function loadTrc20Registry(store: Store): Promise<Trc20Registry> {
 }
 
 export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary> {
-  const client = createTronNodeClient(opts.api, opts.http);
+  const client = createTronNodeClient(opts.api, opts.http, opts.hooks?.signal);
   const names = opts.datasets ?? ['native', 'trc20'];
   const datasets = names.map((n) => TRON_DATASETS[n]);
   const wantTrc20 = names.includes('trc20');

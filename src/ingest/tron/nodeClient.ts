@@ -3,7 +3,9 @@
  * Tron adapter needs. Shapes follow the node's JSON with `visible` left at
  * its default (false): addresses are hex `41…`, amounts integers in sun.
  */
-import { postJson, type HttpOptions } from '../http/fetchWithRetry.ts';
+import { createHttpNodePool, postJsonOnce, redact, type HttpOptions } from '../http/fetchWithRetry.ts';
+import type { NodeStatus } from '../http/nodePool.ts';
+import { judgeRetryable } from '../http/retry.ts';
 
 export interface TronContract {
   readonly type: string;
@@ -43,7 +45,10 @@ export interface TronTransactionInfo {
 export const TRON_BLOCKS_PER_CALL = 100;
 
 export interface TronNodeClient {
+  /** The first node's base URL. */
   readonly url: string;
+  /** Each node's pace and health (several nodes serve one client; see nodePool.ts). */
+  nodes(): NodeStatus[];
   getNowBlockNumber(): Promise<number>;
   /** Blocks lo..hi inclusive (any count; split into calls of 100). */
   getBlocks(lo: number, hi: number): Promise<TronBlock[]>;
@@ -51,17 +56,20 @@ export interface TronNodeClient {
   getBlockHash(num: number): Promise<string>;
 }
 
-export function createTronNodeClient(url: string, http: HttpOptions): TronNodeClient {
-  const base = url.replace(/\/+$/, '');
+/** `url`: one full node's base URL, or several serving the same chain (requests spread over them, a failing one left out for a while). */
+export function createTronNodeClient(url: string | readonly string[], http: HttpOptions, signal?: AbortSignal): TronNodeClient {
+  const bases = (typeof url === 'string' ? [url] : url).map((u) => u.replace(/\/+$/, ''));
+  const pool = createHttpNodePool(bases, http, signal);
   const call = async <T>(method: string, body: unknown): Promise<T> => {
     // Amounts are int64: keep ones beyond 2^53 exact by reading them as strings.
-    const out = await postJson<T>(`${base}/wallet/${method}`, body, { ...http, rewrite: quoteBigAmounts });
+    const out = await pool.run((base) => postJsonOnce<T>(`${base}/wallet/${method}`, body, { ...http, rewrite: quoteBigAmounts }), judgeRetryable);
     const err = out && typeof out === 'object' && !Array.isArray(out) ? (out as { Error?: unknown }).Error : undefined;
     if (err !== undefined) throw new Error(`Tron node ${method}: ${String(err)}`);
     return out;
   };
   return {
-    url: base,
+    url: redact(bases[0] ?? ''),
+    nodes: () => pool.status(),
     async getNowBlockNumber() {
       const b = await call<TronBlock>('getnowblock', {});
       const n = b.block_header?.raw_data?.number;
