@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
 import { rewriteTables } from '../store/clickhouse/publish.ts';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 
 export const SEED_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'seed');
 

@@ -20,7 +20,7 @@ import { stakingWithdrawalRequest } from '../catalog/evm/staking.ts';
 import { venueAOhlcv } from '../catalog/venues/venue_a.ts';
 import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
 import { rewriteTables, type RewriteInput } from '../store/clickhouse/publish.ts';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 
 /** Chain symbol → the market symbol it is priced from, 1:1. */
 export const PRICE_ALIASES: Readonly<Record<string, string>> = {
