@@ -93,6 +93,8 @@ export interface Store {
   readonly keys: KeyOperations;
   /** Label namespaces, a key's own address labels (src/reference/userLabels.ts checks them). */
   readonly labelNamespaces: LabelNamespaceOperations;
+  /** The token registry, address labels and USD prices (src/reference/ decides what goes in). */
+  readonly reference: ReferenceOperations;
   close(): Promise<void>;
 }
 
@@ -200,4 +202,34 @@ export interface TokenListing {
   readonly aliases: readonly string[];
   /** By network code, in network order. */
   readonly deployments: readonly { readonly network: string; readonly address: string; readonly decimals: number }[];
+}
+
+/** How chain symbols are priced from the venue markets' candles (src/reference/prices.ts holds the rules). */
+export interface PriceRules {
+  /** Chain symbol → the market symbol it is priced from, 1:1. */
+  readonly aliases: Readonly<Record<string, string>>;
+  /** Stablecoins counted as 1.0 USD when the store has no market of their own. */
+  readonly pegged: readonly string[];
+}
+
+export interface PriceRefresh {
+  /** Symbols with a price, by source. */
+  readonly markets: number;
+  readonly derived: number;
+  readonly pegged: number;
+  readonly rows: number;
+}
+
+export interface ReferenceOperations {
+  /**
+   * Imports a token CSV (symbol,name,aliases(|-separated),network,address,decimals);
+   * rows replace earlier rows of the same symbol, network and address. Returns rows imported.
+   */
+  importTokens(file: string): Promise<number>;
+  /** Imports a label CSV (address,label,category,network; network empty = every EVM network); returns rows imported. */
+  importLabels(file: string): Promise<number>;
+  /** Rows of the token registry or of the address labels. */
+  count(table: 'tokens' | 'labels'): Promise<number>;
+  /** Replaces the `prices` table with prices derived from the store's candles and staking data by `rules`. */
+  refreshPrices(rules: PriceRules): Promise<PriceRefresh>;
 }

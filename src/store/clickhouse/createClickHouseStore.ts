@@ -27,6 +27,7 @@ import { appendCharges } from './metering.ts';
 import { holdScratch } from './scratch.ts';
 import { clickHouseKeys } from './keys.ts';
 import { clickHouseLabelNamespaces } from './labelNamespaces.ts';
+import { clickHouseReference } from './reference.ts';
 import { clickHouseTime } from './time.ts';
 import type { ClickHouseStore, ClickHouseValue } from './types.ts';
 
@@ -173,6 +174,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     ledger: createGroupedLedger((charges) => appendCharges(store, charges)),
     keys: clickHouseKeys(() => store),
     labelNamespaces: clickHouseLabelNamespaces(() => store),
+    reference: clickHouseReference(() => store),
     copyToStream,
     async copyToFile(sql, params, format, file) {
       const exp = await copyToStream(sql, params, format);

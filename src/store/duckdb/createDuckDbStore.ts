@@ -20,6 +20,7 @@ import type { ChargeLedger } from '../ledger.ts';
 import { renderDuckDb } from './render.ts';
 import { duckDbKeys } from './keys.ts';
 import { duckDbLabelNamespaces } from './labelNamespaces.ts';
+import { duckDbReference } from './reference.ts';
 import { SCHEMA_VERSION, schemaDdl } from '../schema.ts';
 import type { AppendValue, CopyStream, ExportOptions, SqlParams, Store, Tx } from '../types.ts';
 
@@ -181,6 +182,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     lookup: lookupNow,
     keys: duckDbKeys(statements),
     labelNamespaces: duckDbLabelNamespaces(statements),
+    reference: duckDbReference(statements),
     copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, null, o),
 
     async copyToFile(sql, params, format, file, o) {
@@ -209,6 +211,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
         ...viewStatements,
         keys: duckDbKeys(viewStatements),
         labelNamespaces: duckDbLabelNamespaces(viewStatements),
+        reference: duckDbReference(viewStatements),
         copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o),
         copyToFile: (sql, params, format, file, o) => copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
         snapshot: () => Promise.resolve(view),
