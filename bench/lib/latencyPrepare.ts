@@ -15,7 +15,8 @@ import { laneOf } from '../../src/query/lane.ts';
 import { plannerFor } from '../../src/query/planner.ts';
 import { planRaw } from '../../src/query/planRaw.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
-import { copyOptions, createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import { copyOptions } from '../../src/store/duckdb/createDuckDbStore.ts';
 
 const [dataDir, url, runs, ...mix] = process.argv.slice(2) as [string, string, string, ...string[]];
 const store = await createStore({ dataDir, threads: Math.max(2, os.availableParallelism()) });

@@ -15,7 +15,8 @@ import { dataRoutes } from '../../src/catalog/derive/routes.ts';
 import { generateDemo } from '../../src/demo/generate.ts';
 import { planRaw } from '../../src/query/planRaw.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
-import { copyOptions, createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import { copyOptions } from '../../src/store/duckdb/createDuckDbStore.ts';
 import { median } from './serverProcess.ts';
 
 const [dataDir, workDir, scale, days, runs, ...urls] = process.argv.slice(2) as [string, string, string, string, string, ...string[]];

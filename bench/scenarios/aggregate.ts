@@ -15,7 +15,8 @@ import { planAggregate } from '../../src/query/planAggregate.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { refreshPrices } from '../../src/reference/prices.ts';
 import { createApp } from '../../src/server/createApp.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
 
 const FIRST = 405_000_000;

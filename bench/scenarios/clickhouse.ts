@@ -24,7 +24,8 @@ import { copyDuckDbToClickHouse } from '../../src/store/clickhouse/copyFromDuckD
 import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
 import { clickHouseExport } from '../../src/store/clickhouse/format.ts';
 import { renderClickHouse } from '../../src/store/clickhouse/render.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
 
 const ETH0 = DEMO_START_BLOCKS.ETH!;

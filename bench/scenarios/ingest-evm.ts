@@ -30,7 +30,7 @@ import { readCustomDeclaration } from '../../src/catalog/custom/customEndpoints.
 import type { CustomDataset } from '../../src/catalog/custom/declaration.ts';
 import { ingestEvm, type EvmIngestSummary } from '../../src/ingest/evm/ingestEvm.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import { loadArtifacts } from '../../test/contracts/compile.ts';
 import { freePort, rpcCall, startAnvil, type Anvil } from '../../test/helpers/anvil.ts';
 import { runCli } from '../../test/helpers/cli.ts';

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { encodeFunctionData, type Abi, type Hex } from 'viem';
 import { ingestEvm } from '../../src/ingest/evm/ingestEvm.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import { loadArtifacts } from '../../test/contracts/compile.ts';
 import { startAnvil, type Anvil } from '../../test/helpers/anvil.ts';
 import { startFaultyProxy, type FaultyProxy } from '../../test/helpers/faultyProxy.ts';

@@ -17,7 +17,7 @@ import { createTronNodeClient } from '../../src/ingest/tron/nodeClient.ts';
 import { ingestVenueA } from '../../src/ingest/venues/ingestVenueA.ts';
 import { archivePath } from '../../src/ingest/venues/venueAArchive.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import { startSourceServer } from '../../test/helpers/sourceServer.ts';
 import * as fx from '../../test/ingest/fixtures/venueA.ts';
 import { TronChain, tronHandlers } from '../../test/ingest/fixtures/tron.ts';

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { encodeFunctionData, type Abi, type Hex } from 'viem';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import { loadArtifacts } from '../../test/contracts/compile.ts';
 import { startAnvil } from '../../test/helpers/anvil.ts';
 import { spawnCli } from '../../test/helpers/cli.ts';

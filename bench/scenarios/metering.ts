@@ -18,7 +18,7 @@ import { createMeter } from '../../src/metering/meter.ts';
 import { parsePlans } from '../../src/metering/plans.ts';
 import { createRedisBackend } from '../../src/metering/redisBackend.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
 
 const CONNECTIONS = 64;

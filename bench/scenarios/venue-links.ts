@@ -13,7 +13,7 @@ import { generateDemo } from '../../src/demo/generate.ts';
 import { createKey } from '../../src/metering/keys.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import type { BenchContext, BenchResult } from '../types.ts';
 
 const RUNS = 7;

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { createClickHouseStore } from '../store/clickhouse/createClickHouseStore.ts';
 import { copyDuckDbToClickHouse } from '../store/clickhouse/copyFromDuckDb.ts';
 import { unappliedJournalCharges } from '../store/duckdb/chargeLedger.ts';
-import { createStore } from '../store/createStore.ts';
+import { createStore } from '../store/openStore.ts';
 import { describeTarget, parseStoreTarget } from '../store/target.ts';
 
 interface CopyOptions {

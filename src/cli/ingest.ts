@@ -186,7 +186,10 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
   if (end.result.source !== 'evm') return;
   const summary = end.result.summary;
   const rate = summary.seconds > 0 ? Math.round(summary.events / summary.seconds) : 0;
-  logger.info({ event: 'done', blocks: summary.blocks, events: summary.events, batches: summary.batches, seconds: summary.seconds, stopped: summary.stopped, rpc: summary.rpc, nodes: summary.nodes }, 'done');
+  logger.info(
+    { event: 'done', blocks: summary.blocks, events: summary.events, batches: summary.batches, seconds: summary.seconds, stopped: summary.stopped, rpc: summary.rpc, nodes: summary.nodes },
+    'done',
+  );
   process.stdout.write(
     `${summary.stopped ? 'stopped' : 'done'}: ${summary.blocks.toLocaleString('en-US')} blocks, ${summary.events.toLocaleString('en-US')} events in ${summary.seconds.toFixed(1)} s (${rate.toLocaleString('en-US')} events/s)\n`,
   );

@@ -4,7 +4,7 @@ import type { MeterBackend } from '../metering/backend.ts';
 import { createEmbeddedBackend } from '../metering/embeddedBackend.ts';
 import { loadPlans, type Plans } from '../metering/plans.ts';
 import { createRedisBackend } from '../metering/redisBackend.ts';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 
 export interface MeteringCliOptions {
   data: string;

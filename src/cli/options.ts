@@ -1,7 +1,7 @@
 /** Options shared by every command, and opening the store they point at. */
 import path from 'node:path';
-import { createClickHouseStore } from '../store/clickhouse/createClickHouseStore.ts';
-import { createStore, type Store } from '../store/createStore.ts';
+import { openStoreAt } from '../store/openStore.ts';
+import type { Store } from '../store/types.ts';
 import type { ExportLaneLimits } from '../store/exportLanes.ts';
 import { parseStoreTarget, type StoreTarget } from '../store/target.ts';
 
@@ -36,14 +36,7 @@ export function normalizeStoreOption(opts: DataOption, set: (name: 'data', value
 
 export async function openStore(opts: DataOption & { memoryLimit?: string; readOnly?: boolean; threads?: number; exportLanes?: ExportLaneLimits }): Promise<Store> {
   const target = storeTargetOf(opts);
-  if (target.engine !== 'duckdb') return createClickHouseStore({ target, ...(opts.readOnly ? { readOnly: true } : {}) });
-  return createStore({
-    dataDir: path.resolve(opts.data),
-    ...(opts.threads ? { threads: opts.threads } : {}),
-    ...(opts.exportLanes ? { exportLanes: opts.exportLanes } : {}),
-    ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}),
-    ...(opts.readOnly ? { readOnly: true } : {}),
-  });
+  return openStoreAt(target.engine === 'duckdb' ? { engine: 'duckdb', dir: path.resolve(opts.data) } : target, opts);
 }
 
 /** Opens the store, runs `fn`, and closes the store whatever happens. */

@@ -9,7 +9,7 @@ import { loadServeConfig } from '../operator/config.ts';
 import { createJobManager } from '../operator/jobManager.ts';
 import { createApp } from '../server/createApp.ts';
 import { startOperatorChannel } from '../server/operatorChannel.ts';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 import { defaultLaneLimits } from '../store/exportLanes.ts';
 import { isEmptyStore } from '../store/coverage.ts';
 import type { MetricsListener } from '../server/metricsListener.ts';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 import { breakingMidStream, createDemoStore, createMeteredApp, plans, TestClock, type MeteredApp } from '../../test/helpers/metered.ts';
 import { generateClientRoutes, GENERATED_FILE } from './generate.ts';
 import {

@@ -13,7 +13,7 @@ import { BTC_DATASET, BTC_NETWORK, btcTransferRows, type BtcBlock } from '../ing
 import { bulkInsert } from './bulkInsert.ts';
 import type { UtxoInput, UtxoOutput, UtxoTransaction } from '../ingest/btc/transferRule.ts';
 import { createRandom, type Random } from './random.ts';
-import type { DemoContext } from './generate.ts';
+import type { DemoContext } from './context.ts';
 
 /** Height of the first demo block, near the real height on 2025-12-01. */
 export const BTC_DEMO_START_BLOCK = 925_000;

@@ -9,13 +9,14 @@
  * addresses, and the ETH price follows a per-minute random walk that the swap
  * prices and the venue candles share.
  */
-import { blockSeconds } from '../catalog/networks.ts';
-import type { Store, Tx } from '../store/createStore.ts';
-import { addCoverage } from '../store/coverage.ts';
+import type { Store } from '../store/types.ts';
+import { blockSpan, blockTimeSql, DEMO_START_BLOCKS, finish, skeleton, type DemoContext } from './context.ts';
 import { btcDemo } from './btc.ts';
 import { tronDemo } from './tron.ts';
 import { venueDemo } from './venues.ts';
 import { refreshPrices } from '../reference/prices.ts';
+
+export { DEMO_START_BLOCKS } from './context.ts';
 
 export interface DemoOptions {
   /** Multiplies every event rate. */
@@ -29,27 +30,8 @@ export interface DemoOptions {
 
 export const DEMO_START = Date.UTC(2025, 11, 1);
 
-/** The first block of the demo window per network, near the real height on 2025-12-01. */
-export const DEMO_START_BLOCKS: Readonly<Record<string, number>> = {
-  ETH: 23_910_000,
-  ARB: 405_000_000,
-  OP: 144_500_000,
-  BASE: 38_900_000,
-  POLYGON: 79_600_000,
-  BSC: 70_000_000,
-  AVAX: 73_000_000,
-  TRON: 77_800_000,
-};
-
 /** A dataset's events per day on each network, at scale 1. */
 type Rates = Readonly<Record<string, number>>;
-
-export interface DemoContext {
-  readonly tx: Tx;
-  readonly scale: number;
-  readonly days: number;
-  readonly start: number;
-}
 
 // ---------------------------------------------------------------------------
 // SQL helpers. Every literal spliced below is a constant of this module or a
@@ -73,19 +55,6 @@ const MACROS = [
 
 export const epochSql = (ms: number) => `to_timestamp(${ms / 1000})::TIMESTAMP`;
 
-export function blockSpan(ctx: DemoContext, network: string): { first: number; count: number; seconds: number } {
-  const seconds = blockSeconds(network);
-  const first = DEMO_START_BLOCKS[network];
-  if (first === undefined) throw new Error(`demo: no start block for ${network}`);
-  return { first, count: Math.floor((ctx.days * 86_400) / seconds), seconds };
-}
-
-/** Block time as the chain reports it: whole seconds. */
-function blockTimeSql(ctx: DemoContext, network: string, blockExpr: string): string {
-  const { first, seconds } = blockSpan(ctx, network);
-  return `to_timestamp(${ctx.start / 1000} + floor((${blockExpr} - ${first}) * ${seconds}))::TIMESTAMP`;
-}
-
 async function writeBlocks(ctx: DemoContext, network: string): Promise<void> {
   const { first, count } = blockSpan(ctx, network);
   await ctx.tx.run(`DELETE FROM blocks WHERE network = '${network}'`);
@@ -97,31 +66,11 @@ async function writeBlocks(ctx: DemoContext, network: string): Promise<void> {
     FROM range(-1, ${count}) r(i) ORDER BY i`);
 }
 
-/**
- * The skeleton of a synthetic event table: `n` events spread uniformly over
- * the window's blocks, with block_number, log_index, time, tx_hash and a
- * per-event seed `i`, ordered as the table is.
- */
-export function skeleton(ctx: DemoContext, network: string, tag: string, perDay: number): string {
-  const { first, count } = blockSpan(ctx, network);
-  const n = Math.max(1, Math.round(perDay * ctx.days * ctx.scale));
-  return `(SELECT *, ${blockTimeSql(ctx, network, 'block_number')} AS time,
-                 txh('${tag}:' || i) AS tx_hash,
-                 (row_number() OVER (PARTITION BY block_number ORDER BY i) - 1)::INTEGER AS log_index
-          FROM (SELECT i, ${first} + floor(u(i, '${tag}:blk') * ${count})::BIGINT AS block_number FROM range(${n}) r(i)))`;
-}
-
 /** An address for event i: a labelled public address ~6% of the time, else one from a repeating pool. */
 function party(tag: string, role: string, poolSize = 20_000): string {
   return `coalesce(CASE WHEN u(i, '${tag}:${role}:l') < 0.06 THEN (SELECT address FROM demo_labelled
             WHERE idx = floor(u(i, '${tag}:${role}:li') * (SELECT count(*) FROM demo_labelled))::BIGINT) END,
           addr('${role === 'sender' || role === 'user' ? 'a' : 'b'}', zipf(u(i, '${tag}:${role}'), ${poolSize})))`;
-}
-
-export async function finish(ctx: DemoContext, dataset: string, network: string): Promise<void> {
-  const { first, count } = blockSpan(ctx, network);
-  await ctx.tx.run(`DELETE FROM coverage WHERE dataset = '${dataset}' AND scope = '${network}'`);
-  await addCoverage(ctx.tx, dataset, network, first - 1, first + count - 1);
 }
 
 // ---------------------------------------------------------------------------

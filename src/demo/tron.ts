@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { tronHexToBase58 } from '../utils/tronAddress.ts';
-import { finish, skeleton, type DemoContext } from './generate.ts';
+import { finish, skeleton, type DemoContext } from './context.ts';
 
 const NETWORK = 'TRON';
 const POOL = 20_000;

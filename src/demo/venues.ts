@@ -14,7 +14,7 @@
  */
 import { addCoverage } from '../store/coverage.ts';
 import { bulkInsert, type CsvValue } from './bulkInsert.ts';
-import type { DemoContext } from './generate.ts';
+import type { DemoContext } from './context.ts';
 
 interface Market {
   readonly symbol: string;

@@ -3,7 +3,8 @@
  * DuckDB store and a real redis-server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore, type Store } from '../store/createStore.ts';
+import { createStore } from '../store/openStore.ts';
+import type { Store } from '../store/types.ts';
 import type { MeterBackend, Reservation } from './backend.ts';
 import { createEmbeddedBackend } from './embeddedBackend.ts';
 import { createMeter } from './meter.ts';

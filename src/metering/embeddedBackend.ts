@@ -13,7 +13,7 @@
  */
 import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
 import * as clickhouse from '../store/clickhouse/metering.ts';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 import type { NewCharge } from '../store/ledger.ts';
 import type { AdmitInput, AdmitResult, ChargeRecord, CommitAhead, MeterBackend, Reservation, ReserveResult, UsageRow } from './backend.ts';
 

@@ -16,7 +16,8 @@ import { generateDemo } from '../demo/generate.ts';
 import { importLabels, importTokens, loadSeed } from '../reference/importReference.ts';
 import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
 import { copyDuckDbToClickHouse } from '../store/clickhouse/copyFromDuckDb.ts';
-import { createStore, type Store } from '../store/createStore.ts';
+import { createStore } from '../store/openStore.ts';
+import type { Store } from '../store/types.ts';
 import { clearDatasets, compactDatasets, datasetStatus, type DatasetStatus } from '../store/maintenance.ts';
 
 export interface OperatorContext {

@@ -2,7 +2,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore, type Store } from '../store/createStore.ts';
+import { createStore } from '../store/openStore.ts';
+import type { Store } from '../store/types.ts';
 import { createJobManager, type JobStatus } from './jobManager.ts';
 
 let store: Store;

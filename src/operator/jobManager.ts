@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 import { backoffDelay } from '../utils/backoff.ts';
 import { sleep } from '../utils/sleep.ts';
 import { jobLabel, type JobSpec } from './jobSpec.ts';

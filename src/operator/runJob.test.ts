@@ -5,7 +5,7 @@
  * EVM jobs do.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createStore } from '../store/createStore.ts';
+import { createStore } from '../store/openStore.ts';
 import { startSourceServer, type SourceServer } from '../../test/helpers/sourceServer.ts';
 import { bitcoindHandler, BtcChain } from '../../test/ingest/fixtures/btc.ts';
 import { runJob } from './runJob.ts';

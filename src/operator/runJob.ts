@@ -16,7 +16,7 @@ import type { TronDatasetName } from '../ingest/tron/datasets.ts';
 import type { VenueAKind } from '../ingest/venues/venueAArchive.ts';
 import type { VenueBDataset } from '../ingest/venues/venueBDatasets.ts';
 import { loadSeed } from '../reference/importReference.ts';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 import { recordChainState } from '../store/coverage.ts';
 import type { JobSpec } from './jobSpec.ts';
 

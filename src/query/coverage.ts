@@ -4,7 +4,7 @@
  * answered as if it were empty.
  */
 import { ApiError } from '../errors/apiError.ts';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 import { blocksAround, coveredIntervals, gaps, type Interval } from '../store/coverage.ts';
 import type { QueryRange } from './range.ts';
 import { isoSeconds } from './time.ts';

@@ -6,7 +6,7 @@
 import type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
 import { catalog } from '../catalog/index.ts';
 import type { Endpoint } from '../catalog/types.ts';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 import { coverageRows, type CoverageRow } from '../store/coverage.ts';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString().replace('.000Z', 'Z') : null);

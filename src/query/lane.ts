@@ -15,7 +15,7 @@ export function laneOf(cost: number): ExportLane {
 /**
  * Planned cost up to which a result is expected to be small: the least a block
  * query costs (100 ETH blocks, 500 on ARB) or one day of candles. Such a JSON
- * result may be built by the engine in one piece (src/store/createStore.ts).
+ * result may be built by the engine in one piece (src/store/duckdb/createDuckDbStore.ts).
  */
 export const SMALL_COST = 100;
 

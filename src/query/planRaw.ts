@@ -1,7 +1,7 @@
 /** A validated raw event request → one query description (rendered by the store with bound parameters), its cost and its file name. */
 import type { DataRoute } from '../catalog/derive/routes.ts';
 import type { Format, OutputColumn } from '../catalog/types.ts';
-import type { SqlParams, Store } from '../store/createStore.ts';
+import type { SqlParams, Store } from '../store/types.ts';
 import type { BoundQuery } from '../store/query.ts';
 import { DROPPED_TOKENS_HEADER } from '../catalog/responseHeaders.ts';
 import { coveredRangeHeader } from './coveredRange.ts';

@@ -4,7 +4,7 @@
  */
 import type { DataRoute } from '../catalog/derive/routes.ts';
 import type { ChainEndpoint, Format } from '../catalog/types.ts';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 import { normalizeQuery, type QueryValues } from './normalize.ts';
 import { checkRangeLimit, parseRange, type QueryRange } from './range.ts';
 import type { Condition, Expr } from '../store/query.ts';

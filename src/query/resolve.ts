@@ -1,7 +1,7 @@
 /** Turns names users type (token symbols, pool pairs) into what the store keys on. */
 import { networkInfo } from '../catalog/networks.ts';
 import { ApiError } from '../errors/apiError.ts';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 import { contractDecimals, poolsBetween, registryAddress, symbolsWithAlias, tokensBySymbol } from '../store/registry.ts';
 import { isTronBase58 } from '../utils/tronAddress.ts';
 

@@ -5,7 +5,7 @@
  * milliseconds, both inclusive.
  */
 import { ApiError } from '../errors/apiError.ts';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 import { coveredIntervals, coveredScopes, gaps, type Interval } from '../store/coverage.ts';
 import type { TimeRange } from './venueRange.ts';
 

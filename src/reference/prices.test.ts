@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createStore, type Store } from '../store/createStore.ts';
+import { createStore } from '../store/openStore.ts';
+import type { Store } from '../store/types.ts';
 import { refreshPrices } from './prices.ts';
 
 let store: Store;

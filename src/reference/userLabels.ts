@@ -5,13 +5,10 @@
  * every read and write here is scoped by that key's id, so another key's
  * namespaces do not exist for it.
  */
-import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
-import { exportSelectList } from '../store/clickhouse/format.ts';
-import { rewriteTables } from '../store/clickhouse/publish.ts';
 import { parse } from 'csv-parse/sync';
 import { networkInfo } from '../catalog/networks.ts';
 import { ApiError } from '../errors/apiError.ts';
-import type { Store } from '../store/createStore.ts';
+import { LABEL_CSV_COLUMNS, type LabelRow, type NamespaceInfo, type Store } from '../store/types.ts';
 import { isTronBase58 } from '../utils/tronAddress.ts';
 
 export const LABEL_LIMITS = {
@@ -28,10 +25,7 @@ export const LABEL_LIMITS = {
 /** Lower-case letters, digits, `-` and `_`, 1–64 characters, starting with a letter or digit. */
 export const NAMESPACE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-export const LABEL_CSV_COLUMNS = ['address', 'label', 'category', 'network'] as const;
-
-/** One parsed row: the stored address, label, lower-case category, upper-case network or null (every network). */
-export type LabelRow = readonly [address: string, label: string, category: string, network: string | null];
+export { LABEL_CSV_COLUMNS, type LabelRow, type NamespaceInfo } from '../store/types.ts';
 
 export function namespaceName(raw: string): string {
   const name = raw.trim().toLowerCase();
@@ -99,99 +93,29 @@ export function parseLabelCsv(text: string): LabelRow[] {
   return out;
 }
 
-export interface NamespaceInfo {
-  readonly namespace: string;
-  readonly rows: number;
-  readonly updated_at: string;
-}
-
-/** Replaces (or creates) the key's namespace with `rows`, in one transaction. */
+/** Replaces (or creates) the key's namespace with `rows`, atomically. */
 export async function putNamespace(store: Store, keyId: string, namespace: string, rows: readonly LabelRow[]): Promise<{ created: boolean; info: NamespaceInfo }> {
-  const ch = clickHouseOf(store);
-  if (ch) return rewriteTables(ch, NAMESPACE_TABLES, (scratch) => putNamespace(scratch, keyId, namespace, rows));
-  return store.transaction(async (tx) => {
-    const owned = await tx.all<{ namespace: string }>(`SELECT namespace FROM label_namespaces WHERE key_id = $keyId`, { keyId });
-    const created = !owned.some((o) => o.namespace === namespace);
-    if (created && owned.length >= LABEL_LIMITS.namespaces) {
-      throw new ApiError('invalid_parameter', `this key already holds ${LABEL_LIMITS.namespaces} label namespaces, the most one key may hold; delete one first`, {
-        parameter: 'namespace',
-        limit: LABEL_LIMITS.namespaces,
-      });
-    }
-    await tx.run(`DELETE FROM user_labels WHERE key_id = $keyId AND namespace = $namespace`, { keyId, namespace });
-    await tx.run(`DELETE FROM label_namespaces WHERE key_id = $keyId AND namespace = $namespace`, { keyId, namespace });
-    const now = new Date();
-    await tx.append(
-      'user_labels',
-      rows.map((r, i) => [keyId, namespace, i + 1, r[0], r[1], r[2], r[3]]),
-    );
-    await tx.append('label_namespaces', [[keyId, namespace, rows.length, now]]);
-    return { created, info: { namespace, rows: rows.length, updated_at: now.toISOString() } };
-  });
-}
-
-export async function listNamespaces(store: Store, keyId: string): Promise<NamespaceInfo[]> {
-  const ch = clickHouseOf(store);
-  const rows = ch
-    ? await ch.query<{ namespace: string; rows: number; updated_at: string }>(
-        `SELECT namespace, rows, concat(formatDateTime(updated_at, '%Y-%m-%dT%H:%i:%S', 'UTC'), '.',
-              leftPad(toString(toUnixTimestamp64Milli(updated_at) % 1000), 3, '0'), 'Z') AS updated_at
-       FROM ${ch.table('label_namespaces')} FINAL WHERE key_id = {keyId:String} ORDER BY namespace`,
-        { keyId },
-      )
-    : await store.all<{ namespace: string; rows: number; updated_at: string }>(
-        `SELECT namespace, rows, strftime(updated_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS updated_at FROM label_namespaces WHERE key_id = $keyId ORDER BY namespace`,
-        { keyId },
-      );
-  return rows.map((r) => ({ namespace: r.namespace, rows: Number(r.rows), updated_at: r.updated_at }));
-}
-
-export async function namespaceExists(store: Store, keyId: string, namespace: string): Promise<boolean> {
-  const ch = clickHouseOf(store);
-  if (ch) {
-    const found = await ch.query(`SELECT 1 FROM ${ch.table('label_namespaces')} FINAL WHERE key_id = {keyId:String} AND namespace = {namespace:String}`, { keyId, namespace });
-    return found.length > 0;
+  const out = await store.labelNamespaces.put(keyId, namespace, rows, LABEL_LIMITS.namespaces);
+  if (!out) {
+    throw new ApiError('invalid_parameter', `this key already holds ${LABEL_LIMITS.namespaces} label namespaces, the most one key may hold; delete one first`, {
+      parameter: 'namespace',
+      limit: LABEL_LIMITS.namespaces,
+    });
   }
-  const rows = await store.all(`SELECT 1 FROM label_namespaces WHERE key_id = $keyId AND namespace = $namespace`, { keyId, namespace });
-  return rows.length > 0;
+  return out;
 }
 
-export async function deleteNamespace(store: Store, keyId: string, namespace: string): Promise<boolean> {
-  const ch = clickHouseOf(store);
-  if (ch) return rewriteTables(ch, NAMESPACE_TABLES, (scratch) => deleteNamespace(scratch, keyId, namespace));
-  return store.transaction(async (tx) => {
-    const rows = await tx.all(`SELECT 1 FROM label_namespaces WHERE key_id = $keyId AND namespace = $namespace`, { keyId, namespace });
-    if (rows.length === 0) return false;
-    await tx.run(`DELETE FROM user_labels WHERE key_id = $keyId AND namespace = $namespace`, { keyId, namespace });
-    await tx.run(`DELETE FROM label_namespaces WHERE key_id = $keyId AND namespace = $namespace`, { keyId, namespace });
-    return true;
-  });
+export function listNamespaces(store: Store, keyId: string): Promise<NamespaceInfo[]> {
+  return store.labelNamespaces.list(keyId);
 }
 
-/**
- * The statement that lists a namespace as the CSV it was uploaded as (in
- * upload order), in the store's dialect; parameters `keyId`, `namespace`. On
- * ClickHouse each field is written as DuckDB's CSV writes it (docs/storage.md).
- */
-export function namespaceCsvSql(store: Store): string {
-  const ch = clickHouseOf(store);
-  if (ch) {
-    const fields = exportSelectList(
-      LABEL_CSV_COLUMNS.map((name) => ({ sql: `u.${name}`, name, type: 'string' as const })),
-      'csv',
-    );
-    return `SELECT ${fields} FROM ${ch.table('user_labels')} AS u
-      WHERE u.key_id = {keyId:String} AND u.namespace = {namespace:String} ORDER BY u.pos`;
-  }
-  return `SELECT address, label, category, network FROM user_labels WHERE key_id = $keyId AND namespace = $namespace ORDER BY pos`;
+export function namespaceExists(store: Store, keyId: string, namespace: string): Promise<boolean> {
+  return store.labelNamespaces.exists(keyId, namespace);
 }
 
-/**
- * On ClickHouse a namespace change rewrites these tables in the scratch store
- * and swaps each in whole (docs/storage.md), labels first: a reader may see
- * the new labels a moment before the new namespace list, never half of either.
- */
-const NAMESPACE_TABLES = ['user_labels', 'label_namespaces'];
+export function deleteNamespace(store: Store, keyId: string, namespace: string): Promise<boolean> {
+  return store.labelNamespaces.delete(keyId, namespace);
+}
 
 export function notFound(namespace: string): ApiError {
   // The same answer whether the namespace is another key's or nobody's.

@@ -16,7 +16,7 @@ import { createEmbeddedBackend } from '../metering/embeddedBackend.ts';
 import { createMeter, type Meter } from '../metering/meter.ts';
 import { createLinkStore, type LinkOptions } from '../output/links/linkStore.ts';
 import type { PlanContext } from '../query/planRaw.ts';
-import type { Store } from '../store/createStore.ts';
+import type { Store } from '../store/types.ts';
 import { sendError, toApiError } from './errorHandler.ts';
 import { DEFAULT_STALLED_READER_MS } from './stalledReader.ts';
 import { clientGone, registerClientLeftLog, serverLogger, ServerLogController } from './logging.ts';

@@ -5,7 +5,7 @@
  * each engine's SQL.
  */
 import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
-import type { Store } from './createStore.ts';
+import type { Store } from './types.ts';
 
 export interface StoredBlock {
   readonly hash: string;

@@ -6,28 +6,12 @@
 import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
 import * as clickhouse from './clickhouse/lookups.ts';
 import { recordChainStateClickHouse } from './clickhouse/publish.ts';
-import type { Store, Tx } from './createStore.ts';
+import type { CoverageRow, Store, Tx } from './types.ts';
+import type { Interval } from './intervals.ts';
+
+export { gaps, union, type Interval } from './intervals.ts';
+export type { CoverageRow } from './types.ts';
 import { cachedLookup } from './lookupCache.ts';
-
-export interface Interval {
-  readonly lo: number;
-  readonly hi: number;
-}
-
-/** The parts of [lo, hi] that `covered` (sorted, inclusive) does not contain. */
-export function gaps(lo: number, hi: number, covered: readonly Interval[]): Interval[] {
-  const out: Interval[] = [];
-  let next = lo;
-  for (const c of covered) {
-    if (c.hi < next) continue;
-    if (c.lo > hi) break;
-    if (c.lo > next) out.push({ lo: next, hi: Math.min(hi, c.lo - 1) });
-    next = Math.max(next, c.hi + 1);
-    if (next > hi) break;
-  }
-  if (next <= hi) out.push({ lo: next, hi });
-  return out;
-}
 
 export async function coveredIntervals(store: Store, dataset: string, scope: string): Promise<Interval[]> {
   const ch = clickHouseOf(store);
@@ -110,18 +94,6 @@ export async function recordChainState(store: Store, scope: string, state: { con
 }
 
 /** One covered interval with the times of its edge blocks (chains) and when its dataset last advanced. */
-export interface CoverageRow {
-  readonly dataset: string;
-  readonly scope: string;
-  readonly lo: number;
-  readonly hi: number;
-  /** Time of the first and last stored block inside the interval (chains with block headers), else null. */
-  readonly timeLo: Date | null;
-  readonly timeHi: Date | null;
-  readonly advancedAt: Date | null;
-  readonly confirmations: number | null;
-}
-
 /** Every covered interval of the given datasets, in (dataset, scope, lo) order. */
 export async function coverageRows(store: Store, datasets: readonly string[]): Promise<CoverageRow[]> {
   const ch = clickHouseOf(store);
@@ -182,18 +154,6 @@ export async function removeCoverage(tx: Tx, dataset: string, scope: string, lo:
     if (Number(r.lo) < lo) await tx.run(`INSERT INTO coverage VALUES ($dataset, $scope, $a, $b)`, { dataset, scope, a: Number(r.lo), b: lo - 1 });
     if (Number(r.hi) > hi) await tx.run(`INSERT INTO coverage VALUES ($dataset, $scope, $a, $b)`, { dataset, scope, a: hi + 1, b: Number(r.hi) });
   }
-}
-
-/** Sorted, merged union of intervals. */
-export function union(intervals: readonly Interval[]): Interval[] {
-  const sorted = [...intervals].sort((a, b) => a.lo - b.lo);
-  const out: Interval[] = [];
-  for (const i of sorted) {
-    const last = out[out.length - 1];
-    if (last && i.lo <= last.hi + 1) out[out.length - 1] = { lo: last.lo, hi: Math.max(last.hi, i.hi) };
-    else out.push(i);
-  }
-  return out;
 }
 
 /**

@@ -7,11 +7,13 @@
 import { customDatasetJson, CustomDeclarationError, type CustomDataset } from '../catalog/custom/declaration.ts';
 import { customEndpoints, readCustomDeclaration } from '../catalog/custom/customEndpoints.ts';
 import type { ChainEndpoint, TableDef } from '../catalog/types.ts';
-import { clickHouseOf, clickHouseTime, type ClickHouseStore } from './clickhouse/createClickHouseStore.ts';
+import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
+import { clickHouseTime } from './clickhouse/time.ts';
+import type { ClickHouseStore } from './clickhouse/types.ts';
 import { blockTable, publishBatch, rollbackClickHouse } from './clickhouse/publish.ts';
 import { clickHouseTableDdl } from './clickhouse/schema.ts';
 import { addCoverageMany } from './coverage.ts';
-import type { Store } from './createStore.ts';
+import type { Store } from './types.ts';
 import { cachedLookup, ttlLookup } from './lookupCache.ts';
 import { tableDdl } from './schema.ts';
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStore, type CopyStream, type Store } from './createStore.ts';
+import { createStore } from './openStore.ts';
+import type { CopyStream, Store } from './types.ts';
 
 /** Far more than a pipe holds: an export nobody reads keeps its slot. */
 const LARGE = 'SELECT range AS n FROM range(5000000)';

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addCoverage, coveredIntervals } from './coverage.ts';
-import { createStore, type Store } from './createStore.ts';
+import { createStore } from './openStore.ts';
+import type { Store } from './types.ts';
 import { poolsBetween, tokensBySymbol } from './registry.ts';
 
 let store: Store;

@@ -12,7 +12,7 @@
  * no write begin or end while it ran. Any other reader computes afresh.
  */
 
-import type { Store } from './createStore.ts';
+import type { Store } from './types.ts';
 
 /** Keys are bounded per version: lookup arguments include user text, so the map cannot grow without bound. */
 const MAX_ENTRIES = 10_000;

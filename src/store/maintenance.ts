@@ -1,7 +1,8 @@
 /** Whole-store operations for operators: clearing datasets and describing what the store holds. */
 import { catalog } from '../catalog/index.ts';
-import { clickHouseOf, parseClickHouseTime } from './clickhouse/createClickHouseStore.ts';
-import type { Store } from './createStore.ts';
+import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
+import { parseClickHouseTime } from './clickhouse/time.ts';
+import type { Store } from './types.ts';
 
 export async function clearDatasets(store: Store): Promise<void> {
   const ch = clickHouseOf(store);

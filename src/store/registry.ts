@@ -3,17 +3,13 @@
  * planners and discovery need. The store answers in plain values; deciding
  * what a user's text means stays in query/resolve.ts.
  */
-import type { Store } from './createStore.ts';
+import type { PoolRow, Store, TokenDeployment, TokenListing } from './types.ts';
+
+export type { PoolRow, TokenDeployment, TokenListing } from './types.ts';
 import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
 import * as clickhouse from './clickhouse/lookups.ts';
 import { DuckDbBinder } from './duckdb/binder.ts';
 import { cachedLookup, ttlLookup } from './lookupCache.ts';
-
-export interface TokenDeployment {
-  readonly symbol: string;
-  readonly address: string;
-  readonly decimals: number;
-}
 
 /** Deployments on `network` whose symbol or an alias is `symbol` (upper case); exact symbols first. */
 export async function tokensBySymbol(store: Store, network: string, symbol: string): Promise<TokenDeployment[]> {
@@ -71,13 +67,6 @@ export async function symbolsWithAlias(store: Store, network: string, alias: str
   });
 }
 
-export interface PoolRow {
-  readonly pool_address: string;
-  readonly token0: string;
-  readonly token1: string;
-  readonly fee: number;
-}
-
 /** Pools on `network` between a token named in `a` and one named in `b` (upper-case symbols), either way round, by fee. */
 export async function poolsBetween(store: Store, network: string, a: readonly string[], b: readonly string[]): Promise<PoolRow[]> {
   const ch = clickHouseOf(store);
@@ -94,14 +83,6 @@ export async function poolsBetween(store: Store, network: string, a: readonly st
       q.params,
     );
   });
-}
-
-export interface TokenListing {
-  readonly symbol: string;
-  readonly name: string;
-  readonly aliases: readonly string[];
-  /** By network code, in network order. */
-  readonly deployments: readonly { readonly network: string; readonly address: string; readonly decimals: number }[];
 }
 
 /** Every token of the registry with its deployments, by symbol. */

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE, unappliedJournalCharges } from '../../src/store/duckdb/chargeLedger.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import { runCli } from '../helpers/cli.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-copy-ledger-'));

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestGroup } from '../../src/cli/ingestGroup.ts';
 import { registerIngestSources } from '../../src/cli/ingest-sources.ts';
 import { ingestTron } from '../../src/ingest/tron/ingestTron.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import { startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { TronChain, tronHandlers } from '../ingest/fixtures/tron.ts';
 import { dump, memoryStore, tempDir } from '../ingest/helpers.ts';

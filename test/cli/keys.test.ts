@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbeddedBackend } from '../../src/metering/embeddedBackend.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import { ROOT, writePlansFile } from '../helpers/metered.ts';
 
 const execFileAsync = promisify(execFile);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbeddedBackend } from '../../src/metering/embeddedBackend.ts';
 import { createKey } from '../../src/metering/keys.ts';
 import { createRedisBackend } from '../../src/metering/redisBackend.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import { createDemoStore, SMALL_COST, SMALL_QUERY, spawnServer, writePlansFile, type ServerProcess } from '../helpers/metered.ts';
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.ts';
 

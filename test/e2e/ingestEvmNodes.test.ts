@@ -17,7 +17,7 @@ import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobSpec } from '../../src/operator/jobSpec.ts';
 import { runJob, type JobMessage } from '../../src/operator/runJob.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain } from '../helpers/chain.ts';
 import { startFaultyProxy, type FaultyProxy } from '../helpers/faultyProxy.ts';

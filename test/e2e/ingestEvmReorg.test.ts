@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain, type Chain } from '../helpers/chain.ts';
 import { spawnCli, type RunningCli } from '../helpers/cli.ts';

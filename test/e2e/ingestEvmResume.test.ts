@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain } from '../helpers/chain.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';

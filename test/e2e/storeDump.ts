@@ -1,4 +1,4 @@
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 
 /**
  * Every row of the tables EVM ingestion writes, in a stable order, for store

@@ -12,7 +12,7 @@ import { clickHouseOf } from '../../src/store/clickhouse/createClickHouseStore.t
 import { columnsOf, columnText, copyCoverage, insertFromDuckDb } from '../../src/store/clickhouse/copyFromDuckDb.ts';
 import { publishBatch, type BatchTable } from '../../src/store/clickhouse/publish.ts';
 import { addCoverage } from '../../src/store/coverage.ts';
-import type { Store, Tx } from '../../src/store/createStore.ts';
+import type { Store, Tx } from '../../src/store/types.ts';
 import { noteChanged } from './testApp.ts';
 
 /**

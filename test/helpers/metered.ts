@@ -15,7 +15,8 @@ import { parsePlans, type Plans } from '../../src/metering/plans.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
 import { spawnListening, type ListeningProcess } from './listening.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import type { ExportLaneLimits } from '../../src/store/exportLanes.ts';
 import { createTestStore, TEST_DEMO, TEST_ENGINE } from './testApp.ts';
 

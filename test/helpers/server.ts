@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { generateDemo, type DemoOptions } from '../../src/demo/generate.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
-import { createStore } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import { runCli, spawnCli, type RunningCli } from './cli.ts';
 
 export interface Server {

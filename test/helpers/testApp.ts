@@ -12,7 +12,8 @@ import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp, type AppOptions } from '../../src/server/createApp.ts';
 import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
 import { copyDuckDbToClickHouse } from '../../src/store/clickhouse/copyFromDuckDb.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
 
 export interface TestApp {
   /** The store the app serves from. */

@@ -5,7 +5,7 @@
  */
 import { catalog } from '../../src/catalog/index.ts';
 import type { Endpoint } from '../../src/catalog/types.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import type { Row } from './aggregateOracle.ts';
 
 export const TRON0 = 77_800_000;

@@ -4,7 +4,7 @@ import { ApiError } from '../../src/errors/apiError.ts';
 import { ingestBtc } from '../../src/ingest/btc/ingestBtc.ts';
 import { createBtcRpcClient } from '../../src/ingest/btc/rpcClient.ts';
 import { assertChainCoverage } from '../../src/query/coverage.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { recordingRetry, startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { bitcoindHandler, BtcChain } from './fixtures/btc.ts';
 import { coverage, crashAfter, dump, memoryStore, SimulatedCrash } from './helpers.ts';

@@ -13,7 +13,7 @@ import { createKey } from '../../src/metering/keys.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
 import { createClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { bitcoindHandler, BtcChain } from './fixtures/btc.ts';
 import { crashAfter, memoryStore, SimulatedCrash } from './helpers.ts';

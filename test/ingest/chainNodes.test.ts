@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ingestBtc } from '../../src/ingest/btc/ingestBtc.ts';
 import { ingestTron } from '../../src/ingest/tron/ingestTron.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { bitcoindHandler, BtcChain } from './fixtures/btc.ts';
 import { TronChain, tronHandlers } from './fixtures/tron.ts';

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadSeed } from '../../src/reference/importReference.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
 
 export async function memoryStore(): Promise<Store> {
   const store = await createStore({ dataDir: null, threads: 2 });

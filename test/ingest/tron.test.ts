@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ApiError } from '../../src/errors/apiError.ts';
 import { ingestTron } from '../../src/ingest/tron/ingestTron.ts';
 import { assertChainCoverage } from '../../src/query/coverage.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { recordingRetry, startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { TronChain, tronHandlers, UNKNOWN_TOKEN } from './fixtures/tron.ts';
 import { count, coverage, crashAfter, dump, memoryStore, SimulatedCrash } from './helpers.ts';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ingestVenueA } from '../../src/ingest/venues/ingestVenueA.ts';
 import { archivePath } from '../../src/ingest/venues/venueAArchive.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { recordingRetry, startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import * as fx from './fixtures/venueA.ts';
 import { count, coverage, crashAfter, dump, memoryStore, SimulatedCrash, tempDir } from './helpers.ts';

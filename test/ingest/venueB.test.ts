@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ingestVenueB } from '../../src/ingest/venues/ingestVenueB.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { recordingRetry, startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import * as fx from './fixtures/venueB.ts';
 import { count, coverage, crashAfter, dump, memoryStore, SimulatedCrash, tempDir } from './helpers.ts';

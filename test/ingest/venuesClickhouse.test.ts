@@ -21,7 +21,7 @@ import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
 import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
 import type { PublishStep } from '../../src/store/clickhouse/publish.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { comparable, rowCount, venueAUrls, venueBUrls } from '../helpers/venueAnswers.ts';
 import * as fa from './fixtures/venueA.ts';

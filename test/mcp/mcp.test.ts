@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataRoutes } from '../../src/catalog/derive/routes.ts';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { createDemoStore, createMeteredApp, plans, ROOT, type MeteredApp } from '../helpers/metered.ts';
 
 let store: Store;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/metering/keys.ts';
 import { createApp } from '../../src/server/createApp.ts';
 import { refreshPrices } from '../../src/reference/prices.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { expectClose, groupRows, isoSeconds, parseCsv, readParquet, sum, type Row } from '../helpers/aggregateOracle.ts';
 import { mirrorTables } from '../helpers/engineSql.ts';
 import { createTestStores } from '../helpers/testApp.ts';

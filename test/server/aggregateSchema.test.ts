@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/metering/keys.ts';
 import { createApp } from '../../src/server/createApp.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { mirrorTables } from '../helpers/engineSql.ts';
 import { createTestStores } from '../helpers/testApp.ts';
 import { BTC0, TRON0, TRON_BTC_TABLES, servedWithTronBtc, writeTronBtcRows } from '../helpers/tronBtcRows.ts';

@@ -10,7 +10,7 @@ import { dataRoutes } from '../../src/catalog/derive/routes.ts';
 import { computeCost } from '../../src/query/cost.ts';
 import { parseRange } from '../../src/query/range.ts';
 import { coveredIntervals, coveredScopes } from '../../src/store/coverage.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { createDemoStore, createMeteredApp, meteringOf, plans, SMALL_QUERY, type MeteredApp } from '../helpers/metered.ts';
 
 let store: Store;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoveryRoutes } from '../../src/catalog/derive/discovery.ts';
 import { openApiDocument } from '../../src/catalog/derive/openapi.ts';
 import { registerDiscovery } from '../../src/server/routes/discovery.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 let t: TestApp;

@@ -1,6 +1,6 @@
 /** A download link is charged exactly like the query it stands for, once, and a refused link costs nothing. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { createDemoStore, createMeteredApp, meteringOf, plans, type MeteredApp } from '../helpers/metered.ts';
 
 let store: Store;

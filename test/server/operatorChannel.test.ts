@@ -15,7 +15,8 @@ import type { OperatorContext } from '../../src/operator/actions.ts';
 import { findServer, OPERATOR_FILE, socketPathFor } from '../../src/operator/channel.ts';
 import { createJobManager } from '../../src/operator/jobManager.ts';
 import { startOperatorChannel } from '../../src/server/operatorChannel.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
 
 let dir: string;
 let store: Store;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisBackend } from '../../src/metering/redisBackend.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { createDemoStore, createMeteredApp, meteringOf, plans, SMALL_QUERY, TestClock, type MeteredApp } from '../helpers/metered.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 

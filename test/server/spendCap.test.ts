@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataRoutes } from '../../src/catalog/derive/routes.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { createDemoStore, createMeteredApp, meteringOf, plans, SMALL_COST, SMALL_QUERY, type MeteredApp } from '../helpers/metered.ts';
 
 let store: Store;

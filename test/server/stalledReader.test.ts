@@ -6,7 +6,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { createDemoStoreWithLanes, createMeteredApp, plans, type MeteredApp } from '../helpers/metered.ts';
 
 let store: Store;

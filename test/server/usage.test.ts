@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findKey } from '../../src/metering/keys.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { ledgerRows } from '../helpers/engineSql.ts';
 import { createDemoStore, createMeteredApp, meteringOf, plans, SMALL_QUERY, TestClock, type MeteredApp } from '../helpers/metered.ts';
 

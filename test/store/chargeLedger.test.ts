@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE, ROTATE_BYTES } from '../../src/store/duckdb/chargeLedger.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
 
 const dirs: string[] = [];
 const newDir = () => {
@@ -34,7 +35,7 @@ async function killedAfter(dir: string, body: string): Promise<void> {
     '-e',
     [
       `
-      const { createStore } = await import(${JSON.stringify(path.resolve('src/store/createStore.ts'))});
+      const { createStore } = await import(${JSON.stringify(path.resolve('src/store/openStore.ts'))});
       const store = await createStore({ dataDir: ${JSON.stringify(dir)} });
       const c = (id) => ({ keyId: 'key1', period: '2026-11', requestId: id, cost: 100, admittedAt: Date.now(), endpoint: null });
       ${body}

@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ColumnType } from '../../src/catalog/types.ts';
 import { connectClickHouse } from '../../src/store/clickhouse/connect.ts';
 import { clickHouseExport, exportSelectList } from '../../src/store/clickhouse/format.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
 
 let duck: Store;
 let ch: ClickHouseClient;

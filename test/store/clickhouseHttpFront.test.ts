@@ -20,7 +20,8 @@ import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
 import { copyDuckDbToClickHouse } from '../../src/store/clickhouse/copyFromDuckDb.ts';
 import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { parseStoreTarget } from '../../src/store/target.ts';
 import { startClickHouseHttpFront, type ClickHouseHttpFront } from '../helpers/clickhouseHttpFront.ts';
 

@@ -19,7 +19,7 @@ import { DEMO_START, DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createKey, findKey, listKeys, revokeKey, setKeyPlan } from '../../src/metering/keys.ts';
 import { createApp } from '../../src/server/createApp.ts';
 import { coveredIntervals, coveredScopes } from '../../src/store/coverage.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { createTestStores } from '../helpers/testApp.ts';
 
 const ETH0 = DEMO_START_BLOCKS.ETH!;

@@ -1,7 +1,8 @@
 /** addCoverageMany records several datasets as addCoverage would, one by one. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCoverage, addCoverageMany } from '../../src/store/coverage.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
 
 describe('addCoverageMany', () => {
   let store: Store;

@@ -8,7 +8,7 @@ import { readCustomDeclaration } from '../../src/catalog/custom/customEndpoints.
 import { CustomDeclarationError } from '../../src/catalog/custom/declaration.ts';
 import { rollbackAbove } from '../../src/ingest/evm/writeBatch.ts';
 import { addCoverageMany, coveredIntervals } from '../../src/store/coverage.ts';
-import type { Store } from '../../src/store/createStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { customTables, listCustomDatasets, saveCustomDataset } from '../../src/store/customDatasets.ts';
 import { createTestStore } from '../helpers/testApp.ts';
 

@@ -1,6 +1,7 @@
 /** The DuckDB renderer of query descriptions: values stay parameters, timestamps bind as TIMESTAMP text, and the result runs. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
 import { renderDuckDb } from '../../src/store/duckdb/render.ts';
 import type { BoundQuery, Condition } from '../../src/store/query.ts';
 

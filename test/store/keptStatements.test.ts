@@ -9,7 +9,8 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEPT_STATEMENTS_PER_CONNECTION, keptStatementCount, runKept } from '../../src/store/duckdb/keptStatements.ts';
 import { readOnePiece } from '../../src/store/duckdb/onePiece.ts';
-import { createStore, type Store } from '../../src/store/createStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
 
 let instance: DuckDBInstance;
 let writer: DuckDBConnection;

@@ -3,7 +3,7 @@
  * transfers by the rule of transferRule.ts, stored in batches of blocks with
  * their checkpoint (see chain/ingestBlocks.ts).
  */
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import { ingestBlocks, type FetchedBatch } from '../chain/ingestBlocks.ts';
 import { runChain } from '../chain/runChain.ts';

@@ -6,7 +6,7 @@
  */
 import { btcTransfer } from '../../catalog/btc/transfer.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
-import type { Tx } from '../../store/createStore.ts';
+import type { Tx } from '../../store/types.ts';
 import type { ChainDataset } from '../chain/ingestBlocks.ts';
 import { transfersOf, type UtxoTransaction } from './transferRule.ts';
 

@@ -5,7 +5,7 @@
  * is deeper than it follows.
  */
 import { storedBlockHashes } from '../../store/chainReads.ts';
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 
 export interface CommonAncestorOptions {
   readonly store: Store;

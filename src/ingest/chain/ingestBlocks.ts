@@ -17,7 +17,7 @@ import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
 import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
 import { addCoverage, coveredIntervals, gaps, removeCoverage, union, type Interval } from '../../store/coverage.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
-import type { Store, Tx } from '../../store/createStore.ts';
+import type { Store, Tx } from '../../store/types.ts';
 import { emptySummary, silentProgress, type IngestHooks, type IngestProgress, type IngestSummary } from '../progress.ts';
 
 /** One row for the store's appender, columns in table order. */

@@ -4,7 +4,7 @@
  * deep, until the signal aborts. Only confirmed blocks are ever stored.
  */
 import { coveredIntervals } from '../../store/coverage.ts';
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 import { sleep } from '../../utils/sleep.ts';
 import type { IngestSummary } from '../progress.ts';
 import type { ChainDataset } from './ingestBlocks.ts';

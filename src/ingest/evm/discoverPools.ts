@@ -5,7 +5,7 @@
  * even over millions of blocks), and kept with their own coverage
  * (`evm/dex_v3/pools`) so that this happens once per stretch of blocks.
  */
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
 import type { Rpc } from '../rpc/createRpc.ts';
 import { createLogFetcher, type Hex } from '../rpc/getLogs.ts';

@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileReaderFor } from '../../store/clickhouse/publish.ts';
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 import { getBlocks, traceBlocks, traceBlocksFlat, type ReceiptSource, type RpcBlock, type RpcTransaction, type TraceSource } from '../rpc/actions.ts';
 import type { Rpc } from '../rpc/createRpc.ts';
 import type { Hex, LogFetcher, RpcLog } from '../rpc/getLogs.ts';

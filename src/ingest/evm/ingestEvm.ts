@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import type { CustomDataset } from '../../catalog/custom/declaration.ts';
 import { networkInfo } from '../../catalog/networks.ts';
 import { loadProtocols } from '../../reference/protocols.ts';
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 import { saveCustomDataset } from '../../store/customDatasets.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
 import { createReceiptSource, detectTraceSource, getBlock, getBlockNumber, getBlocks, getChainId, type TraceSource } from '../rpc/actions.ts';

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Store, Tx } from '../../store/createStore.ts';
+import type { Store, Tx } from '../../store/types.ts';
 import type { ArraySink } from '../rpc/createRpc.ts';
 import type { LogSink, RpcLog } from '../rpc/getLogs.ts';
 import type { EngineBatch, EngineDecoder, JsDecoder } from './types.ts';

@@ -5,7 +5,7 @@
  * rollback removes and re-adds it with the range's other rows.
  */
 import { storedPools } from '../../store/chainReads.ts';
-import type { Store, Tx } from '../../store/createStore.ts';
+import type { Store, Tx } from '../../store/types.ts';
 import type { Hex } from '../rpc/getLogs.ts';
 import type { PoolInfo } from './types.ts';
 

@@ -8,7 +8,7 @@
  */
 import { cachedTokens, registryTokens } from '../../store/chainReads.ts';
 import { decodeAbiParameters, hexToString } from 'viem';
-import type { Store, Tx } from '../../store/createStore.ts';
+import type { Store, Tx } from '../../store/types.ts';
 import { callMany } from '../rpc/actions.ts';
 import type { Rpc } from '../rpc/createRpc.ts';
 import type { Hex } from '../rpc/getLogs.ts';

@@ -1,7 +1,7 @@
 /** Shapes shared by the EVM ingestion modules. */
 import type { ChainEndpoint } from '../../catalog/types.ts';
 import type { Protocols } from '../../reference/protocols.ts';
-import type { AppendValue, Tx } from '../../store/createStore.ts';
+import type { AppendValue, Tx } from '../../store/types.ts';
 import type { RpcTransaction } from '../rpc/actions.ts';
 import type { Hex, RpcLog } from '../rpc/getLogs.ts';
 

@@ -14,7 +14,7 @@ import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
 import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
 import { addCoverageMany, removeCoverage } from '../../store/coverage.ts';
 import { customTables } from '../../store/customDatasets.ts';
-import type { AppendValue, Store, Tx } from '../../store/createStore.ts';
+import type { AppendValue, Store, Tx } from '../../store/types.ts';
 import { POOLS_DATASET } from './decoders/dex_v3.ts';
 import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
 import type { DecodedBatch } from './decodeBatch.ts';

@@ -4,7 +4,7 @@
  * in batches of blocks with their checkpoint (see chain/ingestBlocks.ts).
  */
 import { registryTokens } from '../../store/chainReads.ts';
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import { ingestBlocks, type FetchedBatch, type StoreRow } from '../chain/ingestBlocks.ts';
 import { runChain } from '../chain/runChain.ts';

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { catalog } from '../../catalog/index.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
 import { createFileSource, type FetchedFile, type FileSource } from '../http/fileSource.ts';

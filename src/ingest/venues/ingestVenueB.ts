@@ -21,7 +21,7 @@ import path from 'node:path';
 import { decompressFrame } from 'lz4-napi';
 import { venueBFills, venueBFunding, venueBOhlcv, venueBPositions, venueBRawTrades } from '../../catalog/venues/venue_b.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
-import type { Store, Tx } from '../../store/createStore.ts';
+import type { Store, Tx } from '../../store/types.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
 import { createFileSource, type FileSource } from '../http/fileSource.ts';
 import { emptySummary, silentProgress, type IngestHooks, type IngestProgress, type IngestSummary } from '../progress.ts';

@@ -12,7 +12,7 @@ import { recordedChecksum as recordedChecksumClickHouse } from '../../store/clic
 import { publishBatch, timeTable, type ScratchTarget } from '../../store/clickhouse/publish.ts';
 import { addCoverage, coveredIntervals, gaps } from '../../store/coverage.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
-import type { Store, Tx } from '../../store/createStore.ts';
+import type { Store, Tx } from '../../store/types.ts';
 import type { IngestHooks } from '../progress.ts';
 
 /** true when every dataset covers [lo, hi] for this token. */

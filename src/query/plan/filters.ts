@@ -4,7 +4,7 @@
  */
 import type { ChainEndpoint, FilterDef } from '../../catalog/types.ts';
 import { ApiError } from '../../errors/apiError.ts';
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 import { isEvmAddress, normalizeAddress, splitList } from '../addresses.ts';
 import type { QueryValues } from '../normalize.ts';
 import { resolvePool, resolveTokenSymbol, resolveTronToken, tokenDecimals, type ResolvedPool } from '../resolve.ts';

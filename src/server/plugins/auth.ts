@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/apiError.ts';
 import { findKey, hashKey, type ApiKeyRecord } from '../../metering/keys.ts';
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -15,7 +15,7 @@ import type { LinkStore } from '../../output/links/linkStore.ts';
 import type { PlanContext } from '../../query/planRaw.ts';
 import { plannerFor } from '../../query/planner.ts';
 import { coveredIntervals } from '../../store/coverage.ts';
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 import { listCustomDatasets } from '../../store/customDatasets.ts';
 import { sendError } from '../errorHandler.ts';
 import { serveData } from './data.ts';

@@ -6,7 +6,7 @@ import { catalog } from '../../catalog/index.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import { coverageReport } from '../../query/coverageReport.ts';
 import { normalizeQuery } from '../../query/normalize.ts';
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 import { tokenDirectory } from '../../store/registry.ts';
 
 export function registerDiscovery(app: FastifyInstance, store: Store, entries: readonly Endpoint[] = catalog): void {

@@ -6,8 +6,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/apiError.ts';
 import { encodeBody } from '../../output/encode.ts';
-import { LABEL_LIMITS, deleteNamespace, listNamespaces, namespaceExists, namespaceName, namespaceCsvSql, notFound, parseLabelCsv, putNamespace } from '../../reference/userLabels.ts';
-import type { Store } from '../../store/createStore.ts';
+import { LABEL_LIMITS, deleteNamespace, listNamespaces, namespaceExists, namespaceName, notFound, parseLabelCsv, putNamespace } from '../../reference/userLabels.ts';
+import type { Store } from '../../store/types.ts';
 
 const PATH = '/v1/labels/:namespace';
 
@@ -51,7 +51,8 @@ export function registerLabelRoutes(v1: FastifyInstance, store: Store): void {
     const keyId = keyIdOf(request);
     const namespace = namespaceName(request.params.namespace);
     if (!(await namespaceExists(store, keyId, namespace))) throw notFound(namespace);
-    const exp = await store.copyToStream(namespaceCsvSql(store), { keyId, namespace }, 'csv');
+    const csv = store.labelNamespaces.csvExport(keyId, namespace);
+    const exp = await store.copyToStream(csv.sql, csv.params, 'csv');
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) exp.cancel();
     });

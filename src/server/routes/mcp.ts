@@ -12,7 +12,7 @@ import { ApiError } from '../../errors/apiError.ts';
 import type { ApiCall } from '../../mcp/api.ts';
 import { createMcpServer } from '../../mcp/createMcpServer.ts';
 import { findKey } from '../../metering/keys.ts';
-import type { Store } from '../../store/createStore.ts';
+import type { Store } from '../../store/types.ts';
 
 export const MCP_PATH = '/mcp';
 

@@ -17,9 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { catalog } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
-import type { SqlParams, Store } from '../createStore.ts';
+import type { SqlParams, Store } from '../types.ts';
 import { ident as duckIdent } from '../duckdb/render.ts';
-import type { ClickHouseStore } from './createClickHouseStore.ts';
+import type { ClickHouseStore } from './types.ts';
 import { ident } from './render.ts';
 
 export interface CopyPart {

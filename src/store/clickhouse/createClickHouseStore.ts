@@ -11,21 +11,27 @@
  * (one INSERT per state change, docs/storage.md "Writes without
  * transactions"); `transaction()` refuses rather than pretend.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Format } from '../../catalog/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
-import type { CopyStream, Row, Store } from '../createStore.ts';
+import type { CopyStream, SqlParams, Store } from '../types.ts';
 import type { BoundQuery } from '../query.ts';
 import { connectClickHouse, type ClickHouseTarget } from './connect.ts';
 import { clickHouseExport } from './format.ts';
-import { ident, renderClickHouse, type ClickHouseParams } from './render.ts';
+import { ident, renderClickHouse } from './render.ts';
 import { CLICKHOUSE_SCHEMA_VERSION, clickHouseSchemaDdl, clickHouseTableNames } from './schema.ts';
 import { createGroupedLedger } from '../ledger.ts';
 import { appendCharges } from './metering.ts';
 import { holdScratch } from './scratch.ts';
+import { clickHouseKeys } from './keys.ts';
+import { clickHouseLabelNamespaces } from './labelNamespaces.ts';
+import { clickHouseReference } from './reference.ts';
+import { clickHouseTime } from './time.ts';
+import type { ClickHouseStore, ClickHouseValue } from './types.ts';
+
+export type { ClickHouseStore } from './types.ts';
 
 export interface ClickHouseStoreOptions {
   readonly target: ClickHouseTarget;
@@ -35,25 +41,6 @@ export interface ClickHouseStoreOptions {
   /** Creates tables `ON CLUSTER` with replicated engines (docs/deployment.md). */
   readonly cluster?: string | null;
   readonly maxConcurrentExports?: number;
-}
-
-/** A value ClickHouse binds to a `{name:Type}` placeholder. */
-export type ClickHouseValue = string | number | boolean | null | readonly string[] | readonly number[];
-
-export interface ClickHouseStore extends Store {
-  readonly engine: 'clickhouse';
-  readonly database: string;
-  /** The cluster its tables are created on (`--cluster`), else null. */
-  readonly cluster: string | null;
-  readonly client: ClickHouseClient;
-  /** The quoted, database-qualified name of one of the store's tables. */
-  table(name: string): string;
-  /** Rows of a SELECT written in ClickHouse SQL, as JSON values (64-bit integers as numbers). */
-  query<T = Row>(sql: string, params?: Record<string, ClickHouseValue>): Promise<T[]>;
-  /** A statement without result (DDL, INSERT … SELECT, lightweight DELETE). */
-  command(sql: string, params?: Record<string, ClickHouseValue>): Promise<void>;
-  /** Inserts rows given as objects by column name; one INSERT, which ClickHouse applies whole. */
-  insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
 }
 
 const DEFAULT_DATABASE = 'chainq';
@@ -80,16 +67,6 @@ function jsonValue(v: unknown): unknown {
   if (typeof v === 'bigint') return v.toString();
   if (v instanceof Date) return clickHouseTime(v.getTime());
   return v;
-}
-
-/** `YYYY-MM-DD hh:mm:ss.mmm` in UTC, as DateTime64(3, 'UTC') parses it. */
-export function clickHouseTime(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
-}
-
-/** A DateTime64 read back as JSON text (`YYYY-MM-DD hh:mm:ss.mmm`, UTC) as a Date. */
-export function parseClickHouseTime(text: string | null): Date | null {
-  return text === null ? null : new Date(`${text.replace(' ', 'T')}Z`);
 }
 
 export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promise<ClickHouseStore> {
@@ -131,7 +108,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
 
   const render = (bound: BoundQuery, format: Format) => renderClickHouse(bound, format, { database });
 
-  async function copyToStream(sql: string, params: Record<string, unknown>, format: Format): Promise<CopyStream> {
+  async function copyToStream(sql: string, params: SqlParams, format: Format): Promise<CopyStream> {
     const release = await exports.acquire();
     const abort = new AbortController();
     const out = clickHouseExport(format);
@@ -148,7 +125,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     const done = (async () => {
       const result = await client.exec({
         query: `${sql} FORMAT ${out.format}`,
-        query_params: params as ClickHouseParams,
+        query_params: params,
         clickhouse_settings: { ...out.settings },
         abort_signal: abort.signal,
       });
@@ -190,11 +167,14 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
         format: 'JSONEachRow',
       });
     },
-    all: (sql, params) => query(sql, params as Record<string, ClickHouseValue>),
-    run: (sql, params) => command(sql, params as Record<string, ClickHouseValue>),
+    all: (sql, params) => query(sql, params),
+    run: (sql, params) => command(sql, params),
     transaction: () => Promise.reject(new Error('ClickHouse has no transactions: this write has no ClickHouse form yet (docs/storage.md)')),
     // One INSERT per group of charges: ClickHouse applies it whole.
     ledger: createGroupedLedger((charges) => appendCharges(store, charges)),
+    keys: clickHouseKeys(() => store),
+    labelNamespaces: clickHouseLabelNamespaces(() => store),
+    reference: clickHouseReference(() => store),
     copyToStream,
     async copyToFile(sql, params, format, file) {
       const exp = await copyToStream(sql, params, format);

@@ -3,9 +3,10 @@
  * src/store/coverage.ts in ClickHouse SQL. Same answers; state tables are
  * read with FINAL (their latest version, docs/storage.md).
  */
-import type { CoverageRow, Interval } from '../coverage.ts';
-import type { PoolRow, TokenDeployment, TokenListing } from '../registry.ts';
-import { parseClickHouseTime, type ClickHouseStore } from './createClickHouseStore.ts';
+import type { Interval } from '../intervals.ts';
+import type { CoverageRow, PoolRow, TokenDeployment, TokenListing } from '../types.ts';
+import { parseClickHouseTime } from './time.ts';
+import type { ClickHouseStore } from './types.ts';
 
 export async function tokensBySymbol(s: ClickHouseStore, network: string, symbol: string): Promise<TokenDeployment[]> {
   return s.query<TokenDeployment>(

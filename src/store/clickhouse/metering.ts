@@ -6,17 +6,9 @@
  * are appended, one INSERT per group commit (atomic in ClickHouse).
  */
 import type { NewCharge } from '../ledger.ts';
-import { clickHouseTime, parseClickHouseTime, type ClickHouseStore } from './createClickHouseStore.ts';
-
-export interface StoredKey {
-  readonly id: string;
-  readonly keyHash: string;
-  readonly prefix: string;
-  readonly plan: string;
-  readonly name: string | null;
-  readonly createdAt: Date;
-  readonly revokedAt: Date | null;
-}
+import type { KeyChange, StoredKey } from '../types.ts';
+import { clickHouseTime, parseClickHouseTime } from './time.ts';
+import type { ClickHouseStore } from './types.ts';
 
 interface KeyText {
   id: string;
@@ -76,7 +68,7 @@ export async function countKeys(s: ClickHouseStore, idOrPrefix: string, active: 
 }
 
 /** Writes the next state of the key matching `idOrPrefix`: revoked now, or on another plan. */
-export async function updateKey(s: ClickHouseStore, idOrPrefix: string, change: { revoke: true } | { plan: string }): Promise<void> {
+export async function updateKey(s: ClickHouseStore, idOrPrefix: string, change: KeyChange): Promise<void> {
   const api = s.table('api_keys');
   const revoke = 'revoke' in change;
   await s.command(

@@ -27,13 +27,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { TableDef } from '../../catalog/types.ts';
-import { gaps, union, type Interval } from '../coverage.ts';
+import { gaps, union, type Interval } from '../intervals.ts';
 import { tableDdl } from '../schema.ts';
-import type { Store, Tx } from '../createStore.ts';
+import type { Store, Tx } from '../types.ts';
 import { scratchStore } from './scratch.ts';
 import { ident as duckIdent } from '../duckdb/render.ts';
 import { columnsOf, columnText, insertFromDuckDb } from './copyFromDuckDb.ts';
-import { clickHouseTime, type ClickHouseStore, type ClickHouseValue } from './createClickHouseStore.ts';
+import { clickHouseTime } from './time.ts';
+import type { ClickHouseStore, ClickHouseValue } from './types.ts';
 import { ident } from './render.ts';
 
 /** A table a batch writes, and how its rows of the batch's span are found. */

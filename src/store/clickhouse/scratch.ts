@@ -5,13 +5,14 @@
  * files. Opened on first use, closed when the last ClickHouse store of the
  * process closes (it runs a helper process that would keep Node alive).
  */
-import { createStore, type Store } from '../createStore.ts';
+import { createDuckDbStore } from '../duckdb/createDuckDbStore.ts';
+import type { Store } from '../types.ts';
 
 let scratch: Promise<Store> | null = null;
 let openStores = 0;
 
 export function scratchStore(): Promise<Store> {
-  scratch ??= createStore({ dataDir: null, threads: 1 });
+  scratch ??= createDuckDbStore({ dataDir: null, threads: 1 });
   return scratch;
 }
 

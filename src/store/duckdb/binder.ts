@@ -3,7 +3,7 @@
  * that still write DuckDB SQL outside the store (see docs/storage.md): every
  * value goes through `bind`, never into the text.
  */
-import type { SqlParams } from '../createStore.ts';
+import type { SqlParams } from '../types.ts';
 
 export class DuckDbBinder {
   readonly params: SqlParams = {};

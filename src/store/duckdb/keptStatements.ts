@@ -1,6 +1,6 @@
 /**
  * Statements prepared once per kept connection (the connections of snapshot
- * views, which outlive their views: src/store/createStore.ts, `endView`). A
+ * views, which outlive their views: src/store/duckdb/createDuckDbStore.ts, `endView`). A
  * small query's statement text, and a lookup's, repeats with other values;
  * preparing it anew (parse, bind, plan, one trip to the engine's thread) took
  * 0.45 ms of a 10-block query's 2.9 in the engine (README, "Small results in
@@ -8,7 +8,7 @@
  * changed since it was prepared, or when a value's type differs.
  */
 import type { DuckDBConnection, DuckDBMaterializedResult, DuckDBPreparedStatement } from '@duckdb/node-api';
-import type { SqlParams } from '../createStore.ts';
+import type { SqlParams } from '../types.ts';
 
 /** Statements kept per connection; the least recently used one goes first. */
 export const KEPT_STATEMENTS_PER_CONNECTION = 32;

@@ -7,7 +7,7 @@
  */
 import { PassThrough } from 'node:stream';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { CopyStream, SqlParams } from '../createStore.ts';
+import type { CopyStream, SqlParams } from '../types.ts';
 import { runKept, runOnce } from './keptStatements.ts';
 
 /** Rows up to which a result is built in one piece: eight light exports at once then hold a few MB at most. */

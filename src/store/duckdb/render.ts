@@ -5,7 +5,7 @@
  */
 import type { ColumnExpr, ColumnType } from '../../catalog/types.ts';
 import type { AggregateQuery, BoundQuery, CandlesQuery, Condition, Expr, LabelSet, QueryParams, RowValue, RowsQuery } from '../query.ts';
-import type { SqlParams } from '../createStore.ts';
+import type { SqlParams } from '../types.ts';
 import { innerAliases } from '../innerAliases.ts';
 
 const ISO_SECONDS = `'%Y-%m-%dT%H:%M:%SZ'`;

@@ -4,7 +4,7 @@
  * contract, each ABI input in the column the declaration derived for it.
  */
 import { customDatasetId, type CustomDataset, type CustomInput } from '../../../catalog/custom/declaration.ts';
-import type { AppendValue } from '../../../store/createStore.ts';
+import type { AppendValue } from '../../../store/types.ts';
 import type { Hex } from '../../rpc/getLogs.ts';
 import { createEventDecoder, type EventDecoder } from '../eventDecoder.ts';
 import type { JsDecoder } from '../types.ts';

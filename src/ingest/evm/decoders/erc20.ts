@@ -12,7 +12,7 @@
  * it is the double nearest to the exact value.
  */
 import { ERC20_ABI, erc20Transfer } from '../../../catalog/evm/erc20.ts';
-import type { Tx } from '../../../store/createStore.ts';
+import type { Tx } from '../../../store/types.ts';
 import type { Hex } from '../../rpc/getLogs.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
 import type { EngineBatch, EngineDecoder, EngineInsert, PlanProtocol, WideValue } from '../types.ts';

@@ -1,33 +1,31 @@
 /**
- * The embedded store: one DuckDB database under the data directory. Only this
- * folder imports @duckdb/node-api. Results meant for clients leave the engine
+ * The embedded store: one DuckDB database under the data directory. Only
+ * src/store/ imports @duckdb/node-api. Results meant for clients leave the engine
  * as encoded bytes (COPY to a named pipe), never as JS rows.
  */
-import { DuckDBInstance, DuckDBTimestampValue, listValue, DuckDBTypeId, type DuckDBAppender, type DuckDBConnection, type DuckDBMaterializedResult, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTimestampValue, listValue, DuckDBTypeId, type DuckDBAppender, type DuckDBConnection, type DuckDBMaterializedResult } from '@duckdb/node-api';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
-import { PassThrough, type Readable } from 'node:stream';
-import type { Format } from '../catalog/types.ts';
-import { createLookupCache } from './lookupCache.ts';
-import { createExportLanes, defaultLaneLimits, type ExportLane, type ExportLaneLimits } from './exportLanes.ts';
-import { createFifoMaker, createFifoPool } from './fifoMaker.ts';
-import { type OnePiece, onePieceStream, readOnePiece } from './duckdb/onePiece.ts';
-import { createDirectLedger, createJournalLedger, recoverJournal, type ApplyCharges } from './duckdb/chargeLedger.ts';
-import { runKept } from './duckdb/keptStatements.ts';
-import type { ChargeLedger } from './ledger.ts';
-import { renderDuckDb } from './duckdb/render.ts';
-import type { BoundQuery } from './query.ts';
+import { PassThrough } from 'node:stream';
+import type { Format } from '../../catalog/types.ts';
+import { createLookupCache } from '../lookupCache.ts';
+import { createExportLanes, defaultLaneLimits, type ExportLane, type ExportLaneLimits } from '../exportLanes.ts';
+import { createFifoMaker, createFifoPool } from '../fifoMaker.ts';
+import { type OnePiece, onePieceStream, readOnePiece } from './onePiece.ts';
+import { createDirectLedger, createJournalLedger, recoverJournal, type ApplyCharges } from './chargeLedger.ts';
+import { runKept } from './keptStatements.ts';
+import type { ChargeLedger } from '../ledger.ts';
+import { renderDuckDb } from './render.ts';
+import { duckDbKeys } from './keys.ts';
+import { duckDbLabelNamespaces } from './labelNamespaces.ts';
+import { duckDbReference } from './reference.ts';
+import { SCHEMA_VERSION, schemaDdl } from '../schema.ts';
+import type { AppendValue, CopyStream, ExportOptions, SqlParams, Store, Tx } from '../types.ts';
 import { repairBignumZeros } from './repairBignumZeros.ts';
-import { SCHEMA_VERSION, schemaDdl } from './schema.ts';
 
-export type SqlParams = Record<string, DuckDBValue>;
-/** What `Tx.append` accepts for a column value. */
-export type AppendValue = DuckDBValue | Date;
-export type Row = Record<string, unknown>;
-
-export interface StoreOptions {
+export interface DuckDbStoreOptions {
   /** Directory holding chainq.duckdb; null for an in-memory store (tests). */
   readonly dataDir: string | null;
   readonly readOnly?: boolean;
@@ -39,86 +37,6 @@ export interface StoreOptions {
    * their turn. Default: 8 light, one heavy per engine thread.
    */
   readonly exportLanes?: ExportLaneLimits;
-}
-
-/** How an export is admitted: the lane it waits in, and whether its result is expected to be small. */
-export interface ExportOptions {
-  readonly lane?: ExportLane;
-  /**
-   * The planner expects few rows (src/query/lane.ts): an engine may then build
-   * a JSON result in one piece instead of streaming it (README, "Small results
-   * in one piece"). The bytes are the same either way.
-   */
-  readonly small?: boolean;
-}
-
-export interface CopyStream {
-  /** The encoded bytes, readable once the engine produces them. */
-  readonly stream: Readable;
-  /** Resolves with the number of rows written when the engine is done. */
-  readonly done: Promise<number>;
-  /** Stops the query and releases everything. */
-  cancel(): void;
-  /**
-   * The same bytes, finished, when the engine handed the result back in one
-   * piece (a small JSON result; README, "Small results in one piece").
-   */
-  readonly whole?: Buffer;
-}
-
-export interface Store {
-  /** Which engine answers (docs/storage.md); store functions with SQL of their own choose their dialect by it. */
-  readonly engine: 'duckdb' | 'clickhouse';
-  readonly dataDir: string | null;
-  readonly readOnly: boolean;
-  /**
-   * The engine's text and parameter values for an engine-neutral data query
-   * answered in `format`, to pass to `copyToStream`/`copyToFile` with that
-   * format (an engine may shape its columns per format; DuckDB does not).
-   */
-  render(query: BoundQuery, format: Format): { sql: string; params: SqlParams };
-  all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
-  run(sql: string, params?: SqlParams): Promise<void>;
-  /**
-   * Runs `fn` inside one transaction on a dedicated connection. Cached
-   * lookups are dropped when it commits (the usage ledger, which no lookup
-   * reads, writes around the cache).
-   */
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
-  /**
-   * The answer of a planner's lookup, reused while the store has not changed
-   * (src/store/lookupCache.ts); `key` must name the lookup and all its
-   * arguments. Engines without a cache compute each time.
-   */
-  lookup?<T>(key: string, compute: () => Promise<T>): Promise<T>;
-  copyToStream(sql: string, params: SqlParams, format: Format, opts?: ExportOptions): Promise<CopyStream>;
-  copyToFile(sql: string, params: SqlParams, format: Format, file: string, opts?: ExportOptions): Promise<number>;
-  /**
-   * A read-only view of the store as of now, on its own connection inside one
-   * transaction: every read through it (lookups, coverage checks, the export)
-   * sees the same committed state, whatever ingestion commits meanwhile. Its
-   * `close()` ends it; it cannot write.
-   */
-  snapshot(): Promise<Store>;
-  /**
-   * Where charges are made durable (src/store/ledger.ts): a writable DuckDB
-   * store's journal, or ClickHouse's grouped INSERT; absent on read-only
-   * DuckDB stores and their snapshots.
-   */
-  readonly ledger?: ChargeLedger;
-  close(): Promise<void>;
-}
-
-export interface Tx {
-  all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
-  run(sql: string, params?: SqlParams): Promise<void>;
-  /**
-   * Appends rows to a table through DuckDB's appender (columns in table order).
-   * Values of the column's own JS type take a typed fast path (a bigint fills
-   * a BIGNUM, a Date a TIMESTAMP); others are cast by DuckDB (a decimal string
-   * fills a BIGNUM, 'YYYY-MM-DD HH:MM:SS' a TIMESTAMP).
-   */
-  append(table: string, rows: readonly (readonly AppendValue[])[]): Promise<void>;
 }
 
 export class StoreLockedError extends Error {
@@ -144,7 +62,7 @@ export function copyOptions(format: Format): string {
   }
 }
 
-export async function createStore(opts: StoreOptions): Promise<Store> {
+export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store> {
   const file = opts.dataDir === null ? ':memory:' : path.join(opts.dataDir, 'chainq.duckdb');
   if (opts.dataDir !== null) fs.mkdirSync(opts.dataDir, { recursive: true });
   const readOnly = opts.readOnly ?? false;
@@ -248,20 +166,25 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     ledger = createJournalLedger(opts.dataDir, applyCharges);
   } else if (!readOnly) ledger = createDirectLedger(applyCharges);
 
+  const statements: Pick<Store, 'all' | 'run' | 'transaction'> = {
+    all: (sql, params) => all(shared, sql, params),
+    run: (sql, params) =>
+      writing(async () => {
+        await shared.run(sql, params);
+      }),
+    transaction: (fn) => writing(() => inTransaction(fn)),
+  };
   const store: Store = {
     engine: 'duckdb',
     ...(ledger ? { ledger } : {}),
     dataDir: opts.dataDir,
     readOnly,
     render: renderDuckDb,
-    all: (sql, params) => all(shared, sql, params),
-    run: (sql, params) =>
-      writing(async () => {
-        await shared.run(sql, params);
-      }),
+    ...statements,
     lookup: lookupNow,
-
-    transaction: (fn) => writing(() => inTransaction(fn)),
+    keys: duckDbKeys(statements),
+    labelNamespaces: duckDbLabelNamespaces(statements),
+    reference: duckDbReference(statements),
     copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, null, o),
 
     async copyToFile(sql, params, format, file, o) {
@@ -276,15 +199,21 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     async snapshot() {
       const { conn, version: seen, exact } = await takeView();
       let ended: Promise<void> | null = null;
+      const viewStatements: Pick<Store, 'all' | 'run' | 'transaction'> = {
+        // Planning's lookups on this view's connection reuse the statements kept on it: one engine trip each, no preparation.
+        all: async <T>(sql: string, params?: SqlParams) => (await (await runKept(conn, sql, params)).getRowObjectsJS()) as T[],
+        run: () => Promise.reject(new Error('a snapshot is read-only')),
+        transaction: () => Promise.reject(new Error('a snapshot is read-only')),
+      };
       const view: Store = {
         engine: 'duckdb',
         dataDir: opts.dataDir,
         readOnly: true,
         render: renderDuckDb,
-        // Planning's lookups on this view's connection reuse the statements kept on it: one engine trip each, no preparation.
-        all: async <T>(sql: string, params?: SqlParams) => (await (await runKept(conn, sql, params)).getRowObjectsJS()) as T[],
-        run: () => Promise.reject(new Error('a snapshot is read-only')),
-        transaction: () => Promise.reject(new Error('a snapshot is read-only')),
+        ...viewStatements,
+        keys: duckDbKeys(viewStatements),
+        labelNamespaces: duckDbLabelNamespaces(viewStatements),
+        reference: duckDbReference(viewStatements),
         copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o),
         copyToFile: (sql, params, format, file, o) => copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
         snapshot: () => Promise.resolve(view),

@@ -1,0 +1,235 @@
+/**
+ * The store's contract (docs/storage.md, "The engine boundary"): what every
+ * engine offers and everything outside src/store/ holds. It names no engine's
+ * types: values crossing it are plain JS values, queries are engine-neutral
+ * descriptions (./query.ts), and writes are named operations each engine
+ * implements in its own folder (./duckdb/, ./clickhouse/). Which engine
+ * answers is decided once, when the store opens (./openStore.ts).
+ */
+import type { Readable } from 'node:stream';
+import type { Format } from '../catalog/types.ts';
+import type { ExportLane } from './exportLanes.ts';
+import type { ChargeLedger } from './ledger.ts';
+import type { BoundQuery } from './query.ts';
+
+/** A value bound to a named parameter; both engines take each of these as is. */
+export type StoreValue = string | number | bigint | boolean | null;
+export type SqlParams = Record<string, StoreValue>;
+/** What `Tx.append` accepts for a column value. */
+export type AppendValue = StoreValue | Date;
+export type Row = Record<string, unknown>;
+
+/** How an export is admitted: the lane it waits in, and whether its result is expected to be small. */
+export interface ExportOptions {
+  readonly lane?: ExportLane;
+  /**
+   * The planner expects few rows (src/query/lane.ts): an engine may then build
+   * a JSON result in one piece instead of streaming it (README, "Small results
+   * in one piece"). The bytes are the same either way.
+   */
+  readonly small?: boolean;
+}
+
+export interface CopyStream {
+  /** The encoded bytes, readable once the engine produces them. */
+  readonly stream: Readable;
+  /** Resolves with the number of rows written when the engine is done. */
+  readonly done: Promise<number>;
+  /** Stops the query and releases everything. */
+  cancel(): void;
+  /**
+   * The same bytes, finished, when the engine handed the result back in one
+   * piece (a small JSON result; README, "Small results in one piece").
+   */
+  readonly whole?: Buffer;
+}
+
+export interface Store {
+  /** Which engine answers (docs/storage.md); store functions with SQL of their own choose their dialect by it. */
+  readonly engine: 'duckdb' | 'clickhouse';
+  readonly dataDir: string | null;
+  readonly readOnly: boolean;
+  /**
+   * The engine's text and parameter values for an engine-neutral data query
+   * answered in `format`, to pass to `copyToStream`/`copyToFile` with that
+   * format (an engine may shape its columns per format; DuckDB does not).
+   */
+  render(query: BoundQuery, format: Format): { sql: string; params: SqlParams };
+  /**
+   * Raw statements, in the engine's dialect. Only src/store/ may use them
+   * (test/architecture.test.ts lists the folders that still do, until their
+   * statements become named operations of the store).
+   */
+  all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
+  run(sql: string, params?: SqlParams): Promise<void>;
+  /**
+   * Runs `fn` inside one transaction on a dedicated connection. Cached
+   * lookups are dropped when it commits (the usage ledger, which no lookup
+   * reads, writes around the cache). ClickHouse has none and refuses.
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * The answer of a planner's lookup, reused while the store has not changed
+   * (src/store/lookupCache.ts); `key` must name the lookup and all its
+   * arguments. Engines without a cache compute each time.
+   */
+  lookup?<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  copyToStream(sql: string, params: SqlParams, format: Format, opts?: ExportOptions): Promise<CopyStream>;
+  copyToFile(sql: string, params: SqlParams, format: Format, file: string, opts?: ExportOptions): Promise<number>;
+  /**
+   * A read-only view of the store as of now, on its own connection inside one
+   * transaction: every read through it (lookups, coverage checks, the export)
+   * sees the same committed state, whatever ingestion commits meanwhile. Its
+   * `close()` ends it; it cannot write.
+   */
+  snapshot(): Promise<Store>;
+  /**
+   * Where charges are made durable (src/store/ledger.ts): a writable DuckDB
+   * store's journal, or ClickHouse's grouped INSERT; absent on read-only
+   * DuckDB stores and their snapshots.
+   */
+  readonly ledger?: ChargeLedger;
+  /** API keys (src/metering/keys.ts decides what a key is; the store keeps their hashes). */
+  readonly keys: KeyOperations;
+  /** Label namespaces, a key's own address labels (src/reference/userLabels.ts checks them). */
+  readonly labelNamespaces: LabelNamespaceOperations;
+  /** The token registry, address labels and USD prices (src/reference/ decides what goes in). */
+  readonly reference: ReferenceOperations;
+  close(): Promise<void>;
+}
+
+/** An API key as stored: its hash, never the key. */
+export interface StoredKey {
+  readonly id: string;
+  readonly keyHash: string;
+  readonly prefix: string;
+  readonly plan: string;
+  readonly name: string | null;
+  readonly createdAt: Date;
+  readonly revokedAt: Date | null;
+}
+
+/** A change to one key: revoked now, or moved to another plan. */
+export type KeyChange = { readonly revoke: true } | { readonly plan: string };
+
+export interface KeyOperations {
+  insert(key: StoredKey): Promise<void>;
+  /** The key that is not revoked and has this hash, if any. */
+  activeByHash(hash: string): Promise<StoredKey | null>;
+  /** Every key, revoked ones included, by creation time then id. */
+  all(): Promise<StoredKey[]>;
+  /** How many keys have this id or visible prefix (only those not revoked when `active`). */
+  count(idOrPrefix: string, active: boolean): Promise<number>;
+  /** Applies `change` to the keys of this id or visible prefix (those not revoked, for a revocation). */
+  update(idOrPrefix: string, change: KeyChange): Promise<void>;
+}
+
+/** A namespace's CSV columns, as uploaded and as listed back (`csvExport`). */
+export const LABEL_CSV_COLUMNS = ['address', 'label', 'category', 'network'] as const;
+
+/** One label of a namespace: the stored address, label, lower-case category, upper-case network or null (every network). */
+export type LabelRow = readonly [address: string, label: string, category: string, network: string | null];
+
+export interface NamespaceInfo {
+  readonly namespace: string;
+  readonly rows: number;
+  /** ISO 8601 with milliseconds, UTC. */
+  readonly updated_at: string;
+}
+
+export interface LabelNamespaceOperations {
+  /**
+   * Replaces (or creates) a key's namespace with `rows`, seen whole or not at
+   * all by readers; null, with nothing written, when the namespace is new
+   * and the key already holds `maxNamespaces`.
+   */
+  put(keyId: string, namespace: string, rows: readonly LabelRow[], maxNamespaces: number): Promise<{ created: boolean; info: NamespaceInfo } | null>;
+  /** The key's namespaces, by name. */
+  list(keyId: string): Promise<NamespaceInfo[]>;
+  exists(keyId: string, namespace: string): Promise<boolean>;
+  /** Removes a key's namespace and its labels; false when it had none of that name. */
+  delete(keyId: string, namespace: string): Promise<boolean>;
+  /**
+   * The statement listing a namespace as the CSV it was uploaded as
+   * (LABEL_CSV_COLUMNS, in upload order), for `copyToStream` in format csv.
+   */
+  csvExport(keyId: string, namespace: string): { sql: string; params: SqlParams };
+}
+
+export interface Tx {
+  all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
+  run(sql: string, params?: SqlParams): Promise<void>;
+  /**
+   * Appends rows to a table (columns in table order). Values of the column's
+   * own JS type take a typed fast path (a bigint fills a BIGNUM, a Date a
+   * TIMESTAMP); others are cast by the engine (a decimal string fills a
+   * BIGNUM, 'YYYY-MM-DD HH:MM:SS' a TIMESTAMP).
+   */
+  append(table: string, rows: readonly (readonly AppendValue[])[]): Promise<void>;
+}
+
+/** One covered interval of a dataset and scope, as the coverage report shows it. */
+export interface CoverageRow {
+  readonly dataset: string;
+  readonly scope: string;
+  readonly lo: number;
+  readonly hi: number;
+  /** Time of the first and last stored block inside the interval (chains with block headers), else null. */
+  readonly timeLo: Date | null;
+  readonly timeHi: Date | null;
+  readonly advancedAt: Date | null;
+  readonly confirmations: number | null;
+}
+
+/** A token deployment of the registry, as symbol lookups answer it. */
+export interface TokenDeployment {
+  readonly symbol: string;
+  readonly address: string;
+  readonly decimals: number;
+}
+
+/** A pool of the registry. */
+export interface PoolRow {
+  readonly pool_address: string;
+  readonly token0: string;
+  readonly token1: string;
+  readonly fee: number;
+}
+
+export interface TokenListing {
+  readonly symbol: string;
+  readonly name: string;
+  readonly aliases: readonly string[];
+  /** By network code, in network order. */
+  readonly deployments: readonly { readonly network: string; readonly address: string; readonly decimals: number }[];
+}
+
+/** How chain symbols are priced from the venue markets' candles (src/reference/prices.ts holds the rules). */
+export interface PriceRules {
+  /** Chain symbol → the market symbol it is priced from, 1:1. */
+  readonly aliases: Readonly<Record<string, string>>;
+  /** Stablecoins counted as 1.0 USD when the store has no market of their own. */
+  readonly pegged: readonly string[];
+}
+
+export interface PriceRefresh {
+  /** Symbols with a price, by source. */
+  readonly markets: number;
+  readonly derived: number;
+  readonly pegged: number;
+  readonly rows: number;
+}
+
+export interface ReferenceOperations {
+  /**
+   * Imports a token CSV (symbol,name,aliases(|-separated),network,address,decimals);
+   * rows replace earlier rows of the same symbol, network and address. Returns rows imported.
+   */
+  importTokens(file: string): Promise<number>;
+  /** Imports a label CSV (address,label,category,network; network empty = every EVM network); returns rows imported. */
+  importLabels(file: string): Promise<number>;
+  /** Rows of the token registry or of the address labels. */
+  count(table: 'tokens' | 'labels'): Promise<number>;
+  /** Replaces the `prices` table with prices derived from the store's candles and staking data by `rules`. */
+  refreshPrices(rules: PriceRules): Promise<PriceRefresh>;
+}
