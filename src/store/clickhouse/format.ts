@@ -63,8 +63,7 @@ export interface ExportColumn {
  */
 export function exportSelectList(columns: readonly ExportColumn[], format: Format): string {
   return columns
-    .map(({ sql, name, type }) => {
-      const c = { sql: type === 'double' ? noNegativeZero(sql) : sql, name, type };
+    .map((c) => {
       switch (format) {
         case 'csv':
           return `${csvField(c.sql, c.type)} AS ${ident(csvText(c.name))}`;
@@ -77,12 +76,6 @@ export function exportSelectList(columns: readonly ExportColumn[], format: Forma
     })
     .join(', ');
 }
-
-/**
- * A double as answers carry it: negative zero becomes 0, as DuckDB's renderer
- * makes it (docs/api.md, "Amounts"). abs() keeps the column's type.
- */
-const noNegativeZero = (sql: string): string => `if(${sql} = 0, abs(${sql}), ${sql})`;
 
 /**
  * DuckDB's CSV text of a string: quoted (quotes doubled) when it is empty
