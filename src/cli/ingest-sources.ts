@@ -15,6 +15,7 @@ import { VENUE_A_KINDS, type VenueAKind } from '../ingest/venues/venueAArchive.t
 import type { JobSpec } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
 import { parseTime } from '../query/time.ts';
+import { VENUE_TOKEN, venueTokenRefusal } from '../query/venueToken.ts';
 import { ingestGroup } from './ingestGroup.ts';
 import { runIngestJob } from './ingestJob.ts';
 import { DATA_HELP, DEFAULT_DATA_DIR, NODES_HELP, STORE_HELP, defined, nodeUrls, oneOrMany, positiveNumber } from './options.ts';
@@ -52,7 +53,7 @@ const tokens = (v: string): string[] => {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  for (const t of out) if (!/^[A-Za-z0-9]{1,20}$/.test(t)) throw new Error(`not a token symbol: '${t}'`);
+  for (const t of out) if (!VENUE_TOKEN.test(t)) throw new Error(`--token ${venueTokenRefusal(t)}`);
   return out;
 };
 
@@ -183,7 +184,7 @@ export function registerIngestSources(program: Command): void {
     ingest
       .command('venue_b')
       .description('venue_b perpetuals: fills (and trades, positions derived from them) from node fills files; candles and funding from the info API')
-      .requiredOption('--token <list>', 'coins as the venue spells them, comma-separated (BTC,ETH,kPEPE)', tokens)
+      .requiredOption('--token <list>', 'perpetual coins as the venue spells them, comma-separated (BTC,ETH,kPEPE); spot pairs (@107) are not supported', tokens)
       .requiredOption('--since <time>', 'start (inclusive): YYYY-MM-DD, ISO 8601 or Unix seconds', time)
       .requiredOption('--until <time>', 'end (exclusive)', time)
       .option('--source <url|dir>', "node data root holding node_fills_by_block/hourly/ (a node's ~/hl/data, or a mirror of the public bucket)", process.env.CHAINQ_VENUE_B_SOURCE)

@@ -7,7 +7,6 @@
 import type { DataRoute } from '../catalog/derive/routes.ts';
 import type { FilterDef, Format, OutputColumn, VenueEndpoint } from '../catalog/types.ts';
 import type { BoundQuery, Condition, DataQuery } from '../store/query.ts';
-import { ApiError } from '../errors/apiError.ts';
 import { normalizeAddress, splitList } from './addresses.ts';
 import { coveredRangeHeader } from './coveredRange.ts';
 import { computeCost } from './cost.ts';
@@ -16,6 +15,7 @@ import type { PlanContext, QueryPlan } from './planRaw.ts';
 import { ParamBinder, column } from './plan/params.ts';
 import { assertVenueCoverage } from './venueCoverage.ts';
 import { parseVenueRange } from './venueRange.ts';
+import { venueToken } from './venueToken.ts';
 
 /** Candle widths in seconds (docs/venues-tron-btc.md, "Candles"). */
 export const WINDOW_SECONDS: Readonly<Record<string, number>> = {
@@ -27,16 +27,6 @@ export const WINDOW_SECONDS: Readonly<Record<string, number>> = {
   '4h': 14_400,
   '1d': 86_400,
 };
-
-const TOKEN = /^[A-Z0-9]{1,20}$/;
-
-export function venueToken(value: unknown): string {
-  const token = String(value ?? '')
-    .trim()
-    .toUpperCase();
-  if (!TOKEN.test(token)) throw new ApiError('invalid_parameter', `token='${String(value)}' is not a token symbol such as BTC`, { parameter: 'token' });
-  return token;
-}
 
 function filterCondition(param: string, f: FilterDef, value: string | number | boolean, q: ParamBinder): Condition {
   if (f.kind !== 'address') throw new Error(`venue filter kind ${f.kind} is not implemented`);

@@ -106,3 +106,16 @@ describe('chainq ingest tron, killed mid-run', () => {
     }
   });
 });
+
+describe('chainq ingest venue_b --token', () => {
+  it('refuses a spot pair as not supported before reading any source', async () => {
+    const dir = tempDir('cli-spot');
+    try {
+      const r = await chainq(['ingest', 'venue_b', '--token', 'BTC,@107', '--since', '2025-12-01', '--until', '2025-12-02', '--source', dir, '--data', dir]).done;
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("--token '@107' is a spot pair; spot markets are not supported, only perpetual coins such as BTC or kPEPE");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

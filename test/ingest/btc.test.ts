@@ -6,7 +6,7 @@ import { createBtcRpcClient } from '../../src/ingest/btc/rpcClient.ts';
 import { assertChainCoverage } from '../../src/query/coverage.ts';
 import type { Store } from '../../src/store/types.ts';
 import { recordingRetry, startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
-import { bitcoindHandler, BtcChain } from './fixtures/btc.ts';
+import { ANCHOR_SCRIPT, bitcoindHandler, BtcChain, NONSTANDARD_SCRIPT, PUBKEY_SCRIPT, witnessUnknownScript } from './fixtures/btc.ts';
 import { coverage, crashAfter, dump, memoryStore, SimulatedCrash } from './helpers.ts';
 
 const FIRST = 925_000; // a height of late 2025
@@ -73,6 +73,62 @@ describe('Bitcoin Core JSON-RPC ingestion', () => {
     const blocks = await store.all<{ number: bigint; hash: string; parent_hash: string }>(`SELECT number, hash, parent_hash FROM blocks WHERE network = 'BTC' ORDER BY number`);
     expect(blocks.map((b) => b.hash)).toEqual(chain.blocks.slice(0, 50).map((b) => b.hash));
     expect(blocks[1]!.parent_hash).toBe(blocks[0]!.hash);
+  });
+
+  it('names no sender when no input has an address, and pays anchor and future-witness outputs like any address', async () => {
+    const [w0, w1, w2, w3, w4] = chain.wallets.filter((w) => w.address !== null);
+    const v2 = witnessUnknownScript(2, Buffer.alloc(32, 0x21));
+    const height = chain.height + 1;
+    const txids = chain.mineScripted([
+      // Every input spends a script Core prints no address for (pay-to-pubkey, a bare OP_TRUE).
+      {
+        inputs: [
+          { script: PUBKEY_SCRIPT, sats: 50_000n },
+          { script: NONSTANDARD_SCRIPT, sats: 10_000n },
+        ],
+        outputs: [
+          { script: w0!, sats: 40_000n },
+          { script: w1!, sats: 19_000n },
+        ],
+      },
+      // A larger input without an address does not make the sender: w2 does. A 240-sat pay-to-anchor output and a
+      // witness v2 output are transfers; a zero-value (ephemeral) anchor and the change are not.
+      {
+        inputs: [
+          { script: PUBKEY_SCRIPT, sats: 500_000n },
+          { script: w2!, sats: 100_000n },
+        ],
+        outputs: [
+          { script: w3!, sats: 60_000n },
+          { script: ANCHOR_SCRIPT, sats: 240n },
+          { script: ANCHOR_SCRIPT, sats: 0n },
+          { script: v2, sats: 1_000n },
+          { script: w2!, sats: 538_000n },
+        ],
+      },
+      // Spending an anchor beside a wallet's output (a fee bump): the wallet funds most, so it is the sender.
+      {
+        inputs: [
+          { script: ANCHOR_SCRIPT, sats: 240n },
+          { script: w3!, sats: 30_000n },
+        ],
+        outputs: [{ script: w4!, sats: 29_000n }],
+      },
+      // Spending an anchor alone: its address is the only funder, hence the sender.
+      { inputs: [{ script: ANCHOR_SCRIPT, sats: 240n }], outputs: [{ script: w0!, sats: 200n }] },
+    ]);
+    await run({ from: height, to: height });
+    const got = (await rows(store)).filter((r) => r[0] === height && r[1] !== 0).map((r) => [r[4], r[2], r[6], r[7], r[8]]);
+    expect(got).toEqual([
+      [txids[0], 0, null, w0!.address, 40_000n],
+      [txids[0], 1, null, w1!.address, 19_000n],
+      [txids[1], 0, w2!.address, w3!.address, 60_000n],
+      [txids[1], 1, w2!.address, 'bc1pfeessrawgf', 240n],
+      [txids[1], 3, w2!.address, v2.address, 1_000n],
+      [txids[2], 0, w3!.address, w4!.address, 29_000n],
+      [txids[3], 0, 'bc1pfeessrawgf', w0!.address, 200n],
+    ]);
+    expect(v2.address).toMatch(/^bc1z/);
   });
 
   it('sends the credentials of the URL as basic auth, and reports refused ones clearly', async () => {

@@ -89,6 +89,25 @@ describe('Tron full-node ingestion', () => {
     expect(await coverage(store, 'tron/trc20/transfer', 'TRON')).toEqual([[FIRST, FIRST + 239]]);
   });
 
+  it('stores no Transfer log of a transaction that failed, whichever of the block and the transaction info says so', async () => {
+    const block = FIRST + 7;
+    const calls = chain.appendCalls(block, [
+      { ret: 'REVERT', result: 'FAILED', receipt: 'REVERT' }, // a revert as the node reports it, with its logs kept
+      { ret: 'OUT_OF_ENERGY', receipt: 'OUT_OF_ENERGY' },
+      { ret: 'SUCCESS', result: 'FAILED' }, // the info alone says it failed
+      { ret: 'REVERT' }, // the block alone says it reverted
+      { ret: 'SUCCESS', receipt: 'SUCCESS' }, // the control: a transfer
+    ]);
+    await run({ to: FIRST + 49 });
+    const stored = await store.all<{ tx_hash: string; log_index: number }>(`SELECT tx_hash, log_index FROM tron_trc20_transfer WHERE block_number = ${block} ORDER BY log_index`);
+    const ours = new Set(calls.map((c) => c.txid));
+    // Only the control is stored; the failed calls' logs still count in log_index.
+    expect(stored.filter((r) => ours.has(r.tx_hash))).toEqual([{ tx_hash: calls[4]!.txid, log_index: calls[4]!.logIndex }]);
+    expect(calls[4]!.logIndex).toBe(calls[0]!.logIndex + 4);
+    // The block's other transfers are untouched.
+    expect(stored.filter((r) => !ours.has(r.tx_hash)).length).toBe(chain.tokens.filter((t) => t.block === block && t.decimals !== null).length);
+  });
+
   it('asks the node for at most 100 blocks per getblockbylimitnext, and for logs only of blocks with contract calls', async () => {
     await run({ batchSize: 250, to: FIRST + 249 });
     const calls = server.requests.filter((r) => r.path === '/wallet/getblockbylimitnext').map((r) => r.body as { startNum: number; endNum: number });

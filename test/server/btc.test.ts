@@ -3,6 +3,7 @@
  * rule end to end (change, several inputs, coinbase, outputs without an
  * address); the demo dataset covers formats, filters and ranges.
  */
+import * as bitcoin from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BTC_DEMO_START_BLOCK } from '../../src/demo/btc.ts';
 import { DEMO_START } from '../../src/demo/generate.ts';
@@ -21,6 +22,9 @@ const D = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 const E = '34xp4vRoCGJym3xR7yCVPFHoCNxv4Twseo';
 const MINER = '1CK6KHY6MHgYvmRQ4PAafKYDrg1ejbH1cE';
 const T0 = Date.UTC(2025, 5, 1);
+/** Pay-to-anchor, and an output of witness version 2: Bitcoin Core prints an address for both. */
+const ANCHOR = 'bc1pfeessrawgf';
+const V2 = bitcoin.address.toBech32(Buffer.alloc(32, 0x21), 2, 'bc');
 
 const BLOCKS: BtcBlock[] = [
   {
@@ -86,6 +90,36 @@ const BLOCKS: BtcBlock[] = [
     ],
   },
   { number: 900_002, time: T0 + 1_200_000, hash: 'h2', parentHash: 'h1', transactions: [{ txid: 'cb2', coinbase: true, inputs: [], outputs: [{ vout: 0, address: MINER, value: 312_500_000n }] }] },
+  {
+    number: 900_003,
+    time: T0 + 1_800_000,
+    hash: 'h3',
+    parentHash: 'h2',
+    transactions: [
+      { txid: 'cb3', coinbase: true, inputs: [], outputs: [{ vout: 0, address: MINER, value: 312_500_000n }] },
+      // No input has an address (pay-to-pubkey, non-standard scripts): the payments have no sender.
+      {
+        txid: 'tx4',
+        coinbase: false,
+        inputs: [
+          { address: null, value: 50_000n },
+          { address: null, value: 10_000n },
+        ],
+        outputs: [{ vout: 0, address: B, value: 59_000n }],
+      },
+      // A 240-sat anchor and a witness v2 output are transfers; a zero-value anchor is not.
+      {
+        txid: 'tx5',
+        coinbase: false,
+        inputs: [{ address: C, value: 100_000n }],
+        outputs: [
+          { vout: 0, address: ANCHOR, value: 240n },
+          { vout: 1, address: ANCHOR, value: 0n },
+          { vout: 2, address: V2, value: 90_000n },
+        ],
+      },
+    ],
+  },
 ];
 
 interface Row {
@@ -104,7 +138,7 @@ describe('bitcoin transfer rule through the API', () => {
   beforeAll(async () => {
     t = await createTestApp(null);
     const tables = [blockTable('btc_native_transfer'), blockTable('blocks', 'number')];
-    await writeChainBatch(t.store, { network: 'BTC', lo: 900_000, hi: 900_002, tables, covers: [BTC_DATASET.id] }, (tx) => writeBtcBlocks(tx, BLOCKS));
+    await writeChainBatch(t.store, { network: 'BTC', lo: 900_000, hi: 900_003, tables, covers: [BTC_DATASET.id] }, (tx) => writeBtcBlocks(tx, BLOCKS));
   });
   afterAll(async () => {
     await t.close();
@@ -131,6 +165,22 @@ describe('bitcoin transfer rule through the API', () => {
   it('shows the coinbase sender as null in JSON and as an empty field in CSV', async () => {
     const csv = parseCsv((await t.get(`${PATH}?block_start=900002&block_end=900002&format=csv`)).body);
     expect(csv.rows).toEqual([{ block_number: '900002', token: 'BTC', sender: '', receiver: MINER, amount: '3.125', time: '2025-06-01T00:20:00Z' }]);
+  });
+
+  it('shows a sender as null when no input has an address, and serves anchor and witness v2 receivers', async () => {
+    const body = await json(`${PATH}?block_start=900003&block_end=900003&verbose=true`);
+    expect(body.events.map((e) => [e.tx_id, e.vout, e.sender, e.receiver, e.amount])).toEqual([
+      ['cb3', 0, null, MINER, 3.125],
+      ['tx4', 0, null, B, 0.00059],
+      ['tx5', 0, C, ANCHOR, 0.0000024],
+      ['tx5', 2, C, V2, 0.0009],
+    ]);
+    const csv = parseCsv((await t.get(`${PATH}?block_start=900003&block_end=900003&format=csv&sender=${C}`)).body);
+    expect(csv.rows.map((r) => r.receiver)).toEqual([ANCHOR, V2]);
+    const unknownSender = parseCsv((await t.get(`${PATH}?block_start=900003&block_end=900003&format=csv&receiver=${B}`)).body);
+    expect(unknownSender.rows.map((r) => r.sender)).toEqual(['']);
+    expect((await json(`${PATH}?block_start=900003&block_end=900003&receiver=${ANCHOR}`)).events.map((e) => e.amount)).toEqual([0.0000024]);
+    expect((await json(`${PATH}?block_start=900003&block_end=900003&involving=${V2.toUpperCase()}`)).events.map((e) => e.receiver)).toEqual([V2]);
   });
 
   it("filters on the rule's sender and receiver, and on labels", async () => {

@@ -290,6 +290,19 @@ describe('venue ranges and errors', () => {
     expect(await error(`${trades}?token=DOGE&since=${SINCE}&until=${UNTIL}`)).toMatchObject({ http: 400, code: 'unknown_token', supported: ['BTC', 'ETH', 'SOL'] });
   });
 
+  it('refuses a venue_b spot pair as not supported, and a malformed symbol as such, without a charge', async () => {
+    for (const [token, message] of [
+      ['@107', "token='@107' is a spot pair; spot markets are not supported, only perpetual coins such as BTC or kPEPE"],
+      ['PURR/USDC', "token='PURR/USDC' is a spot pair; spot markets are not supported, only perpetual coins such as BTC or kPEPE"],
+      ['BTC-PERP', "token='BTC-PERP' is not a token symbol: letters and digits, such as BTC"],
+    ]) {
+      const r = await t.get(`/v1/exchange/venue_b/fills?token=${encodeURIComponent(token!)}&since=${SINCE}&until=${UNTIL}`);
+      expect(r.statusCode).toBe(400);
+      expect(r.headers['x-request-cost']).toBe('0');
+      expect(JSON.parse(r.body)).toEqual({ status: 'error', error: message, code: 'invalid_parameter', parameter: 'token' });
+    }
+  });
+
   it('prices venue queries per day queried; venue_b with its minimum of 100', async () => {
     const route = (path: string) => dataRoutes().find((r) => r.path === path)!;
     const cost = async (path: string, since: string, until: string) => (await planVenue({ store: t.store }, route(path), { token: 'BTC', since, until, format: 'csv' })).cost;

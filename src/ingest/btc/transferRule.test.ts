@@ -64,4 +64,35 @@ describe('bitcoin transfer rule', () => {
     };
     expect(transfersOf(tx).map((t) => t.vout)).toEqual([2]);
   });
+  it('names no sender when no input has an address, yet every addressed output is a transfer', () => {
+    const tx: UtxoTransaction = {
+      txid: 't5',
+      coinbase: false,
+      inputs: [
+        { address: null, value: 50_000n },
+        { address: null, value: 10_000n },
+      ],
+      outputs: [
+        { vout: 0, address: A, value: 40_000n },
+        { vout: 1, address: B, value: 19_000n },
+      ],
+    };
+    expect(transfersOf(tx)).toEqual([
+      { txid: 't5', vout: 0, sender: null, receiver: A, value: 40_000n },
+      { txid: 't5', vout: 1, sender: null, receiver: B, value: 19_000n },
+    ]);
+  });
+
+  it('chooses the sender among inputs with an address only, however large an input without one is', () => {
+    const tx: UtxoTransaction = {
+      txid: 't6',
+      coinbase: false,
+      inputs: [
+        { address: null, value: 500_000n },
+        { address: A, value: 100_000n },
+      ],
+      outputs: [{ vout: 0, address: B, value: 590_000n }],
+    };
+    expect(transfersOf(tx)).toEqual([{ txid: 't6', vout: 0, sender: A, receiver: B, value: 590_000n }]);
+  });
 });

@@ -4,9 +4,13 @@
  * - One row per output paid to an address that does not also fund the
  *   transaction. Outputs back to a funding address are change, not transfers.
  * - The sender is the funding input address holding the largest value
- *   (ties: the earliest input). A coinbase transaction has no sender.
- * - Outputs without an address (OP_RETURN, bare multisig, non-standard) are
- *   not transfers; zero-value outputs are not transfers either.
+ *   (ties: the earliest input); inputs without an address take no part. A
+ *   coinbase transaction has no sender, nor has one whose inputs all lack an
+ *   address: its outputs are transfers from an unknown sender (null).
+ * - An output's address is the one bitcoind prints, pay-to-anchor and witness
+ *   versions 2+ included. Outputs without an address (OP_RETURN, P2PK, bare
+ *   multisig, non-standard) are not transfers; zero-value outputs are not
+ *   transfers either.
  * - Each row keeps the transaction id and output index (vout).
  */
 

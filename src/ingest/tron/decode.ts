@@ -6,7 +6,10 @@
  *   contract calls (internal transactions) are not TRX transfers here.
  * - TRC-20 transfers: logs whose topic0 is Transfer(address,address,uint256)
  *   with exactly 3 topics and 32 data bytes (TRC-721 Transfer has 4 topics),
- *   emitted by a token of the registry, or by any contract when asked.
+ *   emitted by a token of the registry, or by any contract when asked, in a
+ *   transaction that did not fail: a failure in the block (`contractRet`) or
+ *   in its info (`result` FAILED, `receipt.result` other than SUCCESS) drops
+ *   all its logs, which still count in `log_index`.
  * - `log_index` is the log's position among all logs of the block, in the
  *   order the node lists transactions and their logs.
  * - Addresses become base58check `T…`.
@@ -66,6 +69,16 @@ export function mayHaveLogs(block: TronBlock): boolean {
   });
 }
 
+/** Ids of the block's transactions whose `contractRet` is not SUCCESS (REVERT, OUT_OF_ENERGY, …). */
+function failedTransactions(block: TronBlock): Set<string> {
+  const out = new Set<string>();
+  for (const tx of block.transactions ?? []) {
+    const ret = tx.ret?.[0]?.contractRet;
+    if (ret !== undefined && ret !== 'SUCCESS') out.add(tx.txID);
+  }
+  return out;
+}
+
 /**
  * tron_trc20_transfer rows of one block. Without `anyContract`, only
  * registry tokens are kept; with it, other contracts' transfers are kept
@@ -76,9 +89,11 @@ export function trc20Transfers(block: TronBlock, infos: readonly TronTransaction
   const number = blockNumber(block);
   const time = toSqlTimestamp(block.block_header.raw_data.timestamp);
   const rows: StoreRow[] = [];
+  const failedInBlock = failedTransactions(block);
   let logIndex = 0;
   for (const info of infos) {
-    const failed = (info.receipt?.result !== undefined && info.receipt.result !== 'SUCCESS') || info.result === 'FAILED';
+    // A reverted transaction transfers nothing, whatever logs it carries; either answer of the node may say it failed.
+    const failed = failedInBlock.has(info.id) || (info.receipt?.result !== undefined && info.receipt.result !== 'SUCCESS') || info.result === 'FAILED';
     for (const log of info.log ?? []) {
       const index = logIndex++;
       if (failed) continue;

@@ -64,6 +64,9 @@ function clickHouseParams(params: QueryParams): ClickHouseParams {
   return out;
 }
 
+/** A double without its negative zero; abs() keeps the column's type. */
+const noNegativeZero = (sql: string): string => `if(${sql} = 0, abs(${sql}), ${sql})`;
+
 /** ISO 8601 UTC text of a DateTime64 expression, to the second or the millisecond. */
 function isoTime(sql: string, millis: boolean): string {
   const seconds = `formatDateTime(${sql}, '%Y-%m-%dT%H:%i:%S', 'UTC')`;
@@ -178,8 +181,12 @@ class Renderer {
     return `${this.table(table)} AS t${value ? ` ${value.joins}` : ''}`;
   }
 
+  /** The outermost SELECT list; a double's negative zero becomes 0 first, as DuckDB's renderer makes it (docs/api.md, "Amounts"). */
   select(columns: readonly ExportColumn[]): string {
-    return exportSelectList(columns, this.format);
+    return exportSelectList(
+      columns.map((c) => (c.type === 'double' ? { ...c, sql: noNegativeZero(c.sql) } : c)),
+      this.format,
+    );
   }
 
   rows(q: RowsQuery): string {

@@ -17,6 +17,16 @@ export const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`
 
 const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
+/**
+ * A double as answers carry it: negative zero becomes 0 (docs/api.md, "Amounts"). A float
+ * computed or read at ingestion can be -0.0 (a flat position's PnL, a source's "-0.0"), and
+ * each writer would print it as `-0.0`. abs() keeps the column's type; `x + 0.0` would do the
+ * same for DOUBLE but turn an integer column into a DECIMAL.
+ */
+const noNegativeZero = (sql: string): string => `(CASE WHEN ${sql} = 0 THEN abs(${sql}) ELSE ${sql} END)`;
+/** An output column's SQL, with negative zero gone when it is a double. */
+const output = (sql: string, type: ColumnType): string => (type === 'double' ? noNegativeZero(sql) : sql);
+
 export function renderDuckDb(bound: BoundQuery): { sql: string; params: SqlParams } {
   const r = new Renderer(bound.params);
   const q = bound.query;
@@ -165,7 +175,9 @@ class Renderer {
     const sorted = q.orderBy.length > 0 && (!q.storedInOrder || q.value !== null || q.where.some(joins));
     this.scanOrder = q.orderBy.length > 0 && !sorted;
     const value = q.value ? this.rowValue(q.value.value) : null;
-    const select = [...q.columns.map((c) => `${this.expr(c.expr)} AS ${ident(c.name)}`), ...(value && q.value ? [`${value.expr} AS ${ident(q.value.name)}`] : [])].join(', ');
+    const select = [...q.columns.map((c) => `${output(this.expr(c.expr), c.type)} AS ${ident(c.name)}`), ...(value && q.value ? [`${noNegativeZero(value.expr)} AS ${ident(q.value.name)}`] : [])].join(
+      ', ',
+    );
     const from = `${q.table} t${value ? ` ${value.joins}` : ''}`;
     const order = sorted ? ` ORDER BY ${q.orderBy.map((k) => `t.${ident(k)}`).join(', ')}` : '';
     return `SELECT ${select} FROM ${from} WHERE ${this.where(q.where)}${order}`;
@@ -198,7 +210,7 @@ class Renderer {
 
     q.groups.forEach((g, i) => {
       inner.push(`${this.expr(g.expr)} AS __g${i}`);
-      outer.push({ sql: `__g${i}`, name: g.name });
+      outer.push({ sql: output(`__g${i}`, g.type), name: g.name });
       groupKeys.push(`__g${i}`);
     });
 
@@ -207,12 +219,12 @@ class Renderer {
     for (const p of q.pivots) {
       const token = this.expr(p.token);
       const parts = p.parts.map((part) => `CASE WHEN ${alias('k', part.key)} = ${token} THEN ${alias('v', part.value)} ELSE 0 END`);
-      outer.push({ sql: `sum(${parts.join(' + ')})`, name: p.name });
+      outer.push({ sql: noNegativeZero(`sum(${parts.join(' + ')})`), name: p.name });
     }
 
     q.measures.forEach((m, i) => {
       inner.push(`${this.expr(m.arg)} AS __c${i}`);
-      outer.push({ sql: `${m.fn === 'sum' ? 'sum' : 'avg'}(__c${i})`, name: m.name });
+      outer.push({ sql: noNegativeZero(`${m.fn === 'sum' ? 'sum' : 'avg'}(__c${i})`), name: m.name });
     });
     if (q.count) outer.push({ sql: 'count(*)', name: q.count });
 
@@ -220,7 +232,7 @@ class Renderer {
     if (value && q.value) {
       inner.push(`${value.expr} AS __value`);
       // A bucket's value is known only when every event in it has a price.
-      outer.push({ sql: `CASE WHEN count(__value) = count(*) THEN sum(__value) END`, name: q.value.name });
+      outer.push({ sql: noNegativeZero(`CASE WHEN count(__value) = count(*) THEN sum(__value) END`), name: q.value.name });
     }
 
     const from = `${q.table} t${value ? ` ${value.joins}` : ''}`;
@@ -235,7 +247,8 @@ class Renderer {
    * minute, volume and trade count summed; a window is labelled with its start.
    */
   candles(q: CandlesQuery): string {
-    return `SELECT strftime(c.w, ${ISO_SECONDS}) AS "time", c.open, c.high, c.low, c.close, c.volume, c.trade_count
+    const doubles = ['open', 'high', 'low', 'close', 'volume'].map((name) => `${noNegativeZero(`c.${name}`)} AS ${ident(name)}`).join(', ');
+    return `SELECT strftime(c.w, ${ISO_SECONDS}) AS "time", ${doubles}, c.trade_count
     FROM (SELECT time_bucket(to_seconds(${this.bigint(q.windowSeconds)}), t.time, TIMESTAMP '1970-01-01') AS w,
                  arg_min(t.open, t.time) AS open, max(t.high) AS high, min(t.low) AS low, arg_max(t.close, t.time) AS close,
                  -- Rounded to 1e-8 so that binary summation noise does not show.
