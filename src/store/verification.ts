@@ -141,20 +141,20 @@ interface StoredVerification {
 
 const intervals = (json: string): Interval[] => (JSON.parse(json) as [number, number][]).map(([lo, hi]) => ({ lo, hi }));
 
-/** Every recorded verification of the given datasets, oldest first. */
-export async function verificationRecords(store: Store, datasets: readonly string[]): Promise<VerificationRecord[]> {
-  if (datasets.length === 0) return [];
+/** Every recorded verification of the given datasets (null: of every dataset), oldest first. */
+export async function verificationRecords(store: Store, datasets: readonly string[] | null): Promise<VerificationRecord[]> {
+  if (datasets?.length === 0) return [];
   const ch = clickHouseOf(store);
   const rows = ch
     ? await ch.query<StoredVerification>(
         `SELECT network, dataset, toString(verified_at) AS verified_at, node, sampled, ranges, blocks, result, mismatch_blocks
-         FROM ${ch.table('verifications')} WHERE dataset IN {datasets:Array(String)} ORDER BY verified_at, dataset, network`,
-        { datasets },
+         FROM ${ch.table('verifications')}${datasets ? ' WHERE dataset IN {datasets:Array(String)}' : ''} ORDER BY verified_at, dataset, network`,
+        datasets ? { datasets } : {},
       )
     : // A handful of rows per run: filtered here rather than binding a list.
       (
         await store.all<StoredVerification>(`SELECT network, dataset, verified_at, node, sampled, ranges, blocks, result, mismatch_blocks FROM verifications ORDER BY verified_at, dataset, network`)
-      ).filter((r) => datasets.includes(r.dataset));
+      ).filter((r) => !datasets || datasets.includes(r.dataset));
   return rows.map((r) => ({
     network: r.network,
     dataset: r.dataset,

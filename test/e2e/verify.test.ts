@@ -33,9 +33,14 @@ describe('chainq verify (anvil, DuckDB)', () => {
   let cfg: { protocols: string; tokensCsv: string };
   let to: number;
   let server: Server | undefined;
+  /** The block whose ERC-20 transfers the store lost. */
+  let deleted: { block: number; logIndex: number };
 
   const verify = (...extra: string[]) => runCli(['verify', '--network', 'ETH', '--rpc', anvil.url, '--data', dir, '--protocols', cfg.protocols, ...extra]);
-  const report = (stdout: string) => JSON.parse(stdout) as VerifyReport;
+  const report = (r: { stdout: string; stderr: string }): VerifyReport => {
+    expect(r.stdout, r.stderr).not.toBe('');
+    return JSON.parse(r.stdout) as VerifyReport;
+  };
   const withStore = async <T>(fn: (store: Store) => Promise<T>): Promise<T> => {
     const store = await createStore({ dataDir: dir, threads: 1 });
     try {
@@ -55,6 +60,8 @@ describe('chainq verify (anvil, DuckDB)', () => {
   beforeAll(async () => {
     anvil = await startAnvil({ chainId: 1 });
     chain = await connectChain(anvil.url);
+    // Blocks 12 s apart, so that a time range names blocks.
+    await chain.rpc('anvil_setBlockTimestampInterval', [12]);
     s = await buildEvmScenario(chain);
     const vault = await chain.deploy('Vault');
     const [alice, bob] = chain.accounts as [Hex, Hex];
@@ -85,7 +92,7 @@ describe('chainq verify (anvil, DuckDB)', () => {
   it('finds a freshly ingested range identical to the node, for every built-in and custom dataset, and exits 0', async () => {
     const r = await verify('--block-start', String(s.from), '--block-end', String(to), '--json');
     expect(r.code, r.stderr).toBe(0);
-    const rep = report(r.stdout);
+    const rep = report(r);
     expect(rep.result).toBe('ok');
     expect(rep.mismatches).toEqual([]);
     expect(rep.ranges).toEqual([{ lo: s.from, hi: to }]);
@@ -98,7 +105,7 @@ describe('chainq verify (anvil, DuckDB)', () => {
   });
 
   it('names exactly the block and dataset of a deleted row and of an altered one, and exits 1', async () => {
-    const deleted = await rowOf('evm_erc20_transfer', 3);
+    deleted = await rowOf('evm_erc20_transfer', 3);
     const altered = await rowOf('evm_custom_vault__deposited', 1);
     await withStore(async (store) => {
       await tamperWithRows(store, { kind: 'delete', table: 'evm_erc20_transfer', network: 'ETH', block: deleted.block });
@@ -114,7 +121,7 @@ describe('chainq verify (anvil, DuckDB)', () => {
     });
     const r = await verify('--block-start', String(s.from), '--block-end', String(to), '--json');
     expect(r.code, r.stderr).toBe(1);
-    const rep = report(r.stdout);
+    const rep = report(r);
     expect(rep.result).toBe('mismatch');
     expect(rep.mismatches.map((m) => [m.dataset, m.block]).sort()).toEqual(
       [
@@ -136,7 +143,6 @@ describe('chainq verify (anvil, DuckDB)', () => {
   });
 
   it('shows the verified ranges and the last verification in GET /v1/coverage and chainq status', async () => {
-    const deleted = await rowOf('evm_erc20_transfer', 3);
     server = await startServer(dir);
     const res = await server.get('/v1/coverage?network=ETH');
     expect(res.status).toBe(200);
@@ -157,7 +163,7 @@ describe('chainq verify (anvil, DuckDB)', () => {
     const status = JSON.parse(st.stdout) as { verifications: { dataset: string; network: string; result: string; mismatches: number }[] };
     expect(status.verifications.find((v) => v.dataset === ERC20)).toMatchObject({ network: 'ETH', result: 'mismatch', mismatches: 1 });
     const text = await runCli(['status', '--data', dir]);
-    expect(text.stdout).toMatch(new RegExp(`${ERC20.replaceAll('/', '\\/')}\\s+ETH\\s+.*mismatch \\(1 block\\)`));
+    expect(text.stdout).toMatch(new RegExp(`${ERC20.replaceAll('/', '\\/')}\\s+ETH\\s+.*mismatch \\(1 block: ${deleted.block}\\)`));
   });
 
   it('runs inside a running server through its operator channel, and counts in /metrics', async () => {
@@ -165,7 +171,7 @@ describe('chainq verify (anvil, DuckDB)', () => {
     const r = await verify('--block-start', String(s.from), '--block-end', String(to), '--json');
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/running in the server \(pid \d+\) as job/);
-    expect(report(r.stdout).mismatches).toHaveLength(2);
+    expect(report(r).mismatches).toHaveLength(2);
     const metrics = await new Promise<string>((resolve, reject) => {
       http
         .get({ socketPath: path.join(dir, 'chainq.sock'), path: '/metrics' }, (res) => {
@@ -184,12 +190,23 @@ describe('chainq verify (anvil, DuckDB)', () => {
 
   it('--sample N compares N covered blocks drawn at random, and a time range is read as blocks', async () => {
     const r = await verify('--sample', '3', '--json');
-    expect(r.code === 0 || r.code === 1, r.stderr).toBe(true);
-    const rep = report(r.stdout);
+    expect([0, 1], r.stderr).toContain(r.code);
+    const rep = report(r);
     expect(rep.sampled).toBe(true);
     expect(rep.blocks).toBe(3);
     for (const i of rep.ranges) expect(i.lo >= s.from && i.hi <= to).toBe(true);
     for (const m of rep.mismatches) expect(rep.ranges.some((i) => i.lo <= m.block && m.block <= i.hi)).toBe(true);
+
+    // A time range covers the stored blocks from the first at or after --since to the last before --until.
+    const times = new Map<number, number>();
+    for (let b = s.from; b <= to; b++) times.set(b, Number(BigInt((await chain.rpc<{ timestamp: Hex }>('eth_getBlockByNumber', [`0x${b.toString(16)}`, false])).timestamp)));
+    const since = times.get(s.from + 2)!;
+    const until = times.get(to)!;
+    const first = Math.max(...[...times].filter(([, t]) => t < since).map(([b]) => b)) + 1;
+    const last = Math.min(...[...times].filter(([, t]) => t >= until).map(([b]) => b)) - 1;
+    const byTime = await verify('--since', String(since), '--until', String(until), '--json');
+    expect([0, 1], byTime.stderr).toContain(byTime.code);
+    expect(report(byTime).ranges).toEqual([{ lo: first, hi: last }]);
 
     const bad = await verify('--block-start', '5');
     expect(bad.code).toBe(1);

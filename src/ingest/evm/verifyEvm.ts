@@ -14,7 +14,7 @@ import { customEndpoints } from '../../catalog/custom/customEndpoints.ts';
 import { chainEndpoints } from '../../catalog/index.ts';
 import { networkInfo } from '../../catalog/networks.ts';
 import { loadProtocols } from '../../reference/protocols.ts';
-import { blocksAround, coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
+import { blocksAround, coveredIntervals, gaps, intersect, union, type Interval } from '../../store/coverage.ts';
 import { createStore, type Store } from '../../store/createStore.ts';
 import { listCustomDatasets, saveCustomDataset } from '../../store/customDatasets.ts';
 import { decodedBlockDigests, recordVerifications, storedBlockDigests, type BlockDigest, type VerificationRecord } from '../../store/verification.ts';
@@ -110,21 +110,6 @@ export function nodeOrigin(url: string): string {
 
 const NO_ROWS: EngineBatch = { events: 0, tokens: [], wide: [] };
 const blockCount = (ranges: readonly Interval[]) => ranges.reduce((n, r) => n + r.hi - r.lo + 1, 0);
-
-/** The part of `a` inside `b` (both sorted, disjoint, inclusive). */
-export function intersect(a: readonly Interval[], b: readonly Interval[]): Interval[] {
-  const out: Interval[] = [];
-  let j = 0;
-  for (const x of a) {
-    while (j < b.length && b[j]!.hi < x.lo) j++;
-    for (let k = j; k < b.length && b[k]!.lo <= x.hi; k++) {
-      const lo = Math.max(x.lo, b[k]!.lo);
-      const hi = Math.min(x.hi, b[k]!.hi);
-      if (lo <= hi) out.push({ lo, hi });
-    }
-  }
-  return out;
-}
 
 /** `n` distinct blocks of `ranges` drawn uniformly, as sorted single-block intervals merged where they touch. */
 export function sampleBlocks(ranges: readonly Interval[], n: number, random: () => number): Interval[] {
