@@ -41,6 +41,19 @@ describe('chainq verify (anvil, DuckDB)', () => {
     expect(r.stdout, r.stderr).not.toBe('');
     return JSON.parse(r.stdout) as VerifyReport;
   };
+  /** The server's /metrics, read over its operator channel. */
+  const operatorMetrics = () =>
+    new Promise<string>((resolve, reject) => {
+      http
+        .get({ socketPath: path.join(dir, 'chainq.sock'), path: '/metrics' }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => {
+            body += c.toString();
+          });
+          res.on('end', () => resolve(body));
+        })
+        .on('error', reject);
+    });
   const withStore = async <T>(fn: (store: Store) => Promise<T>): Promise<T> => {
     const store = await createStore({ dataDir: dir, threads: 1 });
     try {
@@ -172,17 +185,7 @@ describe('chainq verify (anvil, DuckDB)', () => {
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/running in the server \(pid \d+\) as job/);
     expect(report(r).mismatches).toHaveLength(2);
-    const metrics = await new Promise<string>((resolve, reject) => {
-      http
-        .get({ socketPath: path.join(dir, 'chainq.sock'), path: '/metrics' }, (res) => {
-          let body = '';
-          res.on('data', (c: Buffer) => {
-            body += c.toString();
-          });
-          res.on('end', () => resolve(body));
-        })
-        .on('error', reject);
-    });
+    const metrics = await operatorMetrics();
     expect(metrics).toMatch(/chainq_verifications_total\{network="ETH",dataset="evm\/erc20\/transfer",result="mismatch"\} 1/);
     expect(metrics).toMatch(/chainq_verify_mismatched_blocks_total\{network="ETH",dataset="evm\/erc20\/transfer"\} 1/);
     expect(metrics).toMatch(/chainq_verifications_total\{network="ETH",dataset="evm\/dex_v3\/swap",result="ok"\} 1/);
@@ -211,5 +214,22 @@ describe('chainq verify (anvil, DuckDB)', () => {
     const bad = await verify('--block-start', '5');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--block-start and --block-end go together');
+  });
+
+  it('a supervised job of a --config file verifies a sample periodically, each run recorded and counted', async () => {
+    await server?.stop();
+    const config = path.join(dir, 'chainq.json');
+    fs.writeFileSync(config, JSON.stringify({ jobs: [{ name: 'eth-check', source: 'verify', network: 'ETH', rpc: anvil.url, protocols: cfg.protocols, sample: 2, every: 0.5 }] }));
+    server = await startServer(dir, ['--config', config], server?.key);
+    const runs = async () => Number(/chainq_verifications_total\{network="ETH",dataset="evm\/erc20\/transfer",result="(?:ok|mismatch)"\} (\d+)/.exec(await operatorMetrics())?.[1] ?? 0);
+    const deadline = Date.now() + 90_000;
+    while ((await runs()) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    const sampled = await runs();
+    expect(sampled).toBeGreaterThanOrEqual(2);
+    const jobs = await runCli(['jobs', 'list', '--data', dir, '--json']);
+    expect(JSON.parse(jobs.stdout)).toEqual([expect.objectContaining({ name: 'eth-check', label: 'verify ETH (periodic)', state: 'running', supervised: true })]);
+    const res = await server.get('/v1/coverage?protocol=erc20&network=ETH');
+    const [entry] = res.body.coverage as CoverageEntry[];
+    expect(entry!.last_verification).toMatchObject({ sampled: true, blocks: 2 });
   });
 });
