@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainEndpoints } from '../../src/catalog/index.ts';
 import type { VerifyReport } from '../../src/ingest/evm/verifyEvm.ts';
+import { coverageReport } from '../../src/query/coverageReport.ts';
 import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
 import { tamperWithRows } from '../../src/store/verification.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
@@ -100,5 +101,14 @@ describe('chainq verify (anvil, ClickHouse in process)', () => {
         .mismatches.map((m) => `${m.dataset}@${m.block}`)
         .sort(),
     ).toEqual([`${ERC20}@${deleted.block}`, `${SWAP}@${altered.block}`].sort());
+
+    // Both runs are recorded in ClickHouse, and coverage reads the latest.
+    const coverage = await withStore((ch) => coverageReport(ch, { network: 'ETH' }));
+    const erc20 = coverage.find((e) => e.dataset === ERC20)!;
+    expect(erc20.last_verification).toMatchObject({ result: 'mismatch', mismatches: 1, blocks: s.to - s.from + 1 });
+    expect(erc20.verified_ranges).toEqual([
+      { from: s.from, to: deleted.block - 1 },
+      { from: deleted.block + 1, to: s.to },
+    ]);
   });
 });
