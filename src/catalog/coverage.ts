@@ -45,4 +45,25 @@ export interface CoverageEntry {
   readonly confirmations: number | null;
   /** When the dataset last gained coverage (null: before this was recorded). */
   readonly last_advanced: string | null;
+  /**
+   * Covered blocks whose latest `chainq verify` found the stored rows equal to
+   * a node's (row count and content hash per block); empty for venues and
+   * before any verification.
+   */
+  readonly verified_ranges: readonly { readonly from: number; readonly to: number }[];
+  /** The latest verification of this dataset and network, null when none ran. */
+  readonly last_verification: LastVerification | null;
+}
+
+/** One `chainq verify` run as GET /v1/coverage shows it. */
+export interface LastVerification {
+  readonly at: string;
+  /** The node compared with: scheme, host and port only (never credentials, path or query). */
+  readonly node: string;
+  readonly result: 'ok' | 'mismatch';
+  /** Blocks compared, and how many of them differed. */
+  readonly blocks: number;
+  readonly mismatches: number;
+  /** A random sample of blocks (`--sample`) rather than every block of a range. */
+  readonly sampled: boolean;
 }

@@ -106,7 +106,7 @@ async function runIngest(opts: CommonOptions & { detach?: boolean }, label: stri
     }
     throw new Error(end.message);
   }
-  if (end.result.source === 'evm') return;
+  if (end.result.source === 'evm' || end.result.source === 'verify') return;
   const { summary, seconds } = end.result;
   if (opts.json) {
     process.stdout.write(`${JSON.stringify({ source: label, seconds, ...summary })}\n`);

@@ -14,6 +14,7 @@ import { registerReference } from './reference.ts';
 import { registerSchema } from './schema.ts';
 import { registerServe } from './serve.ts';
 import { registerStatus } from './status.ts';
+import { registerVerify } from './verify.ts';
 
 const program = new Command('chainq').description('historical blockchain and exchange data, served over a metered HTTP API');
 program.hook('preAction', (_program, command) => {
@@ -30,6 +31,7 @@ registerMcp(program);
 registerOperator(program);
 registerCopy(program);
 registerSchema(program);
+registerVerify(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -111,6 +111,9 @@ export function registerServe(program: Command): void {
             heads.set(h.network, h.head);
             if (h.newest !== null) metrics.ingest.head({ network: h.network, head: h.head, newest: h.newest });
           },
+          verified(report) {
+            for (const d of report.datasets) metrics.verify.dataset({ network: report.network, dataset: d.dataset, result: d.mismatches ? 'mismatch' : 'ok', mismatches: d.mismatches });
+          },
           state: (j) => metrics.jobs.state(jobName(j), j.state),
           failed: (j) => metrics.jobs.failed(jobName(j)),
         },

@@ -21,10 +21,11 @@ export function registerStatus(program: Command): void {
     .option('--json', 'print JSON for scripts')
     .action(async (opts: { data: string; json?: boolean }) => {
       const datasets = await operate(opts, 'status', {});
+      const verifications = await operate(opts, 'verifications', {});
       const server = await runningServer(opts.data);
       const jobs = server ? await server.jobs() : [];
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify({ datasets, server: server ? { pid: server.info.pid, startedAt: server.info.startedAt, jobs } : null })}\n`);
+        process.stdout.write(`${JSON.stringify({ datasets, verifications, server: server ? { pid: server.info.pid, startedAt: server.info.startedAt, jobs } : null })}\n`);
         return;
       }
       const rows = datasets.map((d) => [
@@ -43,6 +44,15 @@ export function registerStatus(program: Command): void {
           .trimEnd();
       process.stdout.write(`${[line(head), ...rows.map(line)].join('\n')}\n`);
       if (datasets.length === 0) process.stdout.write('the store holds no data yet: run `chainq demo` or `chainq ingest …`\n');
+      if (verifications.length) {
+        process.stdout.write('\nlast verification (chainq verify) per dataset and network:\n');
+        const vw = Math.max(...verifications.map((v) => v.dataset.length));
+        for (const v of verifications) {
+          const outcome =
+            v.result === 'ok' ? 'ok' : `mismatch (${v.mismatches} block${v.mismatches === 1 ? '' : 's'}: ${v.mismatchBlocks.join(', ')}${v.mismatches > v.mismatchBlocks.length ? ', …' : ''})`;
+          process.stdout.write(`  ${v.dataset.padEnd(vw)}  ${v.network}  ${v.at}  ${v.blocks.toLocaleString('en-US')} ${v.sampled ? 'sampled ' : ''}blocks against ${v.node}: ${outcome}\n`);
+        }
+      }
       if (server) {
         process.stdout.write(`\nserved live by pid ${server.info.pid} since ${server.info.startedAt}; ${jobs.length ? 'jobs:' : 'no ingestion jobs'}\n`);
         for (const j of jobs) {

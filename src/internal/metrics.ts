@@ -64,6 +64,10 @@ export interface Metrics {
     /** The latest head seen and the newest committed block of a network. */
     head(h: IngestHead): void;
   };
+  readonly verify: {
+    /** One dataset of one `chainq verify` run compared: its result and how many blocks differed. */
+    dataset(v: { network: string; dataset: string; result: 'ok' | 'mismatch'; mismatches: number }): void;
+  };
   readonly jobs: {
     /** A job run ended with an error (it may be retried). */
     failed(job: string): void;
@@ -150,6 +154,18 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     labelNames: ['network'] as const,
     registers,
   });
+  const verifications = new Counter({
+    name: 'chainq_verifications_total',
+    help: 'Datasets compared with a node by chainq verify, by network, dataset and result (ok or mismatch)',
+    labelNames: ['network', 'dataset', 'result'] as const,
+    registers,
+  });
+  const verifyMismatches = new Counter({
+    name: 'chainq_verify_mismatched_blocks_total',
+    help: "Blocks whose stored rows differed from the node's in chainq verify, by network and dataset",
+    labelNames: ['network', 'dataset'] as const,
+    registers,
+  });
   const jobErrors = new Counter({
     name: 'chainq_job_errors_total',
     help: 'Ingestion job runs that ended with an error, by job',
@@ -200,6 +216,13 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
         ingestHead.set({ network: h.network }, head);
         ingestNewest.set({ network: h.network }, newest);
         ingestLag.set({ network: h.network }, Math.max(0, head - newest));
+      },
+    },
+    verify: {
+      dataset(v) {
+        verifications.inc({ network: v.network, dataset: v.dataset, result: v.result });
+        // Present from the first verification, so that an alert on increase() sees a 0 rather than no data.
+        verifyMismatches.inc({ network: v.network, dataset: v.dataset }, v.mismatches);
       },
     },
     jobs: {

@@ -19,6 +19,7 @@ import { copyDuckDbToClickHouse } from '../store/clickhouse/copyFromDuckDb.ts';
 import { createStore } from '../store/openStore.ts';
 import type { Store } from '../store/types.ts';
 import { clearDatasets, compactDatasets, datasetStatus, type DatasetStatus } from '../store/maintenance.ts';
+import { verificationRecords } from '../store/verification.ts';
 
 export interface OperatorContext {
   readonly store: Store;
@@ -44,6 +45,20 @@ export interface KeyView {
   readonly name: string | null;
   readonly createdAt: string;
   readonly revokedAt: string | null;
+}
+
+/** The latest `chainq verify` of one dataset and network. */
+export interface VerificationView {
+  readonly dataset: string;
+  readonly network: string;
+  readonly at: string;
+  readonly node: string;
+  readonly result: 'ok' | 'mismatch';
+  readonly sampled: boolean;
+  readonly blocks: number;
+  readonly mismatches: number;
+  /** The first blocks that differed (at most 20). */
+  readonly mismatchBlocks: readonly number[];
 }
 
 export interface UsageView {
@@ -153,6 +168,23 @@ export const OPERATOR_ACTIONS = {
   },
   async status(ctx: OperatorContext, _input: NoInput): Promise<DatasetStatus[]> {
     return datasetStatus(ctx.store);
+  },
+  async verifications(ctx: OperatorContext, _input: NoInput): Promise<VerificationView[]> {
+    const latest = new Map<string, VerificationView>();
+    for (const r of await verificationRecords(ctx.store, null)) {
+      latest.set(`${r.dataset}\u0000${r.network}`, {
+        dataset: r.dataset,
+        network: r.network,
+        at: r.verifiedAt.toISOString(),
+        node: r.node,
+        result: r.result,
+        sampled: r.sampled,
+        blocks: r.blocks,
+        mismatches: r.mismatchBlocks.length,
+        mismatchBlocks: r.mismatchBlocks.slice(0, 20),
+      });
+    }
+    return [...latest.values()].sort((a, b) => a.dataset.localeCompare(b.dataset) || a.network.localeCompare(b.network));
   },
   async compact(ctx: OperatorContext, _input: NoInput) {
     return { tables: await compactDatasets(ctx.store) };

@@ -48,7 +48,7 @@ describe('serve --config', () => {
     ).toThrow('chainq.json: jobs[1].rpc: required');
     expect(() => parse({ jobs: [{ source: 'evm', network: 'ETH', rpc: 'http://x', confirmation: 3 }] })).toThrow('jobs[0].confirmation: unknown field');
     expect(() => parse({ jobs: [{ source: 'evm', network: 'ETH', rpc: 'http://x', follow: 'yes' }] })).toThrow('jobs[0].follow: must be boolean');
-    expect(() => parse({ jobs: [{ source: 'solana' }] })).toThrow('jobs[0].source: must be one of evm, venue_a, venue_b, tron, btc');
+    expect(() => parse({ jobs: [{ source: 'solana' }] })).toThrow('jobs[0].source: must be one of evm, venue_a, venue_b, tron, btc, verify');
     expect(() => parse({ jobs: [{ source: 'venue_a', token: ['BTC'], since: 'yesterday', until: '2025-12-02' }] })).toThrow("jobs[0].since: not a time: 'yesterday'");
     expect(() =>
       parse({
@@ -60,5 +60,22 @@ describe('serve --config', () => {
     ).toThrow("jobs[1].name: 'x' is used twice");
     expect(() => parse({ job: [] })).toThrow('chainq.json: job: unknown field');
     expect(() => parseServeConfig('{', 'chainq.json')).toThrow('chainq.json: not valid JSON');
+  });
+
+  it('accepts a periodic sampled verification job, and refuses a verification range missing an end or mixing blocks and times', () => {
+    const c = parse({
+      jobs: [
+        { name: 'eth-check', source: 'verify', network: 'eth', rpc: 'http://b:8545', sample: 200, every: 3600 },
+        { source: 'verify', network: 'ETH', rpc: 'http://b', since: '2025-12-01', until: '2025-12-02' },
+      ],
+    });
+    expect(c.jobs[0]!.spec).toEqual({ source: 'verify', network: 'eth', rpc: 'http://b:8545', sample: 200, every: 3600 });
+    expect(c.jobs[1]).toMatchObject({ name: 'verify ETH', spec: { since: Date.UTC(2025, 11, 1), until: Date.UTC(2025, 11, 2) } });
+    expect(() => parse({ jobs: [{ source: 'verify', network: 'ETH', rpc: 'http://b', blockStart: 5 }] })).toThrow('jobs[0]: blockStart and blockEnd go together');
+    expect(() => parse({ jobs: [{ source: 'verify', network: 'ETH', rpc: 'http://b', blockStart: 5, blockEnd: 9, since: '2025-12-01', until: '2025-12-02' }] })).toThrow(
+      'jobs[0]: give a block range or a time range, not both',
+    );
+    expect(() => parse({ jobs: [{ source: 'verify', network: 'ETH', rpc: 'http://b', blockStart: 9, blockEnd: 5 }] })).toThrow('jobs[0].blockEnd: must not be before blockStart');
+    expect(() => parse({ jobs: [{ source: 'verify', network: 'ETH', rpc: 'http://b', sample: 0 }] })).toThrow('jobs[0].sample: must be >= 1');
   });
 });

@@ -105,7 +105,31 @@ export interface BtcJobSpec extends BlockJobSpec {
   readonly rpc: NodeUrls;
 }
 
-export type JobSpec = EvmJobSpec | VenueAJobSpec | VenueBJobSpec | TronJobSpec | BtcJobSpec;
+/**
+ * `chainq verify`: compare stored rows with a node's (src/ingest/evm/verifyEvm.ts).
+ * With `every`, the job runs again every that many seconds until stopped: a
+ * supervised periodic check, usually with `sample`.
+ */
+export interface VerifyJobSpec {
+  readonly source: 'verify';
+  readonly network: string;
+  readonly rpc: string;
+  readonly blockStart?: number;
+  readonly blockEnd?: number;
+  /** Epoch milliseconds (a config file may also write a date or ISO time). */
+  readonly since?: number;
+  readonly until?: number;
+  readonly sample?: number;
+  /** Operator contract addresses file (absolute path on the server's machine), as ingestion's. */
+  readonly protocols?: string;
+  readonly batchBlocks?: number;
+  readonly concurrency?: number;
+  readonly skipChainCheck?: boolean;
+  /** Seconds between runs; absent: run once. */
+  readonly every?: number;
+}
+
+export type JobSpec = EvmJobSpec | VenueAJobSpec | VenueBJobSpec | TronJobSpec | BtcJobSpec | VerifyJobSpec;
 export type JobSource = JobSpec['source'];
 
 const int = { type: 'integer', minimum: 0 } as const;
@@ -185,6 +209,20 @@ const SCHEMAS = {
   }),
   tron: spec('tron', ['api'], { api: urls, datasets: strings, allContracts: bool, ...blocks }),
   btc: spec('btc', ['rpc'], { rpc: urls, ...blocks }),
+  verify: spec('verify', ['network', 'rpc'], {
+    network: str,
+    rpc: str,
+    blockStart: int,
+    blockEnd: int,
+    since: time,
+    until: time,
+    sample: { type: 'integer', minimum: 1 },
+    protocols: str,
+    batchBlocks: pos,
+    concurrency: pos,
+    skipChainCheck: bool,
+    every: pos,
+  }),
 } as const;
 
 export const JOB_SOURCES = Object.keys(SCHEMAS) as JobSource[];
@@ -234,7 +272,18 @@ export function parseJobSpec(value: unknown, where = 'job'): JobSpec & { readonl
       out[k] = ms;
     }
   }
+  if (out.source === 'verify') checkVerifySelection(out, where);
   return out as unknown as JobSpec & { readonly name?: string };
+}
+
+/** A verification names blocks, or times, or neither (everything covered); a range needs both ends. */
+function checkVerifySelection(v: Record<string, unknown>, where: string): void {
+  const has = (k: string) => v[k] !== undefined;
+  if (has('blockStart') !== has('blockEnd')) throw new JobSpecError(`${where}: blockStart and blockEnd go together`);
+  if (has('since') !== has('until')) throw new JobSpecError(`${where}: since and until go together`);
+  if (has('blockStart') && has('since')) throw new JobSpecError(`${where}: give a block range or a time range, not both`);
+  if (has('blockStart') && Number(v.blockStart) > Number(v.blockEnd)) throw new JobSpecError(`${where}.blockEnd: must not be before blockStart`);
+  if (has('since') && Number(v.since) >= Number(v.until)) throw new JobSpecError(`${where}.until: must be after since`);
 }
 
 /** A job's description for logs and status: its source and scope, never URLs (they may hold credentials). */
@@ -248,5 +297,7 @@ export function jobLabel(spec: JobSpec): string {
     case 'tron':
     case 'btc':
       return `${spec.source}${spec.follow ? ' (follow)' : ''}`;
+    case 'verify':
+      return `verify ${spec.network.toUpperCase()}${spec.every ? ' (periodic)' : ''}`;
   }
 }

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readCustomFile } from '../ingest/evm/customFile.ts';
 import type { EvmIngestSummary, IngestEvent } from '../ingest/evm/ingestEvm.ts';
+import type { VerifyEvent, VerifyReport, VerifySelection } from '../ingest/evm/verifyEvm.ts';
 import type { EvmProtocol } from '../ingest/evm/decoders/index.ts';
 import type { HttpOptions } from '../ingest/http/fetchWithRetry.ts';
 import { DEFAULT_RETRY } from '../ingest/http/retry.ts';
@@ -18,7 +19,7 @@ import type { VenueBDataset } from '../ingest/venues/venueBDatasets.ts';
 import { loadSeed } from '../reference/importReference.ts';
 import type { Store } from '../store/types.ts';
 import { recordChainState } from '../store/coverage.ts';
-import type { JobSpec } from './jobSpec.ts';
+import type { JobSpec, VerifyJobSpec } from './jobSpec.ts';
 
 /** A call of IngestProgress, as data. */
 export type ProgressCall =
@@ -29,12 +30,17 @@ export type ProgressCall =
 
 export type JobResult =
   | { readonly source: 'evm'; readonly summary: EvmIngestSummary }
+  /** The last run's report (a periodic verification runs until stopped). */
+  | { readonly source: 'verify'; readonly report: VerifyReport }
   | { readonly source: 'venue_a' | 'venue_b' | 'tron' | 'btc'; readonly summary: IngestSummary; readonly seconds: number };
 
 export type JobMessage =
   /** The server accepted the job (first message over the channel). */
   | { readonly type: 'accepted'; readonly id: string; readonly label: string }
   | { readonly type: 'evm'; readonly event: IngestEvent }
+  | { readonly type: 'verify'; readonly event: VerifyEvent }
+  /** A verification run ended (a periodic job sends one per run). */
+  | { readonly type: 'verified'; readonly report: VerifyReport }
   | ({ readonly type: 'progress' } & ProgressCall)
   | { readonly type: 'done'; readonly result: JobResult; readonly interrupted: boolean }
   | { readonly type: 'failed'; readonly message: string; readonly interrupted?: boolean };
@@ -43,6 +49,8 @@ export interface JobObserver {
   /** Rows a committed batch added to one dataset, and the newest block it holds. */
   batch?(e: { network: string; dataset: string; rows: number; seconds: number; newest: number }): void;
   head?(e: { network: string; head: number; newest: number | null }): void;
+  /** A verification run ended. */
+  verified?(report: VerifyReport): void;
 }
 
 export interface RunJobContext {
@@ -61,6 +69,7 @@ const BTC_CONFIRMATIONS = 6;
 export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResult> {
   await loadSeed(ctx.store);
   if (spec.source === 'evm') return runEvm(ctx, spec);
+  if (spec.source === 'verify') return runVerify(ctx, spec);
   const t0 = Date.now();
   const progress: IngestProgress = {
     start: (label, total) => ctx.emit({ type: 'progress', call: 'start', label, total }),
@@ -224,4 +233,46 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
   });
   await state;
   return { source: 'evm', summary };
+}
+
+function selectionOf(spec: VerifyJobSpec): VerifySelection {
+  if (spec.blockStart !== undefined && spec.blockEnd !== undefined) return { kind: 'blocks', lo: spec.blockStart, hi: spec.blockEnd };
+  if (spec.since !== undefined && spec.until !== undefined) return { kind: 'time', since: spec.since, until: spec.until };
+  return { kind: 'all' };
+}
+
+/** One verification, or with `every` one per period until the job is stopped. */
+async function runVerify(ctx: RunJobContext, spec: VerifyJobSpec): Promise<JobResult> {
+  const { verifyEvm } = await import('../ingest/evm/verifyEvm.ts');
+  const beside = ctx.dataDir ? path.join(ctx.dataDir, 'protocols.json') : null;
+  const protocolsFile = spec.protocols ?? (beside && fs.existsSync(beside) ? beside : undefined);
+  for (;;) {
+    const report = await verifyEvm(ctx.store, {
+      network: spec.network,
+      rpcUrl: spec.rpc,
+      selection: selectionOf(spec),
+      sample: spec.sample,
+      protocolsFile,
+      batchBlocks: spec.batchBlocks,
+      concurrency: spec.concurrency,
+      skipChainCheck: spec.skipChainCheck,
+      signal: ctx.signal,
+      onEvent: (event) => ctx.emit({ type: 'verify', event }),
+    });
+    if (!report.stopped) ctx.observe?.verified?.(report);
+    ctx.emit({ type: 'verified', report });
+    if (!spec.every || ctx.signal.aborted) return { source: 'verify', report };
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, (spec.every ?? 0) * 1000);
+      ctx.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(t);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+    if (ctx.signal.aborted) return { source: 'verify', report };
+  }
 }

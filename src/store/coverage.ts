@@ -9,7 +9,7 @@ import { recordChainStateClickHouse } from './clickhouse/publish.ts';
 import type { CoverageRow, Store, Tx } from './types.ts';
 import type { Interval } from './intervals.ts';
 
-export { gaps, union, type Interval } from './intervals.ts';
+export { gaps, intersect, union, type Interval } from './intervals.ts';
 export type { CoverageRow } from './types.ts';
 import { cachedLookup } from './lookupCache.ts';
 

@@ -31,3 +31,18 @@ export function union(intervals: readonly Interval[]): Interval[] {
   }
   return out;
 }
+
+/** The part of `a` inside `b` (both sorted, disjoint, inclusive). */
+export function intersect(a: readonly Interval[], b: readonly Interval[]): Interval[] {
+  const out: Interval[] = [];
+  let j = 0;
+  for (const x of a) {
+    while (j < b.length && b[j]!.hi < x.lo) j++;
+    for (let k = j; k < b.length && b[k]!.lo <= x.hi; k++) {
+      const lo = Math.max(x.lo, b[k]!.lo);
+      const hi = Math.min(x.hi, b[k]!.hi);
+      if (lo <= hi) out.push({ lo, hi });
+    }
+  }
+  return out;
+}

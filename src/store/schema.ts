@@ -58,6 +58,10 @@ const SYSTEM_DDL = [
   `CREATE TABLE IF NOT EXISTS prices (token VARCHAR, minute TIMESTAMP, usd DOUBLE)`,
   // Operator-defined datasets: the JSON declaration of each name as last saved (src/store/customDatasets.ts).
   `CREATE TABLE IF NOT EXISTS custom_datasets (name VARCHAR, declaration VARCHAR, declared_at TIMESTAMP)`,
+  // One row per dataset and network of each `chainq verify` run: what was compared with which node, and how it ended
+  // (src/store/verification.ts). `ranges` and `mismatch_blocks` are JSON arrays.
+  `CREATE TABLE IF NOT EXISTS verifications (network VARCHAR, dataset VARCHAR, verified_at TIMESTAMP, node VARCHAR, sampled BOOLEAN,
+     ranges VARCHAR, blocks BIGINT, result VARCHAR, mismatches BIGINT, mismatch_blocks VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS api_keys (id VARCHAR, key_hash VARCHAR, prefix VARCHAR, plan VARCHAR, name VARCHAR,
      created_at TIMESTAMP, revoked_at TIMESTAMP)`,
   // The embedded quota ledger: one row per charged request (src/metering/embeddedBackend.ts).

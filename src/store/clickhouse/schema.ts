@@ -119,6 +119,13 @@ const SYSTEM_TABLES: readonly { name: string; columns: string; engine: 'MergeTre
   },
   // Operator-defined datasets (src/store/customDatasets.ts): the latest declaration of each name is current.
   { name: 'custom_datasets', columns: `name String, declaration String, declared_at ${TIME}`, engine: 'ReplacingMergeTree', version: 'declared_at', orderBy: 'name' },
+  // One row per dataset and network of each `chainq verify` run (src/store/verification.ts).
+  {
+    name: 'verifications',
+    columns: `network String, dataset String, verified_at ${TIME}, node String, sampled Bool, ranges String, blocks Int64, result String, mismatches Int64, mismatch_blocks String`,
+    engine: 'MergeTree',
+    orderBy: '(dataset, network, verified_at)',
+  },
   // What `chainq copy` has moved into this store, so that a copy resumes where it stopped.
   { name: 'copy_progress', columns: `source String, part String, rows Int64, copied_at ${TIME}`, engine: 'ReplacingMergeTree', version: 'copied_at', orderBy: '(source, part)' },
 ];

@@ -1,0 +1,362 @@
+/**
+ * `chainq verify` on an EVM network: reads blocks the store covers again
+ * from a node (ideally another one than ingestion used), decodes them with
+ * ingestion's own fetcher, decoders and batch writer into an in-memory
+ * store, and compares, per dataset and block, the row count and content hash
+ * of what the store holds with what the node gives. Nothing is written to the
+ * store but the record of the verification.
+ *
+ * Only blocks each dataset covers are compared for it: a block outside a
+ * dataset's coverage is not claimed, so holds nothing to check.
+ */
+import fs from 'node:fs';
+import { customEndpoints } from '../../catalog/custom/customEndpoints.ts';
+import { chainEndpoints } from '../../catalog/index.ts';
+import { networkInfo } from '../../catalog/networks.ts';
+import { loadProtocols } from '../../reference/protocols.ts';
+import { blocksAround, coveredIntervals, gaps, intersect, union, type Interval } from '../../store/coverage.ts';
+import { createStore } from '../../store/openStore.ts';
+import type { Store } from '../../store/types.ts';
+import { listCustomDatasets, saveCustomDataset } from '../../store/customDatasets.ts';
+import { decodedBlockDigests, recordVerifications, storedBlockDigests, type BlockDigest, type VerificationRecord } from '../../store/verification.ts';
+import { fetchAhead } from '../chain/fetchAhead.ts';
+import { createReceiptSource, detectTraceSource, getBlock, getChainId, type TraceSource } from '../rpc/actions.ts';
+import { createRpc } from '../rpc/createRpc.ts';
+import { createLogFetcher, type LogFetcher } from '../rpc/getLogs.ts';
+import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
+import type { EvmProtocol } from './decoders/index.ts';
+import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
+import { ChainMovedError, fetchBatch, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
+import { IngestError } from './ingestEvm.ts';
+import { createLogDir } from './logFile.ts';
+import { planDatasets, type DatasetPlan } from './planDatasets.ts';
+import { createPoolBook } from './poolBook.ts';
+import { createTokenBook } from './tokenBook.ts';
+import type { EngineBatch } from './types.ts';
+import { rollbackAbove, writeBatch } from './writeBatch.ts';
+
+/** Which blocks to compare: an inclusive block range, a time range (epoch ms, `until` exclusive), or everything covered. */
+export type VerifySelection =
+  | { readonly kind: 'blocks'; readonly lo: number; readonly hi: number }
+  | { readonly kind: 'time'; readonly since: number; readonly until: number }
+  | { readonly kind: 'all' };
+
+export interface VerifyEvmOptions {
+  readonly network: string;
+  readonly rpcUrl: string;
+  readonly selection: VerifySelection;
+  /** Compare this many blocks drawn at random from the selection's covered blocks instead of all of them. */
+  readonly sample?: number | undefined;
+  /** The operator contract addresses ingestion used (dex, lending, staking datasets need them). */
+  readonly protocolsFile?: string | undefined;
+  /** Blocks per fetched batch. */
+  readonly batchBlocks?: number | undefined;
+  /** Batches fetched at once. */
+  readonly concurrency?: number | undefined;
+  readonly skipChainCheck?: boolean | undefined;
+  readonly signal?: AbortSignal | undefined;
+  readonly onEvent?: ((e: VerifyEvent) => void) | undefined;
+  /** Random numbers in [0, 1) for `sample` (tests pin them). */
+  readonly random?: () => number;
+}
+
+export type VerifyEvent =
+  | { readonly type: 'start'; readonly network: string; readonly datasets: readonly string[]; readonly skipped: readonly { dataset: string; reason: string }[]; readonly blocks: number }
+  | { readonly type: 'batch'; readonly lo: number; readonly hi: number; readonly blocks: number; readonly mismatches: number }
+  | { readonly type: 'notice'; readonly message: string };
+
+/** One dataset in one block where the store and the node disagree. */
+export interface VerifyMismatch {
+  readonly dataset: string;
+  readonly block: number;
+  readonly stored: { readonly rows: number; readonly hash: string | null };
+  readonly node: { readonly rows: number; readonly hash: string | null };
+}
+
+export interface VerifiedDataset {
+  readonly dataset: string;
+  /** Blocks compared. */
+  readonly blocks: number;
+  readonly storedRows: number;
+  readonly nodeRows: number;
+  readonly mismatches: number;
+}
+
+export interface VerifyReport {
+  readonly network: string;
+  /** The node's URL without credentials, path or query. */
+  readonly node: string;
+  readonly sampled: boolean;
+  /** The blocks compared, as inclusive intervals. */
+  readonly ranges: readonly Interval[];
+  readonly blocks: number;
+  readonly datasets: readonly VerifiedDataset[];
+  /** Covered datasets of the network that could not be compared, and why. */
+  readonly skipped: readonly { readonly dataset: string; readonly reason: string }[];
+  readonly mismatches: readonly VerifyMismatch[];
+  readonly result: 'ok' | 'mismatch';
+  readonly stopped: boolean;
+  readonly seconds: number;
+  readonly verifiedAt: string;
+}
+
+/** scheme://host[:port] of a node URL: credentials may sit in its user part, its path (`/v3/<key>`) or its query. */
+export function nodeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'invalid URL';
+  }
+}
+
+const NO_ROWS: EngineBatch = { events: 0, tokens: [], wide: [] };
+const blockCount = (ranges: readonly Interval[]) => ranges.reduce((n, r) => n + r.hi - r.lo + 1, 0);
+
+/** `n` distinct blocks of `ranges` drawn uniformly, as sorted single-block intervals merged where they touch. */
+export function sampleBlocks(ranges: readonly Interval[], n: number, random: () => number): Interval[] {
+  const total = blockCount(ranges);
+  if (n >= total) return [...ranges];
+  const picked = new Set<number>();
+  while (picked.size < n) picked.add(Math.floor(random() * total));
+  const blocks = [...picked]
+    .sort((x, y) => x - y)
+    .map((i) => {
+      for (const r of ranges) {
+        const len = r.hi - r.lo + 1;
+        if (i < len) return r.lo + i;
+        i -= len;
+      }
+      throw new Error('sample index out of range');
+    });
+  return union(blocks.map((b) => ({ lo: b, hi: b })));
+}
+
+/** Cuts ranges into batches of at most `size` blocks. */
+function batches(ranges: readonly Interval[], size: number): Interval[] {
+  const out: Interval[] = [];
+  for (const r of ranges) for (let lo = r.lo; lo <= r.hi; lo += size) out.push({ lo, hi: Math.min(r.hi, lo + size - 1) });
+  return out;
+}
+
+async function selectedBlocks(store: Store, network: string, selection: VerifySelection): Promise<Interval | null> {
+  if (selection.kind === 'blocks') return { lo: selection.lo, hi: selection.hi };
+  if (selection.kind === 'all') return null;
+  const { before, after } = await blocksAround(store, network, selection.since, selection.until);
+  if (before === null) throw new IngestError(`the store holds no block of ${network} before ${new Date(selection.since).toISOString()}: give a later --since or a block range`);
+  if (after === null) throw new IngestError(`the store holds no block of ${network} at or after ${new Date(selection.until).toISOString()}: give an earlier --until or a block range`);
+  return { lo: before + 1, hi: after - 1 };
+}
+
+/** The protocol of each built-in EVM dataset id. */
+const PROTOCOL_OF: ReadonlyMap<string, string> = new Map(chainEndpoints.filter((e) => e.family === 'evm').map((e) => [e.id, e.protocol]));
+
+export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<VerifyReport> {
+  const t0 = performance.now();
+  const verifiedAt = new Date();
+  const network = opts.network.toUpperCase();
+  const info = networkInfo(network);
+  if (!info || info.chainId === null) throw new IngestError(`${opts.network} is not an EVM network: chainq verify compares EVM networks only (Tron and Bitcoin are not verified yet)`);
+  const emit = opts.onEvent ?? (() => undefined);
+  const signal = opts.signal;
+  const abandon = new AbortController();
+  const rpc = createRpc({ url: opts.rpcUrl, signal: signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal });
+  const node = nodeOrigin(opts.rpcUrl);
+  if (!opts.skipChainCheck) {
+    const chainId = await getChainId(rpc);
+    if (chainId !== info.chainId) throw new IngestError(`the node at ${node} serves chain ${chainId}, but ${network} is chain ${info.chainId}`);
+  }
+
+  // What the store covers of every dataset the network can hold, within the selection.
+  const window = await selectedBlocks(store, network, opts.selection);
+  const custom = (await listCustomDatasets(store)).filter((d) => d.networks[network]);
+  const full = planDatasets(network, loadProtocols(opts.protocolsFile), undefined, custom);
+  const candidates = [
+    ...new Set([...chainEndpoints.filter((e) => e.family === 'evm' && e.networks.includes(network)).map((e) => e.id), ...custom.flatMap((d) => customEndpoints(d).map((e) => e.id))]),
+  ];
+  const coverage = new Map<string, Interval[]>();
+  for (const d of candidates) {
+    const c = await coveredIntervals(store, d, network);
+    const inWindow = window ? intersect(c, [window]) : c;
+    if (inWindow.length) coverage.set(d, inWindow);
+  }
+  const skipped = [...coverage.keys()]
+    .filter((d) => !full.datasets.includes(d))
+    .map((d) => ({ dataset: d, reason: full.skipped.find((s) => s.dataset === d)?.reason ?? 'not planned on this network' }));
+  for (const s of skipped) coverage.delete(s.dataset);
+  const datasets = [...coverage.keys()];
+
+  let ranges = union([...coverage.values()].flat());
+  const sampled = opts.sample !== undefined;
+  if (opts.sample !== undefined) ranges = sampleBlocks(ranges, opts.sample, opts.random ?? Math.random);
+  emit({ type: 'start', network, datasets, skipped, blocks: blockCount(ranges) });
+
+  const perDataset = new Map(datasets.map((d) => [d, { blocks: 0, storedRows: 0, nodeRows: 0, mismatchBlocks: [] as number[] }]));
+  const mismatches: VerifyMismatch[] = [];
+  let stopped = false;
+
+  if (datasets.length > 0 && ranges.length > 0) {
+    // Only what is compared is fetched: the plan of the datasets covered here.
+    const builtIn = datasets.filter((d) => PROTOCOL_OF.has(d));
+    const only = [...new Set(builtIn.map((d) => PROTOCOL_OF.get(d)))] as EvmProtocol[];
+    const plan: DatasetPlan = planDatasets(
+      network,
+      loadProtocols(opts.protocolsFile),
+      only,
+      custom.filter((d) => customEndpoints(d).some((e) => coverage.has(e.id))),
+    );
+    const compared = plan.datasets.filter((d) => coverage.has(d));
+    const decoded = await createStore({ dataDir: null, threads: 1 });
+    const logDir = createLogDir();
+    try {
+      for (const d of custom) await saveCustomDataset(decoded, d);
+      const tokens = await createTokenBook(store, rpc, network);
+      const pools = await createPoolBook(store, network);
+      const env: DecodeEnv = { network, nativeSymbol: info.nativeSymbol, plan, tokens, pools };
+      const topic0 = [...new Set(plan.decoders.flatMap((d) => d.topic0))];
+      const anyAddress = plan.decoders.some((d) => d.addresses === null);
+      const logs: LogFetcher =
+        topic0.length === 0
+          ? { range: 0, calls: 0, fetch: async () => [], fetchInto: async () => undefined }
+          : createLogFetcher(rpc, { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) }, {});
+
+      // Native transfers were read from call traces where the traces dataset covers them, else from transaction values.
+      const traced = plan.native ? intersect(ranges, await coveredIntervals(store, NATIVE_TRACES_DATASET, network)) : [];
+      let traceSource: TraceSource | null = null;
+      if (traced.length) {
+        const probe = await getBlock(rpc, traced[0]!.lo);
+        traceSource = probe ? await detectTraceSource(rpc, { number: Number(BigInt(probe.number)), hash: probe.hash }, undefined) : null;
+        if (!traceSource)
+          throw new IngestError(
+            `the store holds internal native transfers read from call traces, but the node at ${node} answers neither trace_block nor debug_traceBlockByHash: verify against a node that traces`,
+          );
+      }
+      const isTraced = (lo: number) => traced.some((t) => t.lo <= lo && lo <= t.hi);
+      const base = { store: decoded, logDir, rpc, logs, plan, receipts: createReceiptSource(rpc), tokens };
+      const contexts: Record<'traced' | 'plain', FetchContext> = { traced: { ...base, traces: traceSource }, plain: { ...base, traces: null } };
+      // Each batch lies wholly inside or outside the traced blocks.
+      const plainRanges = ranges.flatMap((r) => gaps(r.lo, r.hi, traced));
+      const work = batches(
+        [...traced, ...plainRanges].sort((a, b) => a.lo - b.lo),
+        opts.batchBlocks ?? 200,
+      ).map((b) => ({ ...b, traced: isTraced(b.lo) }));
+
+      let i = 0;
+      const next = () => work[i++] ?? null;
+      const fetchOne = async (lo: number, hi: number): Promise<FetchedEvmBatch> => {
+        const ctx = isTraced(lo) ? contexts.traced : contexts.plain;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return await fetchBatch(ctx, lo, hi);
+          } catch (e) {
+            if (!(e instanceof ChainMovedError) || attempt >= 5 || signal?.aborted) throw e;
+            await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
+          }
+        }
+      };
+      const ahead = fetchAhead(next, fetchOne, opts.concurrency ?? 4);
+      try {
+        for (;;) {
+          if (signal?.aborted) {
+            stopped = true;
+            break;
+          }
+          const batch = await ahead.take();
+          if (!batch) break;
+          try {
+            const rows = decodeBatch(env, batch);
+            await writeBatch(decoded, {
+              network,
+              lo: batch.lo,
+              hi: batch.hi,
+              datasets: compared,
+              tables: plan.tables,
+              decoded: rows,
+              blocks: batch.blocks,
+              tokens,
+              pools: false,
+              traces: plan.native ? isTraced(batch.lo) : null,
+              engine: plan.engineDecoders.filter((d) => compared.includes(d.datasets[0]!)).map((decoder) => ({ decoder, batch: batch.engine.get(decoder.datasets[0]!) ?? NO_ROWS })),
+              logFile: batch.logFile,
+              fresh: compared,
+            });
+            let found = 0;
+            for (const d of compared) {
+              const blocks = intersect([{ lo: batch.lo, hi: batch.hi }], coverage.get(d)!);
+              if (blocks.length === 0) continue;
+              const table = plan.tables.get(d)!;
+              const mine = await storedBlockDigests(store, table, network, batch.lo, batch.hi);
+              const theirs = await decodedBlockDigests(store, decoded, table, network, batch.lo, batch.hi);
+              const acc = perDataset.get(d)!;
+              for (const r of blocks) {
+                for (let b = r.lo; b <= r.hi; b++) {
+                  const s = mine.get(b);
+                  const n = theirs.get(b);
+                  acc.blocks++;
+                  acc.storedRows += s?.rows ?? 0;
+                  acc.nodeRows += n?.rows ?? 0;
+                  if (same(s, n)) continue;
+                  acc.mismatchBlocks.push(b);
+                  mismatches.push({ dataset: d, block: b, stored: { rows: s?.rows ?? 0, hash: s?.hash ?? null }, node: { rows: n?.rows ?? 0, hash: n?.hash ?? null } });
+                  found++;
+                }
+              }
+            }
+            emit({ type: 'batch', lo: batch.lo, hi: batch.hi, blocks: batch.blocks.length, mismatches: found });
+          } finally {
+            if (batch.logFile) fs.rmSync(batch.logFile, { force: true });
+            // The in-memory store holds one batch at a time.
+            await rollbackAbove(decoded, network, -1);
+          }
+        }
+      } catch (e) {
+        abandon.abort();
+        throw e;
+      } finally {
+        for (const r of await ahead.settleAll()) if (r.status === 'fulfilled' && r.value.logFile) fs.rmSync(r.value.logFile, { force: true });
+      }
+    } finally {
+      fs.rmSync(logDir, { recursive: true, force: true });
+      await decoded.close();
+    }
+  }
+
+  const result = mismatches.length ? 'mismatch' : 'ok';
+  const report: VerifyReport = {
+    network,
+    node,
+    sampled,
+    ranges,
+    blocks: blockCount(ranges),
+    datasets: datasets.map((d) => {
+      const a = perDataset.get(d)!;
+      return { dataset: d, blocks: a.blocks, storedRows: a.storedRows, nodeRows: a.nodeRows, mismatches: a.mismatchBlocks.length };
+    }),
+    skipped,
+    mismatches: mismatches.sort((a, b) => a.block - b.block || a.dataset.localeCompare(b.dataset)),
+    result,
+    stopped,
+    seconds: (performance.now() - t0) / 1000,
+    verifiedAt: verifiedAt.toISOString(),
+  };
+  // A stopped run compared only part of what it names: it is not recorded as a verification.
+  if (!stopped) {
+    const records: VerificationRecord[] = datasets.map((d) => {
+      const a = perDataset.get(d)!;
+      return {
+        network,
+        dataset: d,
+        verifiedAt,
+        node,
+        sampled,
+        ranges: intersect(ranges, coverage.get(d)!),
+        blocks: a.blocks,
+        result: a.mismatchBlocks.length ? 'mismatch' : 'ok',
+        mismatchBlocks: a.mismatchBlocks,
+      };
+    });
+    await recordVerifications(store, records);
+  }
+  return report;
+}
+
+const same = (a: BlockDigest | undefined, b: BlockDigest | undefined): boolean => (a?.rows ?? 0) === (b?.rows ?? 0) && (a?.hash ?? null) === (b?.hash ?? null);

@@ -1,0 +1,199 @@
+/**
+ * What `chainq verify` asks of the engine: a count and a content hash of the
+ * rows of one dataset per block, and the record of each verification.
+ *
+ * The hash of a block is the MD5 of the texts of its rows, sorted and joined
+ * by newlines: it changes with any column of any row, with a row missing or
+ * doubled, and not with the order rows were appended in. Each engine writes
+ * a row's text its own way, so the rows read from the node are hashed by the
+ * same engine as the stored ones: on DuckDB in the in-memory DuckDB they were
+ * decoded into (the same function of the same engine), on ClickHouse after
+ * being loaded into a temporary table there.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TableDef } from '../catalog/types.ts';
+import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
+import { clickHouseTime, parseClickHouseTime } from './clickhouse/time.ts';
+import type { ClickHouseStore } from './clickhouse/types.ts';
+import { moveRows } from './clickhouse/publish.ts';
+import { ident as chIdent } from './clickhouse/render.ts';
+import type { Interval } from './coverage.ts';
+import type { Store } from './types.ts';
+import { ident as duckIdent } from './duckdb/render.ts';
+
+/** The rows of one dataset in one block, as counted and hashed by the engine. */
+export interface BlockDigest {
+  readonly rows: number;
+  readonly hash: string;
+}
+
+/** Digests of the blocks of [lo, hi] that hold rows of the table on `network`, by block number. */
+export type BlockDigests = ReadonlyMap<number, BlockDigest>;
+
+async function duckDbDigests(store: Store, table: TableDef, network: string, lo: number, hi: number): Promise<BlockDigests> {
+  // Every column by name, in the catalog's order: the row's text never depends on the physical table.
+  const tuple = table.columns.map((c) => duckIdent(c.name)).join(', ');
+  const rows = await store.all<{ block: bigint; n: bigint; h: string }>(
+    `SELECT block_number AS block, count(*) AS n, md5(string_agg(r, chr(10) ORDER BY r)) AS h
+     FROM (SELECT block_number, CAST(row(${tuple}) AS VARCHAR) AS r FROM ${duckIdent(table.name)} WHERE network = $network AND block_number BETWEEN $lo AND $hi)
+     GROUP BY block_number`,
+    { network, lo, hi },
+  );
+  return new Map(rows.map((r) => [Number(r.block), { rows: Number(r.n), hash: r.h }]));
+}
+
+async function clickHouseDigests(ch: ClickHouseStore, from: string, table: TableDef, network: string, lo: number, hi: number): Promise<BlockDigests> {
+  const tuple = table.columns.map((c) => chIdent(c.name)).join(', ');
+  const rows = await ch.query<{ block: number | string; n: number | string; h: string }>(
+    `SELECT block_number AS block, count() AS n, lower(hex(MD5(arrayStringConcat(arraySort(groupArray(r)), '\\n')))) AS h
+     FROM (SELECT block_number, toString(tuple(${tuple})) AS r FROM ${from} WHERE network = {network:String} AND block_number BETWEEN {lo:Int64} AND {hi:Int64})
+     GROUP BY block_number`,
+    { network, lo, hi },
+  );
+  return new Map(rows.map((r) => [Number(r.block), { rows: Number(r.n), hash: r.h }]));
+}
+
+/** Count and hash, per block, of the rows the store holds for `table` on `network` in blocks [lo, hi]. */
+export async function storedBlockDigests(store: Store, table: TableDef, network: string, lo: number, hi: number): Promise<BlockDigests> {
+  const ch = clickHouseOf(store);
+  if (ch) return clickHouseDigests(ch, ch.table(table.name), table, network, lo, hi);
+  return duckDbDigests(store, table, network, lo, hi);
+}
+
+/**
+ * The same digests of rows decoded from a node into `decoded` (an in-memory
+ * DuckDB store with the store's schema, written by ingestion's own batch
+ * writer), computed by the engine of `store`. On ClickHouse the rows are
+ * moved out of `decoded` into a temporary table and hashed there.
+ */
+export async function decodedBlockDigests(store: Store, decoded: Store, table: TableDef, network: string, lo: number, hi: number): Promise<BlockDigests> {
+  const ch = clickHouseOf(store);
+  if (!ch) return duckDbDigests(decoded, table, network, lo, hi);
+  const name = `verify_${randomUUID().replaceAll('-', '')}`;
+  await ch.command(`CREATE TABLE ${ch.table(name)} AS ${ch.table(table.name)} ENGINE = Memory`);
+  try {
+    await moveRows(decoded, ch, table.name, name);
+    return await clickHouseDigests(ch, ch.table(name), table, network, lo, hi);
+  } finally {
+    await ch.command(`DROP TABLE IF EXISTS ${ch.table(name)}`);
+  }
+}
+
+/** Blocks where the store and the node disagree on one dataset. */
+export interface VerificationRecord {
+  readonly network: string;
+  readonly dataset: string;
+  readonly verifiedAt: Date;
+  /** The node's URL without credentials. */
+  readonly node: string;
+  /** A random sample of blocks rather than whole ranges. */
+  readonly sampled: boolean;
+  /** The blocks compared, as inclusive intervals. */
+  readonly ranges: readonly Interval[];
+  readonly blocks: number;
+  readonly result: 'ok' | 'mismatch';
+  /** The blocks whose rows differed, in order. */
+  readonly mismatchBlocks: readonly number[];
+}
+
+/** Records one verification run's outcome, one record per dataset. */
+export async function recordVerifications(store: Store, records: readonly VerificationRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const row = (r: VerificationRecord) => ({
+    network: r.network,
+    dataset: r.dataset,
+    node: r.node,
+    sampled: r.sampled,
+    ranges: JSON.stringify(r.ranges.map((i) => [i.lo, i.hi])),
+    blocks: r.blocks,
+    result: r.result,
+    mismatches: r.mismatchBlocks.length,
+    mismatch_blocks: JSON.stringify(r.mismatchBlocks),
+  });
+  const ch = clickHouseOf(store);
+  if (ch) {
+    await ch.insert(
+      'verifications',
+      records.map((r) => ({ ...row(r), verified_at: clickHouseTime(r.verifiedAt.getTime()) })),
+    );
+    return;
+  }
+  await store.transaction(async (tx) => {
+    await tx.append(
+      'verifications',
+      records.map((r) => {
+        const v = row(r);
+        return [v.network, v.dataset, r.verifiedAt, v.node, v.sampled, v.ranges, v.blocks, v.result, v.mismatches, v.mismatch_blocks];
+      }),
+    );
+  });
+}
+
+interface StoredVerification {
+  network: string;
+  dataset: string;
+  verified_at: Date | string;
+  node: string;
+  sampled: boolean;
+  ranges: string;
+  blocks: bigint | number | string;
+  result: string;
+  mismatch_blocks: string;
+}
+
+const intervals = (json: string): Interval[] => (JSON.parse(json) as [number, number][]).map(([lo, hi]) => ({ lo, hi }));
+
+/** Every recorded verification of the given datasets (null: of every dataset), oldest first. */
+export async function verificationRecords(store: Store, datasets: readonly string[] | null): Promise<VerificationRecord[]> {
+  if (datasets?.length === 0) return [];
+  const ch = clickHouseOf(store);
+  const rows = ch
+    ? await ch.query<StoredVerification>(
+        `SELECT network, dataset, toString(verified_at) AS verified_at, node, sampled, ranges, blocks, result, mismatch_blocks
+         FROM ${ch.table('verifications')}${datasets ? ' WHERE dataset IN {datasets:Array(String)}' : ''} ORDER BY verified_at, dataset, network`,
+        datasets ? { datasets } : {},
+      )
+    : // A handful of rows per run: filtered here rather than binding a list.
+      (
+        await store.all<StoredVerification>(`SELECT network, dataset, verified_at, node, sampled, ranges, blocks, result, mismatch_blocks FROM verifications ORDER BY verified_at, dataset, network`)
+      ).filter((r) => !datasets || datasets.includes(r.dataset));
+  return rows.map((r) => ({
+    network: r.network,
+    dataset: r.dataset,
+    verifiedAt: r.verified_at instanceof Date ? r.verified_at : (parseClickHouseTime(r.verified_at) ?? new Date(0)),
+    node: r.node,
+    sampled: Boolean(r.sampled),
+    ranges: intervals(r.ranges),
+    blocks: Number(r.blocks),
+    result: r.result === 'ok' ? 'ok' : 'mismatch',
+    mismatchBlocks: JSON.parse(r.mismatch_blocks) as number[],
+  }));
+}
+
+/** A test's way to make rows differ from the node's: deletes the rows of `table` in a block, or sets one column of one row. */
+export async function tamperWithRows(
+  store: Store,
+  change: { kind: 'delete'; table: string; network: string; block: number } | { kind: 'set'; table: string; network: string; block: number; logIndex: number; column: string; value: string },
+): Promise<void> {
+  const ch = clickHouseOf(store);
+  if (ch) {
+    const where = `network = {network:String} AND block_number = {block:Int64}`;
+    if (change.kind === 'delete') await ch.command(`DELETE FROM ${ch.table(change.table)} WHERE ${where}`, { network: change.network, block: change.block });
+    else
+      await ch.command(`ALTER TABLE ${ch.table(change.table)} UPDATE ${chIdent(change.column)} = {value:String} WHERE ${where} AND log_index = {li:Int64} SETTINGS mutations_sync = 2`, {
+        network: change.network,
+        block: change.block,
+        li: change.logIndex,
+        value: change.value,
+      });
+    return;
+  }
+  const p = { network: change.network, block: change.block };
+  if (change.kind === 'delete') await store.run(`DELETE FROM ${duckIdent(change.table)} WHERE network = $network AND block_number = $block`, p);
+  else
+    await store.run(`UPDATE ${duckIdent(change.table)} SET ${duckIdent(change.column)} = $value WHERE network = $network AND block_number = $block AND log_index = $li`, {
+      ...p,
+      li: change.logIndex,
+      value: change.value,
+    });
+}
