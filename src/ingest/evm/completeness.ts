@@ -10,9 +10,9 @@
  *   from logs the node left out.
  * - Receipts, where they are fetched (native transfers without traces, and
  *   the bloom's suspects): one per transaction, in order; log indices
- *   0, 1, 2, … without holes across the block; the bloom recomputed from
- *   their logs equal to the header's; and the logs matching the filter
- *   exactly those eth_getLogs returned for the block (by log index).
+ *   0, 1, 2, … without holes across the block; every bit of the header's
+ *   bloom set by their logs; and every log matching the filter among those
+ *   eth_getLogs returned for the block (by log index).
  *
  * A node that lies consistently (a bloom, receipts and logs all made to
  * agree) is not caught: that needs the receipts trie checked against the
@@ -74,15 +74,30 @@ export interface CheckedBlock {
   readonly logsBloom: Hex | undefined;
 }
 
-/** The receipts are the block's whole: one per transaction in order, log indices without holes, and the header's bloom recomputed from their logs. Returns their logs. */
+/**
+ * The receipts are the block's whole: one per transaction of the header, in
+ * its order, log indices without holes, and every bit of the header's bloom
+ * set by their logs. Receipts after those of the header's transactions are
+ * allowed (Polygon's state-sync receipt is of no transaction in the block);
+ * their logs are returned too but not held to the index and bloom rules.
+ * Returns every receipt's logs.
+ */
 export function checkReceipts(block: CheckedBlock, receipts: readonly (RpcReceipt | null)[]): RpcLog[] {
   const fail = (what: string) => new IncompleteBlockError(block.network, block.number, what);
-  if (receipts.length !== block.txHashes.length) throw fail(`${receipts.length} receipts for ${block.txHashes.length} transactions`);
+  if (receipts.length < block.txHashes.length) throw fail(`${receipts.length} receipts for ${block.txHashes.length} transactions`);
+  const inBlock = new Set(block.txHashes.map((h) => h.toLowerCase()));
   const logs: RpcLog[] = [];
+  const extra: RpcLog[] = [];
   receipts.forEach((r, i) => {
-    if (!r) throw fail(`no receipt for transaction ${block.txHashes[i]}`);
-    if (r.transactionHash.toLowerCase() !== block.txHashes[i]!.toLowerCase()) throw fail(`receipt ${i} is of transaction ${r.transactionHash}, not ${block.txHashes[i]}`);
+    const tx = block.txHashes[i];
+    if (!r) throw fail(`no receipt for transaction ${tx ?? `number ${i}`}`);
     if (!Array.isArray(r.logs)) throw fail(`the receipt of transaction ${r.transactionHash} has no logs field`);
+    if (tx === undefined) {
+      if (inBlock.has(r.transactionHash.toLowerCase())) throw fail(`receipt ${i} repeats transaction ${r.transactionHash}`);
+      extra.push(...r.logs);
+      return;
+    }
+    if (r.transactionHash.toLowerCase() !== tx.toLowerCase()) throw fail(`receipt ${i} is of transaction ${r.transactionHash}, not ${tx}`);
     for (const log of r.logs) {
       const index = Number(BigInt(log.logIndex));
       if (index !== logs.length) throw fail(`the receipt of transaction ${r.transactionHash} holds log index ${index} where ${logs.length} comes next: logs are missing`);
@@ -91,27 +106,32 @@ export function checkReceipts(block: CheckedBlock, receipts: readonly (RpcReceip
   });
   if (block.logsBloom !== undefined) {
     const bloom = new Uint8Array(BLOOM_BYTES);
-    for (const log of logs) {
+    for (const log of [...logs, ...extra]) {
       addToBloom(bloom, log.address);
       for (const t of log.topics) addToBloom(bloom, t);
     }
     const header = hexToBytes(block.logsBloom);
-    if (header.length === BLOOM_BYTES && header.some((b, i) => b !== bloom[i])) throw fail("the receipts' logs do not make the header's logs bloom: logs are missing from them");
+    // A header bit no receipt log sets is a log the receipts lack.
+    if (header.length === BLOOM_BYTES && header.some((b, i) => (b & ~bloom[i]!) !== 0)) throw fail("the receipts' logs do not make the header's logs bloom: logs are missing from them");
   }
-  return logs;
+  return [...logs, ...extra];
 }
 
-/** The logs eth_getLogs returned for the block (their indices) are exactly those of its receipts the filter matches. */
+/**
+ * Every log of the block's receipts that the filter matches was returned by
+ * eth_getLogs (by log index). Returned logs the receipts do not hold are let
+ * be: some nodes return logs of no receipt (Polygon's state-sync events), and
+ * an extra log is not a gap.
+ */
 export function checkLogsAgainstReceipts(block: CheckedBlock, returned: readonly number[], receiptLogs: readonly RpcLog[], check: LogCheck): void {
   const want = receiptLogs.filter((l) => check.matches(l)).map((l) => Number(BigInt(l.logIndex)));
-  const got = [...returned].sort((a, b) => a - b);
-  const same = want.length === got.length && want.every((w, i) => w === got[i]);
-  if (!same) {
-    const missing = want.filter((w) => !got.includes(w));
+  const got = new Set(returned);
+  const missing = want.filter((w) => !got.has(w));
+  if (missing.length > 0) {
     throw new IncompleteBlockError(
       block.network,
       block.number,
-      `eth_getLogs returned ${got.length} matching logs, its receipts hold ${want.length}${missing.length ? ` (missing log indices ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''})` : ''}`,
+      `eth_getLogs returned ${want.length - missing.length} of the ${want.length} matching logs its receipts hold (missing log indices ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''})`,
     );
   }
 }
