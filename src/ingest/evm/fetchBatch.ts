@@ -10,7 +10,10 @@
  * 4. metadata of tokens not seen before.
  * The pieces are checked against each other: every log's block hash must be
  * the header's, and the headers must chain. A mismatch means the chain moved
- * while we read it; the batch is then fetched again.
+ * while we read it; the batch is then fetched again. The logs are also held
+ * to what each block says it holds (its bloom, its receipts where they are
+ * read: completeness.ts); a block that fails is fetched again, then fails
+ * the batch, which is never covered.
  */
 import fs from 'node:fs';
 import path from 'node:path';
