@@ -94,7 +94,21 @@ describe('ingest evm: logs the node leaves out', () => {
   afterEach(async () => store.close());
 
   const erc20TransferTopic = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-  const run = () => ingestEvm(store, { network: 'ETH', rpcUrl: proxy.url, from, to, confirmations: 0, only: ['erc20', 'native'], traces: false, batchBlocks: 1 });
+  let notices: string[] = [];
+  const run = () =>
+    ingestEvm(store, {
+      network: 'ETH',
+      rpcUrl: proxy.url,
+      from,
+      to,
+      confirmations: 0,
+      only: ['erc20', 'native'],
+      traces: false,
+      batchBlocks: 1,
+      onEvent: (e) => {
+        if (e.type === 'notice') notices.push(e.message);
+      },
+    });
 
   /** Drops logs of `block` from eth_getLogs answers, and from its eth_getBlockReceipts answer too when `alsoReceipts`. */
   const dropLogs = (block: number, drop: (logIndex: number, all: number) => boolean, alsoReceipts = false): Edit => {
@@ -117,10 +131,13 @@ describe('ingest evm: logs the node leaves out', () => {
 
   /** The lie fails the run naming the block, which stays uncovered; the honest node then fills the range. */
   async function expectCaught(block: number, message: RegExp): Promise<void> {
+    notices = [];
     const err = await run().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toContain(`ETH block ${block}`);
     expect((err as Error).message).toMatch(message);
+    // Each of the 5 fetches before the last was reported as it was retried.
+    expect(notices.filter((n) => n.includes(`ETH block ${block}`) && n.endsWith(`fetching blocks ${block}–${block} again`))).toHaveLength(5);
     for (const dataset of [ERC20_DATASET, NATIVE_DATASET]) {
       expect(await coverage(store, dataset, 'ETH')).toEqual(block > from ? [[from, block - 1]] : []);
     }

@@ -249,6 +249,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
         } catch (e) {
           // An incomplete answer is asked for again too; one still incomplete fails the batch, uncovered.
           if (!(e instanceof ChainMovedError || e instanceof IncompleteBlockError) || attempt >= 5 || signal?.aborted) throw e;
+          if (e instanceof IncompleteBlockError) emit({ type: 'notice', message: `${e.message}; fetching blocks ${lo}–${hi} again` });
           await sleep(500 * (attempt + 1), signal);
         }
       }
