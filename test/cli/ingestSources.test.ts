@@ -10,7 +10,7 @@ import { ingestTron } from '../../src/ingest/tron/ingestTron.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import { startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { TronChain, tronHandlers } from '../ingest/fixtures/tron.ts';
-import { dump, memoryStore, tempDir } from '../ingest/helpers.ts';
+import { coverage, dump, memoryStore, tempDir } from '../ingest/helpers.ts';
 
 const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../bin/chainq.js');
 const FIRST = 78_450_000;
@@ -88,6 +88,51 @@ describe('chainq ingest tron, killed mid-run', () => {
         await reference.close();
       }
     } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('exits non-zero naming the block when the node leaves out transaction infos, and covers it once the node answers whole', async () => {
+    const dir = tempDir('cli-short-infos');
+    const honest = tronHandlers(chain).get('/wallet/gettransactioninfobyblocknum')!;
+    const bad = chain.tokens.find((t) => t.block >= FIRST + 10 && t.decimals !== null)!.block;
+    try {
+      server.handlers.set('/wallet/gettransactioninfobyblocknum', (body) => ((body as { num: number }).num === bad ? {} : honest(body)));
+      const args = [
+        'ingest',
+        'tron',
+        '--api',
+        server.url,
+        '--from',
+        String(FIRST),
+        '--to',
+        String(FIRST + 29),
+        '--confirmations',
+        '0',
+        '--batch',
+        '10',
+        '--retries',
+        '1',
+        '--retry-delay',
+        '1',
+        '--data',
+        dir,
+        '--quiet',
+      ];
+      const failed = await chainq(args).done;
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(`TRON block ${bad}`);
+      server.handlers.set('/wallet/gettransactioninfobyblocknum', honest);
+      const ok = await chainq(args).done;
+      expect(ok.code).toBe(0);
+      const store = await createStore({ dataDir: dir, threads: 2 });
+      try {
+        expect(await coverage(store, 'tron/trc20/transfer', 'TRON')).toEqual([[FIRST, FIRST + 29]]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      server.handlers.set('/wallet/gettransactioninfobyblocknum', honest);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -21,7 +21,12 @@ export interface Cut {
   readonly cutAfter: number;
 }
 
-export type FaultRule = (request: unknown, index: number) => Fault | Cut | null;
+/** Forwards to the node and answers with what `rewrite` makes of its parsed answer (a node that lies about its data). */
+export interface Rewrite {
+  readonly rewrite: (answer: unknown) => unknown;
+}
+
+export type FaultRule = (request: unknown, index: number) => Fault | Cut | Rewrite | null;
 
 export interface FaultyProxy {
   readonly url: string;
@@ -90,6 +95,12 @@ export async function startFaultyProxy(target: string, rule: FaultRule = () => n
         const upstream = Buffer.from(await (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw })).arrayBuffer());
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(upstream.length) });
         res.write(upstream.subarray(0, fault.cutAfter), () => res.destroy());
+        return;
+      }
+      if (fault && 'rewrite' in fault) {
+        const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw });
+        res.writeHead(upstream.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(fault.rewrite(await upstream.json())));
         return;
       }
       if (fault) {

@@ -5,7 +5,7 @@ import { ingestBtc } from '../../src/ingest/btc/ingestBtc.ts';
 import { createBtcRpcClient } from '../../src/ingest/btc/rpcClient.ts';
 import { assertChainCoverage } from '../../src/query/coverage.ts';
 import type { Store } from '../../src/store/types.ts';
-import { recordingRetry, startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
+import { HttpAnswer, recordingRetry, startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { ANCHOR_SCRIPT, bitcoindHandler, BtcChain, NONSTANDARD_SCRIPT, PUBKEY_SCRIPT, witnessUnknownScript } from './fixtures/btc.ts';
 import { coverage, crashAfter, dump, memoryStore, SimulatedCrash } from './helpers.ts';
 
@@ -192,6 +192,53 @@ describe('Bitcoin Core JSON-RPC ingestion', () => {
     } finally {
       await fresh.close();
     }
+  });
+
+  describe('a node whose getblock answer is not the whole block', () => {
+    /** The first block from `from` on with a transfer paid by a transaction besides its coinbase. */
+    const blockWithPayment = (from: number) => chain.expected.find((e) => e.height >= from && e.txIndex > 0)!.height;
+    type RpcTxJson = { vin: Record<string, unknown>[] };
+    /** Serves the honest node, except getblock of `height`, whose JSON `cut` changes while `lies` lasts. */
+    function lieAbout(height: number, cut: (block: { tx: RpcTxJson[]; nTx: number }) => void, lies = { left: Number.POSITIVE_INFINITY }) {
+      const honest = bitcoindHandler(chain, 'chainq', 's3cr:et');
+      server.handlers.set('/', (body, req) => {
+        const call = body as { method?: string; params?: unknown[]; id?: unknown };
+        if (call.method !== 'getblock' || call.params?.[0] !== chain.hashAt(height) || lies.left-- <= 0) return honest(body, req);
+        const block = structuredClone(chain.blocks[height - FIRST]) as { tx: RpcTxJson[]; nTx: number };
+        cut(block);
+        return new HttpAnswer(200, JSON.stringify({ result: block, error: null, id: call.id }).replace(/"__btc__([0-9.]+)"/g, '$1'));
+      });
+    }
+    const getblocksOf = (height: number) =>
+      server.requests.filter((r) => (r.body as { method?: string; params?: unknown[] }).method === 'getblock' && (r.body as { params: unknown[] }).params[0] === chain.hashAt(height));
+
+    for (const [what, cut] of [
+      ['fewer transactions than nTx', (b: { tx: RpcTxJson[] }) => void b.tx.pop()],
+      ['an input without prevout', (b: { tx: RpcTxJson[] }) => void delete b.tx[1]!.vin[0]!.prevout],
+    ] as const) {
+      it(`fails the batch (${what}) naming the block, leaves it uncovered, and an honest node then fills it`, async () => {
+        const bad = blockWithPayment(FIRST + 12);
+        lieAbout(bad, cut);
+        const err = await run({ to: FIRST + 29 }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(Error);
+        expect((err as Error).message).toContain(`BTC block ${bad}`);
+        const batchLo = FIRST + Math.floor((bad - FIRST) / 10) * 10;
+        expect(await coverage(store, 'btc/native/transfer', 'BTC')).toEqual([[FIRST, batchLo - 1]]);
+        expect(getblocksOf(bad)).toHaveLength(1 + fast.retry.retries);
+
+        server.handlers.set('/', bitcoindHandler(chain, 'chainq', 's3cr:et'));
+        await run({ to: FIRST + 29 });
+        expect(await coverage(store, 'btc/native/transfer', 'BTC')).toEqual([[FIRST, FIRST + 29]]);
+        expect(await rows(store)).toEqual(expected(FIRST, FIRST + 29));
+      });
+    }
+
+    it('asks again while the answer is short and stores the block whole once the node answers it all', async () => {
+      const bad = blockWithPayment(FIRST);
+      lieAbout(bad, (b) => void b.tx.splice(1), { left: 2 });
+      expect(await run({ to: FIRST + 9 })).toMatchObject({ done: 10, failed: [] });
+      expect(await rows(store)).toEqual(expected(FIRST, FIRST + 9));
+    });
   });
 
   it('ingests up to the head less the confirmations, and continues from the checkpoint', async () => {

@@ -187,6 +187,54 @@ describe('Tron full-node ingestion', () => {
     }
   });
 
+  describe('a node whose gettransactioninfobyblocknum answer is short', () => {
+    /** The first block from `from` on with a registry-token transfer in it. */
+    const blockWithTransfer = (from: number) => chain.tokens.find((t) => t.block >= from && t.decimals !== null)!.block;
+    /** Serves the honest answer, except for `block`, whose infos are cut to `keep` entries while `lies` lasts. */
+    function lieAbout(block: number, keep: (infos: Record<string, unknown>[]) => Record<string, unknown>[], lies = { left: Number.POSITIVE_INFINITY }) {
+      const honest = tronHandlers(chain).get('/wallet/gettransactioninfobyblocknum')!;
+      server.handlers.set('/wallet/gettransactioninfobyblocknum', (body) => {
+        const num = (body as { num: number }).num;
+        if (num !== block || lies.left-- <= 0) return honest(body);
+        const kept = keep(chain.infos.get(num) ?? []);
+        return kept.length ? kept : {};
+      });
+    }
+
+    for (const [what, keep] of [
+      ['empty', () => []],
+      ['missing one contract call', (infos: Record<string, unknown>[]) => infos.filter((_, i, all) => i !== all.findLastIndex((x) => x.log !== undefined))],
+    ] as const) {
+      it(`fails the batch (${what}) naming the block, leaves it uncovered, and an honest node then fills it`, async () => {
+        const bad = blockWithTransfer(FIRST + 60);
+        lieAbout(bad, keep);
+        const err = await run().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(Error);
+        expect((err as Error).message).toContain(`TRON block ${bad}`);
+        const batchLo = FIRST + Math.floor((bad - FIRST) / 50) * 50;
+        for (const dataset of ['tron/native/transfer', 'tron/trc20/transfer']) {
+          // The batches before it commit; its own batch, fetched whole or not at all, does not.
+          expect(await coverage(store, dataset, 'TRON')).toEqual(batchLo > FIRST ? [[FIRST, batchLo - 1]] : []);
+        }
+        expect(await count(store, 'tron_trc20_transfer', `block_number = ${bad}`)).toBe(0);
+        // The block was asked for again before the run gave up.
+        expect(server.requests.filter((r) => r.path === '/wallet/gettransactioninfobyblocknum' && (r.body as { num: number }).num === bad)).toHaveLength(1 + fast.retry.retries);
+
+        for (const [p, h] of tronHandlers(chain)) server.handlers.set(p, h);
+        expect(await run()).toMatchObject({ failed: [] });
+        expect(await coverage(store, 'tron/trc20/transfer', 'TRON')).toEqual([[FIRST, FIRST + 239]]);
+        expect(await tokenRows(store)).toEqual(expectedTokens(FIRST, FIRST + 239));
+      });
+    }
+
+    it('asks again while the answer is short and stores the block whole once the node has every info', async () => {
+      const bad = blockWithTransfer(FIRST);
+      lieAbout(bad, () => [], { left: 2 });
+      expect(await run({ to: FIRST + 49 })).toMatchObject({ done: 50, failed: [] });
+      expect(await tokenRows(store)).toEqual(expectedTokens(FIRST, FIRST + 49));
+    });
+  });
+
   it('follows the head, ingesting only blocks that are `confirmations` deep', async () => {
     // The node's head moves on by 20 blocks each time it is asked.
     let asked = 0;

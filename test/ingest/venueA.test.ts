@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { unzipSync, zipSync } from 'fflate';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ingestVenueA } from '../../src/ingest/venues/ingestVenueA.ts';
@@ -204,6 +205,43 @@ describe('venue_a archive ingestion', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('refuses a zip whose bytes fail its CRC-32 (a local mirror without .CHECKSUM), leaves the day uncovered, and loads the sound file on the next run', async () => {
+    const dir = tempDir('venue_a_crc');
+    const rel = archivePath('trades', 'BTCUSDT', '2025-12-01');
+    try {
+      const file = path.join(dir, rel);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      // Stored (not deflated), so that a damaged byte still unpacks: only the CRC tells.
+      const [name, csv] = Object.entries(unzipSync(archive.files.get(`/${rel}`)!))[0]!;
+      const stored = Buffer.from(zipSync({ [name]: csv }, { level: 0 }));
+      const digit = stored.indexOf(Buffer.from(',1'), 40) + 1;
+      stored[digit] = '7'.charCodeAt(0);
+      fs.writeFileSync(file, stored);
+      const summary = await run({ archive: dir, kinds: ['trades'], tokens: ['BTC'], until: D2 });
+      expect(summary.failed).toEqual([expect.stringMatching(/BTCUSDT-trades-2025-12-01\.zip.*fails its CRC-32 check/)]);
+      expect(await coverage(store, 'exchange/venue_a/raw_trades', 'BTC')).toEqual([]);
+      expect(await count(store, 'venue_a_trades')).toBe(0);
+
+      fs.writeFileSync(file, archive.files.get(`/${rel}`)!);
+      expect(await run({ archive: dir, kinds: ['trades'], tokens: ['BTC'], until: D2 })).toMatchObject({ done: 1, failed: [] });
+      expect(await coverage(store, 'exchange/venue_a/raw_trades', 'BTC')).toEqual([[D1, D1 + fx.DAY - 1]]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a .CHECKSUM that names another file, leaving the day uncovered until the right one is published', async () => {
+    const rel = `/${archivePath('trades', 'BTCUSDT', '2025-12-01')}`;
+    const right = archive.files.get(`${rel}.CHECKSUM`)!;
+    server.files.set(`${rel}.CHECKSUM`, Buffer.from(right.toString().replace('BTCUSDT-trades-2025-12-01.zip', 'BTCUSDT-trades-2025-11-30.zip')));
+    const summary = await run({ kinds: ['trades'], tokens: ['BTC'], until: D2 });
+    expect(summary.failed).toEqual([expect.stringContaining('is the checksum of BTCUSDT-trades-2025-11-30.zip, not of BTCUSDT-trades-2025-12-01.zip')]);
+    expect(await coverage(store, 'exchange/venue_a/raw_trades', 'BTC')).toEqual([]);
+    server.files.set(`${rel}.CHECKSUM`, right);
+    expect(await run({ kinds: ['trades'], tokens: ['BTC'], until: D2 })).toMatchObject({ done: 1, failed: [] });
+    expect(await coverage(store, 'exchange/venue_a/raw_trades', 'BTC')).toEqual([[D1, D1 + fx.DAY - 1]]);
   });
 
   it('does not ask for periods that are not over yet', async () => {

@@ -6,9 +6,11 @@
 import type { Store } from '../../store/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import { ingestBlocks, type FetchedBatch } from '../chain/ingestBlocks.ts';
+import { fetchWhole } from '../chain/incomplete.ts';
 import { runChain } from '../chain/runChain.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
 import type { IngestHooks, IngestProgress, IngestSummary } from '../progress.ts';
+import { checkBtcBlock } from './completeness.ts';
 import { btcBlockOf } from './decode.ts';
 import { createBtcRpcClient } from './rpcClient.ts';
 import { BTC_DATASET, BTC_NETWORK, btcTransferRows } from './writeBtcBlocks.ts';
@@ -43,7 +45,8 @@ export async function ingestBtc(opts: BtcIngestOptions): Promise<IngestSummary> 
       hashes.map(async (hash) => {
         const release = await slots.acquire();
         try {
-          const b = btcBlockOf(await client.getBlock(hash));
+          // Asked again while it lacks transactions or prevouts; a block still short fails the batch uncovered.
+          const b = btcBlockOf(await fetchWhole(opts.http.retry, () => client.getBlock(hash), checkBtcBlock));
           return { header: { number: b.number, timeMs: b.time, hash: b.hash, parentHash: b.parentHash }, rows: btcTransferRows(b) };
         } finally {
           release();

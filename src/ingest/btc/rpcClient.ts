@@ -38,6 +38,8 @@ export interface BtcRpcBlock {
   readonly height: number;
   readonly time: number;
   readonly previousblockhash?: string;
+  /** The header's transaction count, to check `tx` against. */
+  readonly nTx?: number;
   readonly tx: readonly BtcTx[];
 }
 

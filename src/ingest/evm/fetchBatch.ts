@@ -10,15 +10,19 @@
  * 4. metadata of tokens not seen before.
  * The pieces are checked against each other: every log's block hash must be
  * the header's, and the headers must chain. A mismatch means the chain moved
- * while we read it; the batch is then fetched again.
+ * while we read it; the batch is then fetched again. The logs are also held
+ * to what each block says it holds (its bloom, its receipts where they are
+ * read: completeness.ts); a block that fails is fetched again, then fails
+ * the batch, which is never covered.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileReaderFor } from '../../store/clickhouse/publish.ts';
 import type { Store } from '../../store/types.ts';
-import { getBlocks, traceBlocks, traceBlocksFlat, type ReceiptSource, type RpcBlock, type RpcTransaction, type TraceSource } from '../rpc/actions.ts';
+import { getBlocks, traceBlocks, traceBlocksFlat, type ReceiptSource, type RpcBlock, type RpcReceipt, type RpcTransaction, type TraceSource } from '../rpc/actions.ts';
 import type { Rpc } from '../rpc/createRpc.ts';
 import type { Hex, LogFetcher, RpcLog } from '../rpc/getLogs.ts';
+import { checkLogsAgainstReceipts, checkReceipts, type LogCheck } from './completeness.ts';
 import { transfersOfBlock, type NativeTransfer } from './decoders/native.ts';
 import { openLogFile, scanLogFile, type LogFileScan } from './logFile.ts';
 import type { DatasetPlan } from './planDatasets.ts';
@@ -27,10 +31,13 @@ import { hexNumber, type BlockInfo, type EngineBatch } from './types.ts';
 
 export interface FetchContext {
   readonly store: Store;
+  readonly network: string;
   /** Where log files are written; the caller removes it when the run ends. */
   readonly logDir: string;
   readonly rpc: Rpc;
   readonly logs: LogFetcher;
+  /** The filter `logs` fetches with, to check its answers against the blocks (completeness.ts); null when no log is fetched. */
+  readonly logCheck: LogCheck | null;
   readonly plan: DatasetPlan;
   /** Native transfers from call traces (by this method) or, when null, from transaction values and receipts. */
   readonly traces: TraceSource | null;
@@ -76,7 +83,7 @@ export function toBlockInfo(b: RpcBlock): BlockInfo {
 }
 
 let files = 0;
-const NO_LOGS: LogFileScan = { blockHashes: new Map(), conflict: null, jsLogs: [], engine: new Map() };
+const NO_LOGS: LogFileScan = { blockHashes: new Map(), logIndices: new Map(), conflict: null, jsLogs: [], engine: new Map() };
 
 /** Streams the logs of [lo, hi] into a log file and scans it; the file is gone if this throws. */
 async function fetchLogs(ctx: FetchContext, lo: number, hi: number): Promise<{ file: string | null; scan: LogFileScan }> {
@@ -118,6 +125,8 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
     checkChain(blocks, scan.blockHashes);
 
     const native = new Map<number, NativeTransfer[]>();
+    /** Receipts fetched for this batch, by block: each is checked against the block and the logs. */
+    const receiptsOf = new Map<number, readonly RpcReceipt[]>();
     if (ctx.plan.native) {
       const withTxs = blocks.filter((b) => b.txHashes.length > 0);
       if (ctx.traces === 'debug_trace') {
@@ -145,15 +154,56 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
         const paying = withTxs.filter((b) => b.txs!.some((t) => BigInt(t.value) > 0n));
         const receipts = await ctx.receipts.receipts(paying.map((b) => ({ hash: b.hash, txHashes: b.txHashes })));
         paying.forEach((b, i) => {
+          receiptsOf.set(b.number, receipts[i]!);
           native.set(b.number, transfersOfBlock(b, { receipts: receipts[i]! }));
         });
       }
     }
+    await checkCompleteness(
+      ctx,
+      blocks,
+      raw.map((b) => b?.logsBloom),
+      scan.logIndices,
+      receiptsOf,
+    );
     await tokenWork;
     return { lo, hi, logs, logFile: file, engine: scan.engine, blocks, native };
   } catch (e) {
     if (file) fs.rmSync(file, { force: true });
     throw e;
+  }
+}
+
+/**
+ * Every block's logs are whole as far as the block can tell (completeness.ts):
+ * a block whose bloom may hold matching logs while none came back has its
+ * receipts read, and every block with receipts is checked against them.
+ */
+async function checkCompleteness(
+  ctx: FetchContext,
+  blocks: readonly BlockInfo[],
+  blooms: readonly (Hex | undefined)[],
+  logIndices: ReadonlyMap<number, readonly number[]>,
+  receiptsOf: Map<number, readonly RpcReceipt[]>,
+): Promise<void> {
+  const check = ctx.logCheck;
+  if (!check) return;
+  const suspects = blocks.filter((b, i) => {
+    if (logIndices.has(b.number) || receiptsOf.has(b.number) || b.txHashes.length === 0) return false;
+    const bloom = blooms[i];
+    return bloom === undefined || check.mayMatch(bloom);
+  });
+  if (suspects.length > 0) {
+    const receipts = await ctx.receipts.receipts(suspects.map((b) => ({ hash: b.hash, txHashes: b.txHashes })));
+    suspects.forEach((b, i) => {
+      receiptsOf.set(b.number, receipts[i]!);
+    });
+  }
+  const first = blocks[0]?.number ?? 0;
+  for (const [n, receipts] of receiptsOf) {
+    const b = blocks[n - first]!;
+    const checked = { network: ctx.network, number: n, txHashes: b.txHashes, logsBloom: blooms[n - first] };
+    checkLogsAgainstReceipts(checked, logIndices.get(n) ?? [], checkReceipts(checked, receipts), check);
   }
 }
 

@@ -30,7 +30,9 @@ import { createReceiptSource, detectTraceSource, getBlock, getBlockNumber, getBl
 import { redact } from '../http/fetchWithRetry.ts';
 import type { NodeStatus } from '../http/nodePool.ts';
 import { createRpc, type RpcStats } from '../rpc/createRpc.ts';
-import { createLogFetcher, type Hex, type LogFetcher } from '../rpc/getLogs.ts';
+import { createLogFetcher, type Hex, type LogFetcher, type LogFilter } from '../rpc/getLogs.ts';
+import { IncompleteBlockError } from '../chain/incomplete.ts';
+import { createLogCheck } from './completeness.ts';
 import { findCommonAncestor } from '../chain/commonAncestor.ts';
 import { fetchAhead } from '../chain/fetchAhead.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
@@ -197,19 +199,17 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
 
   const topic0 = [...new Set(plan.decoders.flatMap((d) => d.topic0))];
   const anyAddress = plan.decoders.some((d) => d.addresses === null);
+  const logFilter: LogFilter = { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) };
   const logs: LogFetcher =
     topic0.length === 0
       ? { range: 0, calls: 0, fetch: async () => [], fetchInto: async () => undefined }
-      : createLogFetcher(
-          rpc,
-          { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) },
-          {
-            ...(opts.getLogsRange ? { fixedRange: opts.getLogsRange } : {}),
-          },
-        );
+      : createLogFetcher(rpc, logFilter, {
+          ...(opts.getLogsRange ? { fixedRange: opts.getLogsRange } : {}),
+        });
   const logDir = createLogDir();
   try {
-    const fetchCtx: FetchContext = { store, logDir, rpc, logs, plan, traces: traceSource, receipts: createReceiptSource(rpc), tokens };
+    const logCheck = topic0.length === 0 ? null : createLogCheck(logFilter);
+    const fetchCtx: FetchContext = { store, network, logDir, rpc, logs, logCheck, plan, traces: traceSource, receipts: createReceiptSource(rpc), tokens };
     const env: DecodeEnv = { network, nativeSymbol: info.nativeSymbol, plan, tokens, pools };
 
     let blocksDone = 0;
@@ -253,7 +253,9 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
           }
           return b;
         } catch (e) {
-          if (!(e instanceof ChainMovedError) || attempt >= 5 || signal?.aborted) throw e;
+          // An incomplete answer is asked for again too; one still incomplete fails the batch, uncovered.
+          if (!(e instanceof ChainMovedError || e instanceof IncompleteBlockError) || attempt >= 5 || signal?.aborted) throw e;
+          if (e instanceof IncompleteBlockError) emit({ type: 'notice', message: `${e.message}; fetching blocks ${lo}–${hi} again` });
           await sleep(backoffDelay(CHAIN_MOVED_BACKOFF, attempt + 1), signal);
         }
       }

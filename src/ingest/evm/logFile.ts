@@ -151,6 +151,8 @@ export function writeLogFile(file: string, arrays: readonly string[]): void {
 export interface LogFileScan {
   /** Hash of every block that has logs, as the logs name it; a block named with two hashes appears as a conflict. */
   readonly blockHashes: ReadonlyMap<number, string>;
+  /** The log indices of every block that has logs, to check against its receipts. */
+  readonly logIndices: ReadonlyMap<number, readonly number[]>;
   /** A block whose logs disagree on its hash, or a log the node marks removed: the chain moved while we read. */
   readonly conflict: string | null;
   /** The logs JS decoders read, in block and log order. */
@@ -181,17 +183,22 @@ export async function scanLogFile(store: Store, file: string, decoders: { readon
   });
   const jsMatch = jsTopics.length === 0 ? 'false' : `topics[1] IN (${jsTopics.map((_, i) => `$t${i}`).join(', ')})`;
   return store.transaction(async (tx) => {
-    const blocks = await tx.all<Record<string, unknown> & { n: bigint; hash: string; hashes: bigint; removed: boolean; js: bigint }>(
-      `SELECT blockNumber::BIGINT AS n, lower(min(blockHash)) AS hash, count(DISTINCT lower(blockHash)) AS hashes,
+    const blocks = await tx.all<Record<string, unknown> & { n: bigint; hash: string; hashes: bigint; removed: boolean; js: bigint; indices: string[] }>(
+      `SELECT blockNumber::BIGINT AS n, lower(min(blockHash)) AS hash, count(DISTINCT lower(blockHash)) AS hashes, list(logIndex) AS indices,
               bool_or(coalesce(removed, false)) AS removed, count(*) FILTER (WHERE ${jsMatch}) AS js${aggregates.map((a) => `, ${a}`).join('')}
        FROM ${logFileRelation('file')} GROUP BY 1`,
       params,
     );
     const blockHashes = new Map<number, string>();
+    const logIndices = new Map<number, number[]>();
     let conflict: string | null = null;
     for (const b of blocks) {
       const n = Number(b.n);
       blockHashes.set(n, b.hash);
+      logIndices.set(
+        n,
+        b.indices.map((i) => Number(BigInt(i))),
+      );
       if (b.removed) conflict ??= `the node marks a log of block ${n} removed`;
       if (Number(b.hashes) > 1) conflict ??= `the logs of block ${n} name two versions of it`;
     }
@@ -202,7 +209,7 @@ export async function scanLogFile(store: Store, file: string, decoders: { readon
       engine.set(d.datasets[0]!, d.engine.prepare(perBlock));
     });
     const jsLogs = blocks.some((b) => Number(b.js) > 0) ? await jsLogsOf(tx, file, jsTopics) : [];
-    return { blockHashes, conflict, jsLogs, engine };
+    return { blockHashes, logIndices, conflict, jsLogs, engine };
   });
 }
 

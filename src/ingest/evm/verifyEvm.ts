@@ -22,7 +22,8 @@ import { decodedBlockDigests, recordVerifications, storedBlockDigests, type Bloc
 import { fetchAhead } from '../chain/fetchAhead.ts';
 import { createReceiptSource, detectTraceSource, getBlock, getChainId, type TraceSource } from '../rpc/actions.ts';
 import { createRpc } from '../rpc/createRpc.ts';
-import { createLogFetcher, type LogFetcher } from '../rpc/getLogs.ts';
+import { createLogFetcher, type LogFetcher, type LogFilter } from '../rpc/getLogs.ts';
+import { createLogCheck } from './completeness.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
 import type { EvmProtocol } from './decoders/index.ts';
 import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
@@ -214,10 +215,10 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
       const env: DecodeEnv = { network, nativeSymbol: info.nativeSymbol, plan, tokens, pools };
       const topic0 = [...new Set(plan.decoders.flatMap((d) => d.topic0))];
       const anyAddress = plan.decoders.some((d) => d.addresses === null);
-      const logs: LogFetcher =
-        topic0.length === 0
-          ? { range: 0, calls: 0, fetch: async () => [], fetchInto: async () => undefined }
-          : createLogFetcher(rpc, { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) }, {});
+      const logFilter: LogFilter = { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) };
+      const logs: LogFetcher = topic0.length === 0 ? { range: 0, calls: 0, fetch: async () => [], fetchInto: async () => undefined } : createLogFetcher(rpc, logFilter, {});
+      // The node read for verification is held to the same completeness checks as ingestion (docs/ingest-sources.md).
+      const logCheck = topic0.length === 0 ? null : createLogCheck(logFilter);
 
       // Native transfers were read from call traces where the traces dataset covers them, else from transaction values.
       const traced = plan.native ? intersect(ranges, await coveredIntervals(store, NATIVE_TRACES_DATASET, network)) : [];
@@ -231,7 +232,7 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
           );
       }
       const isTraced = (lo: number) => traced.some((t) => t.lo <= lo && lo <= t.hi);
-      const base = { store: decoded, logDir, rpc, logs, plan, receipts: createReceiptSource(rpc), tokens };
+      const base = { store: decoded, network, logDir, rpc, logs, logCheck, plan, receipts: createReceiptSource(rpc), tokens };
       const contexts: Record<'traced' | 'plain', FetchContext> = { traced: { ...base, traces: traceSource }, plain: { ...base, traces: null } };
       // Each batch lies wholly inside or outside the traced blocks.
       const plainRanges = ranges.flatMap((r) => gaps(r.lo, r.hi, traced));

@@ -5,7 +5,7 @@
  */
 import type { Rpc, Settled } from './createRpc.ts';
 import { isUnsupportedMethod } from './errors.ts';
-import type { Hex } from './getLogs.ts';
+import type { Hex, RpcLog } from './getLogs.ts';
 
 export interface RpcTransaction {
   readonly hash: Hex;
@@ -20,6 +20,8 @@ export interface RpcBlock {
   readonly hash: Hex;
   readonly parentHash: Hex;
   readonly timestamp: Hex;
+  /** The bloom of every log of the block (absent on nodes that leave it out). */
+  readonly logsBloom?: Hex;
   /** Hashes, or full transactions when asked for. */
   readonly transactions: readonly (Hex | RpcTransaction)[];
 }
@@ -29,6 +31,7 @@ export interface RpcReceipt {
   readonly transactionIndex: Hex;
   readonly status?: Hex;
   readonly contractAddress: Hex | null;
+  readonly logs?: readonly RpcLog[];
 }
 
 /** A callTracer frame. */

@@ -7,9 +7,11 @@ import { registryTokens } from '../../store/chainReads.ts';
 import type { Store } from '../../store/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import { ingestBlocks, type FetchedBatch, type StoreRow } from '../chain/ingestBlocks.ts';
+import { fetchWhole } from '../chain/incomplete.ts';
 import { runChain } from '../chain/runChain.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
 import type { IngestHooks, IngestProgress, IngestSummary } from '../progress.ts';
+import { checkTransactionInfos } from './completeness.ts';
 import { mayHaveLogs, nativeTransfers, registryFromTokens, trc20Transfers, TRON_NETWORK, type Trc20Registry } from './decode.ts';
 import { TRON_DATASETS, type TronDatasetName } from './datasets.ts';
 import { blockNumber, createTronNodeClient, type TronTransactionInfo } from './nodeClient.ts';
@@ -60,7 +62,12 @@ export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary
         if (!wantTrc20 || !mayHaveLogs(b)) return [];
         const release = await infoSlots.acquire();
         try {
-          return await client.getTransactionInfo(blockNumber(b));
+          // Asked again while the node's stores lack some of them; a block still short fails the batch uncovered.
+          return await fetchWhole(
+            opts.http.retry,
+            () => client.getTransactionInfo(blockNumber(b)),
+            (infos) => checkTransactionInfos(b, infos),
+          );
         } finally {
           release();
         }

@@ -19,7 +19,7 @@ import { createFileSource, type FetchedFile, type FileSource } from '../http/fil
 import { emptySummary, silentProgress, type IngestHooks, type IngestProgress, type IngestSummary } from '../progress.ts';
 import { utcDays, utcMonths, type Period } from './periods.ts';
 import { hasHeaderRow, unzipCsv } from './unzip.ts';
-import { archivePath, parseChecksum, VENUE_A_KINDS, VENUE_A_SPECS, type VenueAKind, type VenueAKindSpec } from './venueAArchive.ts';
+import { archivePath, checksumFileName, parseChecksum, VENUE_A_KINDS, VENUE_A_SPECS, type VenueAKind, type VenueAKindSpec } from './venueAArchive.ts';
 import { commitUnit, deletePeriod, isCovered, markCovered, recordedChecksum, recordFile } from './venueCoverage.ts';
 
 export const VENUE_A_DEFAULT_ARCHIVE = 'https://data.binance.vision';
@@ -176,6 +176,9 @@ async function fetchVerified(source: FileSource, rel: string, tmpDir: string, pr
     }
     const expected = parseChecksum(text);
     if (expected === null) throw new Error(`${rel}.CHECKSUM is not a sha256 checksum file`);
+    // A checksum of another file verifies nothing (a mirror that misplaced it, a file renamed by hand).
+    const named = checksumFileName(text);
+    if (named !== null && named !== path.basename(rel)) throw new Error(`${rel}.CHECKSUM is the checksum of ${named}, not of ${path.basename(rel)}`);
     if (expected === zip.sha256) return zip;
     if (zip.temporary) fs.rmSync(zip.file, { force: true });
     if (source.isLocal || attempt >= 3) throw new Error(`checksum mismatch: the file's sha256 is ${zip.sha256}, its .CHECKSUM says ${expected}`);

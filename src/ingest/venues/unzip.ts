@@ -5,13 +5,16 @@
  */
 import fs from 'node:fs';
 import { Unzip, UnzipInflate, UnzipPassThrough } from 'fflate';
+import { centralRecord, createCrc32 } from './zipCrc.ts';
 
-/** Writes the zip's first `.csv` entry to `outFile`; returns the entry name. */
+/** Writes the zip's first `.csv` entry to `outFile`, checked against the CRC-32 and size its central directory records; returns the entry name. */
 export async function unzipCsv(zipFile: string, outFile: string): Promise<string> {
   const fd = fs.openSync(outFile, 'w');
   let name: string | null = null;
   let finished = false;
   let failure: Error | null = null;
+  const crc = createCrc32();
+  let written = 0;
   try {
     const unzip = new Unzip((entry) => {
       if (name !== null || !entry.name.toLowerCase().endsWith('.csv')) return; // entries not started are skipped
@@ -21,7 +24,11 @@ export async function unzipCsv(zipFile: string, outFile: string): Promise<string
           failure ??= err;
           return;
         }
-        if (chunk.length) fs.writeSync(fd, chunk);
+        if (chunk.length) {
+          fs.writeSync(fd, chunk);
+          crc.update(chunk);
+          written += chunk.length;
+        }
         if (final) finished = true;
       };
       entry.start();
@@ -41,6 +48,10 @@ export async function unzipCsv(zipFile: string, outFile: string): Promise<string
   if (failure) throw new Error(`${zipFile}: not a readable zip: ${(failure as Error).message}`);
   if (name === null) throw new Error(`${zipFile}: the zip holds no .csv file`);
   if (!finished) throw new Error(`${zipFile}: the zip ends inside ${name}`);
+  const record = centralRecord(zipFile, name);
+  if (record === null) throw new Error(`${zipFile}: the zip has no central directory entry for ${name}: it is cut or damaged`);
+  if (record.size !== null && record.size !== written) throw new Error(`${zipFile}: ${name} unpacks to ${written} bytes, the zip records ${record.size}`);
+  if (record.crc !== crc.value) throw new Error(`${zipFile}: ${name} fails its CRC-32 check (the zip's bytes are damaged)`);
   return name;
 }
 

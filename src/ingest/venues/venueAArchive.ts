@@ -125,3 +125,9 @@ export function parseChecksum(text: string): string | null {
   const m = /^\s*([0-9a-fA-F]{64})\b/.exec(text);
   return m ? m[1]!.toLowerCase() : null;
 }
+
+/** The file name a checksum file names (`sha256  name`, or `sha256 *name` in binary mode), or null when it names none. */
+export function checksumFileName(text: string): string | null {
+  const m = /^\s*[0-9a-fA-F]{64}\s+\*?(\S+)/.exec(text);
+  return m ? m[1]! : null;
+}
