@@ -206,7 +206,7 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
   let queue: Waiting[] = [];
   /** Durable in the journal, not yet handed to an apply. */
   let unapplied: ChargeEntry[] = [];
-  /** Charges written ahead, durable, neither confirmed nor withdrawn yet; by request id. */
+  /** Pending charges written ahead, durable, neither confirmed nor dropped yet; by request id. */
   const unsettled = new Map<string, Unsettled>();
   /** Journal files rotated out: what they hold is in the table once the next apply after their charges settled succeeds. */
   let rotatedOut: Rotated[] = [];
