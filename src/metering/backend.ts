@@ -69,17 +69,17 @@ export interface ChargeRecord {
 export const RECENT_CHARGES_KEPT = 50;
 
 /**
- * A reservation's charge being written ahead, while its request runs
- * (src/store/ledger.ts, ChargeAhead): `confirm` turns the hold into the
- * charge, `withdraw` gives the hold back once the withdrawal is durable.
+ * A reservation's charge being written ahead, pending, while its request runs
+ * (src/store/ledger.ts, ChargeAhead): `confirm` makes it count and turns the
+ * hold into the charge, `drop` gives the hold back.
  */
 export interface CommitAhead {
-  /** Resolves once the charge survives a crash; rejects when it could not be written. */
+  /** Resolves once the pending charge survives a crash; rejects when it could not be written. */
   readonly durable: Promise<void>;
-  /** Charges the held cost; only after `durable` resolved. */
+  /** Charges the held cost: resolves once the confirmation survives a crash; rejects, charging nothing, when it could not be written. */
   confirm(): Promise<void>;
-  /** Drops the hold without charging; resolves false when the withdrawal could not be written, and the cost was then charged. */
-  withdraw(): Promise<boolean>;
+  /** Drops the hold without charging. */
+  drop(): Promise<void>;
 }
 
 export interface MeterBackend {

@@ -90,13 +90,12 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
         durable: ahead.durable,
         async confirm() {
           const b = await balance(r.keyId, r.period);
-          ahead.confirm();
+          await ahead.confirm();
           endHold(b, r, true);
         },
-        async withdraw() {
-          const withdrawn = await ahead.withdraw();
-          endHold(await balance(r.keyId, r.period), r, !withdrawn);
-          return withdrawn;
+        async drop() {
+          await ahead.drop();
+          endHold(await balance(r.keyId, r.period), r, false);
         },
       };
     },

@@ -58,9 +58,9 @@ export interface Meter {
   /** Holds `cost` blocks for this request (on route `endpoint`); false (and nothing held) when the budget cannot cover it. */
   reserve(state: MeterState, cost: number, endpoint?: string): Promise<boolean>;
   /**
-   * Starts making the held cost's charge durable now, while the request runs,
+   * Starts writing the held cost's charge now, pending, while the request runs,
    * where the backend can (docs/metering.md, "Charges written ahead"): `commit`
-   * then only waits for it and confirms it, `release` withdraws it.
+   * then writes only its confirmation, `release` drops it.
    */
   commitAhead(state: MeterState): void;
   /** Charges the held cost. Resolves once the charge is durable. */
@@ -80,11 +80,8 @@ const left = (budget: number | null, used: number, reserved: number): number => 
 
 export function createMeter(opts: MeterOptions): Meter {
   const { backend } = opts;
-  /** Drops a hold; a charge written ahead is withdrawn first, and stands if it cannot be. */
-  const giveBack = async (c: Charge): Promise<void> => {
-    if (!c.ahead) return backend.release(c.reservation);
-    if (!(await c.ahead.withdraw())) c.status = 'committed';
-  };
+  /** Drops a hold, and the pending charge written ahead for it, if one was. */
+  const giveBack = (c: Charge): Promise<void> => (c.ahead ? c.ahead.drop() : backend.release(c.reservation));
   let plans = opts.plans ?? DEFAULT_PLANS;
   const clock = opts.clock ?? systemClock;
 
@@ -142,6 +139,7 @@ export function createMeter(opts: MeterOptions): Meter {
       try {
         if (c.ahead) {
           await c.ahead.durable;
+          // Made to count only now, just before the body's last bytes are sent.
           await c.ahead.confirm();
         } else await backend.commit(c.reservation);
         c.status = 'committed';

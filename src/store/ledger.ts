@@ -22,18 +22,19 @@ export interface ChargeEntry {
 export type NewCharge = Omit<ChargeEntry, 'chargedAt'>;
 
 /**
- * A charge written ahead, while its request still runs, so that its durable
- * write is not on the response's path (docs/metering.md, "Charges written
- * ahead"). Until confirmed it is not in `usage_charges`; a crash before it is
- * confirmed or withdrawn leaves it charged, as a request in flight at the crash.
+ * A charge written ahead, while its request still runs, so that most of its
+ * durable write is not on the response's path (docs/metering.md, "Charges
+ * written ahead"). It is pending: it counts, in `usage_charges` and after a
+ * crash, only once confirmed, which its request does just before the body's
+ * last bytes are handed to the socket. A crash before that leaves it uncharged.
  */
 export interface ChargeAhead {
-  /** Resolves once the charge survives a crash; rejects when it could not be written (then nothing is charged). */
+  /** Resolves once the pending line survives a crash; rejects when it could not be written (then nothing is charged). */
   readonly durable: Promise<void>;
-  /** The response is delivered: the charge stands and reaches the table. Only after `durable` resolved. */
-  confirm(): void;
-  /** The request failed: the charge is withdrawn, durably, before this resolves true; false when the withdrawal could not be written, and the charge then stands. */
-  withdraw(): Promise<boolean>;
+  /** The body is about to be delivered: resolves once its confirmation survives a crash, and the charge stands; rejects (nothing charged) when it could not be written. */
+  confirm(): Promise<void>;
+  /** The request failed or was left: the pending charge is forgotten, never charged. */
+  drop(): Promise<void>;
 }
 
 export interface ChargeLedger {

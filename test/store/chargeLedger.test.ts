@@ -3,7 +3,7 @@
  * journal beside the store), reaches `usage_charges` in the background, and
  * what a crash leaves in the journal is applied when the store opens again,
  * once, whatever the table already holds. A charge written ahead of its
- * response's end stands only once confirmed, and a withdrawn one never.
+ * response's end is pending: it stands only once confirmed, also after a crash.
  */
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -135,23 +135,30 @@ describe('the DuckDB usage ledger', () => {
     await again.close();
   });
 
-  it('a charge written ahead reaches the table only once confirmed; a withdrawn one never does, and a clean close leaves neither behind', async () => {
+  it('a charge written ahead reaches the table only once its confirmation is durable; a dropped one never does, and a clean close leaves neither behind', async () => {
     const dir = newDir();
     const store = await createStore({ dataDir: dir });
+    const journal = () => fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8');
     const kept = store.ledger!.recordAhead!(charge('kept'));
     const dropped = store.ledger!.recordAhead!(charge('dropped'));
     await Promise.all([kept.durable, dropped.durable]);
-    // Durable, but not charged yet: the request is still running.
-    expect(fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8')).toContain('"kept"');
+    // Durable, marked pending, and not charged yet: the request is still running.
+    expect(journal()).toContain('"requestId":"kept","cost":100,"admittedAt"');
+    expect(
+      journal()
+        .split('\n')
+        .filter((l) => l.includes('"kept"')),
+    ).toEqual([expect.stringContaining('"pending":true')]);
     await store.ledger!.settle();
     expect(await tableIds(store)).toEqual([]);
-    kept.confirm();
-    expect(await dropped.withdraw()).toBe(true);
-    expect(fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8')).toContain('{"withdrawn":"dropped"}');
+    await kept.confirm();
+    expect(journal()).toContain('{"confirmed":"kept","at":');
+    await dropped.drop();
+    // Dropping writes nothing: without a confirmation the pending line counts for nothing.
+    expect(journal()).not.toContain('"confirmed":"dropped"');
+    expect(journal()).not.toContain('withdrawn');
     await store.ledger!.settle();
     expect(await tableIds(store)).toEqual(['kept']);
-    // Confirmed: it can no longer be withdrawn.
-    expect(await kept.withdraw()).toBe(false);
     await store.close();
     expect(fs.statSync(path.join(dir, JOURNAL_FILE)).size).toBe(0);
     const again = await createStore({ dataDir: dir });
@@ -159,7 +166,7 @@ describe('the DuckDB usage ledger', () => {
     await again.close();
   });
 
-  it('after a crash, a charge written ahead and not withdrawn is charged (its request was in flight), a withdrawn one is not', async () => {
+  it('after a crash, only the confirmed charges written ahead are charged: one pending at the crash (its body never sent) or dropped is not', async () => {
     const dir = newDir();
     await killedAfter(
       dir,
@@ -168,12 +175,31 @@ describe('the DuckDB usage ledger', () => {
       const failed = store.ledger.recordAhead(c('failed'));
       const delivered = store.ledger.recordAhead(c('delivered'));
       await Promise.all([inFlight.durable, failed.durable, delivered.durable]);
-      await failed.withdraw();
-      delivered.confirm();
+      await failed.drop();
+      await delivered.confirm();
+      await store.ledger.record([c('plain')]);
     `,
     );
     const store = await createStore({ dataDir: dir });
-    expect(await tableIds(store)).toEqual(['delivered', 'in-flight']);
+    expect(await tableIds(store)).toEqual(['delivered', 'plain']);
+    await store.close();
+  });
+
+  it('a journal left by an earlier version recovers as it did: its charges written ahead and not withdrawn stand, withdrawn ones do not', async () => {
+    const dir = newDir();
+    const at = Date.parse('2026-11-24T12:00:01Z');
+    // The lines as the version before pending charges wrote them: a charge line, written ahead or not, and withdrawals.
+    const lines = [
+      { ...charge('recorded'), chargedAt: at },
+      { ...charge('ahead-delivered'), chargedAt: at },
+      { ...charge('ahead-withdrawn'), chargedAt: at },
+      { withdrawn: 'ahead-withdrawn' },
+      { ...charge('ahead-in-flight'), chargedAt: at },
+    ];
+    fs.writeFileSync(path.join(dir, JOURNAL_FILE), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n{"keyId":"key1","per`);
+    const store = await createStore({ dataDir: dir });
+    expect(await tableIds(store)).toEqual(['ahead-delivered', 'ahead-in-flight', 'recorded']);
+    expect(await store.all<{ n: number }>('SELECT count(*)::INTEGER AS n FROM usage_charges WHERE charged_at = epoch_ms($at::BIGINT)', { at: BigInt(at) })).toEqual([{ n: 3 }]);
     await store.close();
   });
 
@@ -193,7 +219,7 @@ describe('the DuckDB usage ledger', () => {
     expect(rotated().length).toBeGreaterThan(0);
     expect(rotated().some((f) => fs.readFileSync(path.join(dir, f), 'utf8').includes('"early"'))).toBe(true);
     expect(await store.all("SELECT count(*)::INTEGER AS n FROM usage_charges WHERE request_id = 'early'")).toEqual([{ n: 0 }]);
-    early.confirm();
+    await early.confirm();
     await store.ledger!.settle();
     expect(await store.all("SELECT count(*)::INTEGER AS n FROM usage_charges WHERE request_id = 'early'")).toEqual([{ n: 1 }]);
     expect(rotated()).toEqual([]);

@@ -139,7 +139,7 @@ export async function reserveCost(request: FastifyRequest, reply: FastifyReply, 
  * Starts the held cost's durable write now, beside the engine's run, for a
  * result that will be complete in moments (docs/metering.md, "Charges
  * written ahead"); `commitCost` or `chargeOnCompletion` then only confirm it,
- * and `releaseCost` withdraws it. A no-op where the backend cannot.
+ * and `releaseCost` drops it. A no-op where the backend cannot.
  */
 export function writeChargeAhead(request: FastifyRequest): void {
   if (request.meter) request.server.meter.commitAhead(request.meter);

@@ -109,7 +109,7 @@ export async function serveData(request: FastifyRequest, reply: FastifyReply, r:
     reply.headers(encoded.headers);
     return reply.send(chargeOnCompletion(request, encoded.body));
   } catch (e) {
-    // Nothing was delivered: the hold is given back (a charge written ahead withdrawn) before the error is answered.
+    // Nothing was delivered: the hold is given back (a pending charge written ahead dropped) before the error is answered.
     if (!handedOver) await releaseCost(request).catch(() => undefined);
     throw e;
   } finally {

@@ -21,13 +21,20 @@
  * holds, so every reader of `usage_charges` sees every charge made durable.
  *
  * A charge can also be written ahead, while its request still runs
- * (`recordAhead`): its write then overlaps the engine's work instead of
- * following it. Such a charge waits in memory, out of the table, until its
- * request confirms it (the response is delivered) or withdraws it (a later
- * line names it withdrawn, written before the failure is answered). A
- * journal file rotated out is kept while it holds a charge not yet settled.
- * Recovery applies every charge not withdrawn: one still waiting at a crash
- * belonged to a request in flight.
+ * (`recordAhead`): its line then overlaps the engine's work instead of
+ * following it, marked pending. A pending charge counts only once its
+ * request confirms it (`{"confirmed":"<request id>"}`), with a durable line
+ * written just before the body's last bytes are handed to the socket; a
+ * request that fails or is left confirms nothing, and its pending line is
+ * simply dropped (nothing is written). Until confirmed it waits in memory,
+ * out of the table. A journal file rotated out is kept while it holds a
+ * pending charge not yet settled, so that a confirmation is never left
+ * without its charge. Recovery applies every charge written plainly (as
+ * `record` does, and as every version before pending lines did) and every
+ * pending one that a confirmation names: a pending one without its
+ * confirmation belonged to a request whose body never left, since the
+ * confirmation precedes the last bytes. A `{"withdrawn":…}` line, written by
+ * earlier versions when a request written ahead failed, still cancels its charge.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -77,17 +84,28 @@ export function unappliedJournalCharges(dir: string): number {
   return standingCharges(dir, journalFiles(dir)).length;
 }
 
-/** A journal line: a charge, or the withdrawal of a charge written ahead. */
-type JournalLine = ChargeEntry | { readonly withdrawn: string };
-const withdrawalLine = (requestId: string) => `${JSON.stringify({ withdrawn: requestId } satisfies JournalLine)}\n`;
+/** A charge written ahead, waiting for its confirmation; older journals have none. */
+type PendingLine = ChargeEntry & { readonly pending: true };
+/** The confirmation of a pending charge, with the time it was charged. */
+interface ConfirmedLine {
+  readonly confirmed: string;
+  readonly at: number;
+}
+/** A journal line: a charge (counted as written), a pending one, its confirmation, or (from earlier versions) the withdrawal of a charge written ahead. */
+type JournalLine = ChargeEntry | PendingLine | ConfirmedLine | { readonly withdrawn: string };
+const pendingLine = (entry: ChargeEntry) => `${JSON.stringify({ ...entry, pending: true } satisfies PendingLine)}\n`;
+const confirmedLine = (requestId: string, at: number) => `${JSON.stringify({ confirmed: requestId, at } satisfies ConfirmedLine)}\n`;
 
 /**
- * The charges of the journal files, less those withdrawn (a withdrawal may sit
- * in a later file than its charge). Complete lines only: a line cut by a crash
- * was never acknowledged, so its request was never charged.
+ * The charges of the journal files: the plain ones and the confirmed pending
+ * ones, less those withdrawn (a confirmation or withdrawal may sit in a later
+ * file than its charge). Complete lines only: a line cut by a crash was never
+ * acknowledged, so its request was never charged, nor its body sent.
  */
 function standingCharges(dir: string, files: readonly string[]): ChargeEntry[] {
   const charges: ChargeEntry[] = [];
+  const pending: ChargeEntry[] = [];
+  const confirmed = new Map<string, number>();
   const withdrawn = new Set<string>();
   for (const f of files) {
     for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
@@ -100,8 +118,16 @@ function standingCharges(dir: string, files: readonly string[]): ChargeEntry[] {
         continue;
       }
       if ('withdrawn' in parsed) withdrawn.add(parsed.withdrawn);
-      else charges.push(parsed);
+      else if ('confirmed' in parsed) confirmed.set(parsed.confirmed, parsed.at);
+      else if ('pending' in parsed) {
+        const { pending: _, ...entry } = parsed;
+        pending.push(entry);
+      } else charges.push(parsed);
     }
+  }
+  for (const p of pending) {
+    const at = confirmed.get(p.requestId);
+    if (at !== undefined) charges.push({ ...p, chargedAt: at });
   }
   return charges.filter((c) => !withdrawn.has(c.requestId));
 }
@@ -180,7 +206,7 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
   let queue: Waiting[] = [];
   /** Durable in the journal, not yet handed to an apply. */
   let unapplied: ChargeEntry[] = [];
-  /** Charges written ahead, durable, neither confirmed nor withdrawn yet; by request id. */
+  /** Pending charges written ahead, durable, neither confirmed nor dropped yet; by request id. */
   const unsettled = new Map<string, Unsettled>();
   /** Journal files rotated out: what they hold is in the table once the next apply after their charges settled succeeds. */
   let rotatedOut: Rotated[] = [];
@@ -351,32 +377,25 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
     });
   };
 
-  const confirm = (requestId: string): void => {
+  /** Writes the pending charge's confirmation; once durable, the charge stands and goes to the table. */
+  const confirm = async (requestId: string, durable: Promise<void>): Promise<void> => {
+    await durable;
     const u = unsettled.get(requestId);
-    if (!u) return;
-    unsettled.delete(requestId);
-    unapplied.push(u.entry);
-    scheduleApply();
+    if (!u) throw new Error(`no pending charge for request ${requestId}`);
+    const at = Date.now();
+    // From the event loop, like every charge on a response's path (see the header).
+    await write(confirmedLine(requestId, at), false, () => {
+      unsettled.delete(requestId);
+      unapplied.push({ ...u.entry, chargedAt: at });
+      scheduleApply();
+    });
   };
 
-  const withdraw = async (requestId: string, durable: Promise<void>): Promise<boolean> => {
-    try {
-      await durable;
-    } catch {
-      // Never written: nothing to withdraw.
-      return true;
-    }
-    if (!unsettled.has(requestId)) return false;
-    try {
-      await write(withdrawalLine(requestId), false, () => unsettled.delete(requestId));
-      // A rotated file it held may now be removed.
-      scheduleApply();
-      return true;
-    } catch {
-      // The journal names it charged and nothing says otherwise: it stands.
-      confirm(requestId);
-      return false;
-    }
+  /** Forgets a pending charge: with no confirmation, its line counts for nothing, so nothing is written. */
+  const drop = async (requestId: string, durable: Promise<void>): Promise<void> => {
+    // Once its write has ended, so that a line still being written is not left waiting.
+    await durable.catch(() => undefined);
+    if (unsettled.delete(requestId)) scheduleApply();
   };
 
   return {
@@ -391,17 +410,17 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
     },
     recordAhead(charge): ChargeAhead {
       const entry: ChargeEntry = { ...charge, chargedAt: Date.now() };
-      const durable = write(`${JSON.stringify(entry)}\n`, true, (generation) => unsettled.set(entry.requestId, { entry, generation }));
+      const durable = write(pendingLine(entry), true, (generation) => unsettled.set(entry.requestId, { entry, generation }));
       // Whoever settles the charge sees a failure; it is never unhandled.
       durable.catch(() => undefined);
-      return { durable, confirm: () => confirm(entry.requestId), withdraw: () => withdraw(entry.requestId, durable) };
+      return { durable, confirm: () => confirm(entry.requestId, durable), drop: () => drop(entry.requestId, durable) };
     },
     settle,
     async close() {
       try {
         await settle();
-        // All it holds is in the table (unless a charge written ahead is still unsettled): the next opening has nothing to apply.
-        if (unsettled.size === 0) fs.ftruncateSync(fd, 0);
+        // All it holds is in the table, or pending and never to be confirmed: the next opening has nothing to apply.
+        fs.ftruncateSync(fd, 0);
       } finally {
         closed = true;
         fs.closeSync(fd);
