@@ -12,7 +12,6 @@ import { createKey, listKeys, matchKeys, revokeKey, setKeyPlan, type ApiKeyRecor
 import { UNLIMITED } from '../metering/meter.ts';
 import { monthPeriod } from '../metering/period.ts';
 import { describePlan, type Plans } from '../metering/plans.ts';
-import { generateDemo } from '../demo/generate.ts';
 import { importLabels, importTokens, loadSeed } from '../reference/importReference.ts';
 import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
 import { copyDuckDbToClickHouse } from '../store/clickhouse/copyFromDuckDb.ts';
@@ -123,6 +122,8 @@ export async function loadDemo(store: Store, opts: { scale?: number; days?: numb
   }
   await loadSeed(store);
   await clearDatasets(store);
+  // The generator is loaded only when a demo is made: a server on an existing store never runs it.
+  const { generateDemo } = await import('../demo/generate.ts');
   await generateDemo(store, opts);
 }
 

@@ -14,7 +14,10 @@
  * 4. `close()` releases the rest (meter, store, other listeners), and the
  *    process exits 0 (1 if a step failed).
  *
- * A second signal during the drain ends the grace period at once. Should the
+ * A second signal during the drain ends the grace period at once, unless it is
+ * the first one again within `echoMs`: a terminal's Ctrl-C reaches every
+ * process of the foreground group, and `npm start` forwards the SIGINT it got
+ * too, so the server sees one keypress twice, milliseconds apart. Should the
  * rest still not finish within `stuckMs` of the connections being closed (work
  * that ignores cancellation), the process logs it and exits 1 rather than hang:
  * every batch and charge commits atomically, so nothing half-written is left.
@@ -39,6 +42,8 @@ export interface ShutdownOptions {
   readonly exit?: (code: number) => void;
   /** How long the rest may take once connections were force-closed. Default 15 s. */
   readonly stuckMs?: number;
+  /** The same signal again within this long of the first is that one delivered twice, not a second request. Default 1 s. */
+  readonly echoMs?: number;
 }
 
 export interface Shutdown {
@@ -64,6 +69,8 @@ export function installShutdown(opts: ShutdownOptions): Shutdown {
   let running: Promise<void> | null = null;
   let forceClose: (() => void) | null = null;
   const stuckMs = opts.stuckMs ?? 15_000;
+  const echoMs = opts.echoMs ?? 1_000;
+  let first: { signal: NodeJS.Signals; at: number } | null = null;
 
   async function run(reason: string): Promise<void> {
     logger.info({ reason, graceSeconds: opts.graceMs / 1000 }, 'shutting down: no new connections; in-flight responses may finish within the grace period');
@@ -111,6 +118,11 @@ export function installShutdown(opts: ShutdownOptions): Shutdown {
   }
 
   const onSignal = (signal: NodeJS.Signals) => {
+    if (first && signal === first.signal && Date.now() - first.at < echoMs) {
+      logger.debug({ signal }, 'the same signal again at once: one request to stop, delivered twice');
+      return;
+    }
+    first ??= { signal, at: Date.now() };
     if (running) {
       logger.warn({ signal }, 'second signal: ending the grace period now');
       forceClose?.();

@@ -7,7 +7,7 @@
  * Every check runs here, before anything is ingested or stored, so that an
  * operator learns of a mistake from the command that read the file.
  */
-import { parseAbiItem, toEventSignature, type AbiEvent } from 'viem';
+import { parseAbiItem, type AbiEvent, type AbiParameter } from 'abitype';
 
 /** One input of an event: an ABI parameter that may be indexed. */
 type AbiEventParameter = AbiEvent['inputs'][number];
@@ -146,13 +146,28 @@ function abiItem(item: unknown, i: number): AbiEvent | null {
   return { type: 'event', name: o.name, inputs, anonymous: o.anonymous === true } as AbiEvent;
 }
 
+/**
+ * The canonical signature topic0 is the hash of: the name and the input types,
+ * tuples spelled out as their components' types, no names, no spaces. Written
+ * here rather than taken from viem, whose whole index (some 55 MiB resident)
+ * the server would otherwise load at start only for this.
+ */
+function eventSignature(abi: AbiEvent): string {
+  const typeOf = (p: AbiParameter): string => {
+    if (!p.type.startsWith('tuple')) return p.type;
+    if (!('components' in p)) throw new Error(`input ${p.name ?? ''} is a tuple without components`);
+    return `(${p.components.map(typeOf).join(',')})${p.type.slice('tuple'.length)}`;
+  };
+  return `${abi.name}(${abi.inputs.map(typeOf).join(',')})`;
+}
+
 function customEvent(abi: AbiEvent): CustomEvent {
   const where = `event ${abi.name}`;
   if (abi.anonymous) fail(`${where} is anonymous: it has no topic0 to select its logs by`);
   if (abi.inputs.filter((p) => p.indexed).length > 3) fail(`${where} has more than three indexed inputs`);
   let signature: string;
   try {
-    signature = toEventSignature(abi);
+    signature = eventSignature(abi);
   } catch (e) {
     return fail(`${where}: ${(e as Error).message.split('\n')[0]}`);
   }

@@ -1,4 +1,4 @@
-import { parseAbiItem } from 'viem';
+import { parseAbiItem } from 'abitype';
 import { CHAIN_FORMATS, EVM_LOG_ORDER, evmDatasetNames, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, stored, timeColumn } from '../common.ts';
 import type { AggregateSchema, ChainEndpoint, ColumnExpr, OutputColumn, Params, StoredColumn } from '../types.ts';
 

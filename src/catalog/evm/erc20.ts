@@ -1,4 +1,4 @@
-import { parseAbiItem } from 'viem';
+import { parseAbiItem } from 'abitype';
 import {
   CHAIN_FORMATS,
   EVM_LOG_ORDER,

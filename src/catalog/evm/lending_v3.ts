@@ -1,4 +1,4 @@
-import { parseAbiItem } from 'viem';
+import { parseAbiItem } from 'abitype';
 import { CHAIN_FORMATS, EVM_LOG_ORDER, evmDatasetNames, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, timeColumn } from '../common.ts';
 import type { AggregateColumn, ChainEndpoint, OutputColumn, StoredColumn } from '../types.ts';
 

@@ -6,11 +6,9 @@
  * with that key, so it is validated, metered and charged exactly like the
  * same HTTP request.
  */
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/apiError.ts';
 import type { ApiCall } from '../../mcp/api.ts';
-import { createMcpServer } from '../../mcp/createMcpServer.ts';
 import { findKey } from '../../metering/keys.ts';
 import type { Store } from '../../store/types.ts';
 
@@ -40,11 +38,29 @@ function injectApi(app: FastifyInstance, apiKey: string, host: string | undefine
   };
 }
 
+/**
+ * The MCP SDK and the tool definitions, loaded at the first MCP message: they
+ * weigh some 30 MiB of resident memory that a server nobody reaches over MCP
+ * would carry for nothing.
+ */
+let mcpModules: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('../../mcp/createMcpServer.ts')]> | null = null;
+function loadMcp() {
+  if (!mcpModules) {
+    mcpModules = Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('../../mcp/createMcpServer.ts')]);
+    // A failed load is not kept: the next message tries again.
+    mcpModules.catch(() => {
+      mcpModules = null;
+    });
+  }
+  return mcpModules;
+}
+
 export function registerMcpRoute(app: FastifyInstance, store: Store): void {
   app.post(MCP_PATH, async (request, reply) => {
     const key = keyOf(request);
     if (!key) throw new ApiError('missing_api_key', 'send your API key in the X-API-Key header, or as Authorization: Bearer <key>');
     if (!(await findKey(store, key))) throw new ApiError('invalid_api_key', 'the API key is unknown or revoked');
+    const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
     const server = createMcpServer(injectApi(app, key, request.headers.host));
     // No session id generator: stateless, a fresh server and transport per message.
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });

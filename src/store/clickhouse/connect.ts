@@ -6,7 +6,7 @@
  * store is opened, so the DuckDB default never pays for it.
  */
 import fs from 'node:fs';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient, createClient } from '@clickhouse/client';
 import type { StoreTarget } from '../target.ts';
 
 type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
@@ -20,6 +20,8 @@ export const SESSION_SETTINGS = {
 } as const;
 
 export async function connectClickHouse(target: ClickHouseTarget): Promise<ClickHouseClient> {
+  // Loaded here, not at the top: a server on the DuckDB default would carry the client's modules for nothing.
+  const { createClient } = await import('@clickhouse/client');
   if (target.engine === 'clickhouse') {
     return createClient({
       url: target.url,
