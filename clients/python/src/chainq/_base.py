@@ -98,6 +98,8 @@ class BaseClient:
         self._catalog: Catalog | None = None
         self.last_cost: Cost | None = None
         """The total cost shown before the last multi-request call."""
+        self.retries = 0
+        """How many 429 answers this client waited out and retried."""
 
     @property
     def _headers(self) -> dict[str, str]:

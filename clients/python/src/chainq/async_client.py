@@ -40,6 +40,7 @@ class AsyncClient(BaseClient):
             except httpx.RemoteProtocolError as e:
                 raise self._incomplete(httpx.Response(0), e) from e
             if r.status_code == 429 and attempt < self.max_retries:
+                self.retries += 1
                 await asyncio.sleep(self._retry_delay(r, attempt))
                 attempt += 1
                 continue

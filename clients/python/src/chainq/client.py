@@ -48,6 +48,7 @@ class Client(BaseClient):
             except httpx.RemoteProtocolError as e:
                 raise self._incomplete(httpx.Response(0), e) from e
             if r.status_code == 429 and attempt < self.max_retries:
+                self.retries += 1
                 time.sleep(self._retry_delay(r, attempt))
                 attempt += 1
                 continue

@@ -29,7 +29,7 @@ def table_of(body: bytes, fmt: str) -> pa.Table:
     raise ValueError(f"cannot read format {fmt}")
 
 
-# The API's time columns (raw rows, aggregate buckets); their text is ISO 8601 UTC to the second.
+# The API's time columns (raw rows, aggregate buckets), sent as ISO 8601 UTC text.
 _TIME_COLUMNS = ("time", "time_start", "time_end")
 
 
@@ -43,9 +43,12 @@ def _utc_times(tbl: pa.Table) -> pa.Table:
             elif f.type.tz != "UTC":
                 tbl = tbl.set_column(i, f.name, col.cast(pa.timestamp(f.type.unit, "UTC")))
         elif f.name in _TIME_COLUMNS and pa.types.is_string(f.type):
-            parsed = pc.strptime(col, format="%Y-%m-%dT%H:%M:%SZ", unit="s", error_is_null=True)
-            if parsed.null_count == col.null_count:
-                tbl = tbl.set_column(i, f.name, pc.assume_timezone(parsed, "UTC"))
+            # Chain times are whole seconds; venue times carry milliseconds.
+            unit = "ms" if pc.any(pc.match_substring(col, ".")).as_py() else "s"
+            try:
+                tbl = tbl.set_column(i, f.name, col.cast(pa.timestamp(unit, "UTC")))
+            except pa.ArrowInvalid:
+                pass  # not an ISO time after all: left as the API sent it
     return tbl
 
 
