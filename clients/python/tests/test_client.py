@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 
 import httpx
@@ -12,7 +13,7 @@ import pytest
 
 import chainq
 
-ETH_FIRST = 23_910_000  # inside the demo's ETH coverage (23909999–23924399)
+ETH_FIRST = 23_910_000  # inside the demo's ETH coverage (23909999 to 23924399)
 USDT = {"network": "ETH", "token": "USDT"}
 
 
@@ -44,9 +45,16 @@ def test_events_as_arrow_and_polars_hold_the_same_rows(client: chainq.Client) ->
 
 
 def test_a_split_block_range_equals_one_request(client: chainq.Client) -> None:
-    one = client.events("evm/erc20/transfer", **USDT, block_start=ETH_FIRST, block_end=ETH_FIRST + 4_000, output="arrow")
+    one = client.events(
+        "evm/erc20/transfer", **USDT, block_start=ETH_FIRST, block_end=ETH_FIRST + 4_000, output="arrow"
+    )
     split = client.events(
-        "evm/erc20/transfer", **USDT, block_start=ETH_FIRST, block_end=ETH_FIRST + 4_000, output="arrow", chunk_blocks=900
+        "evm/erc20/transfer",
+        **USDT,
+        block_start=ETH_FIRST,
+        block_end=ETH_FIRST + 4_000,
+        output="arrow",
+        chunk_blocks=900,
     )
     assert client.last_cost is not None and client.last_cost.requests == 5  # 4,001 blocks in pieces of 900
     assert one.num_rows > 1_000
@@ -66,14 +74,24 @@ def test_a_split_call_shows_its_total_cost_and_a_progress_bar(
     client: chainq.Client, capsys: pytest.CaptureFixture[str]
 ) -> None:
     client.events(
-        "evm/erc20/transfer", **USDT, block_start=ETH_FIRST, block_end=ETH_FIRST + 2_999, chunk_blocks=1_000, progress=True
+        "evm/erc20/transfer",
+        **USDT,
+        block_start=ETH_FIRST,
+        block_end=ETH_FIRST + 2_999,
+        chunk_blocks=1_000,
+        progress=True,
     )
     err = capsys.readouterr().err
     # each piece costs block_end - block_start: 999 blocks
     assert "chainq: evm/erc20/transfer: 2997 blocks in 3 requests" in err
     assert "3/3" in err  # tqdm's bar
     client.events(
-        "evm/erc20/transfer", **USDT, block_start=ETH_FIRST, block_end=ETH_FIRST + 2_999, chunk_blocks=1_000, progress=False
+        "evm/erc20/transfer",
+        **USDT,
+        block_start=ETH_FIRST,
+        block_end=ETH_FIRST + 2_999,
+        chunk_blocks=1_000,
+        progress=False,
     )
     assert capsys.readouterr().err == ""
 
@@ -82,7 +100,12 @@ def test_max_cost_refuses_a_split_call_before_any_data_request(client: chainq.Cl
     used = client.usage()["blocks_used"]
     with pytest.raises(chainq.CostOverLimit) as e:
         client.events(
-            "evm/erc20/transfer", **USDT, block_start=ETH_FIRST, block_end=ETH_FIRST + 2_999, chunk_blocks=1_000, max_cost=2_996
+            "evm/erc20/transfer",
+            **USDT,
+            block_start=ETH_FIRST,
+            block_end=ETH_FIRST + 2_999,
+            chunk_blocks=1_000,
+            max_cost=2_996,
         )
     assert (e.value.cost, e.value.max_cost, e.value.code) == (2_997, 2_996, "cost_over_limit")
     assert client.usage()["blocks_used"] == used
@@ -110,7 +133,9 @@ def test_cost_prices_without_charging(client: chainq.Client) -> None:
     assert cost.blocks == 1_000 and cost.requests == 1
     assert "1000" in cost.formula
     assert cost.quota_remaining_after == cost.quota_remaining - 1_000
-    split = client.cost("evm/erc20/transfer", **USDT, block_start=ETH_FIRST, block_end=ETH_FIRST + 2_999, chunk_blocks=1_000)
+    split = client.cost(
+        "evm/erc20/transfer", **USDT, block_start=ETH_FIRST, block_end=ETH_FIRST + 2_999, chunk_blocks=1_000
+    )
     assert (split.blocks, split.requests) == (2_997, 3)
     assert client.usage()["blocks_used"] == used
 
@@ -146,7 +171,9 @@ def test_server_errors_are_typed_with_their_code_and_fields(client: chainq.Clien
         client.events("evm/erc20/transfer", **USDT, block_start=23_909_000, block_end=23_909_100)
     assert r.value.code == "invalid_range" and r.value.missing_blocks == [(23_909_000, 23_909_100)]
     with pytest.raises(chainq.UnknownToken):
-        client.events("evm/erc20/transfer", network="ETH", token="NOPE", block_start=ETH_FIRST, block_end=ETH_FIRST + 10)
+        client.events(
+            "evm/erc20/transfer", network="ETH", token="NOPE", block_start=ETH_FIRST, block_end=ETH_FIRST + 10
+        )
     with pytest.raises(chainq.UnsupportedNetwork) as n:
         client.events("evm/staking/deposit", network="ARB", block_start=1, block_end=2)
     assert "ETH" in n.value.supported
@@ -174,7 +201,9 @@ def test_quota_exceeded_carries_remaining_and_cost(url: str, key_small_budget: s
     assert e.value.status == 403 and e.value.cost == 1_000 and e.value.remaining == 500
 
 
-def test_429s_of_the_concurrency_limit_are_waited_out_and_retried(client: chainq.Client, url: str, key_one_at_a_time: str) -> None:
+def test_429s_of_the_concurrency_limit_are_waited_out_and_retried(
+    client: chainq.Client, url: str, key_one_at_a_time: str
+) -> None:
     args = {**USDT, "block_start": ETH_FIRST, "block_end": ETH_FIRST + 5_999, "output": "arrow"}
     expected = client.events("evm/erc20/transfer", **args)
     with chainq.Client(url, api_key=key_one_at_a_time, max_in_flight=4, progress=False) as c:
@@ -186,10 +215,9 @@ def test_429s_of_the_concurrency_limit_are_waited_out_and_retried(client: chainq
 def test_a_429_past_the_retries_is_rate_limited_with_the_servers_advice(url: str, key_two_per_minute: str) -> None:
     with chainq.Client(url, api_key=key_two_per_minute, max_retries=0) as c:
         for _ in range(2):
-            try:
+            # the window may hold earlier requests of this key; the third must be refused anyway
+            with contextlib.suppress(chainq.RateLimited):
                 c.usage()
-            except chainq.RateLimited:
-                pass  # the window may hold earlier requests of this key; the third must be refused anyway
         with pytest.raises(chainq.RateLimited) as e:
             c.usage()
     assert e.value.code == "rate_limited" and e.value.status == 429

@@ -6,6 +6,7 @@ wider than 64 bits are decimal strings), times timezone-aware UTC, addresses str
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from collections.abc import Sequence
@@ -45,10 +46,8 @@ def _utc_times(tbl: pa.Table) -> pa.Table:
         elif f.name in _TIME_COLUMNS and pa.types.is_string(f.type):
             # Chain times are whole seconds; venue times carry milliseconds.
             unit = "ms" if pc.any(pc.match_substring(col, ".")).as_py() else "s"
-            try:
+            with contextlib.suppress(pa.ArrowInvalid):  # not an ISO time after all: left as sent
                 tbl = tbl.set_column(i, f.name, col.cast(pa.timestamp(unit, "UTC")))
-            except pa.ArrowInvalid:
-                pass  # not an ISO time after all: left as the API sent it
     return tbl
 
 

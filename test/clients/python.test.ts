@@ -1,0 +1,133 @@
+/**
+ * The Python client (clients/python) against a real `chainq serve` on a fresh
+ * demo store: its pytest suite, run in a virtual environment made from the
+ * package registry (clients/python/.venv, gitignored, made again when the
+ * pinned versions change), with the server's URL and keys of four plans in
+ * the environment; then mypy and ruff over the package.
+ *
+ * Without Python 3.10+ and its venv module the file is skipped, loudly; with
+ * CHAINQ_REQUIRE_PYTHON=1 (CI) it fails instead.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli } from '../helpers/cli.ts';
+import { spawnListening, type ListeningProcess } from '../helpers/listening.ts';
+
+const PKG = path.join(REPO_ROOT, 'clients', 'python');
+const VENV = path.join(PKG, '.venv');
+const VENV_PY = path.join(VENV, 'bin', 'python');
+const STAMP = path.join(VENV, '.chainq-installed');
+const BIN = path.join(REPO_ROOT, 'bin', 'chainq.js');
+
+/** The first Python 3.10+ on PATH that can make a virtual environment with pip. */
+function findPython(): string | undefined {
+  for (const exe of ['python3', 'python3.13', 'python3.12', 'python3.11', 'python3.10']) {
+    const r = spawnSync(exe, ['-c', 'import sys, venv, ensurepip; sys.exit(0 if sys.version_info >= (3, 10) else 1)']);
+    if (r.status === 0) return exe;
+  }
+  return undefined;
+}
+
+const python = findPython();
+if (!python) {
+  if (process.env.CHAINQ_REQUIRE_PYTHON === '1') throw new Error('Python 3.10+ with venv is required (CHAINQ_REQUIRE_PYTHON=1): apt-get install -y python3 python3-venv');
+  process.stderr.write('\nPython 3.10+ with its venv module is not installed: skipping test/clients/python.test.ts (the Python client).\n\n');
+}
+
+function run(cmd: string, args: readonly string[], env: Record<string, string> = {}, cwd = PKG): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.once('close', (code) => resolve({ code, out }));
+  });
+}
+
+async function must(cmd: string, args: readonly string[], env: Record<string, string> = {}): Promise<void> {
+  const r = await run(cmd, args, env);
+  if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.code}:\n${r.out.slice(-4000)}`);
+}
+
+/** The venv with the pinned dependencies, made or brought up to date, and the package (as it is now) installed in it. */
+async function prepareVenv(exe: string): Promise<void> {
+  const wanted = crypto
+    .createHash('sha256')
+    .update(fs.readFileSync(path.join(PKG, 'constraints.txt')))
+    .update(fs.readFileSync(path.join(PKG, 'pyproject.toml')))
+    .digest('hex');
+  if (!fs.existsSync(VENV_PY)) await must(exe, ['-m', 'venv', VENV]);
+  if (!fs.existsSync(STAMP) || fs.readFileSync(STAMP, 'utf8') !== wanted) {
+    await must(VENV_PY, ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', '-c', 'constraints.txt', '.[test]']);
+    fs.writeFileSync(STAMP, wanted);
+  }
+  // The package's code changes more often than its pins: install this checkout's every time.
+  await must(VENV_PY, ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', '--no-deps', '--no-build-isolation', '--force-reinstall', '.']);
+}
+
+const PLANS = {
+  plans: {
+    one_at_a_time: { requests_per_minute: null, monthly_blocks: null, concurrent_requests: 1 },
+    two_per_minute: { requests_per_minute: 2, monthly_blocks: null },
+    small_budget: { requests_per_minute: null, monthly_blocks: 500 },
+  },
+};
+
+describe.skipIf(!python)('the Python client against chainq serve on demo data', () => {
+  let dir: string;
+  let server: ListeningProcess;
+  const keys: Record<string, string> = {};
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-python-'));
+    const plans = path.join(dir, 'plans.json');
+    fs.writeFileSync(plans, JSON.stringify(PLANS));
+    const data = path.join(dir, 'data');
+    const venv = prepareVenv(python ?? 'python3');
+    server = await spawnListening('chainq serve', [BIN, 'serve', '--data', data, '--port', '0', '--plans', plans, '--log-level', 'warn'], { cwd: REPO_ROOT });
+    await Promise.all(
+      ['unlimited', ...Object.keys(PLANS.plans)].map(async (plan) => {
+        const r = await runCli(['keys', 'create', '--data', data, '--plans', plans, '--plan', plan]);
+        const key = r.stdout.trim().split('\n').at(-1) ?? '';
+        if (r.code !== 0 || !key.startsWith('cq_')) throw new Error(`keys create --plan ${plan} failed:\n${r.stdout}${r.stderr}`);
+        keys[plan] = key;
+      }),
+    );
+    await venv;
+  }, 900_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('passes its pytest suite: every public method, split ranges, 429s, errors', async () => {
+    const r = await run(VENV_PY, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests'], {
+      CHAINQ_URL: server.url,
+      CHAINQ_API_KEY: keys.unlimited ?? '',
+      CHAINQ_TEST_KEY_ONE_AT_A_TIME: keys.one_at_a_time ?? '',
+      CHAINQ_TEST_KEY_TWO_PER_MINUTE: keys.two_per_minute ?? '',
+      CHAINQ_TEST_KEY_SMALL_BUDGET: keys.small_budget ?? '',
+    });
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/\d+ passed/);
+    expect(r.out).not.toMatch(/skipped|error/);
+  });
+
+  it('is mypy-clean (strict) and ruff-clean', async () => {
+    const mypy = await run(VENV_PY, ['-m', 'mypy']);
+    expect(mypy.code, mypy.out).toBe(0);
+    const ruff = await run(VENV_PY, ['-m', 'ruff', 'check', 'src', 'tests']);
+    expect(ruff.code, ruff.out).toBe(0);
+    const format = await run(VENV_PY, ['-m', 'ruff', 'format', '--check', 'src', 'tests']);
+    expect(format.code, format.out).toBe(0);
+  });
+});
