@@ -3,7 +3,10 @@
  * demo store: its pytest suite, run in a virtual environment made from the
  * package registry (clients/python/.venv, gitignored, made again when the
  * pinned versions change), with the server's URL and keys of four plans in
- * the environment; then mypy and ruff over the package.
+ * the environment; then mypy and ruff over the package. Beside the demo, the
+ * store holds a custom dataset whose uint256/int256 values were emitted on
+ * anvil and ingested by `chainq ingest evm --custom` while the server runs,
+ * so that wide integers are checked digit for digit.
  *
  * Without Python 3.10+ and its venv module the file is skipped, loudly; with
  * CHAINQ_REQUIRE_PYTHON=1 (CI) it fails instead.
@@ -13,7 +16,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { encodeAbiParameters, type Hex, pad, parseAbiItem, toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Anvil, startAnvil } from '../helpers/anvil.ts';
+import { connectChain } from '../helpers/chain.ts';
 import { REPO_ROOT, runCli } from '../helpers/cli.ts';
 import { spawnListening, type ListeningProcess } from '../helpers/listening.ts';
 
@@ -81,9 +87,36 @@ const PLANS = {
   },
 };
 
+// The extremes of each width, emitted as logs of one event; pytest expects exactly these.
+const BIG_EVENT = 'event Big(address indexed who, uint256 amount, int256 delta, uint64 small)';
+const BIG_ROWS: readonly [Hex, bigint, bigint, bigint][] = [
+  ['0x00000000000000000000000000000000000000aa', 2n ** 256n - 1n, -(2n ** 255n), 2n ** 64n - 1n],
+  ['0x00000000000000000000000000000000000000bb', 2n ** 200n + 1n, 2n ** 255n - 1n, 0n],
+];
+
+/** Emits BIG_ROWS on a fresh anvil and ingests them as the custom dataset `big` into the served store; the last block. */
+async function ingestWideIntegers(dir: string, data: string, anvil: Anvil): Promise<number> {
+  const chain = await connectChain(anvil.url);
+  const from = (await chain.blockNumber()) + 1;
+  const emitter = await chain.deploy('LogEmitter');
+  const event = parseAbiItem(BIG_EVENT);
+  for (const [who, amount, delta, small] of BIG_ROWS) {
+    const body = encodeAbiParameters([{ type: 'uint256' }, { type: 'int256' }, { type: 'uint64' }], [amount, delta, small]);
+    await chain.send('LogEmitter', emitter, 'emitLog', [[toEventSelector(event), pad(who)], body]);
+  }
+  const to = await chain.blockNumber();
+  const declaration = path.join(dir, 'big.json');
+  fs.writeFileSync(declaration, JSON.stringify({ name: 'big', abi: [BIG_EVENT], networks: { ETH: { addresses: [emitter], from_block: from } } }));
+  const r = await runCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--from', '0', '--to', String(to), '--confirmations', '0', '--data', data, '--custom', declaration]);
+  if (r.code !== 0) throw new Error(`chainq ingest --custom failed:\n${r.stderr.slice(-3000)}`);
+  return to;
+}
+
 describe.skipIf(!python)('the Python client against chainq serve on demo data', () => {
   let dir: string;
   let server: ListeningProcess;
+  let anvil: Anvil | undefined;
+  let customEnd = 0;
   const keys: Record<string, string> = {};
 
   beforeAll(async () => {
@@ -101,11 +134,14 @@ describe.skipIf(!python)('the Python client against chainq serve on demo data', 
         keys[plan] = key;
       }),
     );
+    anvil = await startAnvil({ chainId: 1 });
+    customEnd = await ingestWideIntegers(dir, data, anvil);
     await venv;
   }, 900_000);
 
   afterAll(async () => {
     await server?.stop();
+    await anvil?.stop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -116,6 +152,7 @@ describe.skipIf(!python)('the Python client against chainq serve on demo data', 
       CHAINQ_TEST_KEY_ONE_AT_A_TIME: keys.one_at_a_time ?? '',
       CHAINQ_TEST_KEY_TWO_PER_MINUTE: keys.two_per_minute ?? '',
       CHAINQ_TEST_KEY_SMALL_BUDGET: keys.small_budget ?? '',
+      CHAINQ_TEST_CUSTOM_LAST_BLOCK: String(customEnd),
     });
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/\d+ passed/);

@@ -32,7 +32,7 @@ def test_async_client_answers_like_the_sync_client(client: chainq.Client, url: s
             assert len(await c.tokens()) > 0
             assert len(await c.coverage(network="ETH")) > 0
             assert (await c.usage())["plan"] == "unlimited"
-            assert await c.custom_datasets() == []
+            assert [d["name"] for d in await c.custom_datasets()] == ["big"]
             try:
                 await c.events("evm/erc20/transfer", **USDT, block_start=23_909_000, block_end=23_909_100)
             except chainq.InvalidRange as e:
