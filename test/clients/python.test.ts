@@ -159,12 +159,14 @@ describe.skipIf(!python)('the Python client against chainq serve on demo data', 
     expect(r.out).not.toMatch(/skipped|error/);
   });
 
-  it('is mypy-clean (strict) and ruff-clean', async () => {
+  it('is mypy-clean (strict) and ruff-clean, and its endpoint list matches the catalog', async () => {
     const mypy = await run(VENV_PY, ['-m', 'mypy']);
     expect(mypy.code, mypy.out).toBe(0);
-    const ruff = await run(VENV_PY, ['-m', 'ruff', 'check', 'src', 'tests']);
+    const ruff = await run(VENV_PY, ['-m', 'ruff', 'check', 'src', 'tests', 'scripts']);
     expect(ruff.code, ruff.out).toBe(0);
-    const format = await run(VENV_PY, ['-m', 'ruff', 'format', '--check', 'src', 'tests']);
+    const format = await run(VENV_PY, ['-m', 'ruff', 'format', '--check', 'src', 'tests', 'scripts']);
     expect(format.code, format.out).toBe(0);
+    const endpoints = await run(VENV_PY, ['scripts/gen_endpoints.py', '--check']);
+    expect(endpoints.code, endpoints.out).toBe(0);
   });
 });

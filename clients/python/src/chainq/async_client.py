@@ -12,6 +12,7 @@ from . import catalog as catalog_mod
 from . import frames
 from ._base import BaseClient, Call, Cost, cost_of, coverage_params
 from .catalog import Catalog
+from .endpoints import Dataset
 from .plan import Request
 
 
@@ -69,7 +70,7 @@ class AsyncClient(BaseClient):
 
     async def events(
         self,
-        dataset: str,
+        dataset: Dataset | str,
         *,
         output: frames.Output = "pandas",
         max_cost: int | None = None,
@@ -84,7 +85,7 @@ class AsyncClient(BaseClient):
         return frames.convert(await self._run(call, progress), output)
 
     async def aggregate(
-        self, dataset: str, *, output: frames.Output = "pandas", max_cost: int | None = None, **params: Any
+        self, dataset: Dataset | str, *, output: frames.Output = "pandas", max_cost: int | None = None, **params: Any
     ) -> Any:
         """As ``Client.aggregate``."""
         self._check_output(output)
@@ -93,7 +94,7 @@ class AsyncClient(BaseClient):
 
     async def cost(
         self,
-        dataset: str,
+        dataset: Dataset | str,
         *,
         aggregate: bool = False,
         chunk_blocks: int | None = None,

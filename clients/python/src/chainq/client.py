@@ -13,11 +13,14 @@ from . import catalog as catalog_mod
 from . import frames
 from ._base import BaseClient, Call, Cost, cost_of, coverage_params
 from .catalog import Catalog
+from .endpoints import Dataset
 from .plan import Request
 
 
 class Client(BaseClient):
     """A chainq client.
+
+    The built-in endpoint ids and their parameters are listed in ``chainq.endpoints``.
 
     ``Client()`` reads ``CHAINQ_URL`` and ``CHAINQ_API_KEY`` from the environment;
     ``Client(url, api_key=…)`` names them. The endpoints and their parameters come from the
@@ -81,7 +84,7 @@ class Client(BaseClient):
 
     def events(
         self,
-        dataset: str,
+        dataset: Dataset | str,
         *,
         output: frames.Output = "pandas",
         max_cost: int | None = None,
@@ -103,7 +106,7 @@ class Client(BaseClient):
 
     def aggregate(
         self,
-        dataset: str,
+        dataset: Dataset | str,
         *,
         output: frames.Output = "pandas",
         max_cost: int | None = None,
@@ -117,7 +120,7 @@ class Client(BaseClient):
 
     def cost(
         self,
-        dataset: str,
+        dataset: Dataset | str,
         *,
         aggregate: bool = False,
         chunk_blocks: int | None = None,
