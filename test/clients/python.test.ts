@@ -14,6 +14,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { encodeAbiParameters, type Hex, pad, parseAbiItem, toEventSelector } from 'viem';
@@ -112,10 +114,24 @@ async function ingestWideIntegers(dir: string, data: string, anvil: Anvil): Prom
   return to;
 }
 
+/** In front of the server: passes every request through, but data answers (`/events/`) break off after their first 100 bytes. */
+async function startCuttingProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    const upstream = await fetch(target + (req.url ?? '/'), { headers: { 'x-api-key': String(req.headers['x-api-key'] ?? '') } });
+    const body = Buffer.from(await upstream.arrayBuffer());
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/octet-stream', 'content-length': String(body.length) });
+    if (req.url?.includes('/events/') && upstream.ok) res.write(body.subarray(0, 100), () => res.destroy());
+    else res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 describe.skipIf(!python)('the Python client against chainq serve on demo data', () => {
   let dir: string;
   let server: ListeningProcess;
   let anvil: Anvil | undefined;
+  let cutting: { url: string; close(): Promise<void> } | undefined;
   let customEnd = 0;
   const keys: Record<string, string> = {};
 
@@ -136,12 +152,14 @@ describe.skipIf(!python)('the Python client against chainq serve on demo data', 
     );
     anvil = await startAnvil({ chainId: 1 });
     customEnd = await ingestWideIntegers(dir, data, anvil);
+    cutting = await startCuttingProxy(server.url);
     await venv;
   }, 900_000);
 
   afterAll(async () => {
     await server?.stop();
     await anvil?.stop();
+    await cutting?.close();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -153,6 +171,7 @@ describe.skipIf(!python)('the Python client against chainq serve on demo data', 
       CHAINQ_TEST_KEY_TWO_PER_MINUTE: keys.two_per_minute ?? '',
       CHAINQ_TEST_KEY_SMALL_BUDGET: keys.small_budget ?? '',
       CHAINQ_TEST_CUSTOM_LAST_BLOCK: String(customEnd),
+      CHAINQ_TEST_CUTTING_PROXY: cutting?.url ?? '',
     });
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/\d+ passed/);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 
 import httpx
 import pandas as pd
@@ -234,3 +235,14 @@ def test_retries_wait_retry_after_doubling_each_time(url: str) -> None:
     bare = httpx.Response(429)
     assert [c._retry_delay(bare, a) for a in range(3)] == [60, 90, 90]  # the documented default, capped
     c.close()
+
+
+def test_an_answer_that_breaks_off_is_an_incomplete_response(client: chainq.Client) -> None:
+    proxy = os.environ.get("CHAINQ_TEST_CUTTING_PROXY")
+    assert proxy, "CHAINQ_TEST_CUTTING_PROXY is not set: run through test/clients/python.test.ts"
+    with (
+        chainq.Client(proxy, api_key=client.api_key, progress=False) as c,
+        pytest.raises(chainq.IncompleteResponse) as e,
+    ):
+        c.events("evm/erc20/transfer", **USDT, block_start=ETH_FIRST, block_end=ETH_FIRST + 100)
+    assert e.value.code == "incomplete_response"

@@ -191,12 +191,11 @@ class BaseClient:
         )
 
     @staticmethod
-    def _incomplete(response: httpx.Response, cause: Exception) -> IncompleteResponse:
+    def _incomplete(cause: Exception) -> IncompleteResponse:
+        # httpx reads the whole body inside request(): a connection lost mid-body lands here.
         return IncompleteResponse(
             f"the answer broke off before its end ({cause}); nothing was charged",
             code="incomplete_response",
-            status=response.status_code,
-            request_id=response.headers.get("x-request-id"),
         )
 
 

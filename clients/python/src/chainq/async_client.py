@@ -38,8 +38,8 @@ class AsyncClient(BaseClient):
         while True:
             try:
                 r = await self._http.request(method, target, json=json_body)
-            except httpx.RemoteProtocolError as e:
-                raise self._incomplete(httpx.Response(0), e) from e
+            except (httpx.RemoteProtocolError, httpx.ReadError) as e:
+                raise self._incomplete(e) from e
             if r.status_code == 429 and attempt < self.max_retries:
                 self.retries += 1
                 await asyncio.sleep(self._retry_delay(r, attempt))

@@ -48,8 +48,8 @@ class Client(BaseClient):
         while True:
             try:
                 r = self._http.request(method, target, json=json_body)
-            except httpx.RemoteProtocolError as e:
-                raise self._incomplete(httpx.Response(0), e) from e
+            except (httpx.RemoteProtocolError, httpx.ReadError) as e:
+                raise self._incomplete(e) from e
             if r.status_code == 429 and attempt < self.max_retries:
                 self.retries += 1
                 time.sleep(self._retry_delay(r, attempt))
