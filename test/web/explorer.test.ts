@@ -246,6 +246,8 @@ describe('the explorer in Chromium', () => {
     expect(await page.locator('.snippet pre').first().textContent()).toContain(`${server.url}${sharedTarget()}`);
     const ts = await page.locator('.snippet pre').nth(1).textContent();
     expect(ts).toContain(`cq.evmErc20Transfer({ network: 'ETH', block_start: ${ETH0 + 100}, block_end: ${ETH0 + 1_300}, format: 'csv', token: 'USDT' })`);
+    const py = await page.locator('.snippet pre').nth(2).textContent();
+    expect(py).toContain(`c.events("evm/erc20/transfer", network="ETH", block_start=${ETH0 + 100}, block_end=${ETH0 + 1_300}, token="USDT")`);
     await shot('6-shared-query');
 
     // Downloads: the same query as a CSV file, and as a link=true URL that needs no key.

@@ -10,7 +10,7 @@ import { catalogFromOpenApi, type OpenApiDocument } from '../../web/src/catalog.
 import { chartDataOf, chartSummary } from '../../web/src/chartData.ts';
 import { excludedBy, fromTarget, toTarget } from '../../web/src/query.ts';
 import { rowsFromCsv, rowsFromJson } from '../../web/src/rows.ts';
-import { clientMethod } from '../../web/src/snippets.ts';
+import { clientMethod, pythonSnippet } from '../../web/src/snippets.ts';
 import { ROUTES } from '../../src/client/routes.generated.ts';
 
 const catalog = catalogFromOpenApi(JSON.parse(JSON.stringify(openApiDocument())) as OpenApiDocument);
@@ -33,6 +33,32 @@ describe('the explorer model', () => {
   it('names the same client methods as the generated client', () => {
     const methods = new Set(Object.keys(ROUTES));
     for (const r of catalog.routes) expect(methods.has(clientMethod(r)), r.path).toBe(true);
+  });
+
+  it('writes the Python snippet as a chainq client call with typed keyword arguments, leaving format and link to the client', () => {
+    const swap = route('/v1/evm/dex_v3/events/swap/aggregate');
+    const code = pythonSnippet('http://127.0.0.1:8080', swap, {
+      network: 'ETH',
+      symbol0: 'WETH',
+      symbol1: 'USDC',
+      fee: '500',
+      block_start: '1',
+      block_end: '2',
+      group_by: 'time',
+      period: '1h',
+      with_value: 'true',
+      format: 'csv',
+      link: 'true',
+    });
+    expect(code).toContain('c = chainq.Client("http://127.0.0.1:8080", api_key=os.environ["CHAINQ_KEY"])');
+    expect(code).toContain('df = c.aggregate("evm/dex_v3/swap", network="ETH", block_start=1, block_end=2, symbol0="WETH", symbol1="USDC", fee=500, ');
+    expect(code).toContain('with_value=True');
+    expect(code).toContain('aggregate=True))  # priced, not charged');
+    expect(code).not.toMatch(/format=|link=/);
+    // A custom dataset's address input may be named like a Python keyword.
+    const erc20 = route('/v1/evm/erc20/events/transfer');
+    const custom = { ...erc20, dataset: 'evm/custom/vault/moved', params: [...erc20.params, { ...erc20.params[0]!, name: 'from', type: 'string' as const }] };
+    expect(pythonSnippet('http://h', custom, { network: 'ETH', from: '0xab' })).toContain('c.events("evm/custom/vault/moved", network="ETH", **{"from": "0xab"})');
   });
 
   it('turns a query into its address and back', () => {

@@ -89,7 +89,7 @@ function Snippets({ route, values, target }: { route: Route; values: Values; tar
   const items: [string, string][] = [
     ['curl', curlSnippet(ORIGIN, target)],
     ['TypeScript (chainq/client)', typescriptSnippet(ORIGIN, route, values)],
-    [`Python (${pythonSnippet(ORIGIN, target, route, values.format).includes('pyarrow') ? 'pyarrow, Parquet' : 'pandas, CSV'})`, pythonSnippet(ORIGIN, target, route, values.format)],
+    ['Python (chainq client)', pythonSnippet(ORIGIN, route, values)],
   ];
   const copy = async (label: string, text: string) => {
     await navigator.clipboard?.writeText(text).catch(() => undefined);

@@ -1,7 +1,7 @@
 /**
  * The current query as code: curl, TypeScript with chainq/client (method
  * names as src/client/generate.ts derives them from the dataset id), and
- * Python reading the CSV or Parquet URL with the key header.
+ * Python with the chainq client (clients/python).
  */
 import type { Route } from './catalog.ts';
 import type { Values } from './query.ts';
@@ -45,24 +45,39 @@ export function typescriptSnippet(origin: string, route: Route, values: Values):
   ].join('\n');
 }
 
-/** Python reading the file format chosen in the form, else Parquet where offered, else CSV. */
-export function pythonSnippet(origin: string, target: string, route: Route, chosen = ''): string {
-  const wanted = chosen.trim().toLowerCase();
-  const file = wanted === 'csv' || wanted === 'parquet' ? wanted : route.formats.includes('parquet') ? 'parquet' : 'csv';
-  const url = new URL(origin + target);
-  url.searchParams.set('format', file);
-  url.searchParams.delete('link');
-  const u = url.toString();
-  if (file === 'parquet') {
-    return [
-      `import io, os, urllib.request`,
-      `import pyarrow.parquet as pq`,
-      ``,
-      `req = urllib.request.Request(${JSON.stringify(u)}, headers={"X-API-Key": os.environ["CHAINQ_KEY"]})`,
-      `table = pq.read_table(io.BytesIO(urllib.request.urlopen(req).read()))`,
-      `df = table.to_pandas()`,
-      `print(df.head())`,
-    ].join('\n');
-  }
-  return [`import os`, `import pandas as pd`, ``, `df = pd.read_csv(${JSON.stringify(u)}, storage_options={"X-API-Key": os.environ["CHAINQ_KEY"]})`, `print(df.head())`].join('\n');
+// Python's reserved words: a parameter named like one (a custom dataset's `from`)
+// cannot be a keyword argument, so it goes through `**{…}`.
+const PY_KEYWORDS = new Set(
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
+    ' ',
+  ),
+);
+
+function pyValue(route: Route, name: string, text: string): string {
+  const p = route.params.find((x) => x.name === name);
+  if ((p?.type === 'integer' || p?.type === 'number') && text !== '' && Number.isFinite(Number(text))) return String(Number(text));
+  if (p?.type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true' ? 'True' : 'False';
+  return JSON.stringify(text);
+}
+
+/** Python with the chainq client (clients/python): the query's own parameters as keyword arguments, a pandas DataFrame back. */
+export function pythonSnippet(origin: string, route: Route, values: Values): string {
+  // The client picks the wire format (Parquet where offered) and reads the rows itself.
+  const given = route.params.filter((p) => p.name !== 'format' && p.name !== 'link' && (values[p.name] ?? '').trim() !== '');
+  const plain = given.filter((p) => /^[A-Za-z_]\w*$/.test(p.name) && !PY_KEYWORDS.has(p.name));
+  const other = given.filter((p) => !plain.includes(p));
+  const args = [
+    JSON.stringify(route.dataset),
+    ...plain.map((p) => `${p.name}=${pyValue(route, p.name, values[p.name]!.trim())}`),
+    ...(other.length ? [`**{${other.map((p) => `${JSON.stringify(p.name)}: ${pyValue(route, p.name, values[p.name]!.trim())}`).join(', ')}}`] : []),
+  ];
+  return [
+    `import os`,
+    `import chainq  # pip install chainq-client (clients/python in the chainq repository)`,
+    ``,
+    `c = chainq.Client(${JSON.stringify(origin)}, api_key=os.environ["CHAINQ_KEY"])`,
+    `print(c.cost(${[...args, ...(route.kind === 'aggregate' ? ['aggregate=True'] : [])].join(', ')}))  # priced, not charged`,
+    `df = c.${route.kind === 'aggregate' ? 'aggregate' : 'events'}(${args.join(', ')})`,
+    `print(df.head())`,
+  ].join('\n');
 }

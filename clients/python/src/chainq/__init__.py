@@ -1,0 +1,72 @@
+"""chainq: historical blockchain and exchange data from a chainq server, as DataFrames.
+
+import chainq
+c = chainq.Client()        # CHAINQ_URL and CHAINQ_API_KEY from the environment
+df = c.events("evm/erc20/transfer", network="ETH", token="USDT", since="2025-12-01", until="2025-12-02")
+"""
+
+from ._base import Cost
+from .async_client import AsyncClient
+from .catalog import Catalog, Endpoint, Operation, Param
+from .client import Client
+from .errors import (
+    ChainqError,
+    ConflictingParameters,
+    CostOverLimit,
+    IncompleteResponse,
+    InternalError,
+    InvalidBody,
+    InvalidParameter,
+    InvalidRange,
+    InvalidRequest,
+    LinkExpired,
+    MethodNotAllowed,
+    MissingParameter,
+    NotFound,
+    QuotaExceeded,
+    RangeNotSatisfiable,
+    RangeTooLarge,
+    RateLimited,
+    Unauthorized,
+    Unavailable,
+    UnknownParameter,
+    UnknownToken,
+    UnsupportedMediaType,
+    UnsupportedNetwork,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AsyncClient",
+    "Catalog",
+    "ChainqError",
+    "Client",
+    "ConflictingParameters",
+    "Cost",
+    "CostOverLimit",
+    "Endpoint",
+    "IncompleteResponse",
+    "InternalError",
+    "InvalidBody",
+    "InvalidParameter",
+    "InvalidRange",
+    "InvalidRequest",
+    "LinkExpired",
+    "MethodNotAllowed",
+    "MissingParameter",
+    "NotFound",
+    "Operation",
+    "Param",
+    "QuotaExceeded",
+    "RangeNotSatisfiable",
+    "RangeTooLarge",
+    "RateLimited",
+    "Unauthorized",
+    "Unavailable",
+    "UnknownParameter",
+    "UnknownToken",
+    "UnsupportedMediaType",
+    "UnsupportedNetwork",
+    "__version__",
+]

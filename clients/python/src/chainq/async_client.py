@@ -1,0 +1,169 @@
+"""The asynchronous twin of Client, for pipelines that already run an event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pyarrow as pa
+
+from . import catalog as catalog_mod
+from . import frames
+from ._base import BaseClient, Call, Cost, cost_of, coverage_params
+from .catalog import Catalog
+from .endpoints import Dataset
+from .plan import Request
+
+
+class AsyncClient(BaseClient):
+    """``Client`` with every call a coroutine: ``await c.events(…)``. Same arguments, same answers."""
+
+    def __init__(self, url: str | None = None, api_key: str | None = None, **options: Any) -> None:
+        super().__init__(url, api_key, **options)
+        self._http = httpx.AsyncClient(base_url=self.url, headers=self._headers, timeout=self.timeout)
+        self._catalog_lock = asyncio.Lock()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def _send(self, method: str, target: str, *, json_body: Any = None) -> httpx.Response:
+        attempt = 0
+        while True:
+            try:
+                r = await self._http.request(method, target, json=json_body)
+            except (httpx.RemoteProtocolError, httpx.ReadError) as e:
+                raise self._incomplete(e) from e
+            if r.status_code == 429 and attempt < self.max_retries:
+                self.retries += 1
+                await asyncio.sleep(self._retry_delay(r, attempt))
+                attempt += 1
+                continue
+            if r.status_code >= 400:
+                raise self._error(r)
+            return r
+
+    async def _get_json(self, target: str, params: dict[str, str] | None = None) -> Any:
+        if params:
+            target = Request(path=target, params=tuple(params.items())).target
+        return (await self._send("GET", target)).json()
+
+    async def catalog(self) -> Catalog:
+        """The server's endpoints and parameters, read once."""
+        async with self._catalog_lock:
+            if self._catalog is None:
+                await self.refresh_catalog()
+            assert self._catalog is not None
+            return self._catalog
+
+    async def refresh_catalog(self) -> Catalog:
+        openapi = (await self._send("GET", "/openapi.json")).json()
+        custom = await self._get_json("/v1/evm/custom")
+        self._catalog = catalog_mod.from_documents(openapi, custom)
+        return self._catalog
+
+    async def events(
+        self,
+        dataset: Dataset | str,
+        *,
+        output: frames.Output = "pandas",
+        max_cost: int | None = None,
+        progress: bool | None = None,
+        chunk_blocks: int | None = None,
+        chunk_seconds: int | None = None,
+        **params: Any,
+    ) -> Any:
+        """As ``Client.events``."""
+        self._check_output(output)
+        call = self._plan(await self.catalog(), dataset, "raw", params, max_cost, chunk_blocks, chunk_seconds)
+        return frames.convert(await self._run(call, progress), output)
+
+    async def aggregate(
+        self, dataset: Dataset | str, *, output: frames.Output = "pandas", max_cost: int | None = None, **params: Any
+    ) -> Any:
+        """As ``Client.aggregate``."""
+        self._check_output(output)
+        call = self._plan(await self.catalog(), dataset, "aggregate", params, max_cost)
+        return frames.convert(await self._run(call, False), output)
+
+    async def cost(
+        self,
+        dataset: Dataset | str,
+        *,
+        aggregate: bool = False,
+        chunk_blocks: int | None = None,
+        chunk_seconds: int | None = None,
+        **params: Any,
+    ) -> Cost:
+        """As ``Client.cost``."""
+        call = self._plan(
+            await self.catalog(),
+            dataset,
+            "aggregate" if aggregate else "raw",
+            params,
+            None,
+            chunk_blocks,
+            chunk_seconds,
+        )
+        return await self._price(call)
+
+    async def _bounded(self, requests: list[Request], work: Any) -> list[Any]:
+        gate = asyncio.Semaphore(self.max_in_flight)
+
+        async def one(req: Request) -> Any:
+            async with gate:
+                return await work(req)
+
+        return list(await asyncio.gather(*(one(r) for r in requests)))
+
+    async def _price(self, call: Call) -> Cost:
+        async def one(req: Request) -> Any:
+            return (await self._send("POST", "/v1/calculate-cost", json_body={"query": req.target})).json()
+
+        return cost_of(await self._bounded(call.requests, one))
+
+    async def _run(self, call: Call, progress: bool | None) -> pa.Table:
+        n = len(call.requests)
+        show = self._show_progress(progress, n)
+        if n > 1:
+            self._admit(call, await self._price(call), show)
+        bar = None
+        if show:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=n, desc=call.endpoint.id, unit="req")
+
+        async def fetch(req: Request) -> pa.Table:
+            body = (await self._send("GET", req.target)).content
+            if bar is not None:
+                bar.update(1)
+            return frames.table_of(body, call.fmt)
+
+        try:
+            return frames.concat(await self._bounded(call.requests, fetch))  # gather keeps the order
+        finally:
+            if bar is not None:
+                bar.close()
+
+    async def usage(self, charges: int | None = None) -> Any:
+        return await self._get_json("/v1/usage", {"charges": str(charges)} if charges is not None else None)
+
+    async def coverage(
+        self, *, family: str | None = None, protocol: str | None = None, network: str | None = None
+    ) -> Any:
+        return (await self._get_json("/v1/coverage", coverage_params(family, protocol, network)))["coverage"]
+
+    async def protocols(self) -> list[str]:
+        return list(await self._get_json("/v1/protocols"))
+
+    async def tokens(self) -> list[dict[str, Any]]:
+        return list(await self._get_json("/v1/tokens"))
+
+    async def custom_datasets(self) -> Any:
+        return (await self._get_json("/v1/evm/custom"))["datasets"]

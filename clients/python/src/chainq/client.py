@@ -1,0 +1,191 @@
+"""The synchronous client, for notebooks and scripts."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pyarrow as pa
+
+from . import catalog as catalog_mod
+from . import frames
+from ._base import BaseClient, Call, Cost, cost_of, coverage_params
+from .catalog import Catalog
+from .endpoints import Dataset
+from .plan import Request
+
+
+class Client(BaseClient):
+    """A chainq client.
+
+    The built-in endpoint ids and their parameters are listed in ``chainq.endpoints``.
+
+    ``Client()`` reads ``CHAINQ_URL`` and ``CHAINQ_API_KEY`` from the environment;
+    ``Client(url, api_key=…)`` names them. The endpoints and their parameters come from the
+    server's catalog (``client.catalog.describe()`` lists them).
+    """
+
+    def __init__(self, url: str | None = None, api_key: str | None = None, **options: Any) -> None:
+        super().__init__(url, api_key, **options)
+        self._http = httpx.Client(base_url=self.url, headers=self._headers, timeout=self.timeout)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # --- transport ----------------------------------------------------------------------------
+
+    def _send(self, method: str, target: str, *, json_body: Any = None) -> httpx.Response:
+        """One request, retried on 429 by the client rule; any other non-2xx is raised typed."""
+        attempt = 0
+        while True:
+            try:
+                r = self._http.request(method, target, json=json_body)
+            except (httpx.RemoteProtocolError, httpx.ReadError) as e:
+                raise self._incomplete(e) from e
+            if r.status_code == 429 and attempt < self.max_retries:
+                self.retries += 1
+                time.sleep(self._retry_delay(r, attempt))
+                attempt += 1
+                continue
+            if r.status_code >= 400:
+                raise self._error(r)
+            return r
+
+    def _get_json(self, target: str, params: dict[str, str] | None = None) -> Any:
+        if params:
+            target = Request(path=target, params=tuple(params.items())).target
+        return self._send("GET", target).json()
+
+    # --- catalog --------------------------------------------------------------------------------
+
+    @property
+    def catalog(self) -> Catalog:
+        """The server's endpoints and parameters, read once (``refresh_catalog()`` reads it again)."""
+        if self._catalog is None:
+            self.refresh_catalog()
+        assert self._catalog is not None
+        return self._catalog
+
+    def refresh_catalog(self) -> Catalog:
+        openapi = self._send("GET", "/openapi.json").json()
+        custom = self._get_json("/v1/evm/custom")
+        self._catalog = catalog_mod.from_documents(openapi, custom)
+        return self._catalog
+
+    # --- data -------------------------------------------------------------------------------------
+
+    def events(
+        self,
+        dataset: Dataset | str,
+        *,
+        output: frames.Output = "pandas",
+        max_cost: int | None = None,
+        progress: bool | None = None,
+        chunk_blocks: int | None = None,
+        chunk_seconds: int | None = None,
+        **params: Any,
+    ) -> Any:
+        """The raw rows of ``dataset`` (``family/protocol/event``, e.g. ``evm/erc20/transfer``,
+        ``exchange/venue_a/raw_trades``, ``evm/custom/<name>/<event>``), filtered by its own
+        parameters given as keyword arguments. A range longer than one request may hold is split
+        into allowed requests, priced first (``max_cost`` refuses before anything runs), a few in
+        flight, and the rows concatenated in order (``chunk_blocks`` / ``chunk_seconds`` ask for
+        smaller pieces). ``output``: ``pandas`` (default), ``arrow`` or
+        ``polars``."""
+        self._check_output(output)
+        call = self._plan(self.catalog, dataset, "raw", params, max_cost, chunk_blocks, chunk_seconds)
+        return frames.convert(self._run(call, progress), output)
+
+    def aggregate(
+        self,
+        dataset: Dataset | str,
+        *,
+        output: frames.Output = "pandas",
+        max_cost: int | None = None,
+        **params: Any,
+    ) -> Any:
+        """The bucketed aggregate of ``dataset`` (``group_by``, ``period`` and the dataset's
+        filters as keyword arguments), in one request: buckets never straddle a split this way."""
+        self._check_output(output)
+        call = self._plan(self.catalog, dataset, "aggregate", params, max_cost)
+        return frames.convert(self._run(call, False), output)
+
+    def cost(
+        self,
+        dataset: Dataset | str,
+        *,
+        aggregate: bool = False,
+        chunk_blocks: int | None = None,
+        chunk_seconds: int | None = None,
+        **params: Any,
+    ) -> Cost:
+        """What ``events`` (or ``aggregate``) with these parameters would cost, without running it."""
+        call = self._plan(
+            self.catalog, dataset, "aggregate" if aggregate else "raw", params, None, chunk_blocks, chunk_seconds
+        )
+        return self._price(call)
+
+    def _price(self, call: Call) -> Cost:
+        def one(req: Request) -> Any:
+            return self._send("POST", "/v1/calculate-cost", json_body={"query": req.target}).json()
+
+        with ThreadPoolExecutor(self.max_in_flight) as pool:
+            return cost_of(list(pool.map(one, call.requests)))
+
+    def _run(self, call: Call, progress: bool | None) -> pa.Table:
+        n = len(call.requests)
+        show = self._show_progress(progress, n)
+        if n > 1:
+            self._admit(call, self._price(call), show)
+
+        def fetch(req: Request) -> pa.Table:
+            return frames.table_of(self._body(req), call.fmt)
+
+        bar = None
+        if show:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=n, desc=call.endpoint.id, unit="req")
+        try:
+            with ThreadPoolExecutor(self.max_in_flight) as pool:
+                tables = []
+                for t in pool.map(fetch, call.requests):  # map keeps the order of the ranges
+                    tables.append(t)
+                    if bar is not None:
+                        bar.update(1)
+        finally:
+            if bar is not None:
+                bar.close()
+        return frames.concat(tables)
+
+    def _body(self, req: Request) -> bytes:
+        r = self._send("GET", req.target)
+        return r.content
+
+    # --- discovery and account ------------------------------------------------------------------
+
+    def usage(self, charges: int | None = None) -> Any:
+        """The key's plan, limits, budget used and left this month, and its latest charges."""
+        return self._get_json("/v1/usage", {"charges": str(charges)} if charges is not None else None)
+
+    def coverage(self, *, family: str | None = None, protocol: str | None = None, network: str | None = None) -> Any:
+        """What the store holds, per dataset and network: covered ranges, gaps, newest block."""
+        return self._get_json("/v1/coverage", coverage_params(family, protocol, network))["coverage"]
+
+    def protocols(self) -> list[str]:
+        return list(self._get_json("/v1/protocols"))
+
+    def tokens(self) -> list[dict[str, Any]]:
+        return list(self._get_json("/v1/tokens"))
+
+    def custom_datasets(self) -> Any:
+        """The operator's custom event datasets (``GET /v1/evm/custom``)."""
+        return self._get_json("/v1/evm/custom")["datasets"]

@@ -1,0 +1,182 @@
+"""Turning keyword arguments into requests: values encoded as the API reads them, and a range
+longer than one request may hold split into consecutive allowed ranges.
+
+Limits (docs/api.md, "Ranges"): counted as ``block_end - block_start`` or ``until - since``;
+JSON and CSV 10,000 blocks or 1 day, Parquet 100,000 blocks (1,000,000 on ARB) or 7 days;
+exchange venues by their ``max_days``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from .catalog import Endpoint
+from .errors import InvalidParameter
+
+ParamValue = str | int | float | bool | dt.datetime | dt.date | list[str] | list[int] | tuple[str, ...] | None
+
+DAY = 86_400
+BLOCK_LIMITS = {"json": 10_000, "csv": 10_000, "parquet": 100_000}
+PARQUET_BLOCK_LIMIT_ON = {"ARB": 1_000_000}
+TIME_LIMITS = {"json": DAY, "csv": DAY, "parquet": 7 * DAY}
+
+
+def encode(value: ParamValue) -> str | None:
+    """A value as the query string carries it; None leaves the parameter out."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            raise InvalidParameter(
+                f"a datetime without a timezone is ambiguous: {value.isoformat()}; give tzinfo (e.g. UTC)",
+                code="invalid_parameter",
+            )
+        return (
+            value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            if value.microsecond == 0
+            else (value.astimezone(dt.timezone.utc).isoformat().replace("+00:00", "Z"))
+        )
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+_BARE_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_UNIX = re.compile(r"^\d+$")
+
+
+def to_epoch(value: ParamValue, name: str) -> int:
+    """Seconds since the epoch of a time the API accepts (Unix seconds, ISO 8601 with a zone, bare date)."""
+    if isinstance(value, bool) or value is None:
+        raise InvalidParameter(f"{name} must be a time", code="invalid_parameter", body={"parameter": name})
+    if isinstance(value, int):
+        return value
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            raise InvalidParameter(f"{name} has no timezone", code="invalid_parameter", body={"parameter": name})
+        return int(value.timestamp())
+    if isinstance(value, dt.date):
+        return int(dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc).timestamp())
+    text = str(value)
+    if _UNIX.match(text):
+        return int(text)
+    if _BARE_DATE.match(text):
+        text += "T00:00:00+00:00"
+    try:
+        parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as e:
+        raise InvalidParameter(
+            f"{name} is not a time: {value!r}", code="invalid_parameter", body={"parameter": name}
+        ) from e
+    if parsed.tzinfo is None:
+        raise InvalidParameter(
+            f"{name} is an ISO time without a zone ({value!r}); add Z or an offset",
+            code="invalid_parameter",
+            body={"parameter": name},
+        )
+    return int(parsed.timestamp())
+
+
+@dataclass(frozen=True)
+class Request:
+    """One HTTP GET: the route's path and its encoded parameters."""
+
+    path: str
+    params: tuple[tuple[str, str], ...]
+
+    @property
+    def target(self) -> str:
+        """Path and query string, as `POST /v1/calculate-cost` takes it."""
+        return f"{self.path}?{urlencode(self.params)}" if self.params else self.path
+
+
+def build(path: str, params: Mapping[str, ParamValue]) -> Request:
+    out: list[tuple[str, str]] = []
+    for k, v in params.items():
+        e = encode(v)
+        if e is not None:
+            out.append((k, e))
+    return Request(path=path, params=tuple(out))
+
+
+def range_limit(endpoint: Endpoint, fmt: str, network: str | None, unit: str) -> int | None:
+    """The longest range one request of this format may ask for, in blocks or seconds."""
+    if endpoint.family == "exchange":
+        return endpoint.max_days * DAY if endpoint.max_days is not None and unit == "time" else None
+    if unit == "block":
+        if fmt == "parquet" and network is not None and network.upper() in PARQUET_BLOCK_LIMIT_ON:
+            return PARQUET_BLOCK_LIMIT_ON[network.upper()]
+        return BLOCK_LIMITS.get(fmt)
+    return TIME_LIMITS.get(fmt)
+
+
+def split(
+    endpoint: Endpoint,
+    path: str,
+    params: Mapping[str, ParamValue],
+    fmt: str,
+    chunk_blocks: int | None = None,
+    chunk_seconds: int | None = None,
+) -> list[Request]:
+    """The requests that together answer `params`, in range order; one when the range fits.
+
+    `chunk_blocks` / `chunk_seconds` ask for smaller pieces than the format allows (more
+    progress steps, less to redo after a failure); never larger ones."""
+    network = params.get("network")
+    net = network if isinstance(network, str) else None
+    if params.get("block_start") is not None and params.get("block_end") is not None:
+        lo, hi = _block(params["block_start"], "block_start"), _block(params["block_end"], "block_end")
+        # A chunk of n blocks spans block_end - block_start = n - 1, the unit the limit counts.
+        limit = _smaller(range_limit(endpoint, fmt, net, "block"), _positive(chunk_blocks, "chunk_blocks", -1))
+        if limit is None or hi - lo <= limit or hi < lo:
+            return [build(path, params)]
+        parts = []
+        start = lo
+        while start <= hi:
+            end = min(start + limit, hi)
+            parts.append(build(path, {**params, "block_start": start, "block_end": end}))
+            start = end + 1
+        return parts
+    if params.get("since") is not None and params.get("until") is not None:
+        lo, hi = to_epoch(params["since"], "since"), to_epoch(params["until"], "until")
+        limit = _smaller(range_limit(endpoint, fmt, net, "time"), _positive(chunk_seconds, "chunk_seconds", 0))
+        if limit is None or hi - lo <= limit or hi <= lo:
+            return [build(path, params)]
+        parts = []
+        for start in range(lo, hi, limit):
+            parts.append(build(path, {**params, "since": start, "until": min(start + limit, hi)}))
+        return parts
+    return [build(path, params)]
+
+
+def _positive(chunk: int | None, name: str, shift: int) -> int | None:
+    if chunk is None:
+        return None
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
+        raise InvalidParameter(f"{name} must be a whole number of at least 1", code="invalid_parameter")
+    return chunk + shift
+
+
+def _smaller(limit: int | None, chunk: int | None) -> int | None:
+    if chunk is None:
+        return limit
+    return min(limit, chunk) if limit is not None else chunk
+
+
+def _block(value: ParamValue, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise InvalidParameter(f"{name} must be a block number", code="invalid_parameter", body={"parameter": name})
+    try:
+        return int(value)
+    except ValueError as e:
+        raise InvalidParameter(
+            f"{name} must be a block number, not {value!r}", code="invalid_parameter", body={"parameter": name}
+        ) from e
