@@ -102,6 +102,16 @@ describe('wallet_namespace on the filters', () => {
     expect(await events(`${Q}&involving_category=exchange&wallet_namespace=mine`)).toEqual(await events(`${Q}&involving_category=exchange`));
   });
 
+  it('alone, without a label or category filter, filters nothing and answers 200 (it was a 500)', async () => {
+    expect(await events(`${Q}&wallet_namespace=mine`)).toEqual(all);
+    const agg = `/v1/evm/erc20/events/transfer/aggregate?network=ETH&token=USDT&block_start=${ETH0}&block_end=${ETH0 + 600}&group_by=block_number&period=1000`;
+    const r = await as(t.key, 'GET', `${agg}&wallet_namespace=mine`);
+    expect(r.statusCode).toBe(200);
+    expect(r.json().events[0].count).toBe(all.length);
+    // The namespace is still checked: one the key does not have is a 404.
+    expect((await as(t.key, 'GET', `${Q}&wallet_namespace=absent`)).statusCode).toBe(404);
+  });
+
   it('works on aggregates, and names a namespace the key does not have as 404', async () => {
     const agg = `/v1/evm/erc20/events/transfer/aggregate?network=ETH&token=USDT&block_start=${ETH0}&block_end=${ETH0 + 600}&group_by=block_number&period=1000`;
     const r = await as(t.key, 'GET', `${agg}&sender_category=whale&wallet_namespace=mine`);

@@ -17,11 +17,11 @@ import { namespaceExists, namespaceName, notFound } from '../../reference/userLa
  * shared labels by the label and category filters (docs/labels.md). Only the
  * caller's key id selects it, so another key's namespace is not found rather than read.
  */
-async function labelNamespace(store: Store, namespace: unknown, keyId: string | undefined, q: ParamBinder): Promise<LabelNamespace | null> {
+async function labelNamespace(store: Store, namespace: unknown, keyId: string | undefined): Promise<{ keyId: string; name: string } | null> {
   if (typeof namespace !== 'string') return null;
   const name = namespaceName(namespace);
   if (!keyId || !(await namespaceExists(store, keyId, name))) throw notFound(name);
-  return { keyId: q.bind(keyId), name: q.bind(name) };
+  return { keyId, name };
 }
 
 export interface FilterResult {
@@ -48,7 +48,11 @@ export async function buildFilters(store: Store, endpoint: ChainEndpoint, networ
   let boundNetwork: Expr | undefined;
   const labelScope = () => (boundNetwork ??= q.bind(network));
   const amountExpr = (name: string) => overrides[name] ?? c(name);
-  const namespace = await labelNamespace(store, values.wallet_namespace, keyId, q);
+  const ownNamespace = await labelNamespace(store, values.wallet_namespace, keyId);
+  // Bound only when a label or category filter reads it: a bound value no statement
+  // uses is refused by the engine, and `wallet_namespace` alone filters nothing.
+  let boundNamespace: LabelNamespace | null | undefined;
+  const namespace = () => (boundNamespace ??= ownNamespace && { keyId: q.bind(ownNamespace.keyId), name: q.bind(ownNamespace.name) });
 
   // Token first: a custom `decimals` changes the amount that amount filters see.
   const entries = Object.entries(endpoint.filters).sort(([, a], [, b]) => Number(b.kind === 'token') - Number(a.kind === 'token'));
@@ -73,12 +77,12 @@ export async function buildFilters(store: Store, endpoint: ChainEndpoint, networ
       }
       case 'label': {
         const substrings = splitList(String(value), param).map((s) => q.bind(s.toLowerCase()));
-        const set = { kind: 'label', network: labelScope(), namespace, substrings } as const;
+        const set = { kind: 'label', network: labelScope(), namespace: namespace(), substrings } as const;
         return [anyColumn(f.columns, (arg) => ({ kind: 'in_labels', arg, set }))];
       }
       case 'category': {
         const categories = q.bindList(splitList(String(value), param).map((s) => s.toLowerCase()));
-        const set = { kind: 'category', network: labelScope(), namespace, categories } as const;
+        const set = { kind: 'category', network: labelScope(), namespace: namespace(), categories } as const;
         return [anyColumn(f.columns, (arg) => ({ kind: 'in_labels', arg, set }))];
       }
       case 'min_amount':
