@@ -80,6 +80,14 @@ describe('chainq verify --network TRON (fake Tron node, DuckDB)', () => {
     expect(rep.node).toBe(new URL(node.url).origin);
   });
 
+  it('reads a time range as the stored blocks from the first at or after --since to the last before --until', async () => {
+    // The fake chain's blocks are 3 s apart from its start.
+    const start = Date.UTC(2025, 11, 1) / 1000;
+    const r = await verify('--since', String(start + 30), '--until', String(start + 60), '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(report(r)).toMatchObject({ ranges: [{ lo: FIRST + 10, hi: FIRST + 19 }], blocks: 10, result: 'ok' });
+  });
+
   it('names exactly the block and dataset of deleted rows and of an altered one, and exits 1', async () => {
     deleted = (await blocksOf(dir, 'tron_native_transfer'))[3] ?? -1;
     const trc20 = await blocksOf(dir, 'tron_trc20_transfer');
@@ -113,7 +121,7 @@ describe('chainq verify --network TRON (fake Tron node, DuckDB)', () => {
     expect(human.stdout).toContain(`block ${altered}  ${TRC20}  ${changed?.stored.rows} row(s) on both sides, contents differ`);
   });
 
-  it('shows the verification in GET /v1/coverage, and runs inside a running server', async () => {
+  it('shows the verification in GET /v1/coverage and chainq status, and runs inside a running server', async () => {
     server = await startServer(dir);
     const res = await server.get('/v1/coverage?network=TRON');
     expect(res.status).toBe(200);
@@ -124,6 +132,9 @@ describe('chainq verify --network TRON (fake Tron node, DuckDB)', () => {
       { from: FIRST, to: deleted - 1 },
       { from: deleted + 1, to: LAST },
     ]);
+    const st = await runCli(['status', '--data', dir, '--json']);
+    const status = JSON.parse(st.stdout) as { verifications: { dataset: string; network: string; result: string; mismatches: number }[] };
+    expect(status.verifications.find((v) => v.dataset === TRC20)).toMatchObject({ network: 'TRON', result: 'mismatch', mismatches: 1 });
 
     const inside = await verify('--sample', '5', '--json');
     expect(inside.stderr).toMatch(/running in the server \(pid \d+\) as job/);
