@@ -144,10 +144,13 @@ describe('chainq verify --network TRON (fake Tron node, DuckDB)', () => {
     expect(inside.code).toBe(rep.mismatches.length ? 1 : 0);
   });
 
-  it('takes the Tron node with --api, not --rpc', async () => {
+  it('takes the Tron node with --api, not --rpc, and names the networks it verifies when given another', async () => {
     const r = await runCli(['verify', '--network', 'TRON', '--rpc', node.url, '--data', dir]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('--network TRON takes its node with --api');
+    const unknown = await runCli(['verify', '--network', 'SOL', '--rpc', node.url, '--data', dir]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('SOL is not a network chainq verify knows: it compares EVM networks, TRON and BTC');
   });
 });
 
