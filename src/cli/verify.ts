@@ -1,6 +1,7 @@
 /**
- * `chainq verify`: compares what the store holds of an EVM network with what
- * a node gives, per dataset and block (src/ingest/evm/verifyEvm.ts). Runs in
+ * `chainq verify`: compares what the store holds of a network with what a
+ * node gives, per dataset and block (src/ingest/evm/verifyEvm.ts for EVM
+ * networks, src/ingest/chain/verifyChain.ts for Tron and Bitcoin). Runs in
  * the server that holds the store when one is running, else in this process;
  * exits 1 when any block differs.
  */
@@ -19,7 +20,9 @@ interface VerifyCliOptions {
   data: string;
   store?: string;
   network: string;
-  rpc: string;
+  rpc?: string;
+  api?: string;
+  allContracts?: boolean;
   blockStart?: number;
   blockEnd?: number;
   since?: number;
@@ -49,9 +52,11 @@ function time(value: string): number {
 export function registerVerify(program: Command): void {
   program
     .command('verify')
-    .description("compare the stored rows of an EVM network with a node's, per dataset and block (row count and content hash); exits 1 on a difference")
-    .requiredOption('--network <code>', 'network code, e.g. ETH, ARB, BASE')
-    .requiredOption('--rpc <url>', 'JSON-RPC endpoint to compare with (best another node than ingestion read)')
+    .description("compare the stored rows of a network (EVM, TRON or BTC) with a node's, per dataset and block (row count and content hash); exits 1 on a difference")
+    .requiredOption('--network <code>', 'network code, e.g. ETH, ARB, BASE, TRON, BTC')
+    .option('--rpc <url>', 'JSON-RPC endpoint to compare with (EVM networks and BTC; best another node than ingestion read)')
+    .option('--api <url>', 'TRON: the full node HTTP API to compare with, as for chainq ingest tron')
+    .option('--all-contracts', 'TRON: TRC-20 transfers were ingested for every contract (chainq ingest tron --all-contracts)')
     .option('--block-start <n>', 'first block to compare, inclusive (with --block-end)', blockNumber)
     .option('--block-end <n>', 'last block to compare, inclusive', blockNumber)
     .option('--since <time>', 'compare the blocks from this time (with --until; YYYY-MM-DD, ISO 8601 or Unix seconds)', time)
@@ -80,12 +85,19 @@ async function runVerify(opts: VerifyCliOptions): Promise<void> {
   if ((opts.blockStart === undefined) !== (opts.blockEnd === undefined)) throw new Error('--block-start and --block-end go together');
   if ((opts.since === undefined) !== (opts.until === undefined)) throw new Error('--since and --until go together');
   if (opts.blockStart !== undefined && opts.since !== undefined) throw new Error('give a block range or a time range, not both');
+  const tron = opts.network.toUpperCase() === 'TRON';
+  if (tron && opts.rpc !== undefined) throw new Error('--network TRON takes its node with --api (the full node HTTP API), not --rpc');
+  if (!tron && opts.api !== undefined) throw new Error('--api is for --network TRON; give this network its node with --rpc');
+  if (!tron && opts.allContracts) throw new Error('--all-contracts is for --network TRON');
+  const node = tron ? { api: opts.api } : { rpc: opts.rpc };
+  if (!node.api && !node.rpc) throw new Error(tron ? '--network TRON needs --api <url>' : `--network ${opts.network} needs --rpc <url>`);
   const logger = createLogger();
   const spec: VerifyJobSpec = {
     source: 'verify',
     network: opts.network,
-    rpc: opts.rpc,
     ...defined({
+      ...node,
+      allContracts: opts.allContracts,
       blockStart: opts.blockStart,
       blockEnd: opts.blockEnd,
       since: opts.since,

@@ -78,4 +78,21 @@ describe('serve --config', () => {
     expect(() => parse({ jobs: [{ source: 'verify', network: 'ETH', rpc: 'http://b', blockStart: 9, blockEnd: 5 }] })).toThrow('jobs[0].blockEnd: must not be before blockStart');
     expect(() => parse({ jobs: [{ source: 'verify', network: 'ETH', rpc: 'http://b', sample: 0 }] })).toThrow('jobs[0].sample: must be >= 1');
   });
+
+  it("takes a Tron verification's node as api and every other network's as rpc, as their ingestion does", () => {
+    const c = parse({
+      jobs: [
+        { source: 'verify', network: 'tron', api: 'http://t:8090', allContracts: true, sample: 10, every: 600 },
+        { source: 'verify', network: 'BTC', rpc: 'http://u:p@b:8332' },
+      ],
+    });
+    expect(c.jobs.map((j) => j.spec)).toEqual([
+      { source: 'verify', network: 'tron', api: 'http://t:8090', allContracts: true, sample: 10, every: 600 },
+      { source: 'verify', network: 'BTC', rpc: 'http://u:p@b:8332' },
+    ]);
+    expect(() => parse({ jobs: [{ source: 'verify', network: 'TRON' }] })).toThrow('jobs[0].api: required (the Tron full node HTTP API)');
+    expect(() => parse({ jobs: [{ source: 'verify', network: 'TRON', rpc: 'http://t' }] })).toThrow('jobs[0].api: required');
+    expect(() => parse({ jobs: [{ source: 'verify', network: 'BTC' }] })).toThrow('jobs[0].rpc: required');
+    expect(() => parse({ jobs: [{ source: 'verify', network: 'ETH', rpc: 'http://b', api: 'http://t' }] })).toThrow('jobs[0].api: only Tron');
+  });
 });

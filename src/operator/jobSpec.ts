@@ -113,7 +113,12 @@ export interface BtcJobSpec extends BlockJobSpec {
 export interface VerifyJobSpec {
   readonly source: 'verify';
   readonly network: string;
-  readonly rpc: string;
+  /** The node to compare with: JSON-RPC (EVM networks, Bitcoin). */
+  readonly rpc?: string;
+  /** The node to compare with on Tron: its full node HTTP API. */
+  readonly api?: string;
+  /** Tron: TRC-20 transfers were ingested for every contract, not only registry tokens. */
+  readonly allContracts?: boolean;
   readonly blockStart?: number;
   readonly blockEnd?: number;
   /** Epoch milliseconds (a config file may also write a date or ISO time). */
@@ -209,9 +214,11 @@ const SCHEMAS = {
   }),
   tron: spec('tron', ['api'], { api: urls, datasets: strings, allContracts: bool, ...blocks }),
   btc: spec('btc', ['rpc'], { rpc: urls, ...blocks }),
-  verify: spec('verify', ['network', 'rpc'], {
+  verify: spec('verify', ['network'], {
     network: str,
     rpc: str,
+    api: str,
+    allContracts: bool,
     blockStart: int,
     blockEnd: int,
     since: time,
@@ -279,6 +286,12 @@ export function parseJobSpec(value: unknown, where = 'job'): JobSpec & { readonl
 /** A verification names blocks, or times, or neither (everything covered); a range needs both ends. */
 function checkVerifySelection(v: Record<string, unknown>, where: string): void {
   const has = (k: string) => v[k] !== undefined;
+  // Tron's node is an HTTP API (as `chainq ingest tron --api`), every other network's a JSON-RPC endpoint.
+  const tron = String(v.network).toUpperCase() === 'TRON';
+  if (tron && !has('api')) throw new JobSpecError(`${where}.api: required (the Tron full node HTTP API)`);
+  if (!tron && !has('rpc')) throw new JobSpecError(`${where}.rpc: required`);
+  if (tron && has('rpc')) throw new JobSpecError(`${where}.rpc: Tron's node is given by api`);
+  if (!tron && has('api')) throw new JobSpecError(`${where}.api: only Tron's node is given by api; use rpc`);
   if (has('blockStart') !== has('blockEnd')) throw new JobSpecError(`${where}: blockStart and blockEnd go together`);
   if (has('since') !== has('until')) throw new JobSpecError(`${where}: since and until go together`);
   if (has('blockStart') && has('since')) throw new JobSpecError(`${where}: give a block range or a time range, not both`);

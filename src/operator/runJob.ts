@@ -241,24 +241,41 @@ function selectionOf(spec: VerifyJobSpec): VerifySelection {
   return { kind: 'all' };
 }
 
+const nodeOf = (url: string | undefined, field: string): string => {
+  if (url === undefined) throw new Error(`verify: ${field} is required for this network`);
+  return url;
+};
+
+/** One verification of the network's family: EVM, Tron or Bitcoin. */
+async function verifyOnce(ctx: RunJobContext, spec: VerifyJobSpec, protocolsFile: string | undefined): Promise<VerifyReport> {
+  const network = spec.network.toUpperCase();
+  const common = {
+    selection: selectionOf(spec),
+    sample: spec.sample,
+    batchBlocks: spec.batchBlocks,
+    concurrency: spec.concurrency,
+    signal: ctx.signal,
+    onEvent: (event: VerifyEvent) => ctx.emit({ type: 'verify', event }),
+  };
+  const http: HttpOptions = { timeoutMs: 120_000, retry: DEFAULT_RETRY };
+  if (network === 'TRON') {
+    const { verifyTron } = await import('../ingest/tron/verifyTron.ts');
+    return verifyTron(ctx.store, { ...common, http, api: nodeOf(spec.api, 'api'), anyContract: spec.allContracts });
+  }
+  if (network === 'BTC') {
+    const { verifyBtc } = await import('../ingest/btc/verifyBtc.ts');
+    return verifyBtc(ctx.store, { ...common, http, rpc: nodeOf(spec.rpc, 'rpc') });
+  }
+  const { verifyEvm } = await import('../ingest/evm/verifyEvm.ts');
+  return verifyEvm(ctx.store, { ...common, network: spec.network, rpcUrl: nodeOf(spec.rpc, 'rpc'), protocolsFile, skipChainCheck: spec.skipChainCheck });
+}
+
 /** One verification, or with `every` one per period until the job is stopped. */
 async function runVerify(ctx: RunJobContext, spec: VerifyJobSpec): Promise<JobResult> {
-  const { verifyEvm } = await import('../ingest/evm/verifyEvm.ts');
   const beside = ctx.dataDir ? path.join(ctx.dataDir, 'protocols.json') : null;
   const protocolsFile = spec.protocols ?? (beside && fs.existsSync(beside) ? beside : undefined);
   for (;;) {
-    const report = await verifyEvm(ctx.store, {
-      network: spec.network,
-      rpcUrl: spec.rpc,
-      selection: selectionOf(spec),
-      sample: spec.sample,
-      protocolsFile,
-      batchBlocks: spec.batchBlocks,
-      concurrency: spec.concurrency,
-      skipChainCheck: spec.skipChainCheck,
-      signal: ctx.signal,
-      onEvent: (event) => ctx.emit({ type: 'verify', event }),
-    });
+    const report = await verifyOnce(ctx, spec, protocolsFile);
     if (!report.stopped) ctx.observe?.verified?.(report);
     ctx.emit({ type: 'verified', report });
     if (!spec.every || ctx.signal.aborted) return { source: 'verify', report };

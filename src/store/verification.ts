@@ -18,7 +18,7 @@ import type { ClickHouseStore } from './clickhouse/types.ts';
 import { moveRows } from './clickhouse/publish.ts';
 import { ident as chIdent } from './clickhouse/render.ts';
 import type { Interval } from './coverage.ts';
-import type { Store } from './types.ts';
+import type { Store, Tx } from './types.ts';
 import { ident as duckIdent } from './duckdb/render.ts';
 
 /** The rows of one dataset in one block, as counted and hashed by the engine. */
@@ -196,4 +196,15 @@ export async function tamperWithRows(
       li: change.logIndex,
       value: change.value,
     });
+}
+
+/**
+ * Puts `rows` (columns in table order) in `table` of the in-memory store that
+ * verification decodes into, in place of whatever an earlier batch left there.
+ */
+export async function replaceDecodedRows(decoded: Store, table: TableDef, rows: Parameters<Tx['append']>[1]): Promise<void> {
+  await decoded.transaction(async (tx) => {
+    await tx.run(`DELETE FROM ${duckIdent(table.name)}`);
+    if (rows.length) await tx.append(table.name, rows);
+  });
 }

@@ -216,7 +216,7 @@ describe('chainq verify (anvil, DuckDB)', () => {
 
     const tron = await runCli(['verify', '--network', 'TRON', '--rpc', anvil.url, '--data', dir]);
     expect(tron.code).toBe(1);
-    expect(tron.stderr).toContain('TRON is not an EVM network: chainq verify compares EVM networks only');
+    expect(tron.stderr).toContain('--network TRON takes its node with --api');
 
     const bad = await verify('--block-start', '5');
     expect(bad.code).toBe(1);

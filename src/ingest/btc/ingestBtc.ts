@@ -12,7 +12,7 @@ import type { HttpOptions } from '../http/fetchWithRetry.ts';
 import type { IngestHooks, IngestProgress, IngestSummary } from '../progress.ts';
 import { checkBtcBlock } from './completeness.ts';
 import { btcBlockOf } from './decode.ts';
-import { createBtcRpcClient } from './rpcClient.ts';
+import { createBtcRpcClient, type BtcRpcClient } from './rpcClient.ts';
 import { BTC_DATASET, BTC_NETWORK, btcTransferRows } from './writeBtcBlocks.ts';
 
 export interface BtcIngestOptions {
@@ -35,29 +35,7 @@ export interface BtcIngestOptions {
 
 export async function ingestBtc(opts: BtcIngestOptions): Promise<IngestSummary> {
   const client = createBtcRpcClient(opts.rpc, opts.http, opts.hooks?.signal);
-  const slots = new Semaphore(opts.concurrency ?? 4);
-
-  const fetchBatch = async (lo: number, hi: number): Promise<FetchedBatch> => {
-    const heights = Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
-    const hashes = await client.getBlockHashes(heights);
-    // Each block's JSON (megabytes with verbosity 3) is reduced to its header and rows as soon as it arrives.
-    const decoded = await Promise.all(
-      hashes.map(async (hash) => {
-        const release = await slots.acquire();
-        try {
-          // Asked again while it lacks transactions or prevouts; a block still short fails the batch uncovered.
-          const b = btcBlockOf(await fetchWhole(opts.http.retry, () => client.getBlock(hash), checkBtcBlock));
-          return { header: { number: b.number, timeMs: b.time, hash: b.hash, parentHash: b.parentHash }, rows: btcTransferRows(b) };
-        } finally {
-          release();
-        }
-      }),
-    );
-    return {
-      blocks: decoded.map((d) => d.header),
-      rows: new Map([[BTC_DATASET.table, decoded.flatMap((d) => d.rows)]]),
-    };
-  };
+  const fetchBatch = createBtcBatchFetcher(client, opts.concurrency ?? 4, opts.http);
 
   return runChain({
     store: opts.store,
@@ -88,4 +66,30 @@ export async function ingestBtc(opts: BtcIngestOptions): Promise<IngestSummary> 
         ...(opts.hooks ? { hooks: opts.hooks } : {}),
       }),
   });
+}
+
+/** Reads and decodes blocks lo..hi with `concurrency` getblock calls at once: ingestion stores what it returns, `chainq verify` compares it with the store. */
+export function createBtcBatchFetcher(client: BtcRpcClient, concurrency: number, http: HttpOptions): (lo: number, hi: number) => Promise<FetchedBatch> {
+  const slots = new Semaphore(concurrency);
+  return async (lo, hi) => {
+    const heights = Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
+    const hashes = await client.getBlockHashes(heights);
+    // Each block's JSON (megabytes with verbosity 3) is reduced to its header and rows as soon as it arrives.
+    const decoded = await Promise.all(
+      hashes.map(async (hash) => {
+        const release = await slots.acquire();
+        try {
+          // Asked again while it lacks transactions or prevouts; a block still short fails the batch uncovered.
+          const b = btcBlockOf(await fetchWhole(http.retry, () => client.getBlock(hash), checkBtcBlock));
+          return { header: { number: b.number, timeMs: b.time, hash: b.hash, parentHash: b.parentHash }, rows: btcTransferRows(b) };
+        } finally {
+          release();
+        }
+      }),
+    );
+    return {
+      blocks: decoded.map((d) => d.header),
+      rows: new Map([[BTC_DATASET.table, decoded.flatMap((d) => d.rows)]]),
+    };
+  };
 }

@@ -140,7 +140,7 @@ async function runOnce(opts: IngestBlocksOptions, from: number, summary: IngestS
 }
 
 /** Throws when the node did not return exactly lo..hi; false when the blocks do not chain by parent hash. */
-function isConsistent(network: string, b: Interval, fetched: FetchedBatch): boolean {
+export function isConsistent(network: string, b: Interval, fetched: FetchedBatch): boolean {
   const blocks = fetched.blocks;
   if (blocks.length !== b.hi - b.lo + 1) throw new Error(`${network}: asked for blocks ${b.lo}–${b.hi}, the node returned ${blocks.length} blocks`);
   return blocks.every((blk, i) => {

@@ -156,7 +156,7 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
   const verifiedAt = new Date();
   const network = opts.network.toUpperCase();
   const info = networkInfo(network);
-  if (!info || info.chainId === null) throw new IngestError(`${opts.network} is not an EVM network: chainq verify compares EVM networks only (Tron and Bitcoin are not verified yet)`);
+  if (!info || info.chainId === null) throw new IngestError(`${opts.network} is not a network chainq verify knows: it compares EVM networks, TRON and BTC`);
   const emit = opts.onEvent ?? (() => undefined);
   const signal = opts.signal;
   const abandon = new AbortController();

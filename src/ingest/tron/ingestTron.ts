@@ -14,7 +14,7 @@ import type { IngestHooks, IngestProgress, IngestSummary } from '../progress.ts'
 import { checkTransactionInfos } from './completeness.ts';
 import { mayHaveLogs, nativeTransfers, registryFromTokens, trc20Transfers, TRON_NETWORK, type Trc20Registry } from './decode.ts';
 import { TRON_DATASETS, type TronDatasetName } from './datasets.ts';
-import { blockNumber, createTronNodeClient, type TronTransactionInfo } from './nodeClient.ts';
+import { blockNumber, createTronNodeClient, type TronNodeClient, type TronTransactionInfo } from './nodeClient.ts';
 
 export interface TronIngestOptions {
   readonly store: Store;
@@ -51,40 +51,7 @@ export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary
   if (wantTrc20 && registry.size === 0 && !opts.anyContract) {
     throw new Error('no TRON token in the registry: import tokens (chainq tokens import) or pass --all-contracts');
   }
-  const infoSlots = new Semaphore(opts.concurrency ?? 8);
-
-  const fetchBatch = async (lo: number, hi: number): Promise<FetchedBatch> => {
-    const blocks = await client.getBlocks(lo, hi);
-    const native: StoreRow[] = [];
-    const trc20: StoreRow[] = [];
-    const infos = await Promise.all(
-      blocks.map(async (b): Promise<TronTransactionInfo[]> => {
-        if (!wantTrc20 || !mayHaveLogs(b)) return [];
-        const release = await infoSlots.acquire();
-        try {
-          // Asked again while the node's stores lack some of them; a block still short fails the batch uncovered.
-          return await fetchWhole(
-            opts.http.retry,
-            () => client.getTransactionInfo(blockNumber(b)),
-            (infos) => checkTransactionInfos(b, infos),
-          );
-        } finally {
-          release();
-        }
-      }),
-    );
-    blocks.forEach((b, i) => {
-      if (names.includes('native')) native.push(...nativeTransfers(b));
-      if (wantTrc20) trc20.push(...trc20Transfers(b, infos[i]!, registry, opts.anyContract ?? false));
-    });
-    return {
-      blocks: blocks.map((b) => ({ number: blockNumber(b), timeMs: b.block_header.raw_data.timestamp, hash: b.blockID, parentHash: b.block_header.raw_data.parentHash })),
-      rows: new Map([
-        [TRON_DATASETS.native.table, native],
-        [TRON_DATASETS.trc20.table, trc20],
-      ]),
-    };
-  };
+  const fetchBatch = createTronBatchFetcher(client, { names, registry, anyContract: opts.anyContract ?? false, concurrency: opts.concurrency ?? 8, http: opts.http });
 
   return runChain({
     store: opts.store,
@@ -115,4 +82,51 @@ export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary
         ...(opts.hooks ? { hooks: opts.hooks } : {}),
       }),
   });
+}
+
+export interface TronBatchOptions {
+  readonly names: readonly TronDatasetName[];
+  readonly registry: Trc20Registry;
+  readonly anyContract: boolean;
+  /** Transaction-info calls in flight at once. */
+  readonly concurrency: number;
+  readonly http: HttpOptions;
+}
+
+/** Reads and decodes blocks lo..hi: ingestion stores what it returns, `chainq verify` compares it with the store. */
+export function createTronBatchFetcher(client: TronNodeClient, opts: TronBatchOptions): (lo: number, hi: number) => Promise<FetchedBatch> {
+  const wantTrc20 = opts.names.includes('trc20');
+  const infoSlots = new Semaphore(opts.concurrency);
+  return async (lo, hi) => {
+    const blocks = await client.getBlocks(lo, hi);
+    const native: StoreRow[] = [];
+    const trc20: StoreRow[] = [];
+    const infos = await Promise.all(
+      blocks.map(async (b): Promise<TronTransactionInfo[]> => {
+        if (!wantTrc20 || !mayHaveLogs(b)) return [];
+        const release = await infoSlots.acquire();
+        try {
+          // Asked again while the node's stores lack some of them; a block still short fails the batch uncovered.
+          return await fetchWhole(
+            opts.http.retry,
+            () => client.getTransactionInfo(blockNumber(b)),
+            (infos) => checkTransactionInfos(b, infos),
+          );
+        } finally {
+          release();
+        }
+      }),
+    );
+    blocks.forEach((b, i) => {
+      if (opts.names.includes('native')) native.push(...nativeTransfers(b));
+      if (wantTrc20) trc20.push(...trc20Transfers(b, infos[i] ?? [], opts.registry, opts.anyContract));
+    });
+    return {
+      blocks: blocks.map((b) => ({ number: blockNumber(b), timeMs: b.block_header.raw_data.timestamp, hash: b.blockID, parentHash: b.block_header.raw_data.parentHash })),
+      rows: new Map([
+        [TRON_DATASETS.native.table, native],
+        [TRON_DATASETS.trc20.table, trc20],
+      ]),
+    };
+  };
 }
