@@ -79,6 +79,20 @@ export async function decodedBlockDigests(store: Store, decoded: Store, table: T
   }
 }
 
+/**
+ * Empties the in-memory store rows were decoded into, between two batches:
+ * the tables written, their blocks and coverage, in one transaction. The
+ * store holds nothing else of the network, so nothing is kept; a rollback
+ * of every EVM table would cost dozens of statements per batch instead.
+ */
+export async function clearDecoded(decoded: Store, tables: readonly TableDef[]): Promise<void> {
+  await decoded.transaction(async (tx) => {
+    for (const name of new Set(tables.map((t) => t.name))) await tx.run(`DELETE FROM ${duckIdent(name)}`);
+    await tx.run('DELETE FROM blocks');
+    await tx.run('DELETE FROM coverage');
+  });
+}
+
 /** Blocks where the store and the node disagree on one dataset. */
 export interface VerificationRecord {
   readonly network: string;

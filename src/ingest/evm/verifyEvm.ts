@@ -18,7 +18,7 @@ import { blocksAround, coveredIntervals, gaps, intersect, union, type Interval }
 import { createStore } from '../../store/openStore.ts';
 import type { Store } from '../../store/types.ts';
 import { listCustomDatasets, saveCustomDataset } from '../../store/customDatasets.ts';
-import { decodedBlockDigests, recordVerifications, storedBlockDigests, type BlockDigest, type VerificationRecord } from '../../store/verification.ts';
+import { clearDecoded, decodedBlockDigests, recordVerifications, storedBlockDigests, type BlockDigest, type BlockDigests, type VerificationRecord } from '../../store/verification.ts';
 import { fetchAhead } from '../chain/fetchAhead.ts';
 import { createReceiptSource, detectTraceSource, getBlock, getChainId, type TraceSource } from '../rpc/actions.ts';
 import { createRpc } from '../rpc/createRpc.ts';
@@ -34,7 +34,7 @@ import { planDatasets, type DatasetPlan } from './planDatasets.ts';
 import { createPoolBook } from './poolBook.ts';
 import { createTokenBook } from './tokenBook.ts';
 import type { EngineBatch } from './types.ts';
-import { rollbackAbove, writeBatch } from './writeBatch.ts';
+import { writeBatch } from './writeBatch.ts';
 
 /** Which blocks to compare: an inclusive block range, a time range (epoch ms, `until` exclusive), or everything covered. */
 export type VerifySelection =
@@ -206,6 +206,11 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
       custom.filter((d) => customEndpoints(d).some((e) => coverage.has(e.id))),
     );
     const compared = plan.datasets.filter((d) => coverage.has(d));
+    const tableOf = (d: string) => {
+      const t = plan.tables.get(d);
+      if (!t) throw new Error(`no table planned for ${d}`);
+      return t;
+    };
     const decoded = await createStore({ dataDir: null, threads: 1 });
     const logDir = createLogDir();
     try {
@@ -263,6 +268,11 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
           }
           const batch = await ahead.take();
           if (!batch) break;
+          const span = [{ lo: batch.lo, hi: batch.hi }];
+          const here = compared.filter((d) => intersect(span, coverage.get(d) ?? []).length > 0);
+          // The store's digests are read while the node's rows are written and hashed: two engines, each busy at once.
+          const mine = Promise.all(here.map((d) => storedBlockDigests(store, tableOf(d), network, batch.lo, batch.hi)));
+          mine.catch(() => undefined); // awaited below, or settled in `finally` when the write fails
           try {
             const rows = decodeBatch(env, batch);
             await writeBatch(decoded, {
@@ -280,18 +290,16 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
               logFile: batch.logFile,
               fresh: compared,
             });
+            const theirs: BlockDigests[] = [];
+            for (const d of here) theirs.push(await decodedBlockDigests(store, decoded, tableOf(d), network, batch.lo, batch.hi));
+            const stored = await mine;
             let found = 0;
-            for (const d of compared) {
-              const blocks = intersect([{ lo: batch.lo, hi: batch.hi }], coverage.get(d)!);
-              if (blocks.length === 0) continue;
-              const table = plan.tables.get(d)!;
-              const mine = await storedBlockDigests(store, table, network, batch.lo, batch.hi);
-              const theirs = await decodedBlockDigests(store, decoded, table, network, batch.lo, batch.hi);
+            here.forEach((d, k) => {
               const acc = perDataset.get(d)!;
-              for (const r of blocks) {
+              for (const r of intersect(span, coverage.get(d)!)) {
                 for (let b = r.lo; b <= r.hi; b++) {
-                  const s = mine.get(b);
-                  const n = theirs.get(b);
+                  const s = stored[k]!.get(b);
+                  const n = theirs[k]!.get(b);
                   acc.blocks++;
                   acc.storedRows += s?.rows ?? 0;
                   acc.nodeRows += n?.rows ?? 0;
@@ -301,12 +309,13 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
                   found++;
                 }
               }
-            }
+            });
             emit({ type: 'batch', lo: batch.lo, hi: batch.hi, blocks: batch.blocks.length, mismatches: found });
           } finally {
+            await mine.catch(() => undefined);
             if (batch.logFile) fs.rmSync(batch.logFile, { force: true });
             // The in-memory store holds one batch at a time.
-            await rollbackAbove(decoded, network, -1);
+            await clearDecoded(decoded, [...plan.tables.values()]);
           }
         }
       } catch (e) {
