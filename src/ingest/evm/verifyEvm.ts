@@ -18,7 +18,7 @@ import { blocksAround, coveredIntervals, gaps, intersect, union, type Interval }
 import { createStore } from '../../store/openStore.ts';
 import type { Store } from '../../store/types.ts';
 import { listCustomDatasets, saveCustomDataset } from '../../store/customDatasets.ts';
-import { clearDecoded, decodedBlockDigests, recordVerifications, storedBlockDigests, type BlockDigest, type BlockDigests, type VerificationRecord } from '../../store/verification.ts';
+import { clearDecoded, decodedBlockDigests, recordVerifications, storedBlockDigests, type BlockDigest, type VerificationRecord } from '../../store/verification.ts';
 import { fetchAhead } from '../chain/fetchAhead.ts';
 import { createReceiptSource, detectTraceSource, getBlock, getChainId, type TraceSource } from '../rpc/actions.ts';
 import { createRpc } from '../rpc/createRpc.ts';
@@ -271,7 +271,7 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
           const span = [{ lo: batch.lo, hi: batch.hi }];
           const here = compared.filter((d) => intersect(span, coverage.get(d) ?? []).length > 0);
           // The store's digests are read while the node's rows are written and hashed: two engines, each busy at once.
-          const mine = Promise.all(here.map((d) => storedBlockDigests(store, tableOf(d), network, batch.lo, batch.hi)));
+          const mine = storedBlockDigests(store, here.map(tableOf), network, batch.lo, batch.hi);
           mine.catch(() => undefined); // awaited below, or settled in `finally` when the write fails
           try {
             const rows = decodeBatch(env, batch);
@@ -290,8 +290,7 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
               logFile: batch.logFile,
               fresh: compared,
             });
-            const theirs: BlockDigests[] = [];
-            for (const d of here) theirs.push(await decodedBlockDigests(store, decoded, tableOf(d), network, batch.lo, batch.hi));
+            const theirs = await decodedBlockDigests(store, decoded, here.map(tableOf), network, batch.lo, batch.hi);
             const stored = await mine;
             let found = 0;
             here.forEach((d, k) => {
