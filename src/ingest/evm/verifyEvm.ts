@@ -111,6 +111,8 @@ export function nodeOrigin(url: string): string {
 }
 
 const NO_ROWS: EngineBatch = { events: 0, tokens: [], wide: [] };
+/** Rows a batch aims at when its size is not given: ingestion's target, so that verify holds no more at once than ingestion does. */
+const TARGET_EVENTS_PER_BATCH = 50_000;
 const blockCount = (ranges: readonly Interval[]) => ranges.reduce((n, r) => n + r.hi - r.lo + 1, 0);
 
 /** `n` distinct blocks of `ranges` drawn uniformly, as sorted single-block intervals merged where they touch. */
@@ -130,13 +132,6 @@ export function sampleBlocks(ranges: readonly Interval[], n: number, random: () 
       throw new Error('sample index out of range');
     });
   return union(blocks.map((b) => ({ lo: b, hi: b })));
-}
-
-/** Cuts ranges into batches of at most `size` blocks. */
-function batches(ranges: readonly Interval[], size: number): Interval[] {
-  const out: Interval[] = [];
-  for (const r of ranges) for (let lo = r.lo; lo <= r.hi; lo += size) out.push({ lo, hi: Math.min(r.hi, lo + size - 1) });
-  return out;
 }
 
 async function selectedBlocks(store: Store, network: string, selection: VerifySelection): Promise<Interval | null> {
@@ -241,18 +236,36 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
       const contexts: Record<'traced' | 'plain', FetchContext> = { traced: { ...base, traces: traceSource }, plain: { ...base, traces: null } };
       // Each batch lies wholly inside or outside the traced blocks.
       const plainRanges = ranges.flatMap((r) => gaps(r.lo, r.hi, traced));
-      const work = batches(
-        [...traced, ...plainRanges].sort((a, b) => a.lo - b.lo),
-        opts.batchBlocks ?? 200,
-      ).map((b) => ({ ...b, traced: isTraced(b.lo) }));
-
-      let i = 0;
-      const next = () => work[i++] ?? null;
+      const segments = [...traced, ...plainRanges].sort((a, b) => a.lo - b.lo);
+      // Sized as ingestion sizes its batches, from the events per block fetched so far: every batch costs
+      // a few statements on each engine whatever it holds, so quiet blocks go in larger batches.
+      const maxSize = opts.batchBlocks ?? (plan.native ? 500 : 2_000);
+      let size = opts.batchBlocks ?? 200;
+      let seg = 0;
+      let cursor = segments[0]?.lo ?? 0;
+      const next = (): Interval | null => {
+        while (seg < segments.length && cursor > segments[seg]!.hi) cursor = segments[++seg]?.lo ?? 0;
+        const r = segments[seg];
+        if (!r) return null;
+        const lo = cursor;
+        const hi = Math.min(r.hi, lo + size - 1);
+        cursor = hi + 1;
+        return { lo, hi };
+      };
+      const resize = (b: FetchedEvmBatch) => {
+        if (opts.batchBlocks) return;
+        const events = b.logs.length + [...b.engine.values()].reduce((n, e) => n + e.events, 0) + [...b.native.values()].reduce((n, t) => n + t.length, 0);
+        const perBlock = events / b.blocks.length;
+        const ideal = perBlock > 0 ? TARGET_EVENTS_PER_BATCH / perBlock : maxSize;
+        size = Math.max(1, Math.min(maxSize, Math.round(Math.min(Math.max(ideal, size / 2), size * 2))));
+      };
       const fetchOne = async (lo: number, hi: number): Promise<FetchedEvmBatch> => {
         const ctx = isTraced(lo) ? contexts.traced : contexts.plain;
         for (let attempt = 0; ; attempt++) {
           try {
-            return await fetchBatch(ctx, lo, hi);
+            const b = await fetchBatch(ctx, lo, hi);
+            resize(b);
+            return b;
           } catch (e) {
             if (!(e instanceof ChainMovedError) || attempt >= 5 || signal?.aborted) throw e;
             await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
