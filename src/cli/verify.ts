@@ -63,7 +63,7 @@ export function registerVerify(program: Command): void {
     .option('--until <time>', 'up to this time, exclusive', time)
     .option('--sample <n>', 'compare this many blocks drawn at random from the covered blocks of the range (default: every block)', positiveInteger)
     .option('--protocols <file>', 'the contract addresses ingestion used (default: <data>/protocols.json when present)')
-    .option('--batch-blocks <n>', 'blocks fetched per batch (default 200)', positiveInteger)
+    .option('--batch-blocks <n>', 'blocks fetched per batch (default: 200 to start, then sized from the events per block as ingestion does)', positiveInteger)
     .option('--concurrency <n>', 'batches fetched at once (default 4)', positiveInteger)
     .option('--skip-chain-check', "do not check that the node's chain id is the network's")
     .option('--json', 'print the report as JSON')

@@ -30,16 +30,27 @@ export interface BlockDigest {
 /** Digests of the blocks of [lo, hi] that hold rows of the table on `network`, by block number. */
 export type BlockDigests = ReadonlyMap<number, BlockDigest>;
 
-async function duckDbDigests(store: Store, table: TableDef, network: string, lo: number, hi: number): Promise<BlockDigests> {
+/**
+ * Digests of several tables in one grouped query: per query the engine costs
+ * milliseconds whatever it reads, and a batch of a quiet chain holds few
+ * rows in many tables. Answers in the order of `tables`.
+ */
+async function duckDbDigests(store: Store, tables: readonly TableDef[], network: string, lo: number, hi: number): Promise<BlockDigests[]> {
+  if (tables.length === 0) return [];
   // Every column by name, in the catalog's order: the row's text never depends on the physical table.
-  const tuple = table.columns.map((c) => duckIdent(c.name)).join(', ');
-  const rows = await store.all<{ block: bigint; n: bigint; h: string }>(
-    `SELECT block_number AS block, count(*) AS n, md5(string_agg(r, chr(10) ORDER BY r)) AS h
-     FROM (SELECT block_number, CAST(row(${tuple}) AS VARCHAR) AS r FROM ${duckIdent(table.name)} WHERE network = $network AND block_number BETWEEN $lo AND $hi)
-     GROUP BY block_number`,
+  const parts = tables.map(
+    (t, k) =>
+      `SELECT ${k} AS k, block_number, CAST(row(${t.columns.map((c) => duckIdent(c.name)).join(', ')}) AS VARCHAR) AS r FROM ${duckIdent(t.name)} WHERE network = $network AND block_number BETWEEN $lo AND $hi`,
+  );
+  const rows = await store.all<{ k: number; block: bigint; n: bigint; h: string }>(
+    `SELECT k, block_number AS block, count(*) AS n, md5(string_agg(r, chr(10) ORDER BY r)) AS h
+     FROM (${parts.join(' UNION ALL ')})
+     GROUP BY k, block_number`,
     { network, lo, hi },
   );
-  return new Map(rows.map((r) => [Number(r.block), { rows: Number(r.n), hash: r.h }]));
+  const out = tables.map(() => new Map<number, BlockDigest>());
+  for (const r of rows) out[Number(r.k)]?.set(Number(r.block), { rows: Number(r.n), hash: r.h });
+  return out;
 }
 
 async function clickHouseDigests(ch: ClickHouseStore, from: string, table: TableDef, network: string, lo: number, hi: number): Promise<BlockDigests> {
@@ -53,11 +64,13 @@ async function clickHouseDigests(ch: ClickHouseStore, from: string, table: Table
   return new Map(rows.map((r) => [Number(r.block), { rows: Number(r.n), hash: r.h }]));
 }
 
-/** Count and hash, per block, of the rows the store holds for `table` on `network` in blocks [lo, hi]. */
-export async function storedBlockDigests(store: Store, table: TableDef, network: string, lo: number, hi: number): Promise<BlockDigests> {
+/** Count and hash, per block, of the rows the store holds for each of `tables` on `network` in blocks [lo, hi], in the order of `tables`. */
+export async function storedBlockDigests(store: Store, tables: readonly TableDef[], network: string, lo: number, hi: number): Promise<BlockDigests[]> {
   const ch = clickHouseOf(store);
-  if (ch) return clickHouseDigests(ch, ch.table(table.name), table, network, lo, hi);
-  return duckDbDigests(store, table, network, lo, hi);
+  if (!ch) return duckDbDigests(store, tables, network, lo, hi);
+  const out: BlockDigests[] = [];
+  for (const t of tables) out.push(await clickHouseDigests(ch, ch.table(t.name), t, network, lo, hi));
+  return out;
 }
 
 /**
@@ -66,17 +79,35 @@ export async function storedBlockDigests(store: Store, table: TableDef, network:
  * writer), computed by the engine of `store`. On ClickHouse the rows are
  * moved out of `decoded` into a temporary table and hashed there.
  */
-export async function decodedBlockDigests(store: Store, decoded: Store, table: TableDef, network: string, lo: number, hi: number): Promise<BlockDigests> {
+export async function decodedBlockDigests(store: Store, decoded: Store, tables: readonly TableDef[], network: string, lo: number, hi: number): Promise<BlockDigests[]> {
   const ch = clickHouseOf(store);
-  if (!ch) return duckDbDigests(decoded, table, network, lo, hi);
-  const name = `verify_${randomUUID().replaceAll('-', '')}`;
-  await ch.command(`CREATE TABLE ${ch.table(name)} AS ${ch.table(table.name)} ENGINE = Memory`);
-  try {
-    await moveRows(decoded, ch, table.name, name);
-    return await clickHouseDigests(ch, ch.table(name), table, network, lo, hi);
-  } finally {
-    await ch.command(`DROP TABLE IF EXISTS ${ch.table(name)}`);
+  if (!ch) return duckDbDigests(decoded, tables, network, lo, hi);
+  const out: BlockDigests[] = [];
+  for (const table of tables) {
+    const name = `verify_${randomUUID().replaceAll('-', '')}`;
+    await ch.command(`CREATE TABLE ${ch.table(name)} AS ${ch.table(table.name)} ENGINE = Memory`);
+    try {
+      await moveRows(decoded, ch, table.name, name);
+      out.push(await clickHouseDigests(ch, ch.table(name), table, network, lo, hi));
+    } finally {
+      await ch.command(`DROP TABLE IF EXISTS ${ch.table(name)}`);
+    }
   }
+  return out;
+}
+
+/**
+ * Empties the in-memory store rows were decoded into, between two batches:
+ * the tables written, their blocks and coverage, in one transaction. The
+ * store holds nothing else of the network, so nothing is kept; a rollback
+ * of every EVM table would cost dozens of statements per batch instead.
+ */
+export async function clearDecoded(decoded: Store, tables: readonly TableDef[]): Promise<void> {
+  await decoded.transaction(async (tx) => {
+    for (const name of new Set(tables.map((t) => t.name))) await tx.run(`DELETE FROM ${duckIdent(name)}`);
+    await tx.run('DELETE FROM blocks');
+    await tx.run('DELETE FROM coverage');
+  });
 }
 
 /** Blocks where the store and the node disagree on one dataset. */

@@ -128,8 +128,9 @@ export async function verifyChain(store: Store, opts: VerifyChainOptions): Promi
           const blocks = intersect([{ lo, hi }], coverage.get(d.id) ?? []);
           if (blocks.length === 0) continue;
           await replaceDecodedRows(decoded, d.table, batch.rows.get(d.table.name) ?? []);
-          const mine = await storedBlockDigests(store, d.table, network, lo, hi);
-          const theirs = await decodedBlockDigests(store, decoded, d.table, network, lo, hi);
+          // One table each: the digest functions take several to hash them in one query.
+          const [mine = new Map<number, BlockDigest>()] = await storedBlockDigests(store, [d.table], network, lo, hi);
+          const [theirs = new Map<number, BlockDigest>()] = await decodedBlockDigests(store, decoded, [d.table], network, lo, hi);
           const acc = perDataset.get(d.id);
           if (!acc) continue;
           for (const r of blocks) {

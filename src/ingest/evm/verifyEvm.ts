@@ -18,7 +18,7 @@ import { blocksAround, coveredIntervals, gaps, intersect, union, type Interval }
 import { createStore } from '../../store/openStore.ts';
 import type { Store } from '../../store/types.ts';
 import { listCustomDatasets, saveCustomDataset } from '../../store/customDatasets.ts';
-import { decodedBlockDigests, recordVerifications, storedBlockDigests, type BlockDigest, type VerificationRecord } from '../../store/verification.ts';
+import { clearDecoded, decodedBlockDigests, recordVerifications, storedBlockDigests, type BlockDigest, type VerificationRecord } from '../../store/verification.ts';
 import { fetchAhead } from '../chain/fetchAhead.ts';
 import { createReceiptSource, detectTraceSource, getBlock, getChainId, type TraceSource } from '../rpc/actions.ts';
 import { createRpc } from '../rpc/createRpc.ts';
@@ -34,7 +34,7 @@ import { planDatasets, type DatasetPlan } from './planDatasets.ts';
 import { createPoolBook } from './poolBook.ts';
 import { createTokenBook } from './tokenBook.ts';
 import type { EngineBatch } from './types.ts';
-import { rollbackAbove, writeBatch } from './writeBatch.ts';
+import { writeBatch } from './writeBatch.ts';
 
 /** Which blocks to compare: an inclusive block range, a time range (epoch ms, `until` exclusive), or everything covered. */
 export type VerifySelection =
@@ -111,6 +111,8 @@ export function nodeOrigin(url: string): string {
 }
 
 const NO_ROWS: EngineBatch = { events: 0, tokens: [], wide: [] };
+/** Rows a batch aims at when its size is not given: ingestion's target, so that verify holds no more at once than ingestion does. */
+const TARGET_EVENTS_PER_BATCH = 50_000;
 const blockCount = (ranges: readonly Interval[]) => ranges.reduce((n, r) => n + r.hi - r.lo + 1, 0);
 
 /** `n` distinct blocks of `ranges` drawn uniformly, as sorted single-block intervals merged where they touch. */
@@ -130,13 +132,6 @@ export function sampleBlocks(ranges: readonly Interval[], n: number, random: () 
       throw new Error('sample index out of range');
     });
   return union(blocks.map((b) => ({ lo: b, hi: b })));
-}
-
-/** Cuts ranges into batches of at most `size` blocks. */
-function batches(ranges: readonly Interval[], size: number): Interval[] {
-  const out: Interval[] = [];
-  for (const r of ranges) for (let lo = r.lo; lo <= r.hi; lo += size) out.push({ lo, hi: Math.min(r.hi, lo + size - 1) });
-  return out;
 }
 
 async function selectedBlocks(store: Store, network: string, selection: VerifySelection): Promise<Interval | null> {
@@ -206,6 +201,11 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
       custom.filter((d) => customEndpoints(d).some((e) => coverage.has(e.id))),
     );
     const compared = plan.datasets.filter((d) => coverage.has(d));
+    const tableOf = (d: string) => {
+      const t = plan.tables.get(d);
+      if (!t) throw new Error(`no table planned for ${d}`);
+      return t;
+    };
     const decoded = await createStore({ dataDir: null, threads: 1 });
     const logDir = createLogDir();
     try {
@@ -236,18 +236,36 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
       const contexts: Record<'traced' | 'plain', FetchContext> = { traced: { ...base, traces: traceSource }, plain: { ...base, traces: null } };
       // Each batch lies wholly inside or outside the traced blocks.
       const plainRanges = ranges.flatMap((r) => gaps(r.lo, r.hi, traced));
-      const work = batches(
-        [...traced, ...plainRanges].sort((a, b) => a.lo - b.lo),
-        opts.batchBlocks ?? 200,
-      ).map((b) => ({ ...b, traced: isTraced(b.lo) }));
-
-      let i = 0;
-      const next = () => work[i++] ?? null;
+      const segments = [...traced, ...plainRanges].sort((a, b) => a.lo - b.lo);
+      // Sized as ingestion sizes its batches, from the events per block fetched so far: every batch costs
+      // a few statements on each engine whatever it holds, so quiet blocks go in larger batches.
+      const maxSize = opts.batchBlocks ?? (plan.native ? 500 : 2_000);
+      let size = opts.batchBlocks ?? 200;
+      let seg = 0;
+      let cursor = segments[0]?.lo ?? 0;
+      const next = (): Interval | null => {
+        while (seg < segments.length && cursor > segments[seg]!.hi) cursor = segments[++seg]?.lo ?? 0;
+        const r = segments[seg];
+        if (!r) return null;
+        const lo = cursor;
+        const hi = Math.min(r.hi, lo + size - 1);
+        cursor = hi + 1;
+        return { lo, hi };
+      };
+      const resize = (b: FetchedEvmBatch) => {
+        if (opts.batchBlocks) return;
+        const events = b.logs.length + [...b.engine.values()].reduce((n, e) => n + e.events, 0) + [...b.native.values()].reduce((n, t) => n + t.length, 0);
+        const perBlock = events / b.blocks.length;
+        const ideal = perBlock > 0 ? TARGET_EVENTS_PER_BATCH / perBlock : maxSize;
+        size = Math.max(1, Math.min(maxSize, Math.round(Math.min(Math.max(ideal, size / 2), size * 2))));
+      };
       const fetchOne = async (lo: number, hi: number): Promise<FetchedEvmBatch> => {
         const ctx = isTraced(lo) ? contexts.traced : contexts.plain;
         for (let attempt = 0; ; attempt++) {
           try {
-            return await fetchBatch(ctx, lo, hi);
+            const b = await fetchBatch(ctx, lo, hi);
+            resize(b);
+            return b;
           } catch (e) {
             if (!(e instanceof ChainMovedError) || attempt >= 5 || signal?.aborted) throw e;
             await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
@@ -263,6 +281,11 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
           }
           const batch = await ahead.take();
           if (!batch) break;
+          const span = [{ lo: batch.lo, hi: batch.hi }];
+          const here = compared.filter((d) => intersect(span, coverage.get(d) ?? []).length > 0);
+          // The store's digests are read while the node's rows are written and hashed: two engines, each busy at once.
+          const mine = storedBlockDigests(store, here.map(tableOf), network, batch.lo, batch.hi);
+          mine.catch(() => undefined); // awaited below, or settled in `finally` when the write fails
           try {
             const rows = decodeBatch(env, batch);
             await writeBatch(decoded, {
@@ -280,18 +303,15 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
               logFile: batch.logFile,
               fresh: compared,
             });
+            const theirs = await decodedBlockDigests(store, decoded, here.map(tableOf), network, batch.lo, batch.hi);
+            const stored = await mine;
             let found = 0;
-            for (const d of compared) {
-              const blocks = intersect([{ lo: batch.lo, hi: batch.hi }], coverage.get(d)!);
-              if (blocks.length === 0) continue;
-              const table = plan.tables.get(d)!;
-              const mine = await storedBlockDigests(store, table, network, batch.lo, batch.hi);
-              const theirs = await decodedBlockDigests(store, decoded, table, network, batch.lo, batch.hi);
+            here.forEach((d, k) => {
               const acc = perDataset.get(d)!;
-              for (const r of blocks) {
+              for (const r of intersect(span, coverage.get(d)!)) {
                 for (let b = r.lo; b <= r.hi; b++) {
-                  const s = mine.get(b);
-                  const n = theirs.get(b);
+                  const s = stored[k]!.get(b);
+                  const n = theirs[k]!.get(b);
                   acc.blocks++;
                   acc.storedRows += s?.rows ?? 0;
                   acc.nodeRows += n?.rows ?? 0;
@@ -301,12 +321,13 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
                   found++;
                 }
               }
-            }
+            });
             emit({ type: 'batch', lo: batch.lo, hi: batch.hi, blocks: batch.blocks.length, mismatches: found });
           } finally {
+            await mine.catch(() => undefined);
             if (batch.logFile) fs.rmSync(batch.logFile, { force: true });
             // The in-memory store holds one batch at a time.
-            await rollbackAbove(decoded, network, -1);
+            await clearDecoded(decoded, [...plan.tables.values()]);
           }
         }
       } catch (e) {
