@@ -117,6 +117,18 @@ export class HttpAnswer {
   ) {}
 }
 
+/**
+ * The node pool waits until a deadline set when the node failed, so the time
+ * spent between the failure and the next request (long on a loaded machine)
+ * shortens the wait it asks for: each wait is at most its step of `schedule`
+ * and more than nothing, and there are as many as steps.
+ */
+export function expectWaitsUpTo(waits: readonly number[], schedule: readonly number[]): void {
+  if (waits.length !== schedule.length || waits.some((w, i) => !(w > 0 && w <= schedule[i]!))) {
+    throw new Error(`waits ${JSON.stringify(waits)} do not follow the schedule ${JSON.stringify(schedule)} (each > 0 and at most its step)`);
+  }
+}
+
 /** A retry policy that records its waits instead of sleeping. */
 export function recordingRetry(retries = 5, baseDelayMs = 100): { policy: { retries: number; baseDelayMs: number; maxDelayMs: number; sleep: (ms: number) => Promise<void> }; waits: number[] } {
   const waits: number[] = [];
