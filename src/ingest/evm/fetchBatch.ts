@@ -19,6 +19,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileReaderFor } from '../../store/clickhouse/publish.ts';
 import type { Store } from '../../store/types.ts';
+import { backoffDelay } from '../../utils/backoff.ts';
+import { sleep } from '../../utils/sleep.ts';
+import { IncompleteBlockError } from '../chain/incomplete.ts';
 import { getBlocks, traceBlocks, traceBlocksFlat, type ReceiptSource, type RpcBlock, type RpcReceipt, type RpcTransaction, type TraceSource } from '../rpc/actions.ts';
 import type { Rpc } from '../rpc/createRpc.ts';
 import type { Hex, LogFetcher, RpcLog } from '../rpc/getLogs.ts';
@@ -64,6 +67,40 @@ export class ChainMovedError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ChainMovedError';
+  }
+}
+
+/** Rows a batch aims at when its size is not given: every batch costs a few statements whatever it holds, so quiet blocks go in larger batches. */
+const TARGET_EVENTS_PER_BATCH = 50_000;
+/** Waits before fetching again a batch the chain moved under: 500 ms doubling to 4 s. */
+const CHAIN_MOVED_BACKOFF = { baseMs: 500, maxMs: 4_000 } as const;
+
+/** The blocks of the next batch, from the events per block of `b`: at most half or twice `size`, and no more than `maxSize`. */
+export function nextBatchSize(b: FetchedEvmBatch, size: number, maxSize: number): number {
+  const events = b.logs.length + [...b.engine.values()].reduce((n, e) => n + e.events, 0) + [...b.native.values()].reduce((n, t) => n + t.length, 0);
+  const perBlock = events / b.blocks.length;
+  const ideal = perBlock > 0 ? TARGET_EVENTS_PER_BATCH / perBlock : maxSize;
+  return Math.max(1, Math.min(maxSize, Math.round(Math.min(Math.max(ideal, size / 2), size * 2))));
+}
+
+/**
+ * fetchBatch, fetched again (up to 5 times) while the chain moves under it or
+ * an answer is not whole; one still incomplete fails the batch, uncovered.
+ */
+export async function fetchSettled(
+  ctx: FetchContext,
+  lo: number,
+  hi: number,
+  opts: { readonly signal?: AbortSignal | undefined; readonly onIncomplete?: ((e: IncompleteBlockError) => void) | undefined },
+): Promise<FetchedEvmBatch> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fetchBatch(ctx, lo, hi);
+    } catch (e) {
+      if (!(e instanceof ChainMovedError || e instanceof IncompleteBlockError) || attempt >= 5 || opts.signal?.aborted) throw e;
+      if (e instanceof IncompleteBlockError) opts.onIncomplete?.(e);
+      await sleep(backoffDelay(CHAIN_MOVED_BACKOFF, attempt + 1), opts.signal);
+    }
   }
 }
 

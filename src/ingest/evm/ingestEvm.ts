@@ -17,7 +17,6 @@
  * than `reorgWindow` blocks stops ingestion with an error.
  */
 import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
-import { backoffDelay } from '../../utils/backoff.ts';
 import { sleep } from '../../utils/sleep.ts';
 import fs from 'node:fs';
 import type { CustomDataset } from '../../catalog/custom/declaration.ts';
@@ -31,7 +30,6 @@ import { redact } from '../http/fetchWithRetry.ts';
 import type { NodeStatus } from '../http/nodePool.ts';
 import { createRpc, type RpcStats } from '../rpc/createRpc.ts';
 import { createLogFetcher, type Hex, type LogFetcher, type LogFilter } from '../rpc/getLogs.ts';
-import { IncompleteBlockError } from '../chain/incomplete.ts';
 import { createLogCheck } from './completeness.ts';
 import { findCommonAncestor } from '../chain/commonAncestor.ts';
 import { fetchAhead } from '../chain/fetchAhead.ts';
@@ -39,7 +37,7 @@ import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
 import { NATIVE_DATASET } from './decoders/native.ts';
 import { discoverPools } from './discoverPools.ts';
 import { createLogDir } from './logFile.ts';
-import { ChainMovedError, fetchBatch, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
+import { fetchSettled, nextBatchSize, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
 import type { EvmProtocol } from './decoders/index.ts';
 import { planDatasets, type DatasetPlan } from './planDatasets.ts';
 import { createPoolBook } from './poolBook.ts';
@@ -125,10 +123,7 @@ export class IngestError extends Error {
 export const DEFAULT_CONFIRMATIONS: Readonly<Record<string, number>> = { ETH: 65, POLYGON: 200, ARB: 240 };
 export const confirmationsFor = (network: string) => DEFAULT_CONFIRMATIONS[network] ?? 30;
 
-const TARGET_EVENTS_PER_BATCH = 50_000;
 const NO_ROWS: EngineBatch = { events: 0, tokens: [], wide: [] };
-/** Waits before fetching again a batch the chain moved under: 500 ms doubling to 4 s. */
-const CHAIN_MOVED_BACKOFF = { baseMs: 500, maxMs: 4_000 } as const;
 
 export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<EvmIngestSummary> {
   const t0 = performance.now();
@@ -240,25 +235,13 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
       emit({ type: 'reorg', ancestor, depth, detectedAt: block });
     }
 
-    /** fetchBatch, fetched again (up to 5 times) while the chain moves under it. */
-    async function fetchSettled(lo: number, hi: number): Promise<FetchedEvmBatch> {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const b = await fetchBatch(fetchCtx, lo, hi);
-          if (!opts.batchBlocks) {
-            const events = b.logs.length + [...b.engine.values()].reduce((n, e) => n + e.events, 0) + [...b.native.values()].reduce((n, t) => n + t.length, 0);
-            const perBlock = events / b.blocks.length;
-            const ideal = perBlock > 0 ? TARGET_EVENTS_PER_BATCH / perBlock : maxSize;
-            size = Math.max(1, Math.min(maxSize, Math.round(Math.min(Math.max(ideal, size / 2), size * 2))));
-          }
-          return b;
-        } catch (e) {
-          // An incomplete answer is asked for again too; one still incomplete fails the batch, uncovered.
-          if (!(e instanceof ChainMovedError || e instanceof IncompleteBlockError) || attempt >= 5 || signal?.aborted) throw e;
-          if (e instanceof IncompleteBlockError) emit({ type: 'notice', message: `${e.message}; fetching blocks ${lo}–${hi} again` });
-          await sleep(backoffDelay(CHAIN_MOVED_BACKOFF, attempt + 1), signal);
-        }
-      }
+    async function fetchResizing(lo: number, hi: number): Promise<FetchedEvmBatch> {
+      const b = await fetchSettled(fetchCtx, lo, hi, {
+        signal,
+        onIncomplete: (e) => emit({ type: 'notice', message: `${e.message}; fetching blocks ${lo}–${hi} again` }),
+      });
+      if (!opts.batchBlocks) size = nextBatchSize(b, size, maxSize);
+      return b;
     }
 
     /** Ingests `ranges` in order; stops early after a reorg so that the caller recomputes what is missing. */
@@ -277,7 +260,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
         cursor = hi + 1;
         return { lo, hi };
       };
-      const ahead = fetchAhead(next, fetchSettled, opts.concurrency ?? 4);
+      const ahead = fetchAhead(next, fetchResizing, opts.concurrency ?? 4);
       // The commit of one batch runs in DuckDB's threads while the next is decoded.
       let writing: Promise<void> | null = null;
       const settle = async () => {

@@ -27,7 +27,7 @@ import { createLogCheck } from './completeness.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
 import type { EvmProtocol } from './decoders/index.ts';
 import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
-import { ChainMovedError, fetchBatch, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
+import { fetchSettled, nextBatchSize, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
 import { IngestError } from './ingestEvm.ts';
 import { createLogDir } from './logFile.ts';
 import { planDatasets, type DatasetPlan } from './planDatasets.ts';
@@ -111,8 +111,6 @@ export function nodeOrigin(url: string): string {
 }
 
 const NO_ROWS: EngineBatch = { events: 0, tokens: [], wide: [] };
-/** Rows a batch aims at when its size is not given: ingestion's target, so that verify holds no more at once than ingestion does. */
-const TARGET_EVENTS_PER_BATCH = 50_000;
 const blockCount = (ranges: readonly Interval[]) => ranges.reduce((n, r) => n + r.hi - r.lo + 1, 0);
 
 /** `n` distinct blocks of `ranges` drawn uniformly, as sorted single-block intervals merged where they touch. */
@@ -252,25 +250,10 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
         cursor = hi + 1;
         return { lo, hi };
       };
-      const resize = (b: FetchedEvmBatch) => {
-        if (opts.batchBlocks) return;
-        const events = b.logs.length + [...b.engine.values()].reduce((n, e) => n + e.events, 0) + [...b.native.values()].reduce((n, t) => n + t.length, 0);
-        const perBlock = events / b.blocks.length;
-        const ideal = perBlock > 0 ? TARGET_EVENTS_PER_BATCH / perBlock : maxSize;
-        size = Math.max(1, Math.min(maxSize, Math.round(Math.min(Math.max(ideal, size / 2), size * 2))));
-      };
       const fetchOne = async (lo: number, hi: number): Promise<FetchedEvmBatch> => {
-        const ctx = isTraced(lo) ? contexts.traced : contexts.plain;
-        for (let attempt = 0; ; attempt++) {
-          try {
-            const b = await fetchBatch(ctx, lo, hi);
-            resize(b);
-            return b;
-          } catch (e) {
-            if (!(e instanceof ChainMovedError) || attempt >= 5 || signal?.aborted) throw e;
-            await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
-          }
-        }
+        const b = await fetchSettled(isTraced(lo) ? contexts.traced : contexts.plain, lo, hi, { signal });
+        if (!opts.batchBlocks) size = nextBatchSize(b, size, maxSize);
+        return b;
       };
       const ahead = fetchAhead(next, fetchOne, opts.concurrency ?? 4);
       try {
