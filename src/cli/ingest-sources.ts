@@ -14,11 +14,10 @@ import { VENUE_B_DEFAULT_INFO_URL } from '../ingest/venues/venueBInfo.ts';
 import { VENUE_A_KINDS, type VenueAKind } from '../ingest/venues/venueAArchive.ts';
 import type { JobSpec } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
-import { parseTime } from '../query/time.ts';
 import { VENUE_TOKEN, venueTokenRefusal } from '../query/venueToken.ts';
 import { ingestGroup } from './ingestGroup.ts';
 import { runIngestJob } from './ingestJob.ts';
-import { DATA_HELP, DEFAULT_DATA_DIR, NODES_HELP, STORE_HELP, defined, nodeUrls, oneOrMany, positiveNumber } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, NODES_HELP, STORE_HELP, defined, nodeUrls, oneOrMany, positiveNumber, timeOption } from './options.ts';
 import { createProgressBar } from './progressBar.ts';
 
 interface CommonOptions {
@@ -55,12 +54,6 @@ const tokens = (v: string): string[] => {
     .filter(Boolean);
   for (const t of out) if (!VENUE_TOKEN.test(t)) throw new Error(`--token ${venueTokenRefusal(t)}`);
   return out;
-};
-
-const time = (v: string): number => {
-  const ms = parseTime(v);
-  if (ms === null) throw new Error(`not a time: '${v}' (use YYYY-MM-DD, ISO 8601 or Unix seconds)`);
-  return ms;
 };
 
 function withCommon(cmd: Command): Command {
@@ -154,8 +147,8 @@ export function registerIngestSources(program: Command): void {
       .command('venue_a')
       .description('venue_a USDT-margined futures from its public data archive: trades, 1m klines, book depth, metrics, funding')
       .requiredOption('--token <list>', 'token symbols, comma-separated (BTC,ETH); the market is <TOKEN><quote>', tokens)
-      .requiredOption('--since <time>', 'first day (inclusive): YYYY-MM-DD, ISO 8601 or Unix seconds', time)
-      .requiredOption('--until <time>', 'end (exclusive)', time)
+      .requiredOption('--since <time>', 'first day (inclusive): YYYY-MM-DD, ISO 8601 or Unix seconds', timeOption)
+      .requiredOption('--until <time>', 'end (exclusive)', timeOption)
       .option('--archive-url <url|dir>', 'archive base URL, or a local directory in the same layout', process.env.CHAINQ_VENUE_A_ARCHIVE ?? VENUE_A_DEFAULT_ARCHIVE)
       .option('--kinds <list>', `files to load: ${VENUE_A_KINDS.join(',')}`, list(VENUE_A_KINDS, 'kind'))
       .option('--quote <asset>', 'quote asset of the markets', 'USDT')
@@ -185,8 +178,8 @@ export function registerIngestSources(program: Command): void {
       .command('venue_b')
       .description('venue_b perpetuals: fills (and trades, positions derived from them) from node fills files; candles and funding from the info API')
       .requiredOption('--token <list>', 'perpetual coins as the venue spells them, comma-separated (BTC,ETH,kPEPE); spot pairs (@107) are not supported', tokens)
-      .requiredOption('--since <time>', 'start (inclusive): YYYY-MM-DD, ISO 8601 or Unix seconds', time)
-      .requiredOption('--until <time>', 'end (exclusive)', time)
+      .requiredOption('--since <time>', 'start (inclusive): YYYY-MM-DD, ISO 8601 or Unix seconds', timeOption)
+      .requiredOption('--until <time>', 'end (exclusive)', timeOption)
       .option('--source <url|dir>', "node data root holding node_fills_by_block/hourly/ (a node's ~/hl/data, or a mirror of the public bucket)", process.env.CHAINQ_VENUE_B_SOURCE)
       .option('--info-url <url>', 'info API endpoint', process.env.CHAINQ_VENUE_B_INFO_URL ?? VENUE_B_DEFAULT_INFO_URL)
       .option('--datasets <list>', `what to load: ${VENUE_B_DATASETS.join(',')} (fills also derives trades and positions)`, list(VENUE_B_DATASETS, 'dataset'))

@@ -7,7 +7,6 @@
  */
 import cliProgress from 'cli-progress';
 import { type Command, Option } from 'commander';
-import fs from 'node:fs';
 import path from 'node:path';
 import { EVM_PROTOCOLS, type EvmProtocol } from '../ingest/evm/decoders/index.ts';
 import type { IngestEvent } from '../ingest/evm/ingestEvm.ts';
@@ -16,7 +15,7 @@ import type { EvmJobSpec } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
 import { ingestGroup } from './ingestGroup.ts';
 import { runIngestJob } from './ingestJob.ts';
-import { DATA_HELP, DEFAULT_DATA_DIR, NODES_HELP, STORE_HELP, defined, nodeUrls, oneOrMany, positiveNumber } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, NODES_HELP, STORE_HELP, blockNumber, defined, nodeUrls, oneOrMany, positiveNumber, protocolsFile } from './options.ts';
 
 interface IngestEvmCliOptions {
   store?: string;
@@ -47,12 +46,6 @@ interface IngestEvmCliOptions {
   detach?: boolean;
 }
 
-function blockNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a block number, got '${value}'`);
-  return n;
-}
-
 function count(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`expected a whole number, got '${value}'`);
@@ -66,13 +59,6 @@ function protocolList(value: string): EvmProtocol[] {
     .filter(Boolean);
   for (const p of list) if (!(EVM_PROTOCOLS as readonly string[]).includes(p)) throw new Error(`unknown protocol '${p}'; expected some of ${EVM_PROTOCOLS.join(', ')}`);
   return list as EvmProtocol[];
-}
-
-/** Where the operator's contract addresses are read from: --protocols, else <data>/protocols.json when present. */
-function protocolsFile(opts: IngestEvmCliOptions): string | undefined {
-  if (opts.protocols) return path.resolve(opts.protocols);
-  const beside = path.resolve(opts.data, 'protocols.json');
-  return fs.existsSync(beside) ? beside : undefined;
 }
 
 export function registerIngest(program: Command): void {

@@ -1,5 +1,7 @@
 /** Options shared by every command, and opening the store they point at. */
+import fs from 'node:fs';
 import path from 'node:path';
+import { parseTime } from '../query/time.ts';
 import { openStoreAt } from '../store/openStore.ts';
 import type { Store } from '../store/types.ts';
 import type { ExportLaneLimits } from '../store/exportLanes.ts';
@@ -105,3 +107,24 @@ export const oneOrMany = (urls: readonly string[]): string | string[] => (urls.l
 
 export const NODES_HELP =
   'repeat the option or separate URLs with commas to spread requests over several nodes of the same chain (by measured answer time; a failing node is left out for a doubling wait, then probed and taken back)';
+
+/** A `--from`/`--block-start` value: a block number. */
+export function blockNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a block number, got '${value}'`);
+  return n;
+}
+
+/** A `--since`/`--until` value, in epoch milliseconds. */
+export function timeOption(value: string): number {
+  const ms = parseTime(value);
+  if (ms === null) throw new Error(`not a time: '${value}' (use YYYY-MM-DD, ISO 8601 or Unix seconds)`);
+  return ms;
+}
+
+/** Where the operator's contract addresses are read from: --protocols, else <data>/protocols.json when present. */
+export function protocolsFile(opts: { protocols?: string | undefined; data: string }): string | undefined {
+  if (opts.protocols) return path.resolve(opts.protocols);
+  const beside = path.resolve(opts.data, 'protocols.json');
+  return fs.existsSync(beside) ? beside : undefined;
+}

@@ -6,15 +6,12 @@
  * exits 1 when any block differs.
  */
 import type { Command } from 'commander';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { VerifyReport } from '../ingest/evm/verifyEvm.ts';
 import { createLogger } from '../internal/logger.ts';
 import type { VerifyJobSpec } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
-import { parseTime } from '../query/time.ts';
 import { runIngestJob } from './ingestJob.ts';
-import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, defined, positiveInteger } from './options.ts';
+import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, blockNumber, defined, positiveInteger, protocolsFile, timeOption } from './options.ts';
 
 interface VerifyCliOptions {
   data: string;
@@ -37,18 +34,6 @@ interface VerifyCliOptions {
   detach?: boolean;
 }
 
-function blockNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a block number, got '${value}'`);
-  return n;
-}
-
-function time(value: string): number {
-  const ms = parseTime(value);
-  if (ms === null) throw new Error(`not a time: '${value}' (use YYYY-MM-DD, ISO 8601 or Unix seconds)`);
-  return ms;
-}
-
 export function registerVerify(program: Command): void {
   program
     .command('verify')
@@ -59,8 +44,8 @@ export function registerVerify(program: Command): void {
     .option('--all-contracts', 'TRON: TRC-20 transfers were ingested for every contract (chainq ingest tron --all-contracts)')
     .option('--block-start <n>', 'first block to compare, inclusive (with --block-end)', blockNumber)
     .option('--block-end <n>', 'last block to compare, inclusive', blockNumber)
-    .option('--since <time>', 'compare the blocks from this time (with --until; YYYY-MM-DD, ISO 8601 or Unix seconds)', time)
-    .option('--until <time>', 'up to this time, exclusive', time)
+    .option('--since <time>', 'compare the blocks from this time (with --until; YYYY-MM-DD, ISO 8601 or Unix seconds)', timeOption)
+    .option('--until <time>', 'up to this time, exclusive', timeOption)
     .option('--sample <n>', 'compare this many blocks drawn at random from the covered blocks of the range (default: every block)', positiveInteger)
     .option('--protocols <file>', 'the contract addresses ingestion used (default: <data>/protocols.json when present)')
     .option('--batch-blocks <n>', 'blocks fetched per batch (default: 200 to start, then sized from the events per block as ingestion does)', positiveInteger)
@@ -72,13 +57,6 @@ export function registerVerify(program: Command): void {
     .option('--data <dir>', DATA_HELP, DEFAULT_DATA_DIR)
     .option('--store <target>', STORE_HELP)
     .action(async (opts: VerifyCliOptions) => runVerify(opts));
-}
-
-/** Where the operator's contract addresses are read from: --protocols, else <data>/protocols.json when present. */
-function protocolsFile(opts: VerifyCliOptions): string | undefined {
-  if (opts.protocols) return path.resolve(opts.protocols);
-  const beside = path.resolve(opts.data, 'protocols.json');
-  return fs.existsSync(beside) ? beside : undefined;
 }
 
 async function runVerify(opts: VerifyCliOptions): Promise<void> {
