@@ -10,6 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
+import { openStoreAt } from '../../src/store/openStore.ts';
+import { parseStoreTarget } from '../../src/store/target.ts';
+import { recordVerifications, verificationRecords } from '../../src/store/verification.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startServer, writeDemoStore, type Server } from '../helpers/server.ts';
 
@@ -26,7 +29,22 @@ beforeAll(async () => {
   const created = await runCli(['keys', 'create', '--plan', 'unlimited', '--name', 'customer', '--data', duckDir]);
   expect(created.code, created.stderr).toBe(0);
   key = created.stdout.trim().split('\n').pop()!.trim();
+  const duck = await openStoreAt(parseStoreTarget(`duckdb:${duckDir}`));
+  await recordVerifications(duck, [VERIFIED]);
+  await duck.close();
 });
+
+const VERIFIED = {
+  network: 'ETH',
+  dataset: 'evm/erc20/transfer',
+  verifiedAt: new Date('2026-01-02T03:04:05.000Z'),
+  node: 'http://node.example:8545',
+  sampled: false,
+  ranges: [{ lo: ETH0, hi: ETH0 + 30 }],
+  blocks: 31,
+  result: 'ok' as const,
+  mismatchBlocks: [],
+};
 
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -41,6 +59,13 @@ describe('chainq copy and --store chdb:', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/evm_erc20_transfer\/ETH: \d+ rows/);
     expect(first.stdout).toMatch(/verified: \d+ dataset\/network row counts equal on both sides/);
+    // The operator's verification record moves too: coverage's verified_ranges must not vanish with the engine.
+    const ch = await openStoreAt(parseStoreTarget(`chdb:${chDir}`));
+    try {
+      expect(await verificationRecords(ch, null)).toEqual([VERIFIED]);
+    } finally {
+      await ch.close();
+    }
 
     const again = await runCli(['copy', '--from', `duckdb:${duckDir}`, '--to', `chdb:${chDir}`]);
     expect(again.code, again.stderr).toBe(0);

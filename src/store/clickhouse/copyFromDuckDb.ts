@@ -67,6 +67,8 @@ const BLOCKS: TableDef = {
 const REFERENCE_TABLES = ['tokens', 'token_cache', 'labels', 'pools', 'prices', 'ingest_files'];
 /** What belongs to customers: copied with the store, never with a demo. */
 const CUSTOMER_TABLES = ['label_namespaces', 'user_labels', 'usage_charges'];
+/** The operator's own records: copied with the store (verified ranges show in coverage), never with a demo. */
+const OPERATOR_TABLES = ['verifications'];
 
 /** `store`: everything (`chainq copy`); `data`: datasets, coverage and reference data only (the demo). */
 export type CopyScope = 'store' | 'data';
@@ -235,7 +237,8 @@ export async function copyDuckDbToClickHouse(
       const columns = t.columns.map((c) => ({ name: c.name, list: false }));
       for (const part of await partsOf(source, t)) work.push({ part, columns });
     }
-    for (const name of scope === 'store' ? [...REFERENCE_TABLES, ...CUSTOMER_TABLES] : REFERENCE_TABLES) work.push({ part: { table: name, slice: null }, columns: await columnsOf(source, name) });
+    for (const name of scope === 'store' ? [...REFERENCE_TABLES, ...CUSTOMER_TABLES, ...OPERATOR_TABLES] : REFERENCE_TABLES)
+      work.push({ part: { table: name, slice: null }, columns: await columnsOf(source, name) });
     for (const { part, columns } of work) {
       parts++;
       const name = partName(part);
