@@ -80,7 +80,7 @@ describe('architecture', () => {
    * their entries from the blocks and the assembly lists the protocols, so
    * catalog/ and protocols/ import each other only in this order.
    */
-  const CATALOG_ASSEMBLY = ['catalog/index.ts', 'catalog/coverage.ts', 'catalog/derive/'];
+  const CATALOG_ASSEMBLY = ['catalog/index.ts', 'catalog/coverage.ts', 'catalog/calculateCost.ts', 'catalog/derive/'];
   const inAssembly = (rel: string) => CATALOG_ASSEMBLY.some((p) => rel.split(path.sep).join('/').startsWith(p));
 
   it('lets protocols/ use only the catalog’s building blocks, and only the assembled catalog use protocols/', () => {
