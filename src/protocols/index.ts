@@ -10,6 +10,8 @@
  * store and ingestion: they reach the engine and the node only through the
  * interfaces of types.ts.
  */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ChainEndpoint } from '../catalog/types.ts';
 import { dexV3 } from './dex_v3/index.ts';
 import { erc20 } from './erc20/index.ts';
@@ -55,4 +57,29 @@ export function createRegistry(protocols: readonly EvmProtocol[]): ProtocolRegis
   };
 }
 
-export const protocolRegistry: ProtocolRegistry = createRegistry(BUILT_IN_PROTOCOLS);
+const isProtocol = (v: unknown): v is EvmProtocol =>
+  typeof v === 'object' && v !== null && 'name' in v && typeof v.name === 'string' && 'plan' in v && typeof v.plan === 'function' && 'endpoints' in v && Array.isArray(v.endpoints);
+
+/**
+ * Protocols added without editing src/ (an operator's, or a test's): the
+ * modules that CHAINQ_PROTOCOLS names (paths separated by commas, from the
+ * working directory), each exporting `protocol`, made with defineProtocol.
+ * They come after the built-in ones. Read once, when the registry is first
+ * imported, because the catalog, the store's tables and the routes are built
+ * from it.
+ */
+export async function extraProtocols(list: string | undefined): Promise<EvmProtocol[]> {
+  const out: EvmProtocol[] = [];
+  for (const file of (list ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const mod: unknown = await import(pathToFileURL(path.resolve(file)).href);
+    const protocol = typeof mod === 'object' && mod !== null && 'protocol' in mod ? mod.protocol : undefined;
+    if (!isProtocol(protocol)) throw new Error(`CHAINQ_PROTOCOLS: ${file} does not export a protocol made with defineProtocol`);
+    out.push(protocol);
+  }
+  return out;
+}
+
+export const protocolRegistry: ProtocolRegistry = createRegistry([...BUILT_IN_PROTOCOLS, ...(await extraProtocols(process.env.CHAINQ_PROTOCOLS))]);

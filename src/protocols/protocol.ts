@@ -33,10 +33,14 @@ export interface ProtocolSpec<In, C> {
   readonly extraTopics?: readonly Hex[];
 }
 
-/** Reads a protocols file's entry for one network, or reports why it cannot (`fail` throws). */
+/**
+ * Checks a protocols file's entry for one network against the protocol's
+ * schema and gives it back as checked (unknown properties dropped), or
+ * reports why it does not fit (`fail` throws).
+ */
 export type ReadEntry = (at: string, entry: unknown, fail: (message: string) => never) => unknown;
 
-/** The protocols file as loaded: section (protocol name) → network code → the entry as its protocol read it. */
+/** The protocols file as loaded: section (protocol name) → network code → the entry as checked against its protocol's schema. */
 export type ProtocolSettings = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
 /** A protocol as the registry holds it, whatever its configuration's type. */
@@ -47,7 +51,7 @@ export interface EvmProtocol {
   readonly extraTopics: readonly Hex[];
   /** Present when the protocol has a section in the protocols file. */
   readonly readEntry: ReadEntry | undefined;
-  /** Plans a network given the protocol's configured entry there (as `readEntry` returned it), if any. */
+  /** Plans a network given the protocol's configured entry there (as `readEntry` gave it back), if any. */
   plan(network: string, endpoints: readonly ChainEndpoint[], entry: unknown): ProtocolPlan;
 }
 
@@ -75,7 +79,8 @@ function messageOf(at: string, e: ErrorObject): string {
     const property = typeof properties === 'object' && properties !== null && missing in properties ? Object.entries(properties).find(([k]) => k === missing)?.[1] : undefined;
     return `${at}${pathOf(e.instancePath)}.${missing} must be ${described(property) ?? 'given'}`;
   }
-  return `${at}${pathOf(e.instancePath)} must be ${described(e.parentSchema) ?? e.message ?? 'valid'}, got ${JSON.stringify(e.data)}`;
+  const description = described(e.parentSchema);
+  return `${at}${pathOf(e.instancePath)} ${description ? `must be ${description}` : (e.message ?? 'is not valid')}, got ${JSON.stringify(e.data)}`;
 }
 
 /** A protocol with its configuration's type, as its folder exports it. */
@@ -91,19 +96,19 @@ const fail = (message: string): never => {
 export function defineProtocol<In = never, C = undefined>(spec: ProtocolSpec<In, C>): Protocol<C> {
   const config = spec.config;
   const validate = config ? ajv.compile<In>(config.schema) : undefined;
-  const read = (at: string, entry: unknown, fail: (message: string) => never): C => {
+  const check = (at: string, entry: unknown, fail: (message: string) => never): In => {
     if (!config || !validate) return fail(`${at}: ${spec.name} has no contracts to configure`);
-    if (!validate(entry)) return fail(messageOf(at, validate.errors?.[0] ?? { keyword: '', instancePath: '', schemaPath: '', params: {}, message: 'valid' }));
-    return config.read(entry);
+    if (!validate(entry)) return fail(messageOf(at, validate.errors?.[0] ?? { keyword: '', instancePath: '', schemaPath: '', params: {}, message: 'is not valid' }));
+    return entry;
   };
-  const entryOf = (entry: unknown, network: string): C | undefined => (entry === undefined ? undefined : read(`${spec.name}.${network}`, entry, fail));
+  // A loaded entry was checked already; checking it again gives it back with its type, for `read`.
+  const entryOf = (entry: unknown, network: string): C | undefined => (entry === undefined || !config ? undefined : config.read(check(`${spec.name}.${network}`, entry, fail)));
   return {
     name: spec.name,
     summary: spec.summary,
     endpoints: spec.endpoints,
     extraTopics: spec.extraTopics ?? [],
-    readEntry: config ? read : undefined,
-    // An entry was read when the file was loaded; reading it again gives it back with its type.
+    readEntry: config ? check : undefined,
     plan: (network, endpoints, entry) => spec.plan({ network, endpoints, config: entryOf(entry, network) }),
     configOf: (settings, network) => entryOf(settings[spec.name]?.[network], network),
   };
