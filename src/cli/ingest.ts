@@ -79,7 +79,8 @@ function protocolsFile(opts: IngestEvmCliOptions): string | undefined {
 export function registerIngest(program: Command): void {
   ingestGroup(program)
     .command('evm')
-    .description(`ingest every EVM dataset of one network from a JSON-RPC node, protocol by protocol (${protocolRegistry.help})`)
+    .description('ingest every EVM dataset of one network from a JSON-RPC node, protocol by protocol (listed below)')
+    .addHelpText('after', `\nProtocols (--only):\n${protocolRegistry.help}\n`)
     .requiredOption('--network <code>', 'network code, e.g. ETH, ARB, BASE')
     .requiredOption('--rpc <url>', `JSON-RPC endpoint (http or https); ${NODES_HELP}`, nodeUrls)
     .option('--from <block>', 'first block, inclusive (default: after the last block ingested for the network)', blockNumber)

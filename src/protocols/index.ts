@@ -33,7 +33,7 @@ export interface ProtocolRegistry {
   byName(name: string): EvmProtocol | undefined;
   /** The protocols with a section in the protocols file. */
   readonly configured: readonly EvmProtocol[];
-  /** One line per protocol, for the CLI's help. */
+  /** One line per protocol (name, then summary, aligned), for the CLI's help. */
   readonly help: string;
 }
 
@@ -53,7 +53,7 @@ export function createRegistry(protocols: readonly EvmProtocol[]): ProtocolRegis
     endpoints: protocols.flatMap((p) => p.endpoints),
     byName: (name) => byName.get(name),
     configured: protocols.filter((p) => p.readEntry !== undefined),
-    help: protocols.map((p) => `${p.name}: ${p.summary}`).join('; '),
+    help: protocols.map((p) => `  ${p.name.padEnd(Math.max(...protocols.map((q) => q.name.length)))}  ${p.summary}`).join('\n'),
   };
 }
 

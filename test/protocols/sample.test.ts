@@ -57,7 +57,27 @@ describe('a protocol defined outside src/ (anvil)', () => {
     // Only the first vault is configured: the protocol's own section of the protocols file.
     const protocols = path.join(dir, 'protocols.json');
     fs.writeFileSync(protocols, JSON.stringify({ sample: { eth: { vaults: [vaults[0]] } } }));
-    const r = await runCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--from', '0', '--to', String(to), '--confirmations', '0', '--data', dir, '--protocols', protocols, '--only', 'sample', '--log']);
+    const r = await runCli([
+      'ingest',
+      'evm',
+      '--network',
+      'ETH',
+      '--rpc',
+      anvil.url,
+      '--from',
+      '0',
+      '--to',
+      String(to),
+      '--confirmations',
+      '0',
+      '--data',
+      dir,
+      '--protocols',
+      protocols,
+      '--only',
+      'sample',
+      '--log',
+    ]);
     expect(r.code, r.stderr).toBe(0);
 
     const { createStore } = await import('../../src/store/openStore.ts');

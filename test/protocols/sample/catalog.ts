@@ -1,17 +1,6 @@
 /** The sample protocol's one dataset: the test Vault's Deposited events (test/contracts/Vault.sol). */
 import { parseAbiItem } from 'abitype';
-import {
-  blockNumberColumn,
-  CHAIN_FORMATS,
-  col,
-  EVM_LOG_ORDER,
-  evmDatasetNames,
-  evmLogKey,
-  evmVerboseColumns,
-  involvingFilters,
-  involvingParams,
-  timeColumn,
-} from '../../../src/catalog/common.ts';
+import { blockNumberColumn, CHAIN_FORMATS, col, EVM_LOG_ORDER, evmDatasetNames, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, timeColumn } from '../../../src/catalog/common.ts';
 import type { ChainEndpoint } from '../../../src/catalog/types.ts';
 
 export const SAMPLE_ABI = {
