@@ -5,6 +5,7 @@
  * each mistake with its own message; OpenAPI documents it from here, and the
  * client and the MCP tools call this path.
  */
+import { erc20Transfer } from '../protocols/erc20/catalog.ts';
 
 export const CALCULATE_COST_PATH = '/v1/calculate-cost';
 
@@ -18,8 +19,7 @@ export const CALCULATE_COST_BODY = {
   properties: {
     query: {
       type: 'string',
-      description:
-        'The path and query string of the data request to price, e.g. /v1/evm/erc20/events/transfer?network=ARB&token=USDC&block_start=405000100&block_end=405010100; an absolute URL is accepted.',
+      description: `The path and query string of the data request to price, e.g. ${erc20Transfer.path}?network=ARB&token=USDC&block_start=405000100&block_end=405010100; an absolute URL is accepted.`,
     },
   },
 } as const;

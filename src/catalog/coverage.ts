@@ -1,4 +1,6 @@
 /** GET /v1/coverage: its query parameters, derived from the catalog's families and protocols. */
+import { dexV3 } from '../protocols/dex_v3/index.ts';
+import { erc20 } from '../protocols/erc20/index.ts';
 import { catalog } from './index.ts';
 import type { Params } from './types.ts';
 
@@ -8,7 +10,7 @@ const served = catalog.filter((e) => e.served);
 
 export const COVERAGE_PARAMS: Params = {
   family: { type: 'string', description: 'Only datasets of this family.', enum: [...new Set(served.map((e) => e.family))] },
-  protocol: { type: 'string', description: 'Only datasets of this protocol (erc20, dex_v3, venue_a…).', enum: [...new Set(served.map((e) => e.protocol))] },
+  protocol: { type: 'string', description: `Only datasets of this protocol (${erc20.name}, ${dexV3.name}, venue_a…).`, enum: [...new Set(served.map((e) => e.protocol))] },
   network: { type: 'string', description: 'Only this network (ETH, ARB, TRON, BTC…), or this token for exchange venues.' },
 };
 

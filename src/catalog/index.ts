@@ -1,30 +1,20 @@
 /**
- * The catalog: every endpoint of the service, as data. Adding a protocol means
- * adding its file under catalog/<family>/ and listing it here.
+ * The catalog: every endpoint of the service, as data. EVM protocols come
+ * from the protocol registry (src/protocols/); the other families' files are
+ * under catalog/<family>/ and listed here.
  */
-import { erc20Transfer } from './evm/erc20.ts';
-import { nativeTransfer } from './evm/native.ts';
-import { lendingEndpoints } from './evm/lending_v3.ts';
-import { stakingEndpoints } from './evm/staking.ts';
-import { dexEndpoints } from './evm/dex_v3.ts';
+import { protocolRegistry } from '../protocols/index.ts';
 import { tronNativeTransfer, tronTrc20Transfer } from './tron/transfers.ts';
 import { btcTransfer } from './btc/transfer.ts';
 import { venueAEndpoints } from './venues/venue_a.ts';
 import { venueBEndpoints } from './venues/venue_b.ts';
 import type { ChainEndpoint, Endpoint, VenueEndpoint } from './types.ts';
 
-export const chainEndpoints: readonly ChainEndpoint[] = [erc20Transfer, nativeTransfer, ...lendingEndpoints, ...dexEndpoints, ...stakingEndpoints, tronTrc20Transfer, tronNativeTransfer, btcTransfer];
+export const chainEndpoints: readonly ChainEndpoint[] = [...protocolRegistry.endpoints, tronTrc20Transfer, tronNativeTransfer, btcTransfer];
 
 export const venueEndpoints: readonly VenueEndpoint[] = [...venueAEndpoints, ...venueBEndpoints];
 
 export const catalog: readonly Endpoint[] = [...chainEndpoints, ...venueEndpoints];
-
-/** A built-in EVM event dataset; throws for one the catalog does not declare (decoders look theirs up when loaded). */
-export function evmEndpoint(protocol: string, event: string): ChainEndpoint {
-  const e = chainEndpoints.find((x) => x.family === 'evm' && x.protocol === protocol && x.event === event);
-  if (!e) throw new Error(`catalog: no EVM dataset ${protocol}/${event}`);
-  return e;
-}
 
 export function endpointById(id: string): Endpoint | undefined {
   return catalog.find((e) => e.id === id);

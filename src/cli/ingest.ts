@@ -8,7 +8,7 @@
 import cliProgress from 'cli-progress';
 import { type Command, Option } from 'commander';
 import path from 'node:path';
-import { EVM_PROTOCOLS, type EvmProtocol } from '../ingest/evm/decoders/index.ts';
+import { protocolRegistry } from '../protocols/index.ts';
 import type { IngestEvent } from '../ingest/evm/ingestEvm.ts';
 import { createLogger } from '../internal/logger.ts';
 import type { EvmJobSpec } from '../operator/jobSpec.ts';
@@ -27,7 +27,7 @@ interface IngestEvmCliOptions {
   confirmations?: number;
   data: string;
   protocols?: string;
-  only?: EvmProtocol[];
+  only?: string[];
   custom?: string[];
   traces: 'auto' | 'trace_block' | 'debug_trace' | 'off';
   batchBlocks?: number;
@@ -52,19 +52,21 @@ function count(value: string): number {
   return n;
 }
 
-function protocolList(value: string): EvmProtocol[] {
+function protocolList(value: string): string[] {
   const list = value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  for (const p of list) if (!(EVM_PROTOCOLS as readonly string[]).includes(p)) throw new Error(`unknown protocol '${p}'; expected some of ${EVM_PROTOCOLS.join(', ')}`);
-  return list as EvmProtocol[];
+  const names = protocolRegistry.names;
+  for (const p of list) if (!names.includes(p)) throw new Error(`unknown protocol '${p}'; expected some of ${names.join(', ')}`);
+  return list;
 }
 
 export function registerIngest(program: Command): void {
   ingestGroup(program)
     .command('evm')
-    .description('ingest every EVM dataset of one network from a JSON-RPC node: erc20 and native transfers, lending_v3, dex_v3, staking')
+    .description('ingest every EVM dataset of one network from a JSON-RPC node, protocol by protocol (listed below)')
+    .addHelpText('after', `\nProtocols (--only):\n${protocolRegistry.help}\n`)
     .requiredOption('--network <code>', 'network code, e.g. ETH, ARB, BASE')
     .requiredOption('--rpc <url>', `JSON-RPC endpoint (http or https); ${NODES_HELP}`, nodeUrls)
     .option('--from <block>', 'first block, inclusive (default: after the last block ingested for the network)', blockNumber)
@@ -79,7 +81,7 @@ export function registerIngest(program: Command): void {
       'an operator-defined event dataset (JSON: name, abi, networks; docs/custom-datasets.md) to ingest; repeat for several. Without --only, the run fills only these',
       (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
     )
-    .option('--only <protocols>', `comma-separated subset of ${EVM_PROTOCOLS.join(',')}`, protocolList)
+    .option('--only <protocols>', `comma-separated subset of ${protocolRegistry.names.join(',')}`, protocolList)
     .addOption(
       new Option('--traces <method>', 'call traces for internal native transfers: auto picks trace_block, else debug_traceBlockByHash; off reads transaction values only')
         .choices(['auto', 'trace_block', 'debug_trace', 'off'])

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { readCustomFile } from '../ingest/evm/customFile.ts';
 import type { EvmIngestSummary, IngestEvent } from '../ingest/evm/ingestEvm.ts';
 import type { VerifyEvent, VerifyReport, VerifySelection } from '../ingest/evm/verifyEvm.ts';
-import type { EvmProtocol } from '../ingest/evm/decoders/index.ts';
 import type { HttpOptions } from '../ingest/http/fetchWithRetry.ts';
 import { DEFAULT_RETRY } from '../ingest/http/retry.ts';
 import type { IngestHooks, IngestProgress, IngestSummary } from '../ingest/progress.ts';
@@ -199,7 +198,7 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
     follow: spec.follow,
     confirmations: spec.confirmations,
     protocolsFile,
-    only: spec.only as EvmProtocol[] | undefined,
+    only: spec.only,
     custom: spec.custom?.map(readCustomFile),
     traces: spec.traces === 'off' ? false : (spec.traces ?? 'auto'),
     batchBlocks: spec.batchBlocks,

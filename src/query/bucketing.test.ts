@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { btcTransfer } from '../catalog/btc/transfer.ts';
-import { erc20Transfer } from '../catalog/evm/erc20.ts';
+import { erc20Transfer } from '../protocols/erc20/catalog.ts';
 import { tronTrc20Transfer } from '../catalog/tron/transfers.ts';
 import { ApiError } from '../errors/apiError.ts';
 import { MONDAY_ORIGIN_MS, parseBucketing } from './bucketing.ts';

@@ -3,7 +3,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadProtocols, ProtocolConfigError } from './protocols.ts';
+import { dexV3 } from '../protocols/dex_v3/index.ts';
+import { lendingV3 } from '../protocols/lending_v3/index.ts';
+import { staking } from '../protocols/staking/index.ts';
+import { loadProtocols, ProtocolConfigError, type Protocols } from './protocols.ts';
+
+/** Each protocol's section, typed by the protocol that reads it. */
+const sections = (p: Protocols) => ({
+  lending_v3: { ETH: lendingV3.configOf(p, 'ETH'), ARB: lendingV3.configOf(p, 'ARB') },
+  dex_v3: { ETH: dexV3.configOf(p, 'ETH'), ARB: dexV3.configOf(p, 'ARB') },
+  staking: { ETH: staking.configOf(p, 'ETH'), ARB: staking.configOf(p, 'ARB'), OP: staking.configOf(p, 'OP') },
+});
 
 function file(content: unknown): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-protocols-'));
@@ -14,7 +24,7 @@ function file(content: unknown): string {
 
 describe('loadProtocols', () => {
   it('ships the real addresses: three lending markets on ETH, a factory per dex network, Lido on ETH and the L2 bridges', () => {
-    const p = loadProtocols();
+    const p = sections(loadProtocols());
     expect(p.lending_v3.ETH!.map((m) => m.market)).toEqual(['Core', 'Prime', 'EtherFi']);
     expect(p.lending_v3.ETH![0]!.pool).toBe('0x87870bca3f3fd6335c3f4ce8392d69350b4fa4e2');
     expect(p.dex_v3.ETH!.factory).toBe('0x1f98431c8ad98523631ae4a59f267346ea31f984');
@@ -23,15 +33,17 @@ describe('loadProtocols', () => {
   });
 
   it('an entry of the operator file replaces the shipped one for that protocol and network only; null removes it', () => {
-    const p = loadProtocols(
-      file({
-        lending_v3: { eth: [{ market: 'Core', pool: '0xAAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }] },
-        dex_v3: { ETH: null },
-        staking: { OP: { l2_token_bridge: '0x00000000000000000000000000000000000000bb', wsteth: '0x00000000000000000000000000000000000000cc', bridge_kind: 'optimism' } },
-      }),
+    const p = sections(
+      loadProtocols(
+        file({
+          lending_v3: { eth: [{ market: 'Core', pool: '0xAAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }] },
+          dex_v3: { ETH: null },
+          staking: { OP: { l2_token_bridge: '0x00000000000000000000000000000000000000bb', wsteth: '0x00000000000000000000000000000000000000cc', bridge_kind: 'optimism' } },
+        }),
+      ),
     );
     expect(p.lending_v3.ETH).toEqual([{ market: 'Core', pool: '0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', deployed_block: null }]);
-    expect(p.lending_v3.ARB).toEqual(loadProtocols().lending_v3.ARB);
+    expect(p.lending_v3.ARB).toEqual(sections(loadProtocols()).lending_v3.ARB);
     expect(p.dex_v3.ETH).toBeUndefined();
     expect(p.dex_v3.ARB).toBeDefined();
     expect(p.staking.OP).toEqual({ l2_token_bridge: '0x00000000000000000000000000000000000000bb', wsteth: '0x00000000000000000000000000000000000000cc', bridge_kind: 'optimism' });

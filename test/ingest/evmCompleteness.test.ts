@@ -6,9 +6,9 @@
  */
 import { encodeFunctionData, type Abi, type Hex } from 'viem';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { erc20Transfer } from '../../src/catalog/evm/erc20.ts';
-import { ERC20_DATASET } from '../../src/ingest/evm/decoders/erc20.ts';
-import { NATIVE_DATASET } from '../../src/ingest/evm/decoders/native.ts';
+import { erc20Transfer } from '../../src/protocols/erc20/catalog.ts';
+import { ERC20_DATASET } from '../../src/protocols/erc20/decoder.ts';
+import { NATIVE_DATASET } from '../../src/protocols/native/decoder.ts';
 import { ingestEvm } from '../../src/ingest/evm/ingestEvm.ts';
 import type { RpcLog } from '../../src/ingest/rpc/getLogs.ts';
 import type { Store } from '../../src/store/types.ts';

@@ -5,12 +5,12 @@
  * known to the next), so it happens at commit time, not while fetching.
  */
 import type { Hex, RpcLog } from '../rpc/getLogs.ts';
-import { NATIVE_DATASET, nativeRow } from './decoders/native.ts';
+import { NATIVE_DATASET, nativeRow } from '../../protocols/native/decoder.ts';
 import type { FetchedEvmBatch } from './fetchBatch.ts';
 import type { DatasetPlan } from './planDatasets.ts';
 import type { PoolBook } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import { hexNumber, type BlockInfo, type DecodeContext, type PoolInfo, type ColumnValues } from './types.ts';
+import { hexNumber, type BlockInfo, type DecodeContext, type PoolInfo, type ColumnValues } from '../../protocols/types.ts';
 
 export interface DecodeEnv {
   readonly network: string;

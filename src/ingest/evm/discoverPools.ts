@@ -8,11 +8,10 @@
 import type { Store } from '../../store/types.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
 import type { Rpc } from '../rpc/createRpc.ts';
-import { createLogFetcher, type Hex } from '../rpc/getLogs.ts';
-import { POOLS_DATASET, POOL_CREATED_TOPIC } from './decoders/dex_v3.ts';
+import { createLogFetcher } from '../rpc/getLogs.ts';
 import type { PoolBook } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import type { DecodeContext, JsDecoder, PoolInfo } from './types.ts';
+import type { DecodeContext, JsDecoder, PoolDiscovery, PoolInfo } from '../../protocols/types.ts';
 import { writePools } from './writeBatch.ts';
 
 /** Blocks of PoolCreated logs committed at once. */
@@ -22,9 +21,8 @@ export interface DiscoverPoolsParams {
   readonly store: Store;
   readonly rpc: Rpc;
   readonly network: string;
-  readonly factory: Hex;
-  readonly deployedBlock: number | null;
   readonly decoder: JsDecoder;
+  readonly discovery: PoolDiscovery;
   readonly tokens: TokenBook;
   readonly pools: PoolBook;
   /** Ranges the main pass will read itself (their PoolCreated logs come with it). */
@@ -35,15 +33,16 @@ export interface DiscoverPoolsParams {
 }
 
 export async function discoverPools(p: DiscoverPoolsParams): Promise<number> {
-  const start = p.deployedBlock ?? 0;
+  const { factory, deployedBlock, topic0, dataset } = p.discovery;
+  const start = deployedBlock ?? 0;
   if (p.upTo < start) return 0;
-  const covered = await coveredIntervals(p.store, POOLS_DATASET, p.network);
+  const covered = await coveredIntervals(p.store, dataset, p.network);
   const todo = gaps(start, p.upTo, union([...covered, ...p.mainRanges]));
   if (todo.length === 0) return 0;
-  const fetcher = createLogFetcher(p.rpc, { address: [p.factory], topic0: [POOL_CREATED_TOPIC] }, { initialRange: 50_000, maxRange: CHUNK });
+  const fetcher = createLogFetcher(p.rpc, { address: [factory], topic0: [topic0] }, { initialRange: 50_000, maxRange: CHUNK });
   let found = 0;
   for (const g of todo) {
-    p.onNotice(`discovering dex_v3 pools: the factory's PoolCreated logs over blocks ${g.lo}–${g.hi}`);
+    p.onNotice(`discovering ${p.decoder.protocol} pools: the factory's PoolCreated logs over blocks ${g.lo}–${g.hi}`);
     for (let lo = g.lo; lo <= g.hi; lo += CHUNK) {
       if (p.signal?.aborted) return found;
       const hi = Math.min(g.hi, lo + CHUNK - 1);
@@ -67,7 +66,7 @@ export async function discoverPools(p: DiscoverPoolsParams): Promise<number> {
         },
         emit: () => undefined,
       };
-      for (const log of logs) if (log.topics[0] === POOL_CREATED_TOPIC) p.decoder.decode(log, ctx);
+      for (const log of logs) if (log.topics[0] === topic0) p.decoder.decode(log, ctx);
       await writePools(p.store, p.network, lo, hi, { newPools }, p.tokens);
       found += newPools.length;
     }

@@ -26,11 +26,11 @@ import { getBlocks, traceBlocks, traceBlocksFlat, type ReceiptSource, type RpcBl
 import type { Rpc } from '../rpc/createRpc.ts';
 import type { Hex, LogFetcher, RpcLog } from '../rpc/getLogs.ts';
 import { checkLogsAgainstReceipts, checkReceipts, type LogCheck } from './completeness.ts';
-import { transfersOfBlock, type NativeTransfer } from './decoders/native.ts';
+import { transfersOfBlock, type NativeTransfer } from '../../protocols/native/decoder.ts';
 import { openLogFile, scanLogFile, type LogFileScan } from './logFile.ts';
 import type { DatasetPlan } from './planDatasets.ts';
 import type { TokenBook } from './tokenBook.ts';
-import { hexNumber, type BlockInfo, type EngineBatch } from './types.ts';
+import { hexNumber, type BlockInfo, type EngineBatch } from '../../protocols/types.ts';
 
 export interface FetchContext {
   readonly store: Store;

@@ -34,15 +34,14 @@ import { createLogCheck } from './completeness.ts';
 import { findCommonAncestor } from '../chain/commonAncestor.ts';
 import { fetchAhead } from '../chain/fetchAhead.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
-import { NATIVE_DATASET } from './decoders/native.ts';
+import { NATIVE_DATASET } from '../../protocols/native/decoder.ts';
 import { discoverPools } from './discoverPools.ts';
 import { createLogDir } from './logFile.ts';
 import { fetchSettled, nextBatchSize, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
-import type { EvmProtocol } from './decoders/index.ts';
 import { planDatasets, type DatasetPlan } from './planDatasets.ts';
 import { createPoolBook } from './poolBook.ts';
 import { createTokenBook } from './tokenBook.ts';
-import type { EngineBatch } from './types.ts';
+import type { EngineBatch } from '../../protocols/types.ts';
 import { rollbackAbove, writeBatch } from './writeBatch.ts';
 
 export interface IngestEvmOptions {
@@ -56,7 +55,7 @@ export interface IngestEvmOptions {
   readonly confirmations?: number | undefined;
   /** Operator protocols file laid over the shipped contract addresses. */
   readonly protocolsFile?: string | undefined;
-  readonly only?: readonly EvmProtocol[] | undefined;
+  readonly only?: readonly string[] | undefined;
   /**
    * Operator-defined datasets to ingest besides the built-in ones
    * (docs/custom-datasets.md); each is saved (declared) before the run.
@@ -322,7 +321,7 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
             decoded,
             blocks: b.blocks,
             tokens,
-            pools: !!plan.dexFactory,
+            pools: !!plan.poolDiscovery,
             traces,
             engine: plan.engineDecoders.map((decoder) => ({ decoder, batch: b.engine.get(decoder.datasets[0]!) ?? NO_ROWS })),
             logFile: b.logFile,
@@ -375,15 +374,13 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
         all = false;
         if (ranges.length === 0) return 'done';
         emit({ type: 'plan', ranges, blocks: ranges.reduce((n, g) => n + g.hi - g.lo + 1, 0) });
-        if (plan.dexFactory) {
-          const dex = plan.jsDecoders.find((d) => d.protocol === 'dex_v3')!;
+        if (plan.poolDiscovery) {
           await discoverPools({
             store,
             rpc,
             network,
-            factory: plan.dexFactory.factory,
-            deployedBlock: plan.dexFactory.deployed_block,
-            decoder: dex,
+            decoder: plan.poolDiscovery.decoder,
+            discovery: plan.poolDiscovery.discovery,
             tokens,
             pools,
             mainRanges: ranges,

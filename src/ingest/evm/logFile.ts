@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Store, Tx } from '../../store/types.ts';
 import type { ArraySink } from '../rpc/createRpc.ts';
 import type { LogSink, RpcLog } from '../rpc/getLogs.ts';
-import type { EngineBatch, EngineDecoder, JsDecoder } from './types.ts';
+import type { EngineBatch, EngineDecoder, JsDecoder } from '../../protocols/types.ts';
 
 /** The log fields read from the file; every one is kept as the node's text. */
 const LOG_COLUMNS = `{address: 'VARCHAR', topics: 'VARCHAR[]', data: 'VARCHAR', blockNumber: 'VARCHAR', blockHash: 'VARCHAR', transactionHash: 'VARCHAR', transactionIndex: 'VARCHAR', logIndex: 'VARCHAR', removed: 'BOOLEAN'}`;

@@ -8,11 +8,11 @@ import { customEndpoints } from '../../catalog/custom/customEndpoints.ts';
 import type { CustomDataset } from '../../catalog/custom/declaration.ts';
 import { chainEndpoints } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
-import type { DexFactory, Protocols } from '../../reference/protocols.ts';
+import { protocolRegistry, type ProtocolRegistry } from '../../protocols/index.ts';
+import { NATIVE_DATASET } from '../../protocols/native/decoder.ts';
+import type { EngineDecoder, JsDecoder, PoolDiscovery, ProtocolDecoder, SkippedDataset } from '../../protocols/types.ts';
+import type { Protocols } from '../../reference/protocols.ts';
 import { createAbiDecoder } from './decoders/abi.ts';
-import { EVM_DECODERS, EVM_PROTOCOLS, type EvmProtocol } from './decoders/index.ts';
-import { NATIVE_DATASET } from './decoders/native.ts';
-import type { EngineDecoder, JsDecoder, ProtocolDecoder, SkippedDataset } from './types.ts';
 
 export interface DatasetPlan {
   readonly network: string;
@@ -25,7 +25,8 @@ export interface DatasetPlan {
   readonly jsDecoders: readonly JsDecoder[];
   readonly engineDecoders: readonly EngineDecoder[];
   readonly native: boolean;
-  readonly dexFactory: DexFactory | undefined;
+  /** The decoder whose pools are discovered from their factory's logs ahead of the main pass, if one is planned. */
+  readonly poolDiscovery: { readonly decoder: JsDecoder; readonly discovery: PoolDiscovery } | undefined;
   /** Catalog datasets of the network this run does not fill, and why. */
   readonly skipped: readonly SkippedDataset[];
 }
@@ -34,20 +35,20 @@ export interface DatasetPlan {
  * `custom`: operator-defined datasets (docs/custom-datasets.md), planned on
  * the networks they declare whatever `only` says.
  */
-export function planDatasets(network: string, protocols: Protocols, only?: readonly EvmProtocol[], custom: readonly CustomDataset[] = []): DatasetPlan {
+export function planDatasets(network: string, protocols: Protocols, only?: readonly string[], custom: readonly CustomDataset[] = [], registry: ProtocolRegistry = protocolRegistry): DatasetPlan {
   const onNetwork = chainEndpoints.filter((e) => e.family === 'evm' && e.networks.includes(network));
   const datasets: string[] = [];
   const decoders: ProtocolDecoder[] = [];
   const skipped: SkippedDataset[] = [];
 
-  for (const protocol of EVM_PROTOCOLS) {
-    const endpoints = onNetwork.filter((e) => e.protocol === protocol);
+  for (const protocol of registry.protocols) {
+    const endpoints = onNetwork.filter((e) => e.protocol === protocol.name);
     if (endpoints.length === 0) continue;
-    if (only && !only.includes(protocol)) {
+    if (only && !only.includes(protocol.name)) {
       skipped.push(...endpoints.map((e) => ({ dataset: e.id, reason: 'left out with --only' })));
       continue;
     }
-    const p = EVM_DECODERS[protocol]({ network, endpoints, protocols });
+    const p = protocol.plan(network, endpoints, protocols[protocol.name]?.[network]);
     datasets.push(...p.datasets);
     skipped.push(...p.skipped);
     if (p.decoder) decoders.push(p.decoder);
@@ -61,15 +62,17 @@ export function planDatasets(network: string, protocols: Protocols, only?: reado
     }
     decoders.push(createAbiDecoder(d, network));
   }
+  const jsDecoders = decoders.filter((d): d is JsDecoder => d.engine === undefined);
+  const discovering = jsDecoders.find((d) => d.discovery !== undefined);
   return {
     network,
     datasets,
     tables,
     decoders,
-    jsDecoders: decoders.filter((d): d is JsDecoder => d.engine === undefined),
+    jsDecoders,
     engineDecoders: decoders.filter((d): d is EngineDecoder => d.engine !== undefined),
     native: datasets.includes(NATIVE_DATASET),
-    dexFactory: decoders.some((d) => d.protocol === 'dex_v3') ? protocols.dex_v3[network] : undefined,
+    poolDiscovery: discovering?.discovery ? { decoder: discovering, discovery: discovering.discovery } : undefined,
     skipped,
   };
 }

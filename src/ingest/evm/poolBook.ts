@@ -7,7 +7,7 @@
 import { storedPools } from '../../store/chainReads.ts';
 import type { Store, Tx } from '../../store/types.ts';
 import type { Hex } from '../rpc/getLogs.ts';
-import type { PoolInfo } from './types.ts';
+import type { PoolInfo } from '../../protocols/types.ts';
 
 export interface PoolBook {
   get(address: Hex): PoolInfo | undefined;

@@ -12,7 +12,7 @@ import type { Store, Tx } from '../../store/types.ts';
 import { callMany } from '../rpc/actions.ts';
 import type { Rpc } from '../rpc/createRpc.ts';
 import type { Hex } from '../rpc/getLogs.ts';
-import type { TokenInfo } from './types.ts';
+import type { TokenInfo } from '../../protocols/types.ts';
 
 const DECIMALS = '0x313ce567';
 const SYMBOL = '0x95d89b41';

@@ -25,15 +25,14 @@ import { createRpc } from '../rpc/createRpc.ts';
 import { createLogFetcher, type LogFetcher, type LogFilter } from '../rpc/getLogs.ts';
 import { createLogCheck } from './completeness.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
-import type { EvmProtocol } from './decoders/index.ts';
-import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
+import { NATIVE_TRACES_DATASET } from '../../protocols/native/decoder.ts';
 import { fetchSettled, nextBatchSize, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
 import { IngestError } from './ingestEvm.ts';
 import { createLogDir } from './logFile.ts';
 import { planDatasets, type DatasetPlan } from './planDatasets.ts';
 import { createPoolBook } from './poolBook.ts';
 import { createTokenBook } from './tokenBook.ts';
-import type { EngineBatch } from './types.ts';
+import type { EngineBatch } from '../../protocols/types.ts';
 import { writeBatch } from './writeBatch.ts';
 
 /** Which blocks to compare: an inclusive block range, a time range (epoch ms, `until` exclusive), or everything covered. */
@@ -191,7 +190,7 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
   if (datasets.length > 0 && ranges.length > 0) {
     // Only what is compared is fetched: the plan of the datasets covered here.
     const builtIn = datasets.filter((d) => PROTOCOL_OF.has(d));
-    const only = [...new Set(builtIn.map((d) => PROTOCOL_OF.get(d)))] as EvmProtocol[];
+    const only = [...new Set(builtIn.flatMap((d) => PROTOCOL_OF.get(d) ?? []))];
     const plan: DatasetPlan = planDatasets(
       network,
       loadProtocols(opts.protocolsFile),

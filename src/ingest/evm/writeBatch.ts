@@ -15,12 +15,13 @@ import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '.
 import { addCoverageMany, removeCoverage } from '../../store/coverage.ts';
 import { customTables } from '../../store/customDatasets.ts';
 import type { AppendValue, Store, Tx } from '../../store/types.ts';
-import { POOLS_DATASET } from './decoders/dex_v3.ts';
-import { NATIVE_TRACES_DATASET } from './decoders/native.ts';
+import { POOLS_DATASET } from '../../protocols/dex_v3/catalog.ts';
+import { NATIVE_TRACES_DATASET } from '../../protocols/native/decoder.ts';
 import type { DecodedBatch } from './decodeBatch.ts';
+import { logFileRelation } from './logFile.ts';
 import { appendPools } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
-import type { BlockInfo, EngineBatch, EngineDecoder, ColumnValues } from './types.ts';
+import type { BlockInfo, EngineBatch, EngineDecoder, ColumnValues } from '../../protocols/types.ts';
 
 /** Every built-in EVM dataset's table, by id: a reorg invalidates all of them, whatever one run ingests. */
 const BUILT_IN_EVM_TABLES: ReadonlyMap<string, TableDef> = new Map(chainEndpoints.filter((e) => e.family === 'evm').map((e) => [e.id, e.table]));
@@ -104,7 +105,7 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
     for (const { decoder, batch } of p.engine) {
       if (batch.events === 0) continue;
       if (!p.logFile) throw new Error(`${decoder.protocol}: ${batch.events} rows to insert, but the batch has no log file`);
-      await decoder.engine.insert(tx, { network: p.network, lo: p.lo, hi: p.hi, file: p.logFile, batch, token: (a) => p.tokens.get(a) });
+      await decoder.engine.insert(tx, { network: p.network, lo: p.lo, hi: p.hi, file: p.logFile, relation: logFileRelation('file'), batch, token: (a) => p.tokens.get(a) });
     }
     if (p.pools) {
       await tx.run(`DELETE FROM pools WHERE network = $network AND created_block BETWEEN $lo AND $hi`, range);

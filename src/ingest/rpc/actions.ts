@@ -5,15 +5,9 @@
  */
 import type { Rpc, Settled } from './createRpc.ts';
 import { isUnsupportedMethod } from './errors.ts';
-import type { Hex, RpcLog } from './getLogs.ts';
+import type { CallFrame, FlatTrace, Hex, RpcReceipt, RpcTransaction, TxTrace } from '../../protocols/evmNode.ts';
 
-export interface RpcTransaction {
-  readonly hash: Hex;
-  readonly from: Hex;
-  readonly to: Hex | null;
-  readonly value: Hex;
-  readonly transactionIndex: Hex;
-}
+export type { CallFrame, FlatTrace, RpcReceipt, RpcTransaction, TxTrace };
 
 export interface RpcBlock {
   readonly number: Hex;
@@ -24,50 +18,6 @@ export interface RpcBlock {
   readonly logsBloom?: Hex;
   /** Hashes, or full transactions when asked for. */
   readonly transactions: readonly (Hex | RpcTransaction)[];
-}
-
-export interface RpcReceipt {
-  readonly transactionHash: Hex;
-  readonly transactionIndex: Hex;
-  readonly status?: Hex;
-  readonly contractAddress: Hex | null;
-  readonly logs?: readonly RpcLog[];
-}
-
-/** A callTracer frame. */
-export interface CallFrame {
-  readonly type: string;
-  readonly from: Hex;
-  readonly to?: Hex;
-  readonly value?: Hex;
-  readonly error?: string;
-  readonly calls?: readonly CallFrame[];
-}
-
-export interface TxTrace {
-  readonly txHash?: Hex;
-  readonly result: CallFrame;
-}
-
-/** One entry of `trace_block` (Parity/OpenEthereum style, served by Erigon, Nethermind, Reth and anvil). */
-export interface FlatTrace {
-  readonly type: 'call' | 'create' | 'suicide' | 'reward' | string;
-  readonly action: {
-    readonly from?: Hex;
-    readonly to?: Hex;
-    readonly value?: Hex;
-    readonly callType?: string;
-    /** suicide */
-    readonly address?: Hex;
-    readonly refundAddress?: Hex;
-    readonly balance?: Hex;
-  };
-  readonly result?: { readonly address?: Hex } | null;
-  readonly error?: string;
-  readonly traceAddress: readonly number[];
-  readonly transactionHash?: Hex | null;
-  readonly transactionPosition?: number | null;
-  readonly blockHash?: Hex;
 }
 
 /** How a node gives call traces: `trace_block` (flat) or `debug_traceBlockByHash` with callTracer (nested). */

@@ -12,23 +12,12 @@
 import { getLogsRetryHelper, type GetLogsRetryHelperParameters } from '@ponder/utils';
 import type { ArraySink, Rpc } from './createRpc.ts';
 import { asHelperError, RpcError } from './errors.ts';
+import type { Hex, RpcLog } from '../../protocols/evmNode.ts';
+
+export type { Hex, RpcLog };
 
 /** The helper's view of our eth_getLogs parameters (it reads only the block range). */
 type HelperParams = GetLogsRetryHelperParameters['params'][0];
-
-export type Hex = `0x${string}`;
-
-export interface RpcLog {
-  readonly address: Hex;
-  readonly topics: readonly Hex[];
-  readonly data: Hex;
-  readonly blockNumber: Hex;
-  readonly blockHash: Hex;
-  readonly transactionHash: Hex;
-  readonly transactionIndex: Hex;
-  readonly logIndex: Hex;
-  readonly removed?: boolean;
-}
 
 export interface LogFilter {
   /** Contract addresses, or undefined for any contract. */

@@ -5,7 +5,7 @@
  * (./publish.ts, `rewriteTables`; docs/storage.md, "Writes without
  * transactions").
  */
-import { stakingWithdrawalRequest } from '../../catalog/evm/staking.ts';
+import { stakingWithdrawalRequest } from '../../protocols/staking/catalog.ts';
 import { venueAOhlcv } from '../../catalog/venues/venue_a.ts';
 import type { ReferenceOperations } from '../types.ts';
 import { rewriteTables, type RewriteInput } from './publish.ts';

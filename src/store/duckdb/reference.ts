@@ -3,7 +3,7 @@
  * replace earlier rows with the same key, and each import or rebuild is one
  * transaction.
  */
-import { stakingWithdrawalRequest } from '../../catalog/evm/staking.ts';
+import { stakingWithdrawalRequest } from '../../protocols/staking/catalog.ts';
 import { venueAOhlcv } from '../../catalog/venues/venue_a.ts';
 import type { PriceRefresh, PriceRules, ReferenceOperations, Store } from '../types.ts';
 

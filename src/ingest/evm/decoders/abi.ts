@@ -6,8 +6,8 @@
 import { customDatasetId, type CustomDataset, type CustomInput } from '../../../catalog/custom/declaration.ts';
 import type { AppendValue } from '../../../store/types.ts';
 import type { Hex } from '../../rpc/getLogs.ts';
-import { createEventDecoder, type EventDecoder } from '../eventDecoder.ts';
-import type { JsDecoder } from '../types.ts';
+import { createEventDecoder, type EventDecoder } from '../../../protocols/eventDecoder.ts';
+import type { JsDecoder } from '../../../protocols/types.ts';
 
 type AbiParam = { readonly type: string; readonly components?: readonly AbiParam[] };
 

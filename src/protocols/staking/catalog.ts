@@ -1,6 +1,6 @@
 import { parseAbiItem, type AbiEvent } from 'abitype';
-import { CHAIN_FORMATS, EVM_LOG_ORDER, evmDatasetNames, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, timeColumn } from '../common.ts';
-import type { AggregateColumn, ChainEndpoint, OutputColumn, StoredColumn } from '../types.ts';
+import { CHAIN_FORMATS, EVM_LOG_ORDER, evmDatasetNames, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, timeColumn } from '../../catalog/common.ts';
+import type { AggregateColumn, ChainEndpoint, OutputColumn, StoredColumn } from '../../catalog/types.ts';
 
 export const STAKING_L1_NETWORKS = ['ETH'] as const;
 export const STAKING_L2_NETWORKS = ['ARB', 'SONEIUM', 'UNI', 'OP', 'ZK', 'ZIRCUIT', 'BASE', 'MANTLE', 'MODE'] as const;

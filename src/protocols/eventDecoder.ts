@@ -7,7 +7,7 @@
  * Addresses come out lowercase, the store's form.
  */
 import { decodeAbiParameters, toEventSelector, type AbiEvent, type AbiParameter, type AbiParameterToPrimitiveType } from 'viem';
-import type { Hex, RpcLog } from '../rpc/getLogs.ts';
+import type { Hex, RpcLog } from './evmNode.ts';
 
 /**
  * A log's arguments by input name, typed from the event's ABI when it is

@@ -12,8 +12,8 @@ import {
   timeColumn,
   tokenListParams,
   transferFilters,
-} from '../common.ts';
-import type { ChainEndpoint } from '../types.ts';
+} from '../../catalog/common.ts';
+import type { ChainEndpoint } from '../../catalog/types.ts';
 
 /** The ABI events the protocol's datasets decode, by dataset event. */
 export const ERC20_ABI = {

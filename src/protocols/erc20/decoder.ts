@@ -11,12 +11,10 @@
  * joined in. `amount` parses "<raw>e-<decimals>", like scaleAmount, so that
  * it is the double nearest to the exact value.
  */
-import { ERC20_ABI, erc20Transfer } from '../../../catalog/evm/erc20.ts';
-import type { Tx } from '../../../store/types.ts';
-import type { Hex } from '../../rpc/getLogs.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
-import type { EngineBatch, EngineDecoder, EngineInsert, PlanProtocol, WideValue } from '../types.ts';
-import { logFileRelation } from '../logFile.ts';
+import type { Hex } from '../evmNode.ts';
+import type { EngineBatch, EngineDecoder, EngineInsert, EngineWriter, PlanProtocol, WideValue } from '../types.ts';
+import { ERC20_ABI, erc20Transfer } from './catalog.ts';
 
 export const transferDecoder = createEventDecoder(ERC20_ABI.transfer);
 export const ERC20_DATASET = erc20Transfer.id;
@@ -50,7 +48,7 @@ function prepare(perBlock: readonly Readonly<Record<string, unknown>>[]): Engine
   return { events, tokens: [...tokens], wide };
 }
 
-async function insert(tx: Tx, p: EngineInsert): Promise<void> {
+async function insert(tx: EngineWriter, p: EngineInsert): Promise<void> {
   if (p.batch.events === 0) return;
   await tx.run(`CREATE TEMP TABLE erc20_batch_tokens (address VARCHAR, symbol VARCHAR, decimals UTINYINT)`);
   await tx.run(`CREATE TEMP TABLE erc20_batch_wide (block_number BIGINT, log_index BIGINT, value VARCHAR)`);
@@ -77,7 +75,7 @@ async function insert(tx: Tx, p: EngineInsert): Promise<void> {
            SELECT blockNumber::BIGINT AS block_number, logIndex::BIGINT AS log_index, transactionHash AS tx_hash, lower(address) AS token_address,
                   ${topicAddress(2)} AS sender, ${topicAddress(3)} AS receiver,
                   CASE WHEN ${NARROW} THEN ${NARROW_VALUE}::VARCHAR END AS narrow
-           FROM ${logFileRelation('file')} WHERE ${IS_TRANSFER}
+           FROM ${p.relation} WHERE ${IS_TRANSFER}
          ) l
          LEFT JOIN erc20_batch_wide w USING (block_number, log_index)
        ) v

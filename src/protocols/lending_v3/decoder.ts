@@ -5,12 +5,12 @@
  * Amounts are scaled by the reserve token's decimals; `borrowRate` is a ray
  * (1e27), stored raw and as a fraction per year.
  */
-import { LENDING_ABI } from '../../../catalog/evm/lending_v3.ts';
-import { evmEndpoint } from '../../../catalog/index.ts';
-import type { LendingMarket } from '../../../reference/protocols.ts';
-import { scaleAmount } from '../../../utils/scaleAmount.ts';
-import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
+import { scaleAmount } from '../../utils/scaleAmount.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
+import type { Hex, RpcLog } from '../evmNode.ts';
+import { datasetOf } from '../protocol.ts';
+import { LENDING_ABI, lendingEndpoints } from './catalog.ts';
+import type { LendingMarket } from './config.ts';
 import type { DecodeContext, JsDecoder, PlanProtocol, ColumnValues } from '../types.ts';
 
 const supply = createEventDecoder(LENDING_ABI.deposit);
@@ -20,7 +20,7 @@ const repay = createEventDecoder(LENDING_ABI.repay);
 const flashloan = createEventDecoder(LENDING_ABI.flashloan);
 const liquidation = createEventDecoder(LENDING_ABI.liquidation);
 const SELECTORS = [supply, withdraw, borrow, repay, flashloan, liquidation].map((d) => d.selector);
-const dataset = (event: keyof typeof LENDING_ABI) => evmEndpoint('lending_v3', event).id;
+const dataset = (event: keyof typeof LENDING_ABI) => datasetOf(lendingEndpoints, event);
 const DATASETS = {
   deposit: dataset('deposit'),
   withdraw: dataset('withdraw'),
@@ -138,9 +138,9 @@ function parseLog(log: RpcLog): Parsed | null {
 }
 
 /** The Pools configured for the network's markets; without any, nothing. */
-export const planLending: PlanProtocol = ({ network, endpoints, protocols }) => {
+export const planLending: PlanProtocol<readonly LendingMarket[]> = ({ network, endpoints, config }) => {
   const ids = endpoints.map((e) => e.id);
-  const markets = protocols.lending_v3[network] ?? [];
+  const markets = config ?? [];
   if (markets.length === 0) return { datasets: [], decoder: null, skipped: ids.map((dataset) => ({ dataset, reason: `no lending_v3 pool configured for ${network}` })) };
   return { datasets: ids, decoder: createLendingDecoder(markets), skipped: [] };
 };

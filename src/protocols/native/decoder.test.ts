@@ -1,8 +1,7 @@
 /** The native-transfer rule over call traces and over plain transactions. */
 import { describe, expect, it } from 'vitest';
-import type { CallFrame } from '../../rpc/actions.ts';
-import type { FlatTrace } from '../../rpc/actions.ts';
-import { transferOfTransaction, transfersOfFlatTraces, transfersOfTrace } from './native.ts';
+import type { CallFrame, FlatTrace } from '../evmNode.ts';
+import { transferOfTransaction, transfersOfFlatTraces, transfersOfTrace } from './decoder.ts';
 
 const A = '0x00000000000000000000000000000000000000aa';
 const B = '0x00000000000000000000000000000000000000bb';

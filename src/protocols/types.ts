@@ -1,12 +1,26 @@
-/** Shapes shared by the EVM ingestion modules. */
-import type { ChainEndpoint } from '../../catalog/types.ts';
-import type { Protocols } from '../../reference/protocols.ts';
-import type { AppendValue, Tx } from '../../store/types.ts';
-import type { RpcTransaction } from '../rpc/actions.ts';
-import type { Hex, RpcLog } from '../rpc/getLogs.ts';
+/**
+ * The contract between EVM ingestion and a protocol: what a protocol's
+ * decoder is given (logs, blocks, token and pool metadata) and what it gives
+ * back (rows by column name, or the engine statements that compute them), and
+ * what a protocol declares (its catalog entries, its configuration section).
+ * Protocols sit below the store and ingestion, so the engine and the node are
+ * reached only through the interfaces here.
+ */
+import type { ChainEndpoint } from '../catalog/types.ts';
+import type { Hex, RpcLog, RpcTransaction } from './evmNode.ts';
+
+/** A stored value: what the store's append takes. */
+export type ColumnValue = string | number | bigint | boolean | null | Date;
 
 /** A stored row, by column name. Decoders set every column of their table, null included. */
-export type ColumnValues = Record<string, AppendValue>;
+export type ColumnValues = Record<string, ColumnValue>;
+
+/** The statements an engine decoder runs inside the batch's transaction (the store's transaction offers them). */
+export interface EngineWriter {
+  all<T = Record<string, unknown>>(sql: string, params?: Readonly<Record<string, string | number | bigint | boolean | null>>): Promise<T[]>;
+  run(sql: string, params?: Readonly<Record<string, string | number | bigint | boolean | null>>): Promise<void>;
+  append(table: string, rows: readonly (readonly ColumnValue[])[]): Promise<void>;
+}
 
 export interface BlockInfo {
   readonly number: number;
@@ -69,9 +83,26 @@ interface DecoderBase {
   readonly addresses: readonly Hex[] | null;
 }
 
+/**
+ * Pools a decoder needs to know before it decodes their events, found from
+ * their factory's creation logs: ingestion reads those logs over the whole
+ * range ahead of the main pass (from the factory's first block), decodes them
+ * with the decoder and records the range as the dataset's coverage.
+ */
+export interface PoolDiscovery {
+  readonly factory: Hex;
+  readonly deployedBlock: number | null;
+  /** The creation event's selector. */
+  readonly topic0: Hex;
+  /** The coverage dataset of the pools found. */
+  readonly dataset: string;
+}
+
 /** A decoder that turns each log into rows in JS, with viem's ABI codec. */
 export interface JsDecoder extends DecoderBase {
   readonly engine?: undefined;
+  /** Present when the decoder's pools are discovered ahead of the main pass. */
+  readonly discovery?: PoolDiscovery;
   /** Token contracts whose metadata decoding this log needs. */
   tokensOf(log: RpcLog): readonly Hex[];
   /** Whether decoding this log needs its transaction's sender. */
@@ -96,7 +127,7 @@ export interface EngineDecoder extends DecoderBase {
     /** Sums the per-block aggregates up. */
     prepare(perBlock: readonly Readonly<Record<string, unknown>>[]): EngineBatch;
     /** Inserts the batch's rows in block and log order, inside the batch's transaction. */
-    insert(tx: Tx, p: EngineInsert): Promise<void>;
+    insert(tx: EngineWriter, p: EngineInsert): Promise<void>;
   };
 }
 
@@ -123,8 +154,10 @@ export interface EngineInsert {
   /** Block range of the batch; its headers are already in `blocks`. */
   readonly lo: number;
   readonly hi: number;
-  /** The batch's log file (logFile.ts). */
+  /** The batch's log file. */
   readonly file: string;
+  /** The log file, bound to the parameter `$file`, as a relation of logs (columns as the node names them). */
+  readonly relation: string;
   readonly batch: EngineBatch;
   token(address: Hex): TokenInfo;
 }
@@ -135,12 +168,12 @@ export interface SkippedDataset {
   readonly reason: string;
 }
 
-export interface ProtocolPlanInput {
+export interface ProtocolPlanInput<C> {
   readonly network: string;
   /** The protocol's catalog datasets that list the network. */
   readonly endpoints: readonly ChainEndpoint[];
-  /** The contract addresses configured for every protocol. */
-  readonly protocols: Protocols;
+  /** The protocol's configured contracts on the network (its section of the protocols file), if any. */
+  readonly config: C | undefined;
 }
 
 /** What one protocol fills on a network, and with which decoder (none: native transfers come from blocks, not logs). */
@@ -151,7 +184,7 @@ export interface ProtocolPlan {
 }
 
 /** Each protocol's own planning: which of its datasets a network can fill with what is configured there. */
-export type PlanProtocol = (input: ProtocolPlanInput) => ProtocolPlan;
+export type PlanProtocol<C = undefined> = (input: ProtocolPlanInput<C>) => ProtocolPlan;
 
 /** A hex quantity (block number, log index) as a number. */
 export const hexNumber = (h: Hex): number => Number.parseInt(h, 16);

@@ -1,6 +1,6 @@
 import { parseAbiItem } from 'abitype';
-import { CHAIN_FORMATS, EVM_LOG_ORDER, evmDatasetNames, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, stored, timeColumn } from '../common.ts';
-import type { AggregateSchema, ChainEndpoint, ColumnExpr, OutputColumn, Params, StoredColumn } from '../types.ts';
+import { CHAIN_FORMATS, EVM_LOG_ORDER, evmDatasetNames, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, stored, timeColumn } from '../../catalog/common.ts';
+import type { AggregateSchema, ChainEndpoint, ColumnExpr, OutputColumn, Params, StoredColumn } from '../../catalog/types.ts';
 
 export const DEX_NETWORKS = ['ETH', 'ARB', 'OP', 'POLYGON', 'BASE', 'BSC', 'AVAX', 'CELO', 'BLAST', 'ZK', 'ZORA', 'WORLD', 'BERA'] as const;
 export const DEX_FEES = [100, 500, 3000, 10000] as const;

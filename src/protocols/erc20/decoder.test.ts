@@ -8,14 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore } from '../../../store/openStore.ts';
-import type { Store } from '../../../store/types.ts';
-import { scaleAmount } from '../../../utils/scaleAmount.ts';
-import type { RpcLog } from '../../rpc/getLogs.ts';
-import { scanLogFile, writeLogFile } from '../logFile.ts';
+import { logFileRelation, scanLogFile, writeLogFile } from '../../ingest/evm/logFile.ts';
+import { createStore } from '../../store/openStore.ts';
+import type { Store } from '../../store/types.ts';
+import { scaleAmount } from '../../utils/scaleAmount.ts';
+import type { RpcLog } from '../evmNode.ts';
 import type { TokenInfo } from '../types.ts';
-import { ERC20_ABI } from '../../../catalog/evm/erc20.ts';
-import { createErc20Decoder } from './erc20.ts';
+import { ERC20_ABI } from './catalog.ts';
+import { createErc20Decoder } from './decoder.ts';
 
 const TRANSFER_EVENT = ERC20_ABI.transfer;
 
@@ -85,7 +85,7 @@ describe('erc20 engine decoder', () => {
         'blocks',
         Array.from({ length: hi - lo + 1 }, (_, i) => ['ETH', lo + i, BLOCK_TIME(lo + i), `0x${(lo + i).toString(16).padStart(64, '0')}`, '0x']),
       );
-      await decoder.engine.insert(tx, { network: 'ETH', lo, hi, file, batch, token: (a) => TOKENS[a]! });
+      await decoder.engine.insert(tx, { network: 'ETH', lo, hi, file, relation: logFileRelation('file'), batch, token: (a) => TOKENS[a]! });
     });
     const stored = await store.all<Record<string, unknown>>(
       `SELECT network, block_number, log_index, time, tx_hash, token_address, token, token_decimals, sender, receiver, amount_raw::VARCHAR AS amount_raw, amount
@@ -118,7 +118,9 @@ describe('erc20 engine decoder', () => {
     writeLogFile(file, [JSON.stringify([transferLog(0, Object.keys(TOKENS)[0]!, 5n)])]);
     const scan = await scanLogFile(store, file, { js: [], engine: [decoder] });
     await expect(
-      store.transaction((tx) => decoder.engine.insert(tx, { network: 'ARB', lo: 100, hi: 100, file, batch: scan.engine.get('evm/erc20/transfer')!, token: (a) => TOKENS[a]! })),
+      store.transaction((tx) =>
+        decoder.engine.insert(tx, { network: 'ARB', lo: 100, hi: 100, file, relation: logFileRelation('file'), batch: scan.engine.get('evm/erc20/transfer')!, token: (a) => TOKENS[a]! }),
+      ),
     ).rejects.toThrow(/inserted 0 of 1 transfers/);
   });
 });

@@ -1,6 +1,6 @@
 import { parseAbiItem } from 'abitype';
-import { CHAIN_FORMATS, EVM_LOG_ORDER, evmDatasetNames, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, timeColumn } from '../common.ts';
-import type { AggregateColumn, ChainEndpoint, OutputColumn, StoredColumn } from '../types.ts';
+import { CHAIN_FORMATS, EVM_LOG_ORDER, evmDatasetNames, blockNumberColumn, col, evmLogKey, evmVerboseColumns, involvingFilters, involvingParams, timeColumn } from '../../catalog/common.ts';
+import type { AggregateColumn, ChainEndpoint, OutputColumn, StoredColumn } from '../../catalog/types.ts';
 
 export const LENDING_NETWORKS = ['ETH', 'POLYGON', 'AVAX', 'ARB', 'OP', 'BASE', 'GNOSIS', 'SCROLL', 'BSC', 'ZK', 'LINEA'] as const;
 

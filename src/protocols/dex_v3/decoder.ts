@@ -13,12 +13,13 @@
  *   (sqrtPriceX96 / 2^96)^2 · 10^(decimals0 − decimals1). `liquidity` is the
  *   pool's in-range liquidity after the swap, raw and as a double.
  */
-import { DEX_ABI, POOLS_DATASET } from '../../../catalog/evm/dex_v3.ts';
-import { evmEndpoint } from '../../../catalog/index.ts';
-import { scaleAmount } from '../../../utils/scaleAmount.ts';
-import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
+import { scaleAmount } from '../../utils/scaleAmount.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
+import type { Hex, RpcLog } from '../evmNode.ts';
+import { datasetOf } from '../protocol.ts';
 import type { PoolInfo, JsDecoder, PlanProtocol, ColumnValues } from '../types.ts';
+import { DEX_ABI, dexEndpoints, POOLS_DATASET } from './catalog.ts';
+import type { DexFactory } from './config.ts';
 
 export { POOLS_DATASET };
 
@@ -28,10 +29,10 @@ const deposit = createEventDecoder(DEX_ABI.deposit);
 const withdraw = createEventDecoder(DEX_ABI.withdraw);
 const collect = createEventDecoder(DEX_ABI.collect);
 const DATASETS = {
-  swap: evmEndpoint('dex_v3', 'swap').id,
-  deposit: evmEndpoint('dex_v3', 'deposit').id,
-  withdraw: evmEndpoint('dex_v3', 'withdraw').id,
-  collect: evmEndpoint('dex_v3', 'collect').id,
+  swap: datasetOf(dexEndpoints, 'swap'),
+  deposit: datasetOf(dexEndpoints, 'deposit'),
+  withdraw: datasetOf(dexEndpoints, 'withdraw'),
+  collect: datasetOf(dexEndpoints, 'collect'),
 } as const;
 
 export const POOL_CREATED_TOPIC = poolCreated.selector;
@@ -62,20 +63,20 @@ function poolColumns(p: PoolInfo, amount0: bigint, amount1: bigint): ColumnValue
 }
 
 /** Pools of the factory configured for the network; without one, nothing. */
-export const planDex: PlanProtocol = ({ network, endpoints, protocols }) => {
+export const planDex: PlanProtocol<DexFactory> = ({ network, endpoints, config: factory }) => {
   const ids = endpoints.map((e) => e.id);
-  const factory = protocols.dex_v3[network];
   if (!factory) return { datasets: [], decoder: null, skipped: ids.map((dataset) => ({ dataset, reason: `no dex_v3 factory configured for ${network}` })) };
-  return { datasets: ids, decoder: createDexDecoder(factory.factory), skipped: [] };
+  return { datasets: ids, decoder: createDexDecoder(factory.factory, factory.deployed_block), skipped: [] };
 };
 
-export function createDexDecoder(factory: Hex): JsDecoder {
+export function createDexDecoder(factory: Hex, deployedBlock: number | null = null): JsDecoder {
   const isFactoryLog = (log: RpcLog) => log.topics[0] === POOL_CREATED_TOPIC && log.address.toLowerCase() === factory;
   return {
     protocol: 'dex_v3',
     datasets: Object.values(DATASETS),
     topic0: [POOL_CREATED_TOPIC, swap.selector, deposit.selector, withdraw.selector, collect.selector],
     addresses: null,
+    discovery: { factory, deployedBlock, topic0: POOL_CREATED_TOPIC, dataset: POOLS_DATASET },
     tokensOf(log) {
       if (!isFactoryLog(log)) return [];
       const a = poolCreated.decode(log);

@@ -23,10 +23,9 @@
  *
  * Gas fees, block rewards and consensus-layer withdrawals are not transfers.
  */
-import { nativeTransfer } from '../../../catalog/evm/native.ts';
-import { scaleAmount } from '../../../utils/scaleAmount.ts';
-import type { CallFrame, FlatTrace, RpcReceipt, RpcTransaction, TxTrace } from '../../rpc/actions.ts';
-import type { Hex } from '../../rpc/getLogs.ts';
+import { scaleAmount } from '../../utils/scaleAmount.ts';
+import type { CallFrame, FlatTrace, Hex, RpcReceipt, RpcTransaction, TxTrace } from '../evmNode.ts';
+import { nativeTransfer } from './catalog.ts';
 import type { BlockInfo, PlanProtocol, ColumnValues } from '../types.ts';
 
 export const NATIVE_DATASET = nativeTransfer.id;

@@ -1,5 +1,5 @@
-import { CHAIN_FORMATS, addressFilterParams, evmDatasetNames, amountParams, blockNumberColumn, col, stored, text, timeColumn, transferFilters } from '../common.ts';
-import type { ChainEndpoint } from '../types.ts';
+import { CHAIN_FORMATS, addressFilterParams, evmDatasetNames, amountParams, blockNumberColumn, col, stored, text, timeColumn, transferFilters } from '../../catalog/common.ts';
+import type { ChainEndpoint } from '../../catalog/types.ts';
 
 const names = evmDatasetNames('native', 'transfer');
 

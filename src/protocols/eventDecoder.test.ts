@@ -4,12 +4,12 @@
  */
 import { decodeEventLog, encodeAbiParameters, encodeEventTopics, keccak256, parseAbiItem, toEventSelector, type AbiEvent, type AbiParameter, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { DEX_ABI } from '../../catalog/evm/dex_v3.ts';
-import { ERC20_ABI } from '../../catalog/evm/erc20.ts';
-import { LENDING_ABI } from '../../catalog/evm/lending_v3.ts';
-import { STAKING_BRIDGE_ABI } from '../../catalog/evm/staking.ts';
-import { chainEndpoints } from '../../catalog/index.ts';
-import { transferDecoder } from './decoders/erc20.ts';
+import { chainEndpoints } from '../catalog/index.ts';
+import { DEX_ABI } from './dex_v3/catalog.ts';
+import { ERC20_ABI } from './erc20/catalog.ts';
+import { transferDecoder } from './erc20/decoder.ts';
+import { LENDING_ABI } from './lending_v3/catalog.ts';
+import { STAKING_BRIDGE_ABI } from './staking/catalog.ts';
 import { createEventDecoder } from './eventDecoder.ts';
 
 /** A deterministic value of each ABI type, varied by `seed`. */
@@ -108,7 +108,7 @@ describe('createEventDecoder on arrays and tuples', () => {
 });
 
 describe('erc20 Transfer shape', () => {
-  // Which logs count as ERC-20 transfers is the engine's rule (decoders/erc20.test.ts); the ABI decoder agrees on the ERC-721 case.
+  // Which logs count as ERC-20 transfers is the engine's rule (erc20/decoder.test.ts); the ABI decoder agrees on the ERC-721 case.
   it('the ABI decoder refuses an ERC-721 Transfer (token id as a 4th topic) and accepts the ERC-20 one', () => {
     expect(transferDecoder.decode(encode(TRANSFER_EVENT, 3))).not.toBeNull();
     expect(transferDecoder.decode(parseNft())).toBeNull();

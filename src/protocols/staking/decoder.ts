@@ -15,18 +15,18 @@
  * in; where it does, events of other tokens are left out.
  */
 import type { AbiEvent } from 'viem';
-import { STAKING_BRIDGE_ABI, STAKING_CONTRACT_OF, STAKING_L1_ABI } from '../../../catalog/evm/staking.ts';
-import { evmEndpoint } from '../../../catalog/index.ts';
-import { DEFAULT_BRIDGE_KIND, L1_WSTETH, type BridgeKind, type StakingContracts } from '../../../reference/protocols.ts';
-import { scaleAmount } from '../../../utils/scaleAmount.ts';
-import type { Hex, RpcLog } from '../../rpc/getLogs.ts';
+import { scaleAmount } from '../../utils/scaleAmount.ts';
 import { createEventDecoder, type EventArgs } from '../eventDecoder.ts';
+import type { Hex, RpcLog } from '../evmNode.ts';
+import { datasetOf } from '../protocol.ts';
+import { type BridgeKind, STAKING_BRIDGE_ABI, STAKING_CONTRACT_OF, STAKING_L1_ABI, stakingEndpoints } from './catalog.ts';
+import { DEFAULT_BRIDGE_KIND, L1_WSTETH, type StakingContracts } from './config.ts';
 import type { DecodeContext, JsDecoder, PlanProtocol, ColumnValues } from '../types.ts';
 
 type StakingEvent = keyof typeof STAKING_CONTRACT_OF;
 type L2Event = 'l2_deposit' | 'l2_withdrawal_request';
 
-export const stakingDataset = (event: StakingEvent) => evmEndpoint('staking', event).id;
+export const stakingDataset = (event: StakingEvent) => datasetOf(stakingEndpoints, event);
 
 const submitted = createEventDecoder(STAKING_L1_ABI.deposit);
 const requested = createEventDecoder(STAKING_L1_ABI.withdrawal_request);
@@ -53,8 +53,8 @@ function bridgeFields(a: EventArgs): BridgeFields | null {
 }
 
 /** Which of its staking contracts a network has configured decides which datasets it fills. */
-export const planStaking: PlanProtocol = ({ network, endpoints, protocols }) => {
-  const c = protocols.staking[network] ?? {};
+export const planStaking: PlanProtocol<StakingContracts> = ({ network, endpoints, config }) => {
+  const c = config ?? {};
   const have = endpoints.filter((e) => !!c[STAKING_CONTRACT_OF[e.event as StakingEvent]]).map((e) => e.id);
   const skipped = endpoints.filter((e) => !have.includes(e.id)).map((e) => ({ dataset: e.id, reason: `its staking contract is not configured for ${network}` }));
   if (have.length === 0) return { datasets: [], decoder: null, skipped };

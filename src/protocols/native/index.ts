@@ -1,0 +1,6 @@
+/** Native-currency transfers: read from blocks, receipts and call traces, not logs (ingestion fetches them). */
+import { defineProtocol } from '../protocol.ts';
+import { nativeTransfer } from './catalog.ts';
+import { planNative } from './decoder.ts';
+
+export const native = defineProtocol({ name: 'native', summary: 'native-currency transfers (transaction values and internal calls)', endpoints: [nativeTransfer], plan: planNative });

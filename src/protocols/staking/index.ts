@@ -1,0 +1,18 @@
+/** Liquid staking: Lido's contracts on Ethereum and its wstETH bridges on L2s. */
+import { toEventSelector } from 'viem';
+import { defineProtocol } from '../protocol.ts';
+import { STAKING_BRIDGE_ABI, stakingEndpoints } from './catalog.ts';
+import { stakingConfig } from './config.ts';
+import { planStaking } from './decoder.ts';
+
+export const staking = defineProtocol({
+  name: 'staking',
+  summary: 'liquid staking deposits and withdrawals (L1) and bridged wstETH (L2)',
+  endpoints: stakingEndpoints,
+  config: stakingConfig,
+  plan: planStaking,
+  // Each bridge dialect's events: which one a network's bridge speaks is configured.
+  extraTopics: Object.values(STAKING_BRIDGE_ABI)
+    .flatMap((d) => Object.values(d).flat())
+    .map((a) => toEventSelector(a)),
+});
