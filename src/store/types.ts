@@ -91,6 +91,8 @@ export interface Store {
   readonly ledger?: ChargeLedger;
   /** API keys (src/metering/keys.ts decides what a key is; the store keeps their hashes). */
   readonly keys: KeyOperations;
+  /** What the usage ledger holds (`ledger` writes it; src/metering reads it for balances and reports). */
+  readonly usage: UsageOperations;
   /** Label namespaces, a key's own address labels (src/reference/userLabels.ts checks them). */
   readonly labelNamespaces: LabelNamespaceOperations;
   /** The token registry, address labels and USD prices (src/reference/ decides what goes in). */
@@ -122,6 +124,38 @@ export interface KeyOperations {
   count(idOrPrefix: string, active: boolean): Promise<number>;
   /** Applies `change` to the keys of this id or visible prefix (those not revoked, for a revocation). */
   update(idOrPrefix: string, change: KeyChange): Promise<void>;
+}
+
+/** Charges of one key and month, summed. */
+export interface UsageTotal {
+  readonly keyId: string;
+  readonly period: string;
+  readonly requests: number;
+  readonly blocks: number;
+}
+
+/** One stored charge; times in epoch ms. */
+export interface StoredCharge {
+  readonly requestId: string;
+  readonly cost: number;
+  readonly endpoint: string | null;
+  readonly admittedAt: number;
+  readonly chargedAt: number;
+}
+
+/**
+ * Reads of the usage ledger. Totals and listings include every charge the
+ * ledger has made durable (an engine that applies its journal in the
+ * background applies it first); `usedInPeriod` reads the table as it is,
+ * being read once per key and month before the counters take over.
+ */
+export interface UsageOperations {
+  /** The sum of a key's charges in a period (0 when none). */
+  usedInPeriod(keyId: string, period: string): Promise<number>;
+  /** Requests and cost per key and period, by period then key, narrowed by `filter`. */
+  totals(filter: { keyId?: string | undefined; period?: string | undefined }): Promise<UsageTotal[]>;
+  /** A key's latest charges of a period, newest first. */
+  recent(keyId: string, period: string, limit: number): Promise<StoredCharge[]>;
 }
 
 /** A namespace's CSV columns, as uploaded and as listed back (`csvExport`). */
