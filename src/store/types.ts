@@ -7,7 +7,7 @@
  * answers is decided once, when the store opens (./openStore.ts).
  */
 import type { Readable } from 'node:stream';
-import type { Format } from '../catalog/types.ts';
+import type { Format, TableDef } from '../catalog/types.ts';
 import type { ExportLane } from './exportLanes.ts';
 import type { ChargeLedger } from './ledger.ts';
 import type { BoundQuery } from './query.ts';
@@ -93,6 +93,8 @@ export interface Store {
   readonly keys: KeyOperations;
   /** What the usage ledger holds (`ledger` writes it; src/metering reads it for balances and reports). */
   readonly usage: UsageOperations;
+  /** Ingestion's writes of chain data: a batch of blocks published whole, a reorg rolled back. */
+  readonly chain: ChainWriteOperations;
   /** Label namespaces, a key's own address labels (src/reference/userLabels.ts checks them). */
   readonly labelNamespaces: LabelNamespaceOperations;
   /** The token registry, address labels and USD prices (src/reference/ decides what goes in). */
@@ -266,4 +268,108 @@ export interface ReferenceOperations {
   count(table: 'tokens' | 'labels'): Promise<number>;
   /** Replaces the `prices` table with prices derived from the store's candles and staking data by `rules`. */
   refreshPrices(rules: PriceRules): Promise<PriceRefresh>;
+}
+
+/** One row for a table, columns in table order. */
+export type TableRow = readonly AppendValue[];
+
+/** A stored block header. `time` is a Date or 'YYYY-MM-DD HH:MM:SS[.fff]' (UTC). */
+export interface ChainBlock {
+  readonly number: number;
+  readonly time: Date | string;
+  readonly hash: string;
+  readonly parentHash: string;
+}
+
+/** Rows of one table (with `network` and `block_number` columns) for a batch's blocks. */
+export interface BatchRows {
+  readonly table: string;
+  readonly rows: readonly TableRow[];
+  /**
+   * The table holds nothing of the batch's blocks (the range was never
+   * covered), so its old rows need no delete.
+   */
+  readonly fresh?: boolean;
+}
+
+/** A token's metadata as the contract answered it, cached per network. */
+export interface TokenMeta {
+  readonly address: string;
+  /** null where the contract did not answer (the cache remembers that it did not). */
+  readonly symbol: string | null;
+  readonly decimals: number | null;
+}
+
+/**
+ * ERC-20 `Transfer` rows the engine decodes itself from the batch's log file
+ * (a JSON array of the node's logs): a log with exactly three topics, the
+ * first `selector`, and 32 data bytes. Every transfer must find its block's
+ * header in the batch and its token in `tokens`; `events` is how many there
+ * are, and a different count is an error.
+ */
+export interface LogFileTransfers {
+  readonly table: string;
+  readonly file: string;
+  readonly selector: string;
+  readonly events: number;
+  readonly tokens: readonly { readonly address: string; readonly symbol: string; readonly decimals: number }[];
+  /** Amounts of 2^124 and above, in decimal digits, computed in JS by block and log index. */
+  readonly wide: readonly { readonly block_number: number; readonly log_index: number; readonly value: string }[];
+}
+
+/**
+ * Everything one batch of a network's blocks lo..hi writes, made visible
+ * whole (docs/storage.md, "The engine boundary"): what the store held of
+ * those blocks in these tables is replaced, coverage gains [lo, hi] for
+ * `covers` and loses it for `uncovers`.
+ */
+export interface ChainBatch {
+  readonly network: string;
+  readonly lo: number;
+  readonly hi: number;
+  /** Every block lo..hi, replacing the stored headers of the range; absent: the headers are not touched (a pool scan). */
+  readonly blocks?: readonly ChainBlock[];
+  /**
+   * The hash block lo's parent has on the node: when the store holds block
+   * lo − 1 with another hash, nothing is written and ChainBreakError (./chainBreak.ts) is thrown.
+   */
+  readonly parentHash?: string;
+  readonly tables: readonly BatchRows[];
+  /** Rows the engine decodes from a log file, after the headers they take their time from. */
+  readonly transfers?: readonly LogFileTransfers[];
+  /** Dex pools created in lo..hi (rows of `pools`, replacing those created there); absent: pools are not touched. */
+  readonly pools?: readonly TableRow[];
+  /** Token metadata learnt by this batch, replacing the cached entries of those addresses. */
+  readonly tokenCache?: readonly TokenMeta[];
+  readonly covers: readonly string[];
+  readonly uncovers: readonly string[];
+  /** Tables of operator-defined datasets among `tables`, which an engine writing through a scratch store must create there. */
+  readonly definedTables?: readonly TableDef[];
+}
+
+/** A dataset and the table holding its rows (with `network` and `block_number` columns). */
+export interface ChainDataset {
+  readonly id: string;
+  readonly table: string;
+}
+
+/** What a reorg takes away above the common ancestor. */
+export interface ChainRollback {
+  readonly network: string;
+  readonly ancestor: number;
+  /** The highest block whose rows and coverage go (an engine may take everything above the ancestor). */
+  readonly through: number;
+  /** Their rows and coverage go, and the network's block headers with them. */
+  readonly datasets: readonly ChainDataset[];
+  /** Datasets whose coverage alone goes (their rows are in a table above, or in `pools`). */
+  readonly coverageOnly: readonly string[];
+  /** Pools created above the ancestor go too. */
+  readonly pools: boolean;
+}
+
+export interface ChainWriteOperations {
+  /** Writes a batch atomically (DuckDB: one transaction; ClickHouse: the publishing order of docs/storage.md). */
+  publish(batch: ChainBatch): Promise<void>;
+  /** Removes what a reorg invalidated, atomically as `publish`. */
+  rollback(r: ChainRollback): Promise<void>;
 }

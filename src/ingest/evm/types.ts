@@ -1,7 +1,7 @@
 /** Shapes shared by the EVM ingestion modules. */
 import type { ChainEndpoint } from '../../catalog/types.ts';
 import type { Protocols } from '../../reference/protocols.ts';
-import type { AppendValue, Tx } from '../../store/types.ts';
+import type { AppendValue, LogFileTransfers } from '../../store/types.ts';
 import type { RpcTransaction } from '../rpc/actions.ts';
 import type { Hex, RpcLog } from '../rpc/getLogs.ts';
 
@@ -95,8 +95,8 @@ export interface EngineDecoder extends DecoderBase {
     readonly scanParams: Readonly<Record<string, string>>;
     /** Sums the per-block aggregates up. */
     prepare(perBlock: readonly Readonly<Record<string, unknown>>[]): EngineBatch;
-    /** Inserts the batch's rows in block and log order, inside the batch's transaction. */
-    insert(tx: Tx, p: EngineInsert): Promise<void>;
+    /** The rows the store decodes from the batch's log file and writes with the batch (the store holds the SQL). */
+    transfers(p: EngineInsert): LogFileTransfers;
   };
 }
 

@@ -28,6 +28,7 @@ import { holdScratch } from './scratch.ts';
 import { clickHouseKeys } from './keys.ts';
 import { clickHouseLabelNamespaces } from './labelNamespaces.ts';
 import { clickHouseUsage } from './usage.ts';
+import { clickHouseChainWrites } from './chainWrites.ts';
 import { clickHouseReference } from './reference.ts';
 import { clickHouseTime } from './time.ts';
 import type { ClickHouseStore, ClickHouseValue } from './types.ts';
@@ -175,6 +176,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     ledger: createGroupedLedger((charges) => appendCharges(store, charges)),
     keys: clickHouseKeys(() => store),
     usage: clickHouseUsage(() => store),
+    chain: clickHouseChainWrites(() => store),
     labelNamespaces: clickHouseLabelNamespaces(() => store),
     reference: clickHouseReference(() => store),
     copyToStream,

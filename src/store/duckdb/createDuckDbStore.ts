@@ -21,6 +21,7 @@ import { renderDuckDb } from './render.ts';
 import { duckDbKeys } from './keys.ts';
 import { duckDbLabelNamespaces } from './labelNamespaces.ts';
 import { duckDbUsage } from './usage.ts';
+import { duckDbChainWrites } from './chainWrites.ts';
 import { duckDbReference } from './reference.ts';
 import { SCHEMA_VERSION, schemaDdl } from '../schema.ts';
 import type { AppendValue, CopyStream, ExportOptions, SqlParams, Store, Tx } from '../types.ts';
@@ -185,6 +186,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     lookup: lookupNow,
     keys: duckDbKeys(statements),
     usage: duckDbUsage(statements, () => ledger),
+    chain: duckDbChainWrites(statements),
     labelNamespaces: duckDbLabelNamespaces(statements),
     reference: duckDbReference(statements),
     copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, null, o),
@@ -215,6 +217,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
         ...viewStatements,
         keys: duckDbKeys(viewStatements),
         usage: duckDbUsage(viewStatements, () => undefined),
+        chain: duckDbChainWrites(viewStatements),
         labelNamespaces: duckDbLabelNamespaces(viewStatements),
         reference: duckDbReference(viewStatements),
         copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o),

@@ -12,11 +12,10 @@
  * it is the double nearest to the exact value.
  */
 import { ERC20_ABI, erc20Transfer } from '../../../catalog/evm/erc20.ts';
-import type { Tx } from '../../../store/types.ts';
+import type { LogFileTransfers } from '../../../store/types.ts';
 import type { Hex } from '../../rpc/getLogs.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
 import type { EngineBatch, EngineDecoder, EngineInsert, PlanProtocol, WideValue } from '../types.ts';
-import { logFileRelation } from '../logFile.ts';
 
 export const transferDecoder = createEventDecoder(ERC20_ABI.transfer);
 export const ERC20_DATASET = erc20Transfer.id;
@@ -25,9 +24,6 @@ export const ERC20_DATASET = erc20Transfer.id;
 const IS_TRANSFER = `topics[1] = $transfer AND len(topics) = 3 AND length(data) = 66`;
 /** The amount is below 2^124: its first 33 of 64 hex digits are zero. */
 const NARROW = `substr(data, 3, 33) = '${'0'.repeat(33)}'`;
-/** A narrow amount as HUGEINT: hex digits 34–48 and 49–64 (15 and 16 digits) as two integers. */
-const NARROW_VALUE = `(('0x' || substr(data, 36, 15))::BIGINT::HUGEINT * 18446744073709551616::HUGEINT + ('0x' || substr(data, 51, 16))::UBIGINT::HUGEINT)`;
-const topicAddress = (i: number) => `'0x' || lower(substr(topics[${i}], 27))`;
 
 /** Per block: transfers, token contracts, and the amounts too wide for the engine. */
 const SCAN = {
@@ -50,48 +46,19 @@ function prepare(perBlock: readonly Readonly<Record<string, unknown>>[]): Engine
   return { events, tokens: [...tokens], wide };
 }
 
-async function insert(tx: Tx, p: EngineInsert): Promise<void> {
-  if (p.batch.events === 0) return;
-  await tx.run(`CREATE TEMP TABLE erc20_batch_tokens (address VARCHAR, symbol VARCHAR, decimals UTINYINT)`);
-  await tx.run(`CREATE TEMP TABLE erc20_batch_wide (block_number BIGINT, log_index BIGINT, value VARCHAR)`);
-  try {
-    await tx.append(
-      'erc20_batch_tokens',
-      p.batch.tokens.map((a) => {
-        const t = p.token(a);
-        return [a, t.symbol, t.decimals];
-      }),
-    );
-    if (p.batch.wide.length)
-      await tx.append(
-        'erc20_batch_wide',
-        p.batch.wide.map((w) => [w.block_number, w.log_index, w.value]),
-      );
-    const [done] = await tx.all<{ Count: bigint }>(
-      `INSERT INTO ${erc20Transfer.table.name} BY NAME
-       SELECT $network AS network, v.block_number, v.log_index, b.time, v.tx_hash, v.token_address, t.symbol AS token, t.decimals AS token_decimals, v.sender, v.receiver,
-              v.raw::BIGNUM AS amount_raw, (v.raw || 'e-' || t.decimals)::DOUBLE AS amount
-       FROM (
-         SELECT l.*, coalesce(l.narrow, w.value) AS raw
-         FROM (
-           SELECT blockNumber::BIGINT AS block_number, logIndex::BIGINT AS log_index, transactionHash AS tx_hash, lower(address) AS token_address,
-                  ${topicAddress(2)} AS sender, ${topicAddress(3)} AS receiver,
-                  CASE WHEN ${NARROW} THEN ${NARROW_VALUE}::VARCHAR END AS narrow
-           FROM ${logFileRelation('file')} WHERE ${IS_TRANSFER}
-         ) l
-         LEFT JOIN erc20_batch_wide w USING (block_number, log_index)
-       ) v
-       JOIN blocks b ON b.network = $network AND b.number BETWEEN $lo AND $hi AND b.number = v.block_number
-       JOIN erc20_batch_tokens t ON t.address = v.token_address
-       ORDER BY v.block_number, v.log_index`,
-      { file: p.file, transfer: transferDecoder.selector, network: p.network, lo: p.lo, hi: p.hi },
-    );
-    // Every transfer has its block's header and its token's metadata; a shortfall is a bug, not data to drop.
-    if (Number(done?.Count ?? -1) !== p.batch.events) throw new Error(`erc20: inserted ${done?.Count} of ${p.batch.events} transfers of blocks ${p.lo}–${p.hi}`);
-  } finally {
-    await tx.run(`DROP TABLE erc20_batch_tokens`);
-    await tx.run(`DROP TABLE erc20_batch_wide`);
-  }
+/** The batch's transfers as the store decodes them from its log file (`ChainBatch.transfers`). */
+function transfers(p: EngineInsert): LogFileTransfers {
+  return {
+    table: erc20Transfer.table.name,
+    file: p.file,
+    selector: transferDecoder.selector,
+    events: p.batch.events,
+    tokens: p.batch.tokens.map((a) => {
+      const t = p.token(a);
+      return { address: a, symbol: t.symbol, decimals: t.decimals };
+    }),
+    wide: p.batch.wide,
+  };
 }
 
 /** Transfers of any contract: nothing to configure. */
@@ -103,6 +70,6 @@ export function createErc20Decoder(): EngineDecoder {
     datasets: [ERC20_DATASET],
     topic0: [transferDecoder.selector],
     addresses: null,
-    engine: { scan: SCAN, scanParams: { transfer: transferDecoder.selector }, prepare, insert },
+    engine: { scan: SCAN, scanParams: { transfer: transferDecoder.selector }, prepare, transfers },
   };
 }
