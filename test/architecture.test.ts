@@ -149,7 +149,7 @@ describe('architecture', () => {
    * clean. This list only shrinks: a path that no longer holds engine code is
    * an error until it is removed from here.
    */
-  const NOT_YET_STORE_OPERATIONS = ['demo/', 'ingest/', 'operator/actions.ts'];
+  const NOT_YET_STORE_OPERATIONS = ['demo/', 'ingest/venues/', 'operator/actions.ts'];
   const outsideStore = all.filter((file) => !path.relative(SRC, file).startsWith(`store${path.sep}`));
   const allowedEngineCode = (file: string) => NOT_YET_STORE_OPERATIONS.some((p) => path.relative(SRC, file).split(path.sep).join('/').startsWith(p));
   // SQL statements and clauses, engine functions and casts, engine column

@@ -93,8 +93,8 @@ export interface Store {
   readonly keys: KeyOperations;
   /** What the usage ledger holds (`ledger` writes it; src/metering reads it for balances and reports). */
   readonly usage: UsageOperations;
-  /** Ingestion's writes of chain data: a batch of blocks published whole, a reorg rolled back. */
-  readonly chain: ChainWriteOperations;
+  /** Ingestion's writes of chain data (a batch of blocks published whole, a reorg rolled back) and its log file reads. */
+  readonly chain: ChainOperations;
   /** Label namespaces, a key's own address labels (src/reference/userLabels.ts checks them). */
   readonly labelNamespaces: LabelNamespaceOperations;
   /** The token registry, address labels and USD prices (src/reference/ decides what goes in). */
@@ -367,9 +367,52 @@ export interface ChainRollback {
   readonly pools: boolean;
 }
 
-export interface ChainWriteOperations {
+/** What ingestion asks of a batch's log file (a JSON array of the node's logs) before its commit. */
+export interface LogFileScanSpec {
+  /** Topic0 of the logs handed back whole, to be decoded in JS. */
+  readonly jsTopics: readonly string[];
+  /** Selectors of ERC-20-shaped transfers the engine decodes itself at the commit (LogFileTransfers). */
+  readonly transferSelectors: readonly string[];
+}
+
+/** A log as the node answered it, every field its text. */
+export interface LogRecord {
+  readonly address: string;
+  readonly topics: readonly string[];
+  readonly data: string;
+  readonly blockNumber: string;
+  readonly blockHash: string;
+  readonly transactionHash: string;
+  readonly transactionIndex: string;
+  readonly logIndex: string;
+}
+
+/** What the commit of one selector's transfers needs (LogFileTransfers without what JS adds). */
+export interface TransferScan {
+  readonly events: number;
+  /** Token contracts, lower case. */
+  readonly tokens: readonly string[];
+  readonly wide: LogFileTransfers['wide'];
+}
+
+export interface LogFileScan {
+  /** Each block's hash, as its logs name it (lower case). */
+  readonly blockHashes: ReadonlyMap<number, string>;
+  /** Each block's log indices. */
+  readonly logIndices: ReadonlyMap<number, readonly number[]>;
+  /** Why the file cannot be one version of the chain (a removed log, two hashes of a block), or null. */
+  readonly conflict: string | null;
+  /** The logs of `jsTopics`, in block and log order. */
+  readonly jsLogs: readonly LogRecord[];
+  /** By selector. */
+  readonly transfers: ReadonlyMap<string, TransferScan>;
+}
+
+export interface ChainOperations {
   /** Writes a batch atomically (DuckDB: one transaction; ClickHouse: the publishing order of docs/storage.md). */
   publish(batch: ChainBatch): Promise<void>;
   /** Removes what a reorg invalidated, atomically as `publish`. */
   rollback(r: ChainRollback): Promise<void>;
+  /** Reads a batch's log file (on ClickHouse, with the scratch DuckDB that decodes batches). */
+  scanLogFile(file: string, spec: LogFileScanSpec): Promise<LogFileScan>;
 }

@@ -86,15 +86,8 @@ export interface JsDecoder extends DecoderBase {
  */
 export interface EngineDecoder extends DecoderBase {
   readonly engine: {
-    /**
-     * What the commit needs, as SQL aggregates by name over one block's logs
-     * (columns named as the node names them), with the parameters they bind.
-     * They run in the batch's one scan of its log file (logFile.ts).
-     */
-    readonly scan: Readonly<Record<string, string>>;
-    readonly scanParams: Readonly<Record<string, string>>;
-    /** Sums the per-block aggregates up. */
-    prepare(perBlock: readonly Readonly<Record<string, unknown>>[]): EngineBatch;
+    /** The event whose logs the store scans before the commit (`LogFileScanSpec.transferSelectors`) and decodes at it. */
+    readonly selector: Hex;
     /** The rows the store decodes from the batch's log file and writes with the batch (the store holds the SQL). */
     transfers(p: EngineInsert): LogFileTransfers;
   };

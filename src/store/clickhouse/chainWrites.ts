@@ -5,9 +5,9 @@
  * step; a rollback withdraws coverage above the ancestor before deleting rows.
  */
 import { ChainBreakError } from '../chainBreak.ts';
-import { storedBlockHashes } from '../chainReads.ts';
-import type { ChainWriteOperations } from '../types.ts';
+import type { ChainOperations } from '../types.ts';
 import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from './publish.ts';
+import { scratchStore } from './scratch.ts';
 import type { ClickHouseStore } from './types.ts';
 
 /** The tables holding a network's rows by block that a write touches: the headers when asked, `tables`, and pools when asked. */
@@ -16,14 +16,17 @@ function chainTables(tables: readonly string[], parts: { blocks: boolean; pools:
 }
 
 /** `store` is read at each call: the operations are part of the store they use. */
-export function clickHouseChainWrites(store: () => ClickHouseStore): ChainWriteOperations {
+export function clickHouseChainWrites(store: () => ClickHouseStore): ChainOperations {
   return {
     async publish(batch) {
       const ch = store();
       const { parentHash, ...rest } = batch;
       // Checked before publishing: the scratch store holds no earlier block.
       if (parentHash !== undefined) {
-        const prev = (await storedBlockHashes(ch, batch.network, [batch.lo - 1])).get(batch.lo - 1);
+        const [prev] = await ch.query<{ hash: string }>(`SELECT hash FROM ${ch.table('blocks')} FINAL WHERE network = {network:String} AND number = {n:Int64}`, {
+          network: batch.network,
+          n: batch.lo - 1,
+        });
         if (prev && prev.hash !== parentHash) throw new ChainBreakError(batch.network, batch.lo);
       }
       await publishBatch(
@@ -45,6 +48,8 @@ export function clickHouseChainWrites(store: () => ClickHouseStore): ChainWriteO
         (scratch) => scratch.chain.publish({ ...rest, tables: batch.tables.map((t) => ({ ...t, fresh: true })) }),
       );
     },
+    // The scratch DuckDB, which decodes the batch at its publish, reads the file.
+    scanLogFile: async (file, spec) => (await scratchStore()).chain.scanLogFile(file, spec),
     async rollback(r) {
       await rollbackClickHouse(
         store(),

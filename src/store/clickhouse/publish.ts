@@ -115,14 +115,6 @@ export interface PublishBatch {
 /** Batches of every job of this process go through the one scratch store, one at a time. */
 let publishing: Promise<unknown> = Promise.resolve();
 
-/**
- * The DuckDB that reads ingestion's files (a batch's log file) for `store`:
- * the store itself, or this process's scratch store beside a ClickHouse one.
- */
-export function fileReaderFor(store: Store): Promise<Store> {
-  return store.engine === 'clickhouse' ? scratchStore() : Promise.resolve(store);
-}
-
 interface CoverageEntry {
   readonly dataset: string;
   readonly scope: string;

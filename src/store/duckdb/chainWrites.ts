@@ -5,14 +5,17 @@
  * whole batch or none of it; a rollback removes what a reorg invalidated.
  */
 import { ChainBreakError } from '../chainBreak.ts';
-import { addCoverageMany, removeCoverage } from '../coverage.ts';
-import type { ChainBatch, ChainRollback, ChainWriteOperations, Store, Tx } from '../types.ts';
+import { addCoverageMany, removeCoverage } from './coverageWrites.ts';
+import type { ChainBatch, ChainOperations, ChainRollback, Store, Tx } from '../types.ts';
+import { scanLogFile } from './logFileScan.ts';
 import { insertLogFileTransfers } from './logFileTransfers.ts';
 
-export function duckDbChainWrites(db: Pick<Store, 'transaction'>): ChainWriteOperations {
+export function duckDbChainWrites(db: Pick<Store, 'transaction'>): ChainOperations {
   return {
     publish: (batch) => db.transaction((tx) => writeBatch(tx, batch)),
     rollback: (r) => db.transaction((tx) => rollback(tx, r)),
+    // Both passes over the file see one state of it.
+    scanLogFile: (file, spec) => db.transaction((tx) => scanLogFile(tx, file, spec)),
   };
 }
 

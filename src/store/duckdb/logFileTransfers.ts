@@ -17,20 +17,21 @@ const LOG_COLUMNS = `{address: 'VARCHAR', topics: 'VARCHAR[]', data: 'VARCHAR', 
 /** The file bound to `$<param>` as a relation of logs (columns as the node names them). */
 export const logFileRelation = (param: string) => `read_json($${param}, format = 'array', columns = ${LOG_COLUMNS})`;
 
-/** The 3-topic, 32-byte shape of an ERC-20 Transfer, over a log relation (`$transfer` bound to the selector). */
-const IS_TRANSFER = `topics[1] = $transfer AND len(topics) = 3 AND length(data) = 66`;
+/** The 3-topic, 32-byte shape of an ERC-20 Transfer, over a log relation (`$<param>` bound to the selector). */
+const isTransfer = (param: string) => `topics[1] = $${param} AND len(topics) = 3 AND length(data) = 66`;
+const IS_TRANSFER = isTransfer('transfer');
 /** The amount is below 2^124: its first 33 of 64 hex digits are zero. */
 const NARROW = `substr(data, 3, 33) = '${'0'.repeat(33)}'`;
 /** A narrow amount as HUGEINT: hex digits 34–48 and 49–64 (15 and 16 digits) as two integers. */
 const NARROW_VALUE = `(('0x' || substr(data, 36, 15))::BIGINT::HUGEINT * 18446744073709551616::HUGEINT + ('0x' || substr(data, 51, 16))::UBIGINT::HUGEINT)`;
 const topicAddress = (i: number) => `'0x' || lower(substr(topics[${i}], 27))`;
 
-/** Per block of a log relation (`$transfer` bound): transfers, token contracts, and the amounts too wide for the engine. */
-export const TRANSFER_SCAN = {
-  events: `count(*) FILTER (WHERE ${IS_TRANSFER})`,
-  tokens: `list(DISTINCT lower(address)) FILTER (WHERE ${IS_TRANSFER})`,
-  wide: `list({block_number: blockNumber::BIGINT, log_index: logIndex::BIGINT, data: data}) FILTER (WHERE ${IS_TRANSFER} AND NOT ${NARROW})`,
-};
+/** Aggregates per block of a log relation (`$<param>` bound to the selector): transfers, token contracts, and the amounts too wide for the engine. */
+export const transferScan = (param: string) => ({
+  events: `count(*) FILTER (WHERE ${isTransfer(param)})`,
+  tokens: `list(DISTINCT lower(address)) FILTER (WHERE ${isTransfer(param)})`,
+  wide: `list({block_number: blockNumber::BIGINT, log_index: logIndex::BIGINT, data: data}) FILTER (WHERE ${isTransfer(param)} AND NOT ${NARROW})`,
+});
 
 /** Inserts the transfers of blocks lo..hi of `network`, in block and log order; the headers must be in `blocks` already. */
 export async function insertLogFileTransfers(tx: Tx, network: string, lo: number, hi: number, p: LogFileTransfers): Promise<void> {
