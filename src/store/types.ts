@@ -270,6 +270,12 @@ export interface ReferenceOperations {
   refreshPrices(rules: PriceRules): Promise<PriceRefresh>;
 }
 
+/**
+ * The steps of a publish on an engine without transactions (docs/storage.md,
+ * "Writes without transactions"), after each of which a test may simulate a crash.
+ */
+export type PublishStep = 'uncovered' | 'deleted' | 'inserted';
+
 /** One row for a table, columns in table order. */
 export type TableRow = readonly AppendValue[];
 
