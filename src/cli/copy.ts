@@ -1,9 +1,6 @@
 /** `chainq copy`: moves an embedded DuckDB store into ClickHouse (docs/storage.md). */
 import type { Command } from 'commander';
-import { createClickHouseStore } from '../store/clickhouse/createClickHouseStore.ts';
-import { copyDuckDbToClickHouse } from '../store/clickhouse/copyFromDuckDb.ts';
-import { unappliedJournalCharges } from '../store/duckdb/chargeLedger.ts';
-import { createStore } from '../store/openStore.ts';
+import { copyIntoClickHouse } from '../store/copyStore.ts';
 import { describeTarget, parseStoreTarget } from '../store/target.ts';
 
 interface CopyOptions {
@@ -22,31 +19,15 @@ export function registerCopy(program: Command): void {
       const to = parseStoreTarget(opts.to);
       if (from.engine !== 'duckdb') throw new Error(`--from must be a DuckDB store (duckdb:DIR); ${describeTarget(from)} is not`);
       if (to.engine === 'duckdb') throw new Error(`--to must be a ClickHouse store (chdb:DIR or clickhouse://…); ${describeTarget(to)} is not`);
-      const unapplied = unappliedJournalCharges(from.dir);
-      if (unapplied > 0) {
-        throw new Error(
-          `${from.dir} has ${unapplied} charges in its usage ledger journal that are not in usage_charges yet (its server stopped without closing the store); a read-only copy would leave them out. Open the store once, for example with \`chainq status --data ${from.dir}\`, which applies them, then copy again`,
-        );
-      }
-      const source = await createStore({ dataDir: from.dir, readOnly: true });
-      try {
-        const target = await createClickHouseStore({ target: to });
-        try {
-          const report = await copyDuckDbToClickHouse(source, target, from.dir, (e) => {
-            process.stdout.write(e.skipped ? `${e.part}: copied before, skipped\n` : `${e.part}: ${e.rows} rows\n`);
-          });
-          process.stdout.write(`${report.copied} parts copied, ${report.skipped} skipped (copied by an earlier run), ${report.rows} rows\n`);
-          for (const m of report.mismatches) process.stdout.write(`MISMATCH ${m.table} ${m.scope}: ${m.source} rows in DuckDB, ${m.target} in ClickHouse\n`);
-          if (report.mismatches.length) {
-            process.exitCode = 1;
-          } else {
-            process.stdout.write(`verified: ${report.counts.length} dataset/network row counts equal on both sides\n`);
-          }
-        } finally {
-          await target.close();
-        }
-      } finally {
-        await source.close();
+      const report = await copyIntoClickHouse(from.dir, to, (e) => {
+        process.stdout.write(e.skipped ? `${e.part}: copied before, skipped\n` : `${e.part}: ${e.rows} rows\n`);
+      });
+      process.stdout.write(`${report.copied} parts copied, ${report.skipped} skipped (copied by an earlier run), ${report.rows} rows\n`);
+      for (const m of report.mismatches) process.stdout.write(`MISMATCH ${m.table} ${m.scope}: ${m.source} rows in DuckDB, ${m.target} in ClickHouse\n`);
+      if (report.mismatches.length) {
+        process.exitCode = 1;
+      } else {
+        process.stdout.write(`verified: ${report.counts.length} dataset/network row counts equal on both sides\n`);
       }
     });
 }

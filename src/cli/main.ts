@@ -1,6 +1,6 @@
 /** The `chainq` command. One file per command beside this one. */
 import { Command } from 'commander';
-import { StoreLockedError } from '../store/duckdb/createDuckDbStore.ts';
+import { StoreLockedError } from '../store/openStore.ts';
 import { StoreTargetError } from '../store/target.ts';
 import { registerDemo } from './demo.ts';
 import { registerIngest } from './ingest.ts';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { MeterBackend } from '../metering/backend.ts';
 import { runAction, type ActionInput, type ActionName, type ActionOutput } from '../operator/actions.ts';
 import { findServer, type OperatorClient } from '../operator/channel.ts';
-import { unappliedJournalCharges } from '../store/duckdb/chargeLedger.ts';
+import { unappliedJournalCharges } from '../store/openStore.ts';
 import { backendOf, plansOf, type MeteringCliOptions } from './metering.ts';
 import { storeTargetOf, withStore } from './options.ts';
 

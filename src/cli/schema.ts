@@ -1,6 +1,6 @@
 /** `chainq schema`: prints the ClickHouse DDL of a store, for operators who create tables themselves (docs/deployment.md). */
 import type { Command } from 'commander';
-import { clickHouseSchemaDdl } from '../store/clickhouse/schema.ts';
+import { clickHouseSchemaDdl } from '../store/openStore.ts';
 
 interface SchemaOptions {
   database: string;

@@ -3,7 +3,7 @@
  * draws a progress bar, tests record, servers log. Also the crash hook that
  * lets tests stop a run right after a checkpoint commits.
  */
-import type { PublishStep } from '../store/clickhouse/publish.ts';
+import type { PublishStep } from '../store/types.ts';
 
 export interface IngestProgress {
   /** A new phase with `total` units of work (files, hours, block batches). */

@@ -1,6 +1,6 @@
 /**
- * The embedded backend: rate-limit windows in memory, charges in the DuckDB
- * store's `usage_charges` table. One server process owns the store (DuckDB
+ * The embedded backend: rate-limit windows in memory, charges in the store's
+ * usage ledger (`store.ledger` writes, `store.usage` reads). One server process owns the store (DuckDB
  * allows one writer), so in-memory counters are authoritative once loaded.
  *
  * Atomicity: a key-month balance is loaded from the store once, under a
@@ -11,11 +11,9 @@
  * synced to disk, reaching `usage_charges` in the background; on ClickHouse
  * inserted, commits that arrive while an insert runs grouped into the next.
  */
-import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
-import * as clickhouse from '../store/clickhouse/metering.ts';
 import type { Store } from '../store/types.ts';
 import type { NewCharge } from '../store/ledger.ts';
-import type { AdmitInput, AdmitResult, ChargeRecord, CommitAhead, MeterBackend, Reservation, ReserveResult, UsageRow } from './backend.ts';
+import type { AdmitInput, AdmitResult, CommitAhead, MeterBackend, Reservation, ReserveResult } from './backend.ts';
 
 interface MutableBalance {
   used: number;
@@ -38,12 +36,7 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
     const k = balanceKey(keyId, period);
     let b = balances.get(k);
     if (!b) {
-      const ch = clickHouseOf(store);
-      b = ch
-        ? clickhouse.usedInPeriod(ch, keyId, period).then((used) => ({ used, reserved: 0 }))
-        : store
-            .all<{ used: bigint | number | null }>(`SELECT sum(cost) AS used FROM usage_charges WHERE key_id = $keyId AND period = $period`, { keyId, period })
-            .then((rows) => ({ used: Number(rows[0]?.used ?? 0), reserved: 0 }));
+      b = store.usage.usedInPeriod(keyId, period).then((used) => ({ used, reserved: 0 }));
       // A failed load must not poison the key: the next request tries again.
       b.catch(() => balances.delete(k));
       balances.set(k, b);
@@ -104,39 +97,9 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
       endHold(await balance(r.keyId, r.period), r, false);
     },
 
-    async usage(filter = {}): Promise<UsageRow[]> {
-      const ch = clickHouseOf(store);
-      if (ch) return clickhouse.usageByKeyAndPeriod(ch, filter);
-      await store.ledger?.settle();
-      const where: string[] = [];
-      const params: Record<string, string> = {};
-      if (filter.keyId !== undefined) {
-        where.push('key_id = $keyId');
-        params.keyId = filter.keyId;
-      }
-      if (filter.period !== undefined) {
-        where.push('period = $period');
-        params.period = filter.period;
-      }
-      const rows = await store.all<{ key_id: string; period: string; requests: bigint; blocks: bigint | null }>(
-        `SELECT key_id, period, count(*) AS requests, sum(cost) AS blocks FROM usage_charges
-         ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY key_id, period ORDER BY period, key_id`,
-        params,
-      );
-      return rows.map((r) => ({ keyId: r.key_id, period: r.period, requests: Number(r.requests), blocks: Number(r.blocks ?? 0) }));
-    },
+    usage: (filter = {}) => store.usage.totals(filter),
 
-    async recentCharges(keyId: string, period: string, limit: number): Promise<ChargeRecord[]> {
-      const ch = clickHouseOf(store);
-      if (ch) return clickhouse.recentCharges(ch, keyId, period, limit);
-      await store.ledger?.settle();
-      const rows = await store.all<{ request_id: string; cost: bigint | number; endpoint: string | null; admitted_ms: bigint | number; charged_ms: bigint | number }>(
-        `SELECT request_id, cost, endpoint, epoch_ms(admitted_at) AS admitted_ms, epoch_ms(charged_at) AS charged_ms FROM usage_charges
-         WHERE key_id = $keyId AND period = $period ORDER BY charged_at DESC, admitted_at DESC LIMIT $limit`,
-        { keyId, period, limit },
-      );
-      return rows.map((r) => ({ requestId: r.request_id, cost: Number(r.cost), endpoint: r.endpoint, admittedAt: Number(r.admitted_ms), chargedAt: Number(r.charged_ms) }));
-    },
+    recentCharges: (keyId: string, period: string, limit: number) => store.usage.recent(keyId, period, limit),
 
     async close(): Promise<void> {
       await store.ledger?.settle();

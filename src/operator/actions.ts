@@ -13,9 +13,7 @@ import { UNLIMITED } from '../metering/meter.ts';
 import { monthPeriod } from '../metering/period.ts';
 import { describePlan, type Plans } from '../metering/plans.ts';
 import { importLabels, importTokens, loadSeed } from '../reference/importReference.ts';
-import { clickHouseOf } from '../store/clickhouse/createClickHouseStore.ts';
-import { copyDuckDbToClickHouse } from '../store/clickhouse/copyFromDuckDb.ts';
-import { createStore } from '../store/openStore.ts';
+import { buildDatasets } from '../store/copyStore.ts';
 import type { Store } from '../store/types.ts';
 import { clearDatasets, compactDatasets, datasetStatus, type DatasetStatus } from '../store/maintenance.ts';
 import { verificationRecords } from '../store/verification.ts';
@@ -106,25 +104,14 @@ async function importCsv(store: Store, csv: string, importer: (store: Store, fil
 
 /** Replaces the store's datasets with the synthetic demo dataset. */
 export async function loadDemo(store: Store, opts: { scale?: number; days?: number } = {}): Promise<void> {
-  const ch = clickHouseOf(store);
-  if (ch) {
-    // The demo is generated inside DuckDB (its range() and random()), then copied over as `chainq copy` does.
-    const built = await createStore({ dataDir: null });
-    try {
-      await clearDatasets(ch);
-      await loadDemo(built, opts);
-      const report = await copyDuckDbToClickHouse(built, ch, `demo:${Date.now()}`, undefined, 'data');
-      if (report.mismatches.length) throw new Error(`the demo copy into ClickHouse lost rows: ${JSON.stringify(report.mismatches.slice(0, 3))}`);
-    } finally {
-      await built.close();
-    }
-    return;
-  }
-  await loadSeed(store);
-  await clearDatasets(store);
-  // The generator is loaded only when a demo is made: a server on an existing store never runs it.
-  const { generateDemo } = await import('../demo/generate.ts');
-  await generateDemo(store, opts);
+  // The demo is generated inside DuckDB (its range() and random()); a ClickHouse store gets a copy, as `chainq copy` makes.
+  await buildDatasets(store, async (duck) => {
+    await loadSeed(duck);
+    await clearDatasets(duck);
+    // The generator is loaded only when a demo is made: a server on an existing store never runs it.
+    const { generateDemo } = await import('../demo/generate.ts');
+    await generateDemo(duck, opts);
+  });
 }
 
 /** The input of actions that take none. */

@@ -15,13 +15,6 @@ export type ColumnValue = string | number | bigint | boolean | null | Date;
 /** A stored row, by column name. Decoders set every column of their table, null included. */
 export type ColumnValues = Record<string, ColumnValue>;
 
-/** The statements an engine decoder runs inside the batch's transaction (the store's transaction offers them). */
-export interface EngineWriter {
-  all<T = Record<string, unknown>>(sql: string, params?: Readonly<Record<string, string | number | bigint | boolean | null>>): Promise<T[]>;
-  run(sql: string, params?: Readonly<Record<string, string | number | bigint | boolean | null>>): Promise<void>;
-  append(table: string, rows: readonly (readonly ColumnValue[])[]): Promise<void>;
-}
-
 export interface BlockInfo {
   readonly number: number;
   readonly hash: Hex;
@@ -111,23 +104,16 @@ export interface JsDecoder extends DecoderBase {
 }
 
 /**
- * A decoder whose rows DuckDB computes from the batch's log file in one
- * INSERT … SELECT (logFile.ts): the hot path, for datasets with one row per
+ * A decoder whose rows the store computes from the batch's log file
+ * (the store's chain.publish, through `transfers`): the hot path, for datasets with one row per
  * log of a fixed shape (ERC-20 transfers). It fills one dataset.
  */
 export interface EngineDecoder extends DecoderBase {
   readonly engine: {
-    /**
-     * What the commit needs, as SQL aggregates by name over one block's logs
-     * (columns named as the node names them), with the parameters they bind.
-     * They run in the batch's one scan of its log file (logFile.ts).
-     */
-    readonly scan: Readonly<Record<string, string>>;
-    readonly scanParams: Readonly<Record<string, string>>;
-    /** Sums the per-block aggregates up. */
-    prepare(perBlock: readonly Readonly<Record<string, unknown>>[]): EngineBatch;
-    /** Inserts the batch's rows in block and log order, inside the batch's transaction. */
-    insert(tx: EngineWriter, p: EngineInsert): Promise<void>;
+    /** The event whose logs the store scans before the commit and decodes at it. */
+    readonly selector: Hex;
+    /** The rows the store decodes from the batch's log file and writes with the batch (the store holds the SQL). */
+    transfers(p: EngineInsert): LogFileTransfers;
   };
 }
 
@@ -149,6 +135,23 @@ export interface EngineBatch {
   readonly wide: readonly WideValue[];
 }
 
+/**
+ * ERC-20 `Transfer` rows the engine decodes itself from the batch's log file
+ * (a JSON array of the node's logs): a log with exactly three topics, the
+ * first `selector`, and 32 data bytes. Every transfer must find its block's
+ * header in the batch and its token in `tokens`; `events` is how many there
+ * are, and a different count is an error.
+ */
+export interface LogFileTransfers {
+  readonly table: string;
+  readonly file: string;
+  readonly selector: string;
+  readonly events: number;
+  readonly tokens: readonly { readonly address: string; readonly symbol: string; readonly decimals: number }[];
+  /** Amounts of 2^124 and above, in decimal digits, computed in JS by block and log index. */
+  readonly wide: readonly { readonly block_number: number; readonly log_index: number; readonly value: string }[];
+}
+
 export interface EngineInsert {
   readonly network: string;
   /** Block range of the batch; its headers are already in `blocks`. */
@@ -156,8 +159,6 @@ export interface EngineInsert {
   readonly hi: number;
   /** The batch's log file. */
   readonly file: string;
-  /** The log file, bound to the parameter `$file`, as a relation of logs (columns as the node names them). */
-  readonly relation: string;
   readonly batch: EngineBatch;
   token(address: Hex): TokenInfo;
 }

@@ -9,6 +9,11 @@ import type { ExportLaneLimits } from './exportLanes.ts';
 import type { StoreTarget } from './target.ts';
 import type { Store } from './types.ts';
 
+// What the CLI needs of one engine in particular, through this module only.
+export { StoreLockedError } from './duckdb/createDuckDbStore.ts';
+export { unappliedJournalCharges } from './duckdb/chargeLedger.ts';
+export { clickHouseSchemaDdl } from './clickhouse/schema.ts';
+
 /** How a store opens; the DuckDB-only settings are left alone by ClickHouse. */
 export interface OpenStoreOptions {
   readonly readOnly?: boolean;

@@ -7,10 +7,13 @@
  * answers is decided once, when the store opens (./openStore.ts).
  */
 import type { Readable } from 'node:stream';
-import type { Format } from '../catalog/types.ts';
+import type { Format, TableDef } from '../catalog/types.ts';
 import type { ExportLane } from './exportLanes.ts';
 import type { ChargeLedger } from './ledger.ts';
+import type { LogFileTransfers } from '../protocols/types.ts';
 import type { BoundQuery } from './query.ts';
+
+export type { LogFileTransfers };
 
 /** A value bound to a named parameter; both engines take each of these as is. */
 export type StoreValue = string | number | bigint | boolean | null;
@@ -91,6 +94,10 @@ export interface Store {
   readonly ledger?: ChargeLedger;
   /** API keys (src/metering/keys.ts decides what a key is; the store keeps their hashes). */
   readonly keys: KeyOperations;
+  /** What the usage ledger holds (`ledger` writes it; src/metering reads it for balances and reports). */
+  readonly usage: UsageOperations;
+  /** Ingestion's writes of chain data (a batch of blocks published whole, a reorg rolled back) and its log file reads. */
+  readonly chain: ChainOperations;
   /** Label namespaces, a key's own address labels (src/reference/userLabels.ts checks them). */
   readonly labelNamespaces: LabelNamespaceOperations;
   /** The token registry, address labels and USD prices (src/reference/ decides what goes in). */
@@ -122,6 +129,38 @@ export interface KeyOperations {
   count(idOrPrefix: string, active: boolean): Promise<number>;
   /** Applies `change` to the keys of this id or visible prefix (those not revoked, for a revocation). */
   update(idOrPrefix: string, change: KeyChange): Promise<void>;
+}
+
+/** Charges of one key and month, summed. */
+export interface UsageTotal {
+  readonly keyId: string;
+  readonly period: string;
+  readonly requests: number;
+  readonly blocks: number;
+}
+
+/** One stored charge; times in epoch ms. */
+export interface StoredCharge {
+  readonly requestId: string;
+  readonly cost: number;
+  readonly endpoint: string | null;
+  readonly admittedAt: number;
+  readonly chargedAt: number;
+}
+
+/**
+ * Reads of the usage ledger. Totals and listings include every charge the
+ * ledger has made durable (an engine that applies its journal in the
+ * background applies it first); `usedInPeriod` reads the table as it is,
+ * being read once per key and month before the counters take over.
+ */
+export interface UsageOperations {
+  /** The sum of a key's charges in a period (0 when none). */
+  usedInPeriod(keyId: string, period: string): Promise<number>;
+  /** Requests and cost per key and period, by period then key, narrowed by `filter`. */
+  totals(filter: { keyId?: string | undefined; period?: string | undefined }): Promise<UsageTotal[]>;
+  /** A key's latest charges of a period, newest first. */
+  recent(keyId: string, period: string, limit: number): Promise<StoredCharge[]>;
 }
 
 /** A namespace's CSV columns, as uploaded and as listed back (`csvExport`). */
@@ -232,4 +271,141 @@ export interface ReferenceOperations {
   count(table: 'tokens' | 'labels'): Promise<number>;
   /** Replaces the `prices` table with prices derived from the store's candles and staking data by `rules`. */
   refreshPrices(rules: PriceRules): Promise<PriceRefresh>;
+}
+
+/**
+ * The steps of a publish on an engine without transactions (docs/storage.md,
+ * "Writes without transactions"), after each of which a test may simulate a crash.
+ */
+export type PublishStep = 'uncovered' | 'deleted' | 'inserted';
+
+/** One row for a table, columns in table order. */
+export type TableRow = readonly AppendValue[];
+
+/** A stored block header. `time` is a Date or 'YYYY-MM-DD HH:MM:SS[.fff]' (UTC). */
+export interface ChainBlock {
+  readonly number: number;
+  readonly time: Date | string;
+  readonly hash: string;
+  readonly parentHash: string;
+}
+
+/** Rows of one table (with `network` and `block_number` columns) for a batch's blocks. */
+export interface BatchRows {
+  readonly table: string;
+  readonly rows: readonly TableRow[];
+  /**
+   * The table holds nothing of the batch's blocks (the range was never
+   * covered), so its old rows need no delete.
+   */
+  readonly fresh?: boolean;
+}
+
+/** A token's metadata as the contract answered it, cached per network. */
+export interface TokenMeta {
+  readonly address: string;
+  /** null where the contract did not answer (the cache remembers that it did not). */
+  readonly symbol: string | null;
+  readonly decimals: number | null;
+}
+
+
+/**
+ * Everything one batch of a network's blocks lo..hi writes, made visible
+ * whole (docs/storage.md, "The engine boundary"): what the store held of
+ * those blocks in these tables is replaced, coverage gains [lo, hi] for
+ * `covers` and loses it for `uncovers`.
+ */
+export interface ChainBatch {
+  readonly network: string;
+  readonly lo: number;
+  readonly hi: number;
+  /** Every block lo..hi, replacing the stored headers of the range; absent: the headers are not touched (a pool scan). */
+  readonly blocks?: readonly ChainBlock[];
+  /**
+   * The hash block lo's parent has on the node: when the store holds block
+   * lo − 1 with another hash, nothing is written and ChainBreakError (./chainBreak.ts) is thrown.
+   */
+  readonly parentHash?: string;
+  readonly tables: readonly BatchRows[];
+  /** Rows the engine decodes from a log file, after the headers they take their time from. */
+  readonly transfers?: readonly LogFileTransfers[];
+  /** Dex pools created in lo..hi (rows of `pools`, replacing those created there); absent: pools are not touched. */
+  readonly pools?: readonly TableRow[];
+  /** Token metadata learnt by this batch, replacing the cached entries of those addresses. */
+  readonly tokenCache?: readonly TokenMeta[];
+  readonly covers: readonly string[];
+  readonly uncovers: readonly string[];
+  /** Tables of operator-defined datasets among `tables`, which an engine writing through a scratch store must create there. */
+  readonly definedTables?: readonly TableDef[];
+}
+
+/** A dataset and the table holding its rows (with `network` and `block_number` columns). */
+export interface ChainDataset {
+  readonly id: string;
+  readonly table: string;
+}
+
+/** What a reorg takes away above the common ancestor. */
+export interface ChainRollback {
+  readonly network: string;
+  readonly ancestor: number;
+  /** The highest block whose rows and coverage go (an engine may take everything above the ancestor). */
+  readonly through: number;
+  /** Their rows and coverage go, and the network's block headers with them. */
+  readonly datasets: readonly ChainDataset[];
+  /** Datasets whose coverage alone goes (their rows are in a table above, or in `pools`). */
+  readonly coverageOnly: readonly string[];
+  /** Pools created above the ancestor go too. */
+  readonly pools: boolean;
+}
+
+/** What ingestion asks of a batch's log file (a JSON array of the node's logs) before its commit. */
+export interface LogFileScanSpec {
+  /** Topic0 of the logs handed back whole, to be decoded in JS. */
+  readonly jsTopics: readonly string[];
+  /** Selectors of ERC-20-shaped transfers the engine decodes itself at the commit (LogFileTransfers). */
+  readonly transferSelectors: readonly string[];
+}
+
+/** A log as the node answered it, every field its text. */
+export interface LogRecord {
+  readonly address: string;
+  readonly topics: readonly string[];
+  readonly data: string;
+  readonly blockNumber: string;
+  readonly blockHash: string;
+  readonly transactionHash: string;
+  readonly transactionIndex: string;
+  readonly logIndex: string;
+}
+
+/** What the commit of one selector's transfers needs (LogFileTransfers without what JS adds). */
+export interface TransferScan {
+  readonly events: number;
+  /** Token contracts, lower case. */
+  readonly tokens: readonly string[];
+  readonly wide: LogFileTransfers['wide'];
+}
+
+export interface LogFileScan {
+  /** Each block's hash, as its logs name it (lower case). */
+  readonly blockHashes: ReadonlyMap<number, string>;
+  /** Each block's log indices. */
+  readonly logIndices: ReadonlyMap<number, readonly number[]>;
+  /** Why the file cannot be one version of the chain (a removed log, two hashes of a block), or null. */
+  readonly conflict: string | null;
+  /** The logs of `jsTopics`, in block and log order. */
+  readonly jsLogs: readonly LogRecord[];
+  /** By selector. */
+  readonly transfers: ReadonlyMap<string, TransferScan>;
+}
+
+export interface ChainOperations {
+  /** Writes a batch atomically (DuckDB: one transaction; ClickHouse: the publishing order of docs/storage.md). */
+  publish(batch: ChainBatch): Promise<void>;
+  /** Removes what a reorg invalidated, atomically as `publish`. */
+  rollback(r: ChainRollback): Promise<void>;
+  /** Reads a batch's log file (on ClickHouse, with the scratch DuckDB that decodes batches). */
+  scanLogFile(file: string, spec: LogFileScanSpec): Promise<LogFileScan>;
 }

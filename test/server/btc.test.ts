@@ -7,11 +7,9 @@ import * as bitcoin from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BTC_DEMO_START_BLOCK } from '../../src/demo/btc.ts';
 import { DEMO_START } from '../../src/demo/generate.ts';
-import { BTC_DATASET, writeBtcBlocks, type BtcBlock } from '../../src/ingest/btc/writeBtcBlocks.ts';
-import { blockTable } from '../../src/store/clickhouse/publish.ts';
-import { writeChainBatch } from '../helpers/engineSql.ts';
+import { btcChainBatch, type BtcBlock } from '../../src/ingest/btc/writeBtcBlocks.ts';
 import { parseCsv, readParquet } from '../helpers/formats.ts';
-import { createTestApp, type TestApp } from '../helpers/testApp.ts';
+import { createTestApp, noteChanged, type TestApp } from '../helpers/testApp.ts';
 
 const PATH = '/v1/btc/native/events/transfer';
 // A and E are labelled exchange addresses in the shipped seed.
@@ -137,8 +135,8 @@ describe('bitcoin transfer rule through the API', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(null);
-    const tables = [blockTable('btc_native_transfer'), blockTable('blocks', 'number')];
-    await writeChainBatch(t.store, { network: 'BTC', lo: 900_000, hi: 900_003, tables, covers: [BTC_DATASET.id] }, (tx) => writeBtcBlocks(tx, BLOCKS));
+    noteChanged(t.store);
+    await t.store.chain.publish(btcChainBatch(BLOCKS));
   });
   afterAll(async () => {
     await t.close();

@@ -6,8 +6,7 @@
  */
 import { btcTransfer } from '../../catalog/btc/transfer.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
-import type { Tx } from '../../store/types.ts';
-import type { ChainDataset } from '../chain/ingestBlocks.ts';
+import type { ChainBatch, ChainDataset } from '../../store/types.ts';
 import { transfersOf, type UtxoTransaction } from './transferRule.ts';
 
 export const BTC_NETWORK = 'BTC';
@@ -37,19 +36,16 @@ export function btcTransferRows(block: BtcBlock): (string | number | bigint | nu
   return rows;
 }
 
-/** Replaces the rows of these blocks (idempotent by block range) and records the blocks. Call inside a transaction. */
-export async function writeBtcBlocks(tx: Tx, blocks: readonly BtcBlock[]): Promise<number> {
-  if (blocks.length === 0) return 0;
-  const lo = Math.min(...blocks.map((b) => b.number));
-  const hi = Math.max(...blocks.map((b) => b.number));
-  const params = { network: BTC_NETWORK, lo, hi };
-  await tx.run(`DELETE FROM btc_native_transfer WHERE network = $network AND block_number BETWEEN $lo AND $hi`, params);
-  await tx.run(`DELETE FROM blocks WHERE network = $network AND number BETWEEN $lo AND $hi`, params);
-  await tx.append(
-    'blocks',
-    blocks.map((b) => [BTC_NETWORK, b.number, toSqlTimestamp(b.time), b.hash, b.parentHash]),
-  );
-  const rows = blocks.flatMap(btcTransferRows);
-  await tx.append('btc_native_transfer', rows);
-  return rows.length;
+/** A batch of consecutive blocks as the store publishes it (`store.chain.publish`): headers, transfer rows, coverage. */
+export function btcChainBatch(blocks: readonly BtcBlock[]): ChainBatch {
+  if (blocks.length === 0) throw new Error('a batch holds at least one block');
+  return {
+    network: BTC_NETWORK,
+    lo: Math.min(...blocks.map((b) => b.number)),
+    hi: Math.max(...blocks.map((b) => b.number)),
+    blocks: blocks.map((b) => ({ number: b.number, time: toSqlTimestamp(b.time), hash: b.hash, parentHash: b.parentHash })),
+    tables: [{ table: BTC_DATASET.table, rows: blocks.flatMap(btcTransferRows) }],
+    covers: [BTC_DATASET.id],
+    uncovers: [],
+  };
 }

@@ -10,25 +10,20 @@
  * whose parent is not the stored block before it is a reorg, rolled back to
  * the common ancestor before going on.
  */
-import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
+import { ChainBreakError } from '../../store/chainBreak.ts';
+import { storedTip } from '../../store/chainReads.ts';
 import { findCommonAncestor } from './commonAncestor.ts';
 import { fetchAhead } from './fetchAhead.ts';
-import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
-import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
-import { addCoverage, coveredIntervals, gaps, removeCoverage, union, type Interval } from '../../store/coverage.ts';
+import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
-import type { Store, Tx } from '../../store/types.ts';
+import type { ChainDataset, Store, TableRow } from '../../store/types.ts';
 import { emptySummary, silentProgress, type IngestHooks, type IngestProgress, type IngestSummary } from '../progress.ts';
 
-/** One row for the store's appender, columns in table order. */
-export type StoreRow = Parameters<Tx['append']>[1][number];
+/** One row for the store, columns in table order. */
+export type StoreRow = TableRow;
 
-export interface ChainDataset {
-  /** Endpoint id, the coverage dataset: 'tron/native/transfer'. */
-  readonly id: string;
-  /** Store table holding its rows, with `network` and `block_number` columns. */
-  readonly table: string;
-}
+/** A dataset (endpoint id, the coverage dataset: 'tron/native/transfer') and its table. */
+export type { ChainDataset };
 
 export interface BlockHeader {
   readonly number: number;
@@ -149,63 +144,31 @@ export function isConsistent(network: string, b: Interval, fetched: FetchedBatch
   });
 }
 
-/** The tables a batch of these datasets writes rows of its block range to. */
-const batchTables = (datasets: readonly ChainDataset[]): BatchTable[] => [...datasets.map((d) => blockTable(d.table)), blockTable('blocks', 'number')];
-
+/** Writes a batch, first checking that it continues the stored chain; returns the rows written. */
 async function commitBatch(opts: IngestBlocksOptions, b: Interval, fetched: FetchedBatch): Promise<number> {
-  const first = fetched.blocks[0]!;
-  const ch = clickHouseOf(opts.store);
-  if (ch) {
-    // Checked before publishing; then written as for DuckDB into the scratch store and published (docs/storage.md).
-    const prev = (await storedBlockHashes(opts.store, opts.network, [b.lo - 1])).get(b.lo - 1);
-    if (prev && prev.hash !== first.parentHash) throw new ReorgDetected(b.lo);
-    let rows = 0;
-    await publishBatch(
-      ch,
-      {
-        scopes: [opts.network],
-        lo: b.lo,
-        hi: b.hi,
-        tables: batchTables(opts.datasets),
-        extraTables: [],
-        covers: opts.datasets.map((d) => d.id),
-        uncovers: [],
-      },
-      async (scratch) => {
-        rows = await commitBatch({ ...opts, store: scratch }, b, fetched);
-      },
-    );
-    return rows;
+  const tables = opts.datasets.map((d) => ({ table: d.table, rows: fetched.rows.get(d.table) ?? [] }));
+  try {
+    await opts.store.chain.publish({
+      network: opts.network,
+      lo: b.lo,
+      hi: b.hi,
+      parentHash: fetched.blocks[0]!.parentHash,
+      blocks: fetched.blocks.map((blk) => ({ number: blk.number, time: toSqlTimestamp(blk.timeMs), hash: blk.hash, parentHash: blk.parentHash })),
+      tables,
+      covers: opts.datasets.map((d) => d.id),
+      uncovers: [],
+    });
+  } catch (e) {
+    if (e instanceof ChainBreakError) throw new ReorgDetected(b.lo);
+    throw e;
   }
-  return opts.store.transaction(async (tx) => {
-    const [prev] = await tx.all<{ hash: string }>(`SELECT hash FROM blocks WHERE network = $network AND number = $n`, { network: opts.network, n: b.lo - 1 });
-    if (prev && prev.hash !== first.parentHash) throw new ReorgDetected(b.lo);
-    await deleteRange(tx, opts.network, opts.datasets, b.lo, b.hi);
-    await tx.append(
-      'blocks',
-      fetched.blocks.map((blk) => [opts.network, blk.number, toSqlTimestamp(blk.timeMs), blk.hash, blk.parentHash]),
-    );
-    let rows = 0;
-    for (const d of opts.datasets) {
-      const r = fetched.rows.get(d.table) ?? [];
-      if (r.length) await tx.append(d.table, r);
-      rows += r.length;
-      await addCoverage(tx, d.id, opts.network, b.lo, b.hi);
-    }
-    return rows;
-  });
-}
-
-async function deleteRange(tx: Tx, network: string, datasets: readonly ChainDataset[], lo: number, hi: number): Promise<void> {
-  const p = { network, lo, hi };
-  for (const d of datasets) await tx.run(`DELETE FROM ${d.table} WHERE network = $network AND block_number BETWEEN $lo AND $hi`, p);
-  await tx.run(`DELETE FROM blocks WHERE network = $network AND number BETWEEN $lo AND $hi`, p);
+  return tables.reduce((n, t) => n + t.rows.length, 0);
 }
 
 /**
  * Walks back from block `at − 1` until the stored hash equals the node's,
  * then deletes rows, blocks and coverage above that ancestor for every
- * dataset of the network, in one transaction. Returns the ancestor.
+ * dataset of the network, at once. Returns the ancestor.
  */
 async function rollbackReorg(opts: IngestBlocksOptions, at: number): Promise<number> {
   const max = opts.maxReorgDepth ?? 100;
@@ -219,21 +182,7 @@ async function rollbackReorg(opts: IngestBlocksOptions, at: number): Promise<num
     nodeHash: fetchHash,
     tooDeep: () => new ReorgError(`${opts.network}: reorg deeper than ${max} blocks below ${at}; re-ingest the range with --force from a block before the fork`),
   });
-  const ch = clickHouseOf(opts.store);
-  if (ch) {
-    await rollbackClickHouse(
-      ch,
-      opts.network,
-      ancestor,
-      opts.networkDatasets.map((d) => d.id),
-      batchTables(opts.networkDatasets),
-    );
-    return ancestor;
-  }
-  const hi = Math.max(at - 1, (await storedTip(opts.store, opts.network, 0)) ?? 0);
-  await opts.store.transaction(async (tx) => {
-    await deleteRange(tx, opts.network, opts.networkDatasets, ancestor + 1, hi);
-    for (const d of opts.networkDatasets) await removeCoverage(tx, d.id, opts.network, ancestor + 1, hi);
-  });
+  const through = Math.max(at - 1, (await storedTip(opts.store, opts.network, 0)) ?? 0);
+  await opts.store.chain.rollback({ network: opts.network, ancestor, through, datasets: opts.networkDatasets, coverageOnly: [], pools: false });
   return ancestor;
 }

@@ -17,7 +17,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileReaderFor } from '../../store/clickhouse/publish.ts';
 import type { Store } from '../../store/types.ts';
 import { backoffDelay } from '../../utils/backoff.ts';
 import { sleep } from '../../utils/sleep.ts';
@@ -133,7 +132,7 @@ async function fetchLogs(ctx: FetchContext, lo: number, hi: number): Promise<{ f
   }
   if (!writer.close()) return { file: null, scan: NO_LOGS };
   try {
-    const scan = await scanLogFile(await fileReaderFor(ctx.store), writer.path, { js: ctx.plan.jsDecoders, engine: ctx.plan.engineDecoders });
+    const scan = await scanLogFile(ctx.store, writer.path, { js: ctx.plan.jsDecoders, engine: ctx.plan.engineDecoders });
     if (scan.conflict) throw new ChainMovedError(scan.conflict);
     return { file: writer.path, scan };
   } catch (e) {

@@ -6,22 +6,17 @@
  * When the batch is fetched, `scanLogFile` reads what must be known before
  * the commit: each block's hash (checked against the headers), what engine
  * decoders need (token contracts, values only JS computes exactly), and the
- * logs JS decoders take, as objects. At commit, engine decoders read the
- * file again in their INSERT … SELECT (writeBatch.ts).
+ * logs JS decoders take, as objects. At commit, the store reads the file
+ * again to write engine decoders' rows (`ChainBatch.transfers`). Both reads
+ * are store operations (`store.chain`); this module only writes the file.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Store, Tx } from '../../store/types.ts';
+import type { LogRecord, Store } from '../../store/types.ts';
 import type { ArraySink } from '../rpc/createRpc.ts';
-import type { LogSink, RpcLog } from '../rpc/getLogs.ts';
+import type { Hex, LogSink, RpcLog } from '../rpc/getLogs.ts';
 import type { EngineBatch, EngineDecoder, JsDecoder } from '../../protocols/types.ts';
-
-/** The log fields read from the file; every one is kept as the node's text. */
-const LOG_COLUMNS = `{address: 'VARCHAR', topics: 'VARCHAR[]', data: 'VARCHAR', blockNumber: 'VARCHAR', blockHash: 'VARCHAR', transactionHash: 'VARCHAR', transactionIndex: 'VARCHAR', logIndex: 'VARCHAR', removed: 'BOOLEAN'}`;
-
-/** The file bound to `$<param>` as a relation of logs (columns as the node names them). */
-export const logFileRelation = (param: string) => `read_json($${param}, format = 'array', columns = ${LOG_COLUMNS})`;
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
@@ -161,65 +156,38 @@ export interface LogFileScan {
   readonly engine: ReadonlyMap<string, EngineBatch>;
 }
 
+/** A node's hex text, checked. */
+function hex(s: string): Hex {
+  if (isHex(s)) return s;
+  throw new Error(`the log file holds ${JSON.stringify(s.slice(0, 20))} where a hex value belongs`);
+}
+const isHex = (s: string): s is Hex => s.startsWith('0x');
+
+const toRpcLog = (r: LogRecord): RpcLog => ({
+  address: hex(r.address),
+  topics: r.topics.map(hex),
+  data: hex(r.data),
+  blockNumber: hex(r.blockNumber),
+  blockHash: hex(r.blockHash),
+  transactionHash: hex(r.transactionHash),
+  transactionIndex: hex(r.transactionIndex),
+  logIndex: hex(r.logIndex),
+});
+
 /**
- * One pass over the file, grouped by block: each block's hash as its logs
- * name it, and every engine decoder's aggregates. JS decoders' logs, when
- * the file holds any, take a second pass.
+ * Reads what the commit needs from the file (`store.chain.scanLogFile`): the
+ * JS decoders' logs as objects, and per engine decoder its transfers' count,
+ * token contracts and amounts too wide for the engine.
  */
 export async function scanLogFile(store: Store, file: string, decoders: { readonly js: readonly JsDecoder[]; readonly engine: readonly EngineDecoder[] }): Promise<LogFileScan> {
-  const params: Record<string, string> = { file };
-  const aggregates: string[] = [];
-  decoders.engine.forEach((d, i) => {
-    for (const [name, value] of Object.entries(d.engine.scanParams)) {
-      if (name in params || /^t\d+$/.test(name)) throw new Error(`${d.protocol}: the scan parameter ${name} is taken`);
-      params[name] = value;
-    }
-    for (const [name, sql] of Object.entries(d.engine.scan)) aggregates.push(`${sql} AS "e${i}.${name}"`);
+  const scan = await store.chain.scanLogFile(file, {
+    jsTopics: decoders.js.flatMap((d) => d.topic0),
+    transferSelectors: decoders.engine.map((d) => d.engine.selector),
   });
-  // The JS decoders' logs are counted in the same pass, so that the second pass runs only when there are some.
-  const jsTopics = [...new Set(decoders.js.flatMap((d) => d.topic0))];
-  jsTopics.forEach((t, i) => {
-    params[`t${i}`] = t;
-  });
-  const jsMatch = jsTopics.length === 0 ? 'false' : `topics[1] IN (${jsTopics.map((_, i) => `$t${i}`).join(', ')})`;
-  return store.transaction(async (tx) => {
-    const blocks = await tx.all<Record<string, unknown> & { n: bigint; hash: string; hashes: bigint; removed: boolean; js: bigint; indices: string[] }>(
-      `SELECT blockNumber::BIGINT AS n, lower(min(blockHash)) AS hash, count(DISTINCT lower(blockHash)) AS hashes, list(logIndex) AS indices,
-              bool_or(coalesce(removed, false)) AS removed, count(*) FILTER (WHERE ${jsMatch}) AS js${aggregates.map((a) => `, ${a}`).join('')}
-       FROM ${logFileRelation('file')} GROUP BY 1`,
-      params,
-    );
-    const blockHashes = new Map<number, string>();
-    const logIndices = new Map<number, number[]>();
-    let conflict: string | null = null;
-    for (const b of blocks) {
-      const n = Number(b.n);
-      blockHashes.set(n, b.hash);
-      logIndices.set(
-        n,
-        b.indices.map((i) => Number(BigInt(i))),
-      );
-      if (b.removed) conflict ??= `the node marks a log of block ${n} removed`;
-      if (Number(b.hashes) > 1) conflict ??= `the logs of block ${n} name two versions of it`;
-    }
-    const engine = new Map<string, EngineBatch>();
-    decoders.engine.forEach((d, i) => {
-      const names = Object.keys(d.engine.scan);
-      const perBlock = blocks.map((b) => Object.fromEntries(names.map((name) => [name, b[`e${i}.${name}`]])));
-      engine.set(d.datasets[0]!, d.engine.prepare(perBlock));
-    });
-    const jsLogs = blocks.some((b) => Number(b.js) > 0) ? await jsLogsOf(tx, file, jsTopics) : [];
-    return { blockHashes, logIndices, conflict, jsLogs, engine };
-  });
-}
-
-async function jsLogsOf(tx: Tx, file: string, topic0: readonly string[]): Promise<RpcLog[]> {
-  if (topic0.length === 0) return [];
-  const params = { file, ...Object.fromEntries(topic0.map((t, i) => [`t${i}`, t])) };
-  return tx.all<RpcLog>(
-    `SELECT address, topics, data, blockNumber, blockHash, transactionHash, transactionIndex, logIndex
-     FROM ${logFileRelation('file')} WHERE topics[1] IN (${topic0.map((_, i) => `$t${i}`).join(', ')})
-     ORDER BY blockNumber::BIGINT, logIndex::BIGINT`,
-    params,
-  );
+  const engine = new Map<string, EngineBatch>();
+  for (const d of decoders.engine) {
+    const t = scan.transfers.get(d.engine.selector);
+    if (t) engine.set(d.datasets[0]!, { events: t.events, tokens: t.tokens.map(hex), wide: t.wide });
+  }
+  return { blockHashes: scan.blockHashes, logIndices: scan.logIndices, conflict: scan.conflict, jsLogs: scan.jsLogs.map(toRpcLog), engine };
 }

@@ -5,7 +5,7 @@
  * rollback removes and re-adds it with the range's other rows.
  */
 import { storedPools } from '../../store/chainReads.ts';
-import type { Store, Tx } from '../../store/types.ts';
+import type { Store, TableRow } from '../../store/types.ts';
 import type { Hex } from '../rpc/getLogs.ts';
 import type { PoolInfo } from '../../protocols/types.ts';
 
@@ -42,10 +42,6 @@ export async function createPoolBook(store: Store, network: string): Promise<Poo
 }
 
 /** `pools` table rows of the given pools, in column order. */
-export async function appendPools(tx: Tx, network: string, pools: readonly PoolInfo[]): Promise<void> {
-  if (pools.length === 0) return;
-  await tx.append(
-    'pools',
-    pools.map((p) => [network, p.address, p.fee, p.token0.address, p.token0.symbol, p.token0.decimals, p.token1.address, p.token1.symbol, p.token1.decimals, p.createdBlock]),
-  );
+export function poolRows(network: string, pools: readonly PoolInfo[]): TableRow[] {
+  return pools.map((p) => [network, p.address, p.fee, p.token0.address, p.token0.symbol, p.token0.decimals, p.token1.address, p.token1.symbol, p.token1.decimals, p.createdBlock]);
 }

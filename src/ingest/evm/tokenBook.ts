@@ -1,14 +1,14 @@
 /**
  * Token metadata for decoding: symbol and decimals per contract. The
  * operator's registry (`tokens`) wins; otherwise `decimals()` and `symbol()`
- * are read once with eth_call and kept in `token_cache`, written in the same
- * transaction as the rows that first needed them. A contract that answers
+ * are read once with eth_call and kept in `token_cache`, written with the
+ * batch of the rows that first needed them. A contract that answers
  * neither keeps null there and is scaled with 18 decimals, the API's default
  * for unknown tokens, so stored and queried amounts agree.
  */
 import { cachedTokens, registryTokens } from '../../store/chainReads.ts';
 import { decodeAbiParameters, hexToString } from 'viem';
-import type { Store, Tx } from '../../store/types.ts';
+import type { Store, TokenMeta } from '../../store/types.ts';
 import { callMany } from '../rpc/actions.ts';
 import type { Rpc } from '../rpc/createRpc.ts';
 import type { Hex } from '../rpc/getLogs.ts';
@@ -29,8 +29,8 @@ export interface TokenBook {
   /** A token already ensured (or in the registry). */
   get(address: Hex): TokenInfo;
   has(address: Hex): boolean;
-  /** Writes the entries read from the chain since the last call. */
-  persist(tx: Tx): Promise<void>;
+  /** The entries read from the chain since the last call, for the batch that writes them (`ChainBatch.tokenCache`). */
+  takeUnsaved(): TokenMeta[];
 }
 
 export async function createTokenBook(store: Store, rpc: Rpc, network: string): Promise<TokenBook> {
@@ -91,22 +91,10 @@ export async function createTokenBook(store: Store, rpc: Rpc, network: string): 
       if (!c) throw new Error(`token ${address} was not resolved before decoding`);
       return { address, symbol: c.symbol ?? address, decimals: c.decimals ?? DEFAULT_DECIMALS };
     },
-    async persist(tx) {
-      if (unsaved.size === 0) return;
-      const entries = [...unsaved];
+    takeUnsaved() {
+      const entries = [...unsaved].map(([address, e]) => ({ address, symbol: e.symbol, decimals: e.decimals }));
       unsaved.clear();
-      // Addresses are checked hex, so they may be spelled into the statement.
-      const list = entries
-        .map(([a]) => {
-          if (!/^0x[0-9a-f]{40}$/.test(a)) throw new Error(`bad token address ${a}`);
-          return `'${a}'`;
-        })
-        .join(', ');
-      await tx.run(`DELETE FROM token_cache WHERE network = $network AND address IN (${list})`, { network });
-      await tx.append(
-        'token_cache',
-        entries.map(([a, e]) => [network, a, e.symbol, e.decimals]),
-      );
+      return entries;
     },
   };
 }

@@ -1,5 +1,6 @@
 /**
- * The only writes EVM ingestion makes, each one transaction:
+ * The only writes EVM ingestion makes, each one store operation made visible
+ * whole (`store.chain`, src/store/types.ts):
  *
  * - `writeBatch`: for blocks [lo, hi], delete what every planned dataset
  *   holds there, append the new rows, blocks, pools and token metadata, and
@@ -10,23 +11,19 @@
  */
 import { chainEndpoints } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
-import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
-import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
-import { addCoverageMany, removeCoverage } from '../../store/coverage.ts';
 import { customTables } from '../../store/customDatasets.ts';
-import type { AppendValue, Store, Tx } from '../../store/types.ts';
+import type { Store, TableRow } from '../../store/types.ts';
 import { POOLS_DATASET } from '../../protocols/dex_v3/catalog.ts';
 import { NATIVE_TRACES_DATASET } from '../../protocols/native/decoder.ts';
 import type { DecodedBatch } from './decodeBatch.ts';
-import { logFileRelation } from './logFile.ts';
-import { appendPools } from './poolBook.ts';
+import { poolRows } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
 import type { BlockInfo, EngineBatch, EngineDecoder, ColumnValues } from '../../protocols/types.ts';
 
 /** Every built-in EVM dataset's table, by id: a reorg invalidates all of them, whatever one run ingests. */
 const BUILT_IN_EVM_TABLES: ReadonlyMap<string, TableDef> = new Map(chainEndpoints.filter((e) => e.family === 'evm').map((e) => [e.id, e.table]));
 
-function toColumns(table: TableDef, rows: readonly ColumnValues[]): AppendValue[][] {
+function toColumns(table: TableDef, rows: readonly ColumnValues[]): TableRow[] {
   const names = table.columns.map((c) => c.name);
   return rows.map((row) =>
     names.map((n) => {
@@ -59,90 +56,46 @@ export interface WriteBatchParams {
   readonly fresh?: readonly string[];
 }
 
-/** The tables an EVM batch of these datasets writes rows of its block range to. */
-function batchTables(datasets: ReadonlyMap<string, TableDef>, pools: boolean): BatchTable[] {
-  const tables = new Map<string, BatchTable>([['blocks', blockTable('blocks', 'number')]]);
-  for (const t of datasets.values()) tables.set(t.name, blockTable(t.name));
-  if (pools) tables.set('pools', blockTable('pools', 'created_block'));
-  return [...tables.values()];
-}
+/** Coverage a batch gains: its datasets, pools when discovered, internal transfers when traced. */
+const coveredBy = (p: WriteBatchParams) => [...p.datasets, ...(p.pools ? [POOLS_DATASET] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])];
 
 export async function writeBatch(store: Store, p: WriteBatchParams): Promise<void> {
-  const ch = clickHouseOf(store);
-  if (ch) {
-    // Written as for DuckDB into a scratch store, then published in an order that needs no transaction.
-    await publishBatch(
-      ch,
-      {
-        scopes: [p.network],
-        lo: p.lo,
-        hi: p.hi,
-        tables: batchTables(p.tables, p.pools),
-        scratchTables: [...p.tables].filter(([id]) => !BUILT_IN_EVM_TABLES.has(id)).map(([, t]) => t),
-        extraTables: ['token_cache'],
-        covers: [...p.datasets, ...(p.pools ? [POOLS_DATASET] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])],
-        uncovers: p.traces === false ? [NATIVE_TRACES_DATASET] : [],
-      },
-      (scratch) => writeBatch(scratch, { ...p, fresh: p.datasets }),
-    );
-    return;
-  }
-  const range = { network: p.network, lo: p.lo, hi: p.hi };
-  await store.transaction(async (tx) => {
-    // Headers first: engine decoders read the block times from them.
-    await tx.run(`DELETE FROM blocks WHERE network = $network AND number BETWEEN $lo AND $hi`, range);
-    await tx.append(
-      'blocks',
-      p.blocks.map((b) => [p.network, b.number, b.time, b.hash, b.parentHash]),
-    );
-    for (const dataset of p.datasets) {
+  const transfers = p.engine.flatMap(({ decoder, batch }) => {
+    if (batch.events === 0) return [];
+    if (!p.logFile) throw new Error(`${decoder.protocol}: ${batch.events} rows to insert, but the batch has no log file`);
+    return [decoder.engine.transfers({ network: p.network, lo: p.lo, hi: p.hi, file: p.logFile, batch, token: (a) => p.tokens.get(a) })];
+  });
+  await store.chain.publish({
+    network: p.network,
+    lo: p.lo,
+    hi: p.hi,
+    blocks: p.blocks.map((b) => ({ number: b.number, time: b.time, hash: b.hash, parentHash: b.parentHash })),
+    tables: p.datasets.map((dataset) => {
       const table = p.tables.get(dataset);
       if (!table) throw new Error(`no table planned for ${dataset}`);
-      if (!p.fresh?.includes(dataset)) await tx.run(`DELETE FROM ${table.name} WHERE network = $network AND block_number BETWEEN $lo AND $hi`, range);
-      const rows = p.decoded.rows.get(dataset) ?? [];
-      if (rows.length) await tx.append(table.name, toColumns(table, rows));
-    }
-    for (const { decoder, batch } of p.engine) {
-      if (batch.events === 0) continue;
-      if (!p.logFile) throw new Error(`${decoder.protocol}: ${batch.events} rows to insert, but the batch has no log file`);
-      await decoder.engine.insert(tx, { network: p.network, lo: p.lo, hi: p.hi, file: p.logFile, relation: logFileRelation('file'), batch, token: (a) => p.tokens.get(a) });
-    }
-    if (p.pools) {
-      await tx.run(`DELETE FROM pools WHERE network = $network AND created_block BETWEEN $lo AND $hi`, range);
-      await appendPools(tx, p.network, p.decoded.newPools);
-    }
-    await p.tokens.persist(tx);
-    const covered = [...p.datasets, ...(p.pools ? [POOLS_DATASET] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])];
-    await addCoverageMany(tx, covered, p.network, p.lo, p.hi);
+      return { table: table.name, rows: toColumns(table, p.decoded.rows.get(dataset) ?? []), fresh: p.fresh?.includes(dataset) ?? false };
+    }),
+    transfers,
+    ...(p.pools ? { pools: poolRows(p.network, p.decoded.newPools) } : {}),
+    tokenCache: p.tokens.takeUnsaved(),
+    covers: coveredBy(p),
     // Re-ingested without traces: internal transfers of this range are no longer held.
-    if (p.traces === false) await removeCoverage(tx, NATIVE_TRACES_DATASET, p.network, p.lo, p.hi);
+    uncovers: p.traces === false ? [NATIVE_TRACES_DATASET] : [],
+    definedTables: [...p.tables].filter(([id]) => !BUILT_IN_EVM_TABLES.has(id)).map(([, t]) => t),
   });
 }
 
 /** Pools found by the discovery pre-scan over [lo, hi] (no dataset rows). */
 export async function writePools(store: Store, network: string, lo: number, hi: number, decoded: Pick<DecodedBatch, 'newPools'>, tokens: TokenBook): Promise<void> {
-  const ch = clickHouseOf(store);
-  if (ch) {
-    await publishBatch(
-      ch,
-      {
-        scopes: [network],
-        lo,
-        hi,
-        tables: [blockTable('pools', 'created_block')],
-        extraTables: ['token_cache'],
-        covers: [POOLS_DATASET],
-        uncovers: [],
-      },
-      (scratch) => writePools(scratch, network, lo, hi, decoded, tokens),
-    );
-    return;
-  }
-  await store.transaction(async (tx) => {
-    await tx.run(`DELETE FROM pools WHERE network = $network AND created_block BETWEEN $lo AND $hi`, { network, lo, hi });
-    await appendPools(tx, network, decoded.newPools);
-    await tokens.persist(tx);
-    await addCoverageMany(tx, [POOLS_DATASET], network, lo, hi);
+  await store.chain.publish({
+    network,
+    lo,
+    hi,
+    tables: [],
+    pools: poolRows(network, decoded.newPools),
+    tokenCache: tokens.takeUnsaved(),
+    covers: [POOLS_DATASET],
+    uncovers: [],
   });
 }
 
@@ -151,19 +104,12 @@ const FAR = Number.MAX_SAFE_INTEGER;
 export async function rollbackAbove(store: Store, network: string, ancestor: number): Promise<void> {
   // Operator-defined datasets too: their rows above the ancestor are as stale, whichever run ingested them.
   const all = new Map([...BUILT_IN_EVM_TABLES, ...(await customTables(store))]);
-  const ch = clickHouseOf(store);
-  if (ch) {
-    await rollbackClickHouse(ch, network, ancestor, [...all.keys(), POOLS_DATASET, NATIVE_TRACES_DATASET], batchTables(all, true));
-    return;
-  }
-  const p = { network, ancestor };
-  await store.transaction(async (tx: Tx) => {
-    for (const [dataset, table] of all) {
-      await tx.run(`DELETE FROM ${table.name} WHERE network = $network AND block_number > $ancestor`, p);
-      await removeCoverage(tx, dataset, network, ancestor + 1, FAR);
-    }
-    for (const extra of [POOLS_DATASET, NATIVE_TRACES_DATASET]) await removeCoverage(tx, extra, network, ancestor + 1, FAR);
-    await tx.run(`DELETE FROM blocks WHERE network = $network AND number > $ancestor`, p);
-    await tx.run(`DELETE FROM pools WHERE network = $network AND created_block > $ancestor`, p);
+  await store.chain.rollback({
+    network,
+    ancestor,
+    through: FAR,
+    datasets: [...all].map(([id, table]) => ({ id, table: table.name })),
+    coverageOnly: [POOLS_DATASET, NATIVE_TRACES_DATASET],
+    pools: true,
   });
 }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logFileRelation, scanLogFile, writeLogFile } from '../../ingest/evm/logFile.ts';
+import { scanLogFile, writeLogFile } from '../../ingest/evm/logFile.ts';
 import { createStore } from '../../store/openStore.ts';
 import type { Store } from '../../store/types.ts';
 import { scaleAmount } from '../../utils/scaleAmount.ts';
@@ -80,12 +80,15 @@ describe('erc20 engine decoder', () => {
 
     const lo = 100;
     const hi = 100 + Math.ceil(logs.length / 5);
-    await store.transaction(async (tx) => {
-      await tx.append(
-        'blocks',
-        Array.from({ length: hi - lo + 1 }, (_, i) => ['ETH', lo + i, BLOCK_TIME(lo + i), `0x${(lo + i).toString(16).padStart(64, '0')}`, '0x']),
-      );
-      await decoder.engine.insert(tx, { network: 'ETH', lo, hi, file, relation: logFileRelation('file'), batch, token: (a) => TOKENS[a]! });
+    await store.chain.publish({
+      network: 'ETH',
+      lo,
+      hi,
+      blocks: Array.from({ length: hi - lo + 1 }, (_, i) => ({ number: lo + i, time: BLOCK_TIME(lo + i), hash: `0x${(lo + i).toString(16).padStart(64, '0')}`, parentHash: '0x' })),
+      tables: [],
+      transfers: [decoder.engine.transfers({ network: 'ETH', lo, hi, file, batch, token: (a) => TOKENS[a]! })],
+      covers: [],
+      uncovers: [],
     });
     const stored = await store.all<Record<string, unknown>>(
       `SELECT network, block_number, log_index, time, tx_hash, token_address, token, token_decimals, sender, receiver, amount_raw::VARCHAR AS amount_raw, amount
@@ -118,9 +121,15 @@ describe('erc20 engine decoder', () => {
     writeLogFile(file, [JSON.stringify([transferLog(0, Object.keys(TOKENS)[0]!, 5n)])]);
     const scan = await scanLogFile(store, file, { js: [], engine: [decoder] });
     await expect(
-      store.transaction((tx) =>
-        decoder.engine.insert(tx, { network: 'ARB', lo: 100, hi: 100, file, relation: logFileRelation('file'), batch: scan.engine.get('evm/erc20/transfer')!, token: (a) => TOKENS[a]! }),
-      ),
+      store.chain.publish({
+        network: 'ARB',
+        lo: 100,
+        hi: 100,
+        tables: [],
+        transfers: [decoder.engine.transfers({ network: 'ARB', lo: 100, hi: 100, file, batch: scan.engine.get('evm/erc20/transfer')!, token: (a) => TOKENS[a]! })],
+        covers: [],
+        uncovers: [],
+      }),
     ).rejects.toThrow(/inserted 0 of 1 transfers/);
   });
 });

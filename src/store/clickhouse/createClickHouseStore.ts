@@ -27,6 +27,8 @@ import { appendCharges } from './metering.ts';
 import { holdScratch } from './scratch.ts';
 import { clickHouseKeys } from './keys.ts';
 import { clickHouseLabelNamespaces } from './labelNamespaces.ts';
+import { clickHouseUsage } from './usage.ts';
+import { clickHouseChainWrites } from './chainWrites.ts';
 import { clickHouseReference } from './reference.ts';
 import { clickHouseTime } from './time.ts';
 import type { ClickHouseStore, ClickHouseValue } from './types.ts';
@@ -173,6 +175,8 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     // One INSERT per group of charges: ClickHouse applies it whole.
     ledger: createGroupedLedger((charges) => appendCharges(store, charges)),
     keys: clickHouseKeys(() => store),
+    usage: clickHouseUsage(() => store),
+    chain: clickHouseChainWrites(() => store),
     labelNamespaces: clickHouseLabelNamespaces(() => store),
     reference: clickHouseReference(() => store),
     copyToStream,

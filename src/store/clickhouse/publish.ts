@@ -29,7 +29,7 @@ import { pipeline } from 'node:stream/promises';
 import type { TableDef } from '../../catalog/types.ts';
 import { gaps, union, type Interval } from '../intervals.ts';
 import { tableDdl } from '../schema.ts';
-import type { Store, Tx } from '../types.ts';
+import type { PublishStep, Store, Tx } from '../types.ts';
 import { scratchStore } from './scratch.ts';
 import { ident as duckIdent } from '../duckdb/render.ts';
 import { columnsOf, columnText, insertFromDuckDb } from './copyFromDuckDb.ts';
@@ -87,8 +87,7 @@ export interface BatchContext {
   loadLatest(into: ScratchTarget, table: string, keyColumn: string, keys: ReadonlyMap<string, readonly string[]>): Promise<void>;
 }
 
-/** The steps of a publish, after each of which `PublishBatch.onStep` runs. */
-export type PublishStep = 'uncovered' | 'deleted' | 'inserted';
+export type { PublishStep } from '../types.ts';
 
 export interface PublishBatch {
   /** The scopes the batch writes: its network, or the tokens of a venue unit. */
@@ -114,14 +113,6 @@ export interface PublishBatch {
 
 /** Batches of every job of this process go through the one scratch store, one at a time. */
 let publishing: Promise<unknown> = Promise.resolve();
-
-/**
- * The DuckDB that reads ingestion's files (a batch's log file) for `store`:
- * the store itself, or this process's scratch store beside a ClickHouse one.
- */
-export function fileReaderFor(store: Store): Promise<Store> {
-  return store.engine === 'clickhouse' ? scratchStore() : Promise.resolve(store);
-}
 
 interface CoverageEntry {
   readonly dataset: string;

@@ -20,6 +20,8 @@ import type { ChargeLedger } from '../ledger.ts';
 import { renderDuckDb } from './render.ts';
 import { duckDbKeys } from './keys.ts';
 import { duckDbLabelNamespaces } from './labelNamespaces.ts';
+import { duckDbUsage } from './usage.ts';
+import { duckDbChainWrites } from './chainWrites.ts';
 import { duckDbReference } from './reference.ts';
 import { SCHEMA_VERSION, schemaDdl } from '../schema.ts';
 import type { AppendValue, CopyStream, ExportOptions, SqlParams, Store, Tx } from '../types.ts';
@@ -183,6 +185,8 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     ...statements,
     lookup: lookupNow,
     keys: duckDbKeys(statements),
+    usage: duckDbUsage(statements, () => ledger),
+    chain: duckDbChainWrites(statements),
     labelNamespaces: duckDbLabelNamespaces(statements),
     reference: duckDbReference(statements),
     copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, null, o),
@@ -212,6 +216,8 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
         render: renderDuckDb,
         ...viewStatements,
         keys: duckDbKeys(viewStatements),
+        usage: duckDbUsage(viewStatements, () => undefined),
+        chain: duckDbChainWrites(viewStatements),
         labelNamespaces: duckDbLabelNamespaces(viewStatements),
         reference: duckDbReference(viewStatements),
         copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o),
