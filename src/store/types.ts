@@ -309,7 +309,6 @@ export interface TokenMeta {
   readonly decimals: number | null;
 }
 
-
 /**
  * Everything one batch of a network's blocks lo..hi writes, made visible
  * whole (docs/storage.md, "The engine boundary"): what the store held of

@@ -36,16 +36,16 @@ export const transferScan = (param: string) => ({
 /** Inserts the transfers of blocks lo..hi of `network`, in block and log order; the headers must be in `blocks` already. */
 export async function insertLogFileTransfers(tx: Tx, network: string, lo: number, hi: number, p: LogFileTransfers): Promise<void> {
   if (p.events === 0) return;
-  await tx.run(`CREATE TEMP TABLE erc20_batch_tokens (address VARCHAR, symbol VARCHAR, decimals UTINYINT)`);
-  await tx.run(`CREATE TEMP TABLE erc20_batch_wide (block_number BIGINT, log_index BIGINT, value VARCHAR)`);
+  await tx.run(`CREATE TEMP TABLE transfer_batch_tokens (address VARCHAR, symbol VARCHAR, decimals UTINYINT)`);
+  await tx.run(`CREATE TEMP TABLE transfer_batch_wide (block_number BIGINT, log_index BIGINT, value VARCHAR)`);
   try {
     await tx.append(
-      'erc20_batch_tokens',
+      'transfer_batch_tokens',
       p.tokens.map((t) => [t.address, t.symbol, t.decimals]),
     );
     if (p.wide.length)
       await tx.append(
-        'erc20_batch_wide',
+        'transfer_batch_wide',
         p.wide.map((w) => [w.block_number, w.log_index, w.value]),
       );
     const [done] = await tx.all<{ Count: bigint }>(
@@ -60,17 +60,17 @@ export async function insertLogFileTransfers(tx: Tx, network: string, lo: number
                   CASE WHEN ${NARROW} THEN ${NARROW_VALUE}::VARCHAR END AS narrow
            FROM ${logFileRelation('file')} WHERE ${IS_TRANSFER}
          ) l
-         LEFT JOIN erc20_batch_wide w USING (block_number, log_index)
+         LEFT JOIN transfer_batch_wide w USING (block_number, log_index)
        ) v
        JOIN blocks b ON b.network = $network AND b.number BETWEEN $lo AND $hi AND b.number = v.block_number
-       JOIN erc20_batch_tokens t ON t.address = v.token_address
+       JOIN transfer_batch_tokens t ON t.address = v.token_address
        ORDER BY v.block_number, v.log_index`,
       { file: p.file, transfer: p.selector, network, lo, hi },
     );
     // Every transfer has its block's header and its token's metadata; a shortfall is a bug, not data to drop.
-    if (Number(done?.Count ?? -1) !== p.events) throw new Error(`erc20: inserted ${done?.Count} of ${p.events} transfers of blocks ${lo}–${hi}`);
+    if (Number(done?.Count ?? -1) !== p.events) throw new Error(`${p.table}: inserted ${done?.Count} of ${p.events} transfers of blocks ${lo}–${hi}`);
   } finally {
-    await tx.run(`DROP TABLE erc20_batch_tokens`);
-    await tx.run(`DROP TABLE erc20_batch_wide`);
+    await tx.run(`DROP TABLE transfer_batch_tokens`);
+    await tx.run(`DROP TABLE transfer_batch_wide`);
   }
 }
