@@ -35,9 +35,6 @@ export const DEMO_START_BLOCKS: Readonly<Record<string, number>> = {
 };
 
 export async function generateDemo(store: Store, opts: DemoOptions = {}): Promise<void> {
-  const scale = opts.scale ?? 1;
-  const days = opts.days ?? 2;
-  if (!(scale > 0) || !(days > 0) || days > 60) throw new Error('demo: scale must be > 0 and days in (0, 60]');
-  await writeDemoStore(store, { scale, days, start: opts.start ?? DEMO_START, startBlocks: DEMO_START_BLOCKS, only: opts.only, btc: BTC_DEMO });
+  await writeDemoStore(store, { scale: opts.scale ?? 1, days: opts.days ?? 2, start: opts.start ?? DEMO_START, startBlocks: DEMO_START_BLOCKS, only: opts.only, btc: BTC_DEMO });
   await refreshPrices(store);
 }

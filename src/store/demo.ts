@@ -14,5 +14,6 @@ export type { BtcDemoBlocks, BtcDemoHeader, BtcDemoSource, DemoPlan, DemoWindow 
 
 /** Replaces the demo's datasets in a DuckDB store with the plan's rows, in one transaction. */
 export async function writeDemoStore(store: Store, plan: DemoPlan): Promise<void> {
+  if (!(plan.scale > 0) || !(plan.days > 0) || plan.days > 60) throw new Error('demo: scale must be > 0 and days in (0, 60]');
   await generateDuckDbDemo(store, plan);
 }

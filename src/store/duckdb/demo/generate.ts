@@ -25,8 +25,9 @@ import { venueDemo } from './venues.ts';
 type Rates = Readonly<Record<string, number>>;
 
 // ---------------------------------------------------------------------------
-// SQL helpers. Every literal spliced below is a constant of this module or a
-// validated number; the demo never sees user text.
+// SQL helpers. Every literal spliced below is a constant of this module or of
+// the demo's plan (src/demo/), or a validated number; the demo never sees
+// user text.
 
 const MACROS = [
   // Uniform [0,1) from a hash of the arguments: deterministic across runs.
@@ -335,7 +336,7 @@ async function stakingL2(ctx: DemoContext, network: string): Promise<void> {
   }
 }
 
-/** Writes the demo into a DuckDB store, in one transaction; the plan's numbers are checked by its caller. */
+/** Writes the demo into a DuckDB store, in one transaction; writeDemoStore has checked the plan's numbers. */
 export async function generateDuckDbDemo(store: Store, plan: DemoPlan): Promise<void> {
   await store.transaction(async (tx) => {
     const ctx: DemoContext = { tx, scale: plan.scale, days: plan.days, start: plan.start, startBlocks: plan.startBlocks };
