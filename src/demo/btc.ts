@@ -8,12 +8,10 @@ import { bech32 } from '@scure/base';
 import { createBase58check } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2';
 import { createHash } from 'node:crypto';
-import { addCoverage } from '../store/coverage.ts';
 import { BTC_DATASET, BTC_NETWORK, btcTransferRows, type BtcBlock } from '../ingest/btc/writeBtcBlocks.ts';
-import { bulkInsert } from './bulkInsert.ts';
 import type { UtxoInput, UtxoOutput, UtxoTransaction } from '../ingest/btc/transferRule.ts';
+import type { BtcDemoBlocks, BtcDemoSource, DemoWindow } from '../store/demo.ts';
 import { createRandom, type Random } from './random.ts';
-import type { DemoContext } from './context.ts';
 
 /** Height of the first demo block, near the real height on 2025-12-01. */
 export const BTC_DEMO_START_BLOCK = 925_000;
@@ -23,19 +21,6 @@ const SUBSIDY = 312_500_000n;
 const MINING_POOLS = 12;
 
 const base58check = createBase58check(sha256);
-const BTC_COLUMNS = [
-  ['network', 'VARCHAR'],
-  ['block_number', 'BIGINT'],
-  ['tx_index', 'INTEGER'],
-  ['vout', 'INTEGER'],
-  ['time', 'TIMESTAMP'],
-  ['tx_hash', 'VARCHAR'],
-  ['token', 'VARCHAR'],
-  ['sender', 'VARCHAR'],
-  ['receiver', 'VARCHAR'],
-  ['amount_raw', 'BIGINT'],
-  ['amount', 'DOUBLE'],
-] as const;
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /** A valid address of the demo pool: P2WPKH (bc1q…) mostly, some P2PKH (1…) and P2SH (3…). */
@@ -81,23 +66,22 @@ function payment(r: Random, id: string, pick: () => string): UtxoTransaction {
   return { txid: id, coinbase: false, inputs, outputs: outputs.map((o, vout) => ({ ...o, vout })) };
 }
 
-export async function btcDemo(ctx: DemoContext): Promise<void> {
+function btcDemoBlocks(window: DemoWindow, labelled: readonly string[]): BtcDemoBlocks {
   const r = createRandom('btc-demo');
-  const labelled = (await ctx.tx.all<{ address: string }>(`SELECT address FROM labels WHERE network = '${BTC_NETWORK}' ORDER BY address`)).map((x) => x.address);
   const pool = Array.from({ length: POOL }, (_, i) => poolAddress(i));
   const miners = Array.from({ length: MINING_POOLS }, (_, i) => poolAddress(POOL + i));
   const pick = () => (labelled.length && r.next() < 0.06 ? labelled[r.int(labelled.length)]! : pool[r.zipf(POOL)]!);
-  const end = ctx.start + ctx.days * 86_400_000;
+  const end = window.start + window.days * 86_400_000;
 
   const blocks: BtcBlock[] = [];
   // The first block falls before the window, so that a time range starting at
   // the window start is known to be complete (a block before `since` exists).
-  let time = ctx.start - 600_000;
+  let time = window.start - 600_000;
   let parent = hex('btc-demo:genesis');
   for (let n = BTC_DEMO_START_BLOCK; time < end; n++) {
     const hash = hex(`btc-demo:block:${n}`);
     const txs: UtxoTransaction[] = [];
-    const count = Math.max(1, Math.round(TX_PER_BLOCK * ctx.scale * (0.5 + r.next())));
+    const count = Math.max(1, Math.round(TX_PER_BLOCK * window.scale * (0.5 + r.next())));
     for (let k = 0; k < count; k++) txs.push(payment(r, hex(`btc-demo:tx:${n}:${k}`), pick));
     const fees = txs.reduce((s, t) => s + t.inputs.reduce((a, i) => a + i.value, 0n) - t.outputs.reduce((a, o) => a + o.value, 0n), 0n);
     txs.unshift({
@@ -115,22 +99,9 @@ export async function btcDemo(ctx: DemoContext): Promise<void> {
     // Block times are whole seconds.
     time += Math.max(1, Math.round(r.exp(600))) * 1000;
   }
-  // The rows come from the transfer rule, as ingested ones do; a CSV load is just faster than the appender here.
-  await ctx.tx.run(`DELETE FROM btc_native_transfer WHERE network = '${BTC_NETWORK}'`);
-  await ctx.tx.run(`DELETE FROM blocks WHERE network = '${BTC_NETWORK}'`);
-  await bulkInsert(
-    ctx.tx,
-    'blocks',
-    [
-      ['network', 'VARCHAR'],
-      ['number', 'BIGINT'],
-      ['time', 'TIMESTAMP'],
-      ['hash', 'VARCHAR'],
-      ['parent_hash', 'VARCHAR'],
-    ],
-    blocks.map((b) => [BTC_NETWORK, b.number, new Date(b.time).toISOString(), b.hash, b.parentHash]),
-  );
-  await bulkInsert(ctx.tx, 'btc_native_transfer', BTC_COLUMNS, blocks.flatMap(btcTransferRows));
-  await ctx.tx.run(`DELETE FROM coverage WHERE dataset = '${BTC_DATASET.id}' AND scope = '${BTC_NETWORK}'`);
-  await addCoverage(ctx.tx, BTC_DATASET.id, BTC_NETWORK, BTC_DEMO_START_BLOCK, blocks[blocks.length - 1]!.number);
+  // The rows come from the transfer rule, as ingested ones do.
+  return { blocks, transfers: blocks.flatMap(btcTransferRows) };
 }
+
+/** Bitcoin's part of the demo: payments between a fixed pool of valid addresses, ~6% of them labelled ones. */
+export const BTC_DEMO: BtcDemoSource = { network: BTC_NETWORK, dataset: BTC_DATASET.id, firstBlock: BTC_DEMO_START_BLOCK, build: btcDemoBlocks };

@@ -14,9 +14,11 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
 
 /**
  * Files that still spell protocol names: this list only shrinks. The demo's
- * generators are statements over each protocol's tables, by table name.
+ * DuckDB generators are one statement per protocol over that protocol's
+ * tables, by table name and dataset id, tuned to keep the demo's rows
+ * byte-for-byte; they are to become descriptions in each protocol's folder.
  */
-const NOT_YET_THROUGH_THE_REGISTRY = ['demo/generate.ts'];
+const NOT_YET_THROUGH_THE_REGISTRY = ['store/duckdb/demo/generate.ts'];
 /** Written by `npm run generate` from the catalog (which takes the names from the registry). */
 const GENERATED = ['client/routes.generated.ts'];
 

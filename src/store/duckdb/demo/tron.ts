@@ -4,7 +4,7 @@
  * drawn Zipf-like from a fixed pool, ~6% of them labelled public addresses.
  */
 import { createHash } from 'node:crypto';
-import { tronHexToBase58 } from '../utils/tronAddress.ts';
+import { tronHexToBase58 } from '../../../utils/tronAddress.ts';
 import { finish, skeleton, type DemoContext } from './context.ts';
 
 const NETWORK = 'TRON';

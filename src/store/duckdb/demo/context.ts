@@ -1,35 +1,25 @@
 /**
  * What every demo generator shares: the transaction it writes in, the
- * window, and the helpers that place events on a network's blocks. Kept apart
- * from generate.ts, which calls the generators, so that they import it and
- * not their caller.
+ * window, and the helpers that place events on a network's blocks (DuckDB
+ * SQL over `range()`). Kept apart from generate.ts, which calls the
+ * generators, so that they import it and not their caller.
  */
-import { blockSeconds } from '../catalog/networks.ts';
-import { addCoverage } from '../store/coverage.ts';
-import type { Tx } from '../store/types.ts';
-
-/** The first block of the demo window per network, near the real height on 2025-12-01. */
-export const DEMO_START_BLOCKS: Readonly<Record<string, number>> = {
-  ETH: 23_910_000,
-  ARB: 405_000_000,
-  OP: 144_500_000,
-  BASE: 38_900_000,
-  POLYGON: 79_600_000,
-  BSC: 70_000_000,
-  AVAX: 73_000_000,
-  TRON: 77_800_000,
-};
+import { blockSeconds } from '../../../catalog/networks.ts';
+import { addCoverage } from '../../coverage.ts';
+import type { Tx } from '../../types.ts';
 
 export interface DemoContext {
   readonly tx: Tx;
   readonly scale: number;
   readonly days: number;
   readonly start: number;
+  /** The first block of the window per network. */
+  readonly startBlocks: Readonly<Record<string, number>>;
 }
 
 export function blockSpan(ctx: DemoContext, network: string): { first: number; count: number; seconds: number } {
   const seconds = blockSeconds(network);
-  const first = DEMO_START_BLOCKS[network];
+  const first = ctx.startBlocks[network];
   if (first === undefined) throw new Error(`demo: no start block for ${network}`);
   return { first, count: Math.floor((ctx.days * 86_400) / seconds), seconds };
 }
