@@ -21,6 +21,9 @@ const RUNS = 3;
 /** Time after "listening" for start-up garbage to be collected and the engine to go quiet. */
 const SETTLE_MS = 5_000;
 const TARGET_MIB = 120;
+/** Where the idle memory goes, for as long as the target is missed. */
+const IDLE_PROFILE =
+  "Where the idle target is missed (profiled by hand on the production build with --max-semi-space-size=4, about 130 MiB): /proc/<pid>/smaps shows about 41 MiB of the Node binary's pages and 30 MiB of libduckdb.so's, file-backed; the anonymous rest (about 56 MiB) is V8's heap (34 MiB reserved; a heap snapshot holds 18 MiB of live objects, 5.6 MiB of them compiled code and 4.9 MiB strings, mostly module source) and DuckDB's and libuv's own allocations. Without the flag V8 keeps about 22 MiB more of young-generation space grown while Fastify compiles its routes.";
 /**
  * The V8 flag package.json's start script and docs/deployment.md's systemd unit
  * give the server: young-generation space of 4 MiB per semi-space, instead of
@@ -126,6 +129,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     ],
     notes: [
       `Median of ${RUNS} server starts (chainq serve --no-demo --log-level warn on a store written by chainq demo), RSS read from /proc ${SETTLE_MS / 1000} s after "listening", before any request.`,
+      IDLE_PROFILE,
       ...streaming.notes,
     ],
   };
