@@ -2,6 +2,17 @@
 // The thread pool must be sized before anything touches it: every streamed
 // response holds one pool thread for DuckDB and one for the pipe read.
 process.env.UV_THREADPOOL_SIZE ??= '32';
-const { register } = await import('tsx/esm/api');
-register();
-await import('../src/cli/main.ts');
+// The production build (dist/server, made by `npm install` and `npm start`)
+// while it matches src/; otherwise src/ through tsx, so that an edited
+// checkout runs what it holds.
+const { fileURLToPath } = await import('node:url');
+const { freshBuild } = await import('../scripts/serverBuild.mjs');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const built = freshBuild(root);
+if (built) {
+  await import(built);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/main.ts');
+}

@@ -8,6 +8,8 @@ export interface ServerProcess {
   readonly url: string;
   readonly pid: number;
   readonly child: ChildProcess;
+  /** Everything it has written to stderr so far (its logs). */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export async function startListening(args: string[]): Promise<ServerProcess> {
     url,
     pid: child.pid!,
     child,
+    stderr: () => err,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());

@@ -10,7 +10,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_MEMORY_LIMIT, memoryBudget, parseMemorySize } from '../../src/cli/memoryLimit.ts';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
+import { defaultLaneLimits } from '../../src/store/exportLanes.ts';
 import { engineBeside } from '../lib/engineBeside.ts';
 import { cpuMsOf, createKeyCli, median, rssOf, startListening, startServer, timedGet, type ServerProcess } from '../lib/serverProcess.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
@@ -30,8 +32,14 @@ interface PreparedFormat {
 const SCALE = 12; // ≈250 ETH erc20 transfers per block; USDT is 40%: 10,000 blocks ≈ 1,000,000 rows
 const RUNS = 3;
 const FORMATS = ['csv', 'parquet', 'json'] as const;
-/** `chainq serve --memory-limit`'s default, which the bench server runs with. */
-const ENGINE_LIMIT_MIB = 256;
+/**
+ * The engine limit the bench server runs with: what `chainq serve` derives from
+ * its default --memory-limit with the engine threads and lanes it uses here.
+ */
+const ENGINE_LIMIT_MIB = (() => {
+  const lanes = defaultLaneLimits(Math.max(2, os.availableParallelism()));
+  return memoryBudget(parseMemorySize(DEFAULT_MEMORY_LIMIT), lanes.light + (lanes.heavy ?? 0)).engineBytes / (1024 * 1024);
+})();
 /** What the server may hold beyond the engine's limit while streaming (README "Performance"). */
 const HEADROOM_MIB = 128;
 

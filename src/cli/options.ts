@@ -36,7 +36,7 @@ export function normalizeStoreOption(opts: DataOption, set: (name: 'data', value
   if (target.engine !== 'clickhouse') set('data', target.dir);
 }
 
-export async function openStore(opts: DataOption & { memoryLimit?: string; readOnly?: boolean; threads?: number; exportLanes?: ExportLaneLimits }): Promise<Store> {
+export async function openStore(opts: DataOption & { memoryLimit?: string; streamBufferBytes?: number; readOnly?: boolean; threads?: number; exportLanes?: ExportLaneLimits }): Promise<Store> {
   const target = storeTargetOf(opts);
   return openStoreAt(target.engine === 'duckdb' ? { engine: 'duckdb', dir: path.resolve(opts.data) } : target, opts);
 }

@@ -15,6 +15,7 @@ import { isEmptyStore } from '../store/coverage.ts';
 import type { MetricsListener } from '../server/metricsListener.ts';
 import { registerMetricsRoute } from '../server/plugins/metrics.ts';
 import { linkOptions } from './linkOptions.ts';
+import { DEFAULT_MEMORY_LIMIT, engineSize, memoryBudget, memoryLimitOption, parseMemorySize } from './memoryLimit.ts';
 import { addOperateOptions, serveMetrics, serveShutdown, startOperatorMetrics, type OperateFlags } from './operateOptions.ts';
 import { backendOf, plansOf, PLANS_HELP, REDIS_HELP } from './metering.ts';
 import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, openStore, storeTargetOf, nonNegativeNumber, port, positiveInteger, positiveNumber } from './options.ts';
@@ -24,7 +25,7 @@ interface ServeOptions extends OperateFlags {
   port: number;
   host: string;
   logLevel: string;
-  memoryLimit?: string;
+  memoryLimit: number;
   threads?: number;
   lanes: boolean;
   heavyExports?: number;
@@ -51,7 +52,12 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port', port, 8080)
     .option('--host <host>', 'interface to listen on; 127.0.0.1 unless you mean to expose it', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', process.env.CHAINQ_LOG_LEVEL ?? 'info')
-    .option('--memory-limit <size>', "DuckDB memory limit; bounds the engine's caches and makes large sorts spill to disk", '256MB')
+    .option(
+      '--memory-limit <size>',
+      "bound on the server's memory (engine, stream buffers, Node), e.g. 1GiB; the engine's own limit and the buffers are derived from it, and large sorts spill to disk",
+      memoryLimitOption,
+      parseMemorySize(DEFAULT_MEMORY_LIMIT),
+    )
     .option('--threads <n>', 'DuckDB worker threads (default: the number of cores)', positiveInteger)
     .option('--heavy-exports <n>', 'heavy queries (planned cost of 1,000 blocks or more) exported at once (default: engine threads - 1, at least 2)', positiveInteger)
     .option('--no-lanes', 'one queue for every export, small or heavy (fair scheduling off)')
@@ -78,7 +84,16 @@ export function registerServe(program: Command): void {
       // ClickHouse takes writers from any number of servers.
       const threads = opts.threads ?? Math.max(2, os.availableParallelism());
       const exportLanes = { light: defaultLaneLimits(threads).light, heavy: opts.lanes ? (opts.heavyExports ?? defaultLaneLimits(threads).heavy) : null };
-      const store = await openStore({ ...opts, threads, exportLanes, readOnly: Boolean(opts.redis) && storeTargetOf(opts).engine === 'duckdb' });
+      const budget = memoryBudget(opts.memoryLimit, exportLanes.light + (exportLanes.heavy ?? 0));
+      logger.info({ memoryLimit: opts.memoryLimit, engineMemoryLimit: budget.engineBytes, streamBuffer: budget.streamBufferBytes }, 'memory budget');
+      const store = await openStore({
+        ...opts,
+        threads,
+        exportLanes,
+        memoryLimit: engineSize(budget.engineBytes),
+        streamBufferBytes: budget.streamBufferBytes,
+        readOnly: Boolean(opts.redis) && storeTargetOf(opts).engine === 'duckdb',
+      });
       if (!opts.redis && (await isNewStore(store))) {
         if (opts.demo) {
           process.stdout.write('new store: loading the demo dataset (synthetic data)…\n');

@@ -25,7 +25,7 @@ export interface EngineExport {
 
 export async function encodeBody(exp: EngineExport, format: Format, basename: string): Promise<EncodedBody> {
   await firstBytes(exp);
-  const body = FORMATS[format].envelope ? pipeInto(exp.stream, new JsonEnvelope()) : exp.stream;
+  const body = FORMATS[format].envelope ? pipeInto(exp.stream, new JsonEnvelope(exp.stream.readableHighWaterMark)) : exp.stream;
   return { body, headers: bodyHeaders(format, basename) };
 }
 

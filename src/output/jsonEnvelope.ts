@@ -10,8 +10,9 @@ const COMMA = 0x2c;
 const HEAD = Buffer.from('{"status":"success","events":[');
 
 export class JsonEnvelope extends Transform {
-  constructor() {
-    super({ highWaterMark: 256 * 1024 });
+  /** `highWaterMark`: the rows' stream's own, so that the envelope holds no more than its source. */
+  constructor(highWaterMark = 256 * 1024) {
+    super({ highWaterMark });
   }
 
   #count = 0;

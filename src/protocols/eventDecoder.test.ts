@@ -69,6 +69,49 @@ describe('createEventDecoder', () => {
   });
 });
 
+describe('createEventDecoder word by word', () => {
+  const TYPES = ['address', 'bool', 'uint8', 'int8', 'uint48', 'int48', 'uint56', 'int56', 'uint256', 'int256', 'int24', 'bytes1', 'bytes20', 'bytes32'];
+  const EXTREMES = (t: string, seed: number): unknown => {
+    const m = /^(u?)int(\d+)$/.exec(t);
+    if (m) {
+      const bits = BigInt(m[2]!);
+      const [min, max] = m[1] === 'u' ? [0n, 2n ** bits - 1n] : [-(2n ** (bits - 1n)), 2n ** (bits - 1n) - 1n];
+      const v = [min, max, 0n, m[1] === 'u' ? 1n : -1n][seed % 4]!;
+      return bits <= 48n ? Number(v) : v;
+    }
+    if (t === 'address') return `0x${(seed * 7919 + 17).toString(16).padStart(40, 'f')}`;
+    if (t === 'bool') return seed % 2 === 1;
+    const b = /^bytes(\d+)$/.exec(t);
+    if (b) return `0x${(seed % 2 ? 'ff' : 'A0').repeat(Number(b[1]))}`;
+    throw new Error(t);
+  };
+
+  it.each(TYPES)('decodes %s in the data and in a topic exactly as viem decodeEventLog does, at its extremes', (type) => {
+    const event = parseAbiItem(`event One(${type} indexed k, ${type} v, uint256 n)`) as AbiEvent;
+    const d = createEventDecoder(event);
+    for (let seed = 0; seed < 4; seed++) {
+      const k = EXTREMES(type, seed);
+      const v = EXTREMES(type, seed + 1);
+      const log = {
+        topics: encodeEventTopics({ abi: [event], eventName: 'One', args: { k } } as never) as Hex[],
+        data: encodeAbiParameters(event.inputs.slice(1), [v, 7n]),
+      };
+      const viem = decodeEventLog({ abi: [event], topics: log.topics as [Hex, ...Hex[]], data: log.data, strict: true }).args as Record<string, unknown>;
+      expect(d.decode(log)).toEqual(lowerAddresses(viem));
+    }
+  });
+
+  it('refuses a bool word other than 0 or 1 and a word that is not hex, in the data or a topic', () => {
+    const event = parseAbiItem('event Flag(bool indexed k, bool v)') as AbiEvent;
+    const d = createEventDecoder(event);
+    const word = (last: string) => `0x${'0'.repeat(63)}${last}` as Hex;
+    expect(d.decode({ topics: [toEventSelector(event), word('1')], data: word('0') })).toEqual({ k: true, v: false });
+    expect(d.decode({ topics: [toEventSelector(event), word('1')], data: word('2') })).toBeNull();
+    expect(d.decode({ topics: [toEventSelector(event), word('2')], data: word('1') })).toBeNull();
+    expect(d.decode({ topics: [toEventSelector(event), word('1')], data: word('g') })).toBeNull();
+  });
+});
+
 describe('createEventDecoder on arrays and tuples', () => {
   const A = '0x00000000000000000000000000000000000000aa';
   const B = '0x00000000000000000000000000000000000000bb';

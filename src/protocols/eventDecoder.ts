@@ -1,10 +1,15 @@
 /**
- * Decoding of one ABI event, with viem's ABI codec. viem's `decodeEventLog`
+ * Decoding of one ABI event, compiled once per event. viem's `decodeEventLog`
  * finds the ABI item by hashing every candidate's signature on every call
- * (about 15 µs per log); a decoder built once per event keeps the selector and
- * the parameter lists, and decodes a log in 1–2 µs with the same results
- * (eventDecoder.test.ts holds the two side by side for every event we read).
- * Addresses come out lowercase, the store's form.
+ * (about 15 µs per log), and its codec walks the parameter list with a cursor
+ * over bytes converted from the hex. A decoder built once per event keeps the
+ * selector and, for each value type (address, bool, intN, uintN, bytesN), a
+ * reader of its own 64 hex digits of the topic or data word: no bytes, no
+ * cursor, no per-log dispatch on the type. Data with dynamic or nested values
+ * (string, bytes, arrays, tuples) still goes through viem's codec. The results
+ * are viem's (eventDecoder.test.ts holds the two side by side for every event
+ * we read and for every value type); addresses come out lowercase, the store's
+ * form.
  */
 import { decodeAbiParameters, toEventSelector, type AbiEvent, type AbiParameter, type AbiParameterToPrimitiveType } from 'viem';
 import type { Hex, RpcLog } from './evmNode.ts';
@@ -25,6 +30,9 @@ export interface EventDecoder<E extends AbiEvent = AbiEvent> {
   decode(log: Pick<RpcLog, 'topics' | 'data'>): EventArgs<E> | null;
 }
 
+/** Reads one value from a log: its topics, its data, and (when the data needed viem's codec) the decoded data values. */
+type Reader = (topics: readonly Hex[], data: string, values: readonly unknown[]) => unknown;
+
 export function createEventDecoder<const E extends AbiEvent>(event: E): EventDecoder<E> {
   const selector = toEventSelector(event);
   const indexed = event.inputs.filter((p) => p.indexed);
@@ -33,6 +41,27 @@ export function createEventDecoder<const E extends AbiEvent>(event: E): EventDec
   // Fixed-size arrays and tuples of static values sit in the head in place, wider than one word.
   const headSize = data.reduce((n, p) => n + (isStatic(p) ? staticSize(p) : 32), 0);
   const staticDataSize = data.every((p) => isStatic(p)) ? headSize : null;
+  // Only data of plain words is read word by word; anything else is decoded whole by viem.
+  const wordsOnly = data.every((p) => wordReader(p) !== null);
+  let t = 1;
+  let d = 0;
+  const readers: Reader[] = event.inputs.map((p) => {
+    if (p.indexed) {
+      const at = t++;
+      const word = wordReader(p);
+      // A string, bytes, an array or a tuple (even of a fixed size) is in its topic only as its keccak256 hash.
+      if (p.type === 'string' || p.type === 'bytes' || p.type.endsWith(']') || p.type === 'tuple' || !word) return (topics) => topics[at];
+      return (topics) => word(topics[at] ?? '', 2);
+    }
+    const at = d++;
+    const word = wordReader(p);
+    if (wordsOnly && word) {
+      const offset = 2 + 64 * at;
+      return (_topics, hex) => word(hex, offset);
+    }
+    return (_topics, _hex, values) => (p.type === 'address' ? String(values[at]).toLowerCase() : values[at]);
+  });
+  const count = readers.length;
   return {
     event,
     selector,
@@ -41,20 +70,59 @@ export function createEventDecoder<const E extends AbiEvent>(event: E): EventDec
       const bytes = (log.data.length - 2) / 2;
       if (staticDataSize !== null ? bytes !== staticDataSize : bytes < headSize) return null;
       try {
+        const values = data.length && !wordsOnly ? decodeAbiParameters(data, log.data) : NONE;
         const out: Record<string, unknown> = {};
-        const values = data.length ? decodeAbiParameters(data, log.data) : [];
-        let t = 1;
-        let d = 0;
-        event.inputs.forEach((p, i) => {
-          if (p.indexed) out[names[i]!] = decodeTopic(p, log.topics[t++]!);
-          else out[names[i]!] = p.type === 'address' ? (values[d++] as string).toLowerCase() : values[d++];
-        });
+        for (let i = 0; i < count; i++) out[names[i]!] = readers[i]!(log.topics, log.data, values);
         return out as EventArgs<E>;
       } catch {
         return null;
       }
     },
   };
+}
+
+const NONE: readonly unknown[] = [];
+const HEX_WORD = /^[0-9a-fA-F]{64}$/;
+const FALSE_WORD = '0'.repeat(64);
+const TRUE_WORD = `${'0'.repeat(63)}1`;
+
+/**
+ * A reader of one 32-byte word at `offset` in a hex string, for a value type,
+ * giving what viem's codec gives: an integer of up to 48 bits as a number,
+ * wider ones as a bigint (signed ones in two's complement over the word), a
+ * bool only from 0 or 1 (anything else is not this event), bytesN as its
+ * first N bytes. Null for types that are not one word.
+ */
+function wordReader(p: AbiParameter): ((hex: string, offset: number) => unknown) | null {
+  const word = (hex: string, offset: number): string => {
+    const w = hex.slice(offset, offset + 64);
+    if (!HEX_WORD.test(w)) throw new Error('not a 32-byte word');
+    return w;
+  };
+  if (p.type === 'address') return (hex, offset) => `0x${word(hex, offset).slice(24).toLowerCase()}`;
+  if (p.type === 'bool')
+    return (hex, offset) => {
+      const w = word(hex, offset);
+      if (w === FALSE_WORD) return false;
+      if (w === TRUE_WORD) return true;
+      throw new Error('not a bool');
+    };
+  const int = /^(u?)int(\d*)$/.exec(p.type);
+  if (int) {
+    const signed = int[1] === '';
+    const small = Number(int[2] || '256') <= 48;
+    return (hex, offset) => {
+      const unsigned = BigInt(`0x${word(hex, offset)}`);
+      const v = signed ? BigInt.asIntN(256, unsigned) : unsigned;
+      return small ? Number(v) : v;
+    };
+  }
+  const fixed = /^bytes(\d+)$/.exec(p.type);
+  if (fixed) {
+    const digits = 2 * Number(fixed[1]);
+    return (hex, offset) => `0x${word(hex, offset).slice(0, digits).toLowerCase()}`;
+  }
+  return null;
 }
 
 const FIXED_ARRAY = /^(.*)\[(\d+)\]$/;
@@ -77,16 +145,6 @@ function staticSize(p: AbiParameter): number {
   if (fixed) return Number(fixed[2]) * staticSize(elementOf(p, fixed[1]!));
   if (p.type === 'tuple' && 'components' in p) return p.components.reduce((n, c) => n + staticSize(c), 0);
   return 32;
-}
-
-/**
- * An indexed value: a value type is ABI-encoded in the topic; a string,
- * bytes, an array or a tuple (even of a fixed size) only by its keccak256 hash.
- */
-function decodeTopic(p: AbiParameter, topic: Hex): unknown {
-  if (p.type === 'address') return `0x${topic.slice(26).toLowerCase()}`;
-  if (p.type === 'string' || p.type === 'bytes' || p.type.endsWith(']') || p.type === 'tuple') return topic;
-  return decodeAbiParameters([p], topic)[0];
 }
 
 /** The lowercase 0x address of a topic or address word. */

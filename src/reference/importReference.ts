@@ -5,10 +5,10 @@
  * earlier rows with the same key (the store's reference operations).
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../internal/packageRoot.ts';
 import type { Store } from '../store/types.ts';
 
-export const SEED_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'seed');
+export const SEED_DIR = path.join(PACKAGE_ROOT, 'src', 'reference', 'seed');
 
 /** Imports a token CSV: symbol,name,aliases(|-separated),network,address,decimals. Returns rows imported. */
 export function importTokens(store: Store, file: string): Promise<number> {

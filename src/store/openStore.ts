@@ -23,6 +23,8 @@ export interface OpenStoreOptions {
   readonly memoryLimit?: string;
   /** DuckDB: exports running at once, per lane. */
   readonly exportLanes?: ExportLaneLimits;
+  /** DuckDB: high-water mark of a streamed export's buffer, in bytes. */
+  readonly streamBufferBytes?: number;
 }
 
 /** The store at `target`, on the engine it names. */
@@ -33,6 +35,7 @@ export function openStoreAt(target: StoreTarget, opts: OpenStoreOptions = {}): P
     ...(opts.threads ? { threads: opts.threads } : {}),
     ...(opts.exportLanes ? { exportLanes: opts.exportLanes } : {}),
     ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}),
+    ...(opts.streamBufferBytes ? { streamBufferBytes: opts.streamBufferBytes } : {}),
     ...(opts.readOnly ? { readOnly: true } : {}),
   });
 }

@@ -8,10 +8,10 @@
 import type { FastifyInstance } from 'fastify';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ApiError } from '../../errors/apiError.ts';
+import { PACKAGE_ROOT } from '../../internal/packageRoot.ts';
 
-export const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'web');
+export const WEB_DIR = path.join(PACKAGE_ROOT, 'dist', 'web');
 
 const TYPES: Readonly<Record<string, string>> = {
   '.js': 'application/javascript; charset=utf-8',

@@ -39,6 +39,8 @@ export interface DuckDbStoreOptions {
    * their turn. Default: 8 light, one heavy per engine thread.
    */
   readonly exportLanes?: ExportLaneLimits;
+  /** High-water mark of a streamed export's buffer, in bytes (a server derives it from its memory bound). */
+  readonly streamBufferBytes?: number;
 }
 
 export class StoreLockedError extends Error {
@@ -47,6 +49,9 @@ export class StoreLockedError extends Error {
     this.name = 'StoreLockedError';
   }
 }
+
+/** A streamed export's buffer when the opener sets none. */
+const DEFAULT_STREAM_BUFFER = 256 * 1024;
 
 /** Connections of ended views kept for later views: the light and heavy lanes' worth on a small machine. */
 const IDLE_VIEW_CONNS = 16;
@@ -68,6 +73,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
   const file = opts.dataDir === null ? ':memory:' : path.join(opts.dataDir, 'chainq.duckdb');
   if (opts.dataDir !== null) fs.mkdirSync(opts.dataDir, { recursive: true });
   const readOnly = opts.readOnly ?? false;
+  const streamBufferBytes = opts.streamBufferBytes ?? DEFAULT_STREAM_BUFFER;
   const threads = opts.threads ?? Math.max(2, os.availableParallelism());
   const config: Record<string, string> = { threads: String(threads) };
   if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
@@ -415,7 +421,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     const done = connection.run(`COPY (${sql}) TO '${fifoPath}' ${copyOptions(format)}`, params).then(rowCount);
     // The body ends only once the engine has reported success, so that a
     // failure after the pipe closed can never pass for a complete result.
-    const stream = new PassThrough({ highWaterMark: 256 * 1024 });
+    const stream = new PassThrough({ highWaterMark: streamBufferBytes });
     source.pipe(stream, { end: false });
     source.on('end', () => {
       done.then(

@@ -31,30 +31,31 @@ function plain(p: AbiParam, v: unknown): unknown {
   return v;
 }
 
-/** One decoded value (viem's form) as the store keeps it. */
-function storedValue(input: CustomInput, param: AbiParam, v: unknown): AppendValue {
+/** How one decoded value (viem's form) becomes what the store keeps, chosen once per input rather than per log. */
+function storedForm(input: CustomInput, param: AbiParam): (v: unknown) => AppendValue {
   switch (input.kind) {
     case 'address':
     case 'topic_hash':
     case 'bytes':
-      return String(v).toLowerCase();
+      return (v) => String(v).toLowerCase();
     case 'bool':
-      return Boolean(v);
+      return Boolean;
     case 'string':
-      return String(v);
+      return String;
     case 'int':
     case 'wide_int':
       // viem gives small integers as numbers and wide ones as bigints; the store takes both as bigint.
-      return BigInt(v as number | bigint);
+      return (v) => BigInt(v as number | bigint);
     case 'json':
-      return JSON.stringify(plain(param, v));
+      return (v) => JSON.stringify(plain(param, v));
   }
 }
 
 interface DeclaredEvent {
   readonly dataset: string;
   readonly decoder: EventDecoder;
-  readonly inputs: readonly CustomInput[];
+  /** Per input: its column, the decoder's name for it, and its stored form. */
+  readonly columns: readonly { readonly column: string; readonly arg: string; readonly stored: (v: unknown) => AppendValue }[];
 }
 
 /** The decoder of one dataset on one network; the caller checks that the network is declared. */
@@ -65,7 +66,11 @@ export function createAbiDecoder(d: CustomDataset, network: string): JsDecoder {
   const bySelector = new Map<Hex, DeclaredEvent>();
   for (const e of d.events) {
     const decoder = createEventDecoder(e.abi);
-    bySelector.set(decoder.selector, { dataset: customDatasetId(d.name, e.event), decoder, inputs: e.inputs });
+    const columns = e.abi.inputs.flatMap((param, i) => {
+      const input = e.inputs[i];
+      return input ? [{ column: input.name, arg: param.name || String(i), stored: storedForm(input, param) }] : [];
+    });
+    bySelector.set(decoder.selector, { dataset: customDatasetId(d.name, e.event), decoder, columns });
   }
   return {
     protocol: `custom/${d.name}`,
@@ -82,9 +87,7 @@ export function createAbiDecoder(d: CustomDataset, network: string): JsDecoder {
       const args = e?.decoder.decode(log);
       if (!e || !args) return;
       const row: Record<string, AppendValue> = { ...ctx.logKey(log), contract_address: address };
-      e.decoder.event.inputs.forEach((param, i) => {
-        row[e.inputs[i]!.name] = storedValue(e.inputs[i]!, param, args[param.name || String(i)]);
-      });
+      for (const c of e.columns) row[c.column] = c.stored(args[c.arg]);
       ctx.emit(e.dataset, row);
     },
   };
