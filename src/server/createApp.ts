@@ -226,6 +226,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     });
     registerV1Fallback(v1);
   });
-  if (!opts.store.readOnly) await app.exports.start(opts.exports?.sweepSeconds);
+  // Unfinished exports resume once the routes' validators are compiled (they validate a job's parameters again).
+  if (!opts.store.readOnly) app.addHook('onReady', async () => app.exports.start(opts.exports?.sweepSeconds));
   return app;
 }
