@@ -10,7 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { FastifyInstance } from 'fastify';
+import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/server/createApp.ts';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createKey } from '../../src/metering/keys.ts';
 import type { ExportView, Manifest } from '../../src/server/exports/view.ts';
@@ -258,5 +262,54 @@ describe('export charges', () => {
     expect(r.statusCode).toBe(400);
     expect(r.json()).toMatchObject({ code: 'range_too_large', limit: 1_000, requested: 2_499 });
     expect(await blocksUsed(key)).toBe(0);
+  });
+});
+
+describe('export files delivered to an S3-compatible bucket', () => {
+  let server: S3rver;
+  let s3: S3Client;
+  let root: string;
+  let app: FastifyInstance;
+  let s3Clock = Date.UTC(2026, 0, 1);
+  const bucket = 'chainq-exports-test';
+  beforeAll(async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-s3-'));
+    server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(root, 's3') });
+    const { port } = await server.run();
+    const endpoint = `http://127.0.0.1:${port}`;
+    s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    app = await createApp({
+      store: t.store,
+      exports: { dir: path.join(root, 'exports'), ttlSeconds: 60, now: () => s3Clock, s3: { bucket, endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await server?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('puts each file in the bucket, names its object in the manifest, still serves it, and removes it on expiry', async () => {
+    const job = await accepted(await post({ app }, t.key, { endpoint: TRANSFERS, params: PARAMS, partition_blocks: 1_500 }));
+    expect((await settled({ app }, t.key, job.id)).status).toBe('done');
+    const manifest: Manifest = (await get({ app }, t.key, `/v1/exports/${job.id}/manifest.json`)).json();
+    expect(manifest.files).toHaveLength(2);
+    for (const f of manifest.files) {
+      const objectKey = `chainq-exports/${job.id}/${f.name}`;
+      expect(f.url).toBe(`s3://${bucket}/${objectKey}`);
+      const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
+      const bytes = Buffer.from(await object.Body!.transformToByteArray());
+      expect(sha256(bytes)).toBe(f.sha256);
+      expect(bytes.length).toBe(f.bytes);
+      const served = await get({ app }, t.key, `/v1/exports/${job.id}/files/${f.name}`);
+      expect(served.rawPayload.equals(bytes)).toBe(true);
+    }
+    // Nothing stays on local disk once delivered.
+    expect(fs.readdirSync(path.join(root, 'exports', job.id))).toEqual([]);
+    s3Clock += 61_000;
+    expect(await app.exports.sweep()).toBeGreaterThanOrEqual(1);
+    const first = `chainq-exports/${job.id}/${manifest.files[0]!.name}`;
+    await expect(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: first }))).rejects.toThrow();
   });
 });
