@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { EXPORTS_PATH } from '../../catalog/exports.ts';
 import { FORMATS } from '../../catalog/formats.ts';
 import type { DataRoute } from '../../catalog/derive/routes.ts';
 import { ApiError } from '../../errors/apiError.ts';
@@ -22,7 +23,6 @@ import { customRouteAt } from './custom.ts';
 import { sendDownload } from './links.ts';
 import { validateQuery } from './queryValidator.ts';
 
-export const EXPORTS_PATH = '/v1/exports';
 export const DEFAULT_PARTITION_BLOCKS = 100_000;
 export const DEFAULT_PARTITION_DAYS = 1;
 
