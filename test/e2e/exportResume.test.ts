@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createKey } from '../../src/metering/keys.ts';
 import type { ExportView, Manifest } from '../../src/server/exports/view.ts';
+import { spawnCli } from '../helpers/cli.ts';
 import { createDemoStore, spawnServer, type ServerProcess } from '../helpers/metered.ts';
 
 const ETH = DEMO_START_BLOCKS.ETH!;
@@ -90,5 +91,11 @@ describe('export resume after kill -9', () => {
       expect(createHash('sha256').update(file.body).digest('hex')).toBe(f.sha256);
     }
     expect(await blocksUsed(server)).toBe(2 * cost);
+
+    // `chainq status` shows no export left running, and the files kept on disk.
+    const status = await spawnCli(['status', '--data', dir, '--json']).done;
+    const exports = (JSON.parse(status.stdout) as { exports: { unfinished: unknown[]; files: number; diskBytes: number } }).exports;
+    const bytes = [...manifest.files, ...reference.files].reduce((a, f) => a + f.bytes, 0);
+    expect(exports).toEqual({ unfinished: [], files: 2 * partitions, diskBytes: bytes });
   });
 });

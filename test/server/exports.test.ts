@@ -148,6 +148,20 @@ describe('export jobs', () => {
     }
   });
 
+  it('partitions a venue export by days, named by dates, with the raw answer of its time range', async () => {
+    const params = { token: 'BTC', since: '2025-12-01T00:00:00Z', until: '2025-12-01T06:00:00Z' };
+    const job = await accepted(await post(t, t.key, { endpoint: '/v1/exchange/venue_a/raw_trades', params, format: 'csv' }));
+    expect((await settled(t, t.key, job.id)).status).toBe('done');
+    const manifest: Manifest = (await get(t, t.key, `/v1/exports/${job.id}/manifest.json`)).json();
+    expect(manifest.files.map(({ name, time_start, time_end, first_block_hash }) => ({ name, time_start, time_end, first_block_hash }))).toEqual([
+      { name: 'part-20251201-20251201.csv', time_start: '2025-12-01T00:00:00.000Z', time_end: '2025-12-01T06:00:00.000Z', first_block_hash: null },
+    ]);
+    const file = await get(t, t.key, `/v1/exports/${job.id}/files/${manifest.files[0]!.name}`);
+    const raw = await get(t, t.key, `/v1/exchange/venue_a/raw_trades?${query({ ...params, format: 'csv' })}`);
+    expect(file.body).toBe(raw.body);
+    expect(manifest.files[0]!.rows).toBe(parseCsv(raw.body).rows.length);
+  });
+
   it("shows another key's export to nobody but its owner: 404 on every route", async () => {
     const job = await accepted(await post(t, t.key, { endpoint: TRANSFERS, params: PARAMS, partition_blocks: 2_500 }));
     await settled(t, t.key, job.id);
@@ -197,6 +211,11 @@ describe('export charges', () => {
     const done = await settled(m, key, job.id);
     expect(done).toMatchObject({ status: 'done', charged: 2499, cost: 2499 });
     expect(await blocksUsed(key)).toBe(2499);
+    // /metrics counts the partitions, their rows and bytes.
+    const metrics = await m.app.metrics.render();
+    expect(Number(/^chainq_export_partitions_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(4);
+    expect(Number(/^chainq_export_rows_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(done.rows);
+    expect(Number(/^chainq_export_bytes_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(done.bytes);
     const usage = await m.app.inject({ method: 'GET', url: '/v1/usage?charges=10', headers: { 'x-api-key': key } });
     const charges = (usage.json() as { last_charges: { request_id: string; cost: number }[] }).last_charges;
     expect(charges.map((c) => c.request_id).sort()).toEqual([0, 1, 2, 3].map((i) => `${job.id}-${i}`));
