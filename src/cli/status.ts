@@ -54,9 +54,7 @@ export function registerStatus(program: Command): void {
           process.stdout.write(`  ${v.dataset.padEnd(vw)}  ${v.network}  ${v.at}  ${v.blocks.toLocaleString('en-US')} ${v.sampled ? 'sampled ' : ''}blocks against ${v.node}: ${outcome}\n`);
         }
       }
-      process.stdout.write(
-        `\nexports: ${exports.unfinished.length} unfinished; ${exports.files} file${exports.files === 1 ? '' : 's'} on disk, ${(exports.diskBytes / 1024 / 1024).toFixed(1)} MiB\n`,
-      );
+      process.stdout.write(`\nexports: ${exports.unfinished.length} unfinished; ${exports.files} file${exports.files === 1 ? '' : 's'} on disk, ${(exports.diskBytes / 1024 / 1024).toFixed(1)} MiB\n`);
       for (const e of exports.unfinished) process.stdout.write(`  ${e.id}  ${e.status}  ${e.endpoint}  ${e.partitionsDone}/${e.partitions} partitions\n`);
       if (server) {
         process.stdout.write(`\nserved live by pid ${server.info.pid} since ${server.info.startedAt}; ${jobs.length ? 'jobs:' : 'no ingestion jobs'}\n`);

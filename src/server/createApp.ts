@@ -216,7 +216,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
         return resolve(job.endpoint, isRecord(params) ? params : {});
       },
       meterClock: meter.clock,
-      onError: (err, job) => app.log.error({ err, export: job.id }, 'export failed'),
+      onError: (err, job) => app.log.error({ err, export: job?.id ?? null }, job ? 'export failed' : 'export expiry sweep failed'),
     });
     registerExports(v1, ctx, runner, resolve);
     app.decorate('exports', runner);

@@ -35,7 +35,8 @@ export interface ExportRunnerOptions {
   readonly metrics: Metrics;
   /** Validates a stored export's parameters again (the server's own validator). */
   resolve(job: StoredExport): Promise<ResolvedExport>;
-  readonly onError: (e: unknown, job: StoredExport) => void;
+  /** A failure the runner cannot answer to a client: of an export, or of the expiry sweep (null). */
+  readonly onError: (e: unknown, job: StoredExport | null) => void;
   /** The meter's clock: when charges are made, and so the month they count in. */
   readonly meterClock: () => number;
   /** The clock of expiry. */
@@ -240,7 +241,7 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
       for (const job of all.reverse()) if (job.status === 'queued' || job.status === 'running') runner.submit(job);
       await runner.sweep();
       sweeper = setInterval(() => {
-        runner.sweep().catch((e: unknown) => opts.onError(e, queue[0] ?? all[0]!));
+        runner.sweep().catch((e: unknown) => opts.onError(e, null));
       }, sweepSeconds * 1000);
       sweeper.unref();
     },

@@ -77,6 +77,8 @@ export function registerExports(v1: FastifyInstance, ctx: PlanContext, runner: E
 
   v1.post(EXPORTS_PATH, async (request, reply) => {
     const keyId = keyOf(request);
+    // A server reading a store it may not write (several DuckDB servers sharing one with --redis) cannot record jobs.
+    if (ctx.store.readOnly) throw new ApiError('unavailable', 'this server opens its store read-only and cannot run export jobs; send the export to a server that writes the store');
     const req = parseExportRequest(request.body);
     const { route, query } = await resolve(req.endpoint, req.params);
     const snap = await ctx.store.snapshot();
