@@ -47,7 +47,7 @@ export interface ExportRunnerOptions {
 interface Live {
   cancelled: boolean;
   readonly startedAt: number;
-  readonly doneAtStart: number;
+  doneAtStart: number;
   done: number;
 }
 
@@ -175,13 +175,24 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
   }
 
   async function runJob(queued: StoredExport): Promise<void> {
+    // Known as running before the first await, so that a cancel arriving meanwhile is seen by the loop below.
+    const me: Live = { cancelled: false, startedAt: now(), doneAtStart: 0, done: 0 };
+    live.set(queued.id, me);
+    try {
+      await runLive(queued, me);
+    } finally {
+      live.delete(queued.id);
+    }
+  }
+
+  async function runLive(queued: StoredExport, me: Live): Promise<void> {
     const fresh = await store.exports.get(queued.id);
     if (!fresh || (fresh.status !== 'queued' && fresh.status !== 'running')) return;
     const done = new Set((await store.exports.parts(fresh.id)).map((p) => p.index));
+    me.doneAtStart = done.size;
+    me.done = done.size;
     const state = { job: { ...fresh, status: 'running' as const } };
     await store.exports.save(state.job);
-    const me: Live = { cancelled: false, startedAt: now(), doneAtStart: done.size, done: done.size };
-    live.set(fresh.id, me);
     try {
       const resolved = await opts.resolve(fresh);
       const partitions = partitionsOf(exportRangeOf(fresh), fresh.partitionSize);
@@ -203,8 +214,6 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
         : { code: 'internal_error', message: 'the export failed on the server; the partitions already written stay charged and downloadable' };
       if (!isApiError(e)) opts.onError(e, state.job);
       await finish(state.job, 'failed', error);
-    } finally {
-      live.delete(fresh.id);
     }
   }
 
