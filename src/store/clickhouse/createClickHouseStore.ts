@@ -30,6 +30,7 @@ import { clickHouseLabelNamespaces } from './labelNamespaces.ts';
 import { clickHouseUsage } from './usage.ts';
 import { clickHouseChainWrites } from './chainWrites.ts';
 import { clickHouseReference } from './reference.ts';
+import { clickHouseExports } from './exports.ts';
 import { clickHouseTime } from './time.ts';
 import type { ClickHouseStore, ClickHouseValue } from './types.ts';
 
@@ -179,6 +180,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     chain: clickHouseChainWrites(() => store),
     labelNamespaces: clickHouseLabelNamespaces(() => store),
     reference: clickHouseReference(() => store),
+    exports: clickHouseExports(() => store),
     copyToStream,
     async copyToFile(sql, params, format, file) {
       const exp = await copyToStream(sql, params, format);
