@@ -16,7 +16,7 @@ import type { CoverageEntry } from '../../src/catalog/coverage.ts';
 import type { VerifyReport } from '../../src/ingest/evm/verifyEvm.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
-import { tamperWithRows } from '../../src/store/verification.ts';
+import { tamperWithRows } from '../helpers/tamperWithRows.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain, type Chain } from '../helpers/chain.ts';
 import { runCli } from '../helpers/cli.ts';

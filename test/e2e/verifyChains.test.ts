@@ -13,7 +13,7 @@ import type { CoverageEntry } from '../../src/catalog/coverage.ts';
 import type { VerifyReport } from '../../src/ingest/evm/verifyEvm.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
-import { tamperWithRows } from '../../src/store/verification.ts';
+import { tamperWithRows } from '../helpers/tamperWithRows.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startServer, type Server } from '../helpers/server.ts';
 import { startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyReport } from '../../src/ingest/evm/verifyEvm.ts';
 import { coverageReport } from '../../src/query/coverageReport.ts';
 import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
-import { tamperWithRows } from '../../src/store/verification.ts';
+import { tamperWithRows } from '../helpers/tamperWithRows.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { bitcoindHandler, BtcChain } from '../ingest/fixtures/btc.ts';

@@ -12,7 +12,7 @@ import { chainEndpoints } from '../../src/catalog/index.ts';
 import type { VerifyReport } from '../../src/ingest/evm/verifyEvm.ts';
 import { coverageReport } from '../../src/query/coverageReport.ts';
 import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
-import { tamperWithRows } from '../../src/store/verification.ts';
+import { tamperWithRows } from '../helpers/tamperWithRows.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain } from '../helpers/chain.ts';
 import { runCli } from '../helpers/cli.ts';
