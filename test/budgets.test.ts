@@ -28,8 +28,8 @@ const TARGET_FUNCTION_LINES = 120;
  * targets. Several files other work is reshaping at the same time (EVM
  * ingestion, the stores, the protocol catalog) hold most of what remains.
  */
-const REACHED_AS = 233;
-const REACHED_NON_NULL = 180;
+const REACHED_AS = 198;
+const REACHED_NON_NULL = 172;
 /**
  * Functions still longer than TARGET_FUNCTION_LINES, with their length when
  * this list was made: each may shrink, none may grow, and no other function
@@ -42,7 +42,7 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'ingest/evm/ingestEvm.ts#ingestEvm': 324,
   'ingest/evm/verifyEvm.ts#verifyEvm': 219,
   'ingest/http/nodePool.ts#createNodePool': 172,
-  'ingest/rpc/createRpc.ts#createRpc': 240,
+  'ingest/rpc/createRpc.ts#createRpc': 238,
   'internal/metrics.ts#createMetrics': 162,
   'metering/embeddedBackend.ts#createEmbeddedBackend': 121,
   'operator/jobManager.ts#createJobManager': 124,

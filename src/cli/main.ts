@@ -1,7 +1,5 @@
 /** The `chainq` command. One file per command beside this one. */
 import { Command } from 'commander';
-import { StoreLockedError } from '../store/duckdb/createDuckDbStore.ts';
-import { StoreTargetError } from '../store/target.ts';
 import { registerDemo } from './demo.ts';
 import { registerIngest } from './ingest.ts';
 import { registerIngestSources } from './ingest-sources.ts';
@@ -36,7 +34,7 @@ registerVerify(program);
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
-  const message = e instanceof StoreLockedError || e instanceof StoreTargetError ? e.message : e instanceof Error ? e.message : String(e);
+  const message = e instanceof Error ? e.message : String(e);
   process.stderr.write(`chainq: ${message}\n`);
   // A command that failed ends here, whatever it had opened: a server that failed to start
   // would otherwise stay alive on its store and helpers, and never listen.

@@ -13,6 +13,7 @@ import { parseAbiItem, type AbiEvent, type AbiParameter } from 'abitype';
 type AbiEventParameter = AbiEvent['inputs'][number];
 import { networkInfo } from '../networks.ts';
 import type { ColumnType, StoredType } from '../types.ts';
+import { InvalidInputError } from '../../errors/chainqError.ts';
 
 /** How one ABI input is kept and served. */
 export type CustomValueKind =
@@ -62,12 +63,7 @@ export interface CustomDataset {
 }
 
 /** A declaration the service cannot accept; the message says what to change. */
-export class CustomDeclarationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CustomDeclarationError';
-  }
-}
+export class CustomDeclarationError extends InvalidInputError {}
 
 const NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -6,6 +6,7 @@
 import { createHttpNodePool, fetchOnce, HttpError, redact, type HttpOptions } from '../http/fetchWithRetry.ts';
 import type { NodeStatus, Verdict } from '../http/nodePool.ts';
 import { judgeRetryable, RetryableError } from '../http/retry.ts';
+import { SourceError } from '../../errors/chainqError.ts';
 
 export interface BtcScriptPubKey {
   readonly address?: string;
@@ -63,15 +64,15 @@ interface RpcAnswer<T> {
 const RPC_IN_WARMUP = -28;
 
 /** A node still loading its chain: another node, or this one a little later, will answer. */
-class WarmupError extends Error {}
+class WarmupError extends SourceError {}
 const isWarmup = (e: unknown) => e instanceof WarmupError;
 
-export class BtcRpcError extends Error {
-  readonly code: number;
+export class BtcRpcError extends SourceError {
+  /** bitcoind's error code (`code` is the error's kind, as every internal error's). */
+  readonly rpcCode: number;
   constructor(method: string, code: number, message: string) {
     super(`bitcoind ${method}: ${message} (code ${code})`);
-    this.name = 'BtcRpcError';
-    this.code = code;
+    this.rpcCode = code;
   }
 }
 

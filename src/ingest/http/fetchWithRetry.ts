@@ -7,6 +7,7 @@
 import { parseRetryAfter } from '../../utils/retryAfter.ts';
 import { createNodePool, type NodePool } from './nodePool.ts';
 import { backoffOf, RetryableError, withRetry, type RetryPolicy } from './retry.ts';
+import { SourceError } from '../../errors/chainqError.ts';
 
 export interface HttpOptions {
   readonly retry: RetryPolicy;
@@ -22,11 +23,10 @@ export interface HttpOptions {
 
 const RETRYABLE_STATUS = (s: number) => s === 408 || s === 425 || s === 429 || (s >= 500 && s !== 501 && s !== 505);
 
-export class HttpError extends Error {
+export class HttpError extends SourceError {
   readonly status: number;
   constructor(url: string, status: number, body: string) {
     super(`${redact(url)} answered HTTP ${status}${body ? `: ${body.slice(0, 300)}` : ''}`);
-    this.name = 'HttpError';
     this.status = status;
   }
 }
