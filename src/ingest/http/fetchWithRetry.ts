@@ -4,6 +4,7 @@
  * 5xx other than 501/505). Anything else is the caller's to judge, such as a
  * 404 meaning "this archive file does not exist".
  */
+import { describeSchemaError, parseWith, type Validator } from '../../utils/jsonSchema.ts';
 import { parseRetryAfter } from '../../utils/retryAfter.ts';
 import { createNodePool, type NodePool } from './nodePool.ts';
 import { backoffOf, RetryableError, withRetry, type RetryPolicy } from './retry.ts';
@@ -83,13 +84,17 @@ export async function fetchOnce<T>(url: string, init: RequestInit, opts: Omit<Ht
 
 type PostJsonOptions = Omit<HttpOptions, 'retry'> & { headers?: Record<string, string>; rewrite?: (text: string) => string };
 
-/** POSTs JSON and parses the JSON answer; non-2xx answers that are not retryable throw HttpError. */
-export async function postJson<T>(url: string, body: unknown, opts: HttpOptions & PostJsonOptions): Promise<T> {
-  return withRetry(opts.retry, () => postJsonOnce<T>(url, body, opts));
+/**
+ * POSTs JSON and parses the JSON answer as `validate` describes it; non-2xx
+ * answers that are not retryable throw HttpError, an answer of another shape
+ * a SourceError naming the field.
+ */
+export async function postJson<T>(url: string, body: unknown, opts: HttpOptions & PostJsonOptions, validate: Validator<T>): Promise<T> {
+  return withRetry(opts.retry, () => postJsonOnce(url, body, opts, validate));
 }
 
 /** One attempt of postJson (for a node pool, which retries on another node). */
-export async function postJsonOnce<T>(url: string, body: unknown, opts: PostJsonOptions): Promise<T> {
+export async function postJsonOnce<T>(url: string, body: unknown, opts: PostJsonOptions, validate: Validator<T>): Promise<T> {
   return fetchOnce(
     url,
     {
@@ -101,12 +106,14 @@ export async function postJsonOnce<T>(url: string, body: unknown, opts: PostJson
     async (res) => {
       const text = await res.text();
       if (!res.ok) throw new HttpError(url, res.status, text);
+      let doc: unknown;
       try {
-        return JSON.parse(opts.rewrite ? opts.rewrite(text) : text) as T;
+        doc = JSON.parse(opts.rewrite ? opts.rewrite(text) : text);
       } catch {
         // Truncated JSON from a proxy that cut the connection: worth another try.
         throw new RetryableError(`${redact(url)} answered invalid JSON (${text.length} bytes): ${text.slice(0, 120)}`);
       }
+      return parseWith(validate, doc, (e) => new SourceError(`${redact(url)} answered JSON of another shape: ${e ? describeSchemaError('answer', e) : 'invalid'}`));
     },
   );
 }
