@@ -16,6 +16,7 @@ import type { Store, Tx } from '../../store/types.ts';
 import type { ArraySink } from '../rpc/createRpc.ts';
 import type { LogSink, RpcLog } from '../rpc/getLogs.ts';
 import type { EngineBatch, EngineDecoder, JsDecoder } from './types.ts';
+import { errnoCode } from '../../utils/errorText.ts';
 
 /** The log fields read from the file; every one is kept as the node's text. */
 const LOG_COLUMNS = `{address: 'VARCHAR', topics: 'VARCHAR[]', data: 'VARCHAR', blockNumber: 'VARCHAR', blockHash: 'VARCHAR', transactionHash: 'VARCHAR', transactionIndex: 'VARCHAR', logIndex: 'VARCHAR', removed: 'BOOLEAN'}`;
@@ -53,7 +54,7 @@ const alive = (pid: number) => {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'; // someone else's live process
+    return errnoCode(e) === 'EPERM'; // someone else's live process
   }
 };
 
