@@ -28,7 +28,7 @@ const TARGET_FUNCTION_LINES = 120;
  * targets. Several files other work is reshaping at the same time (EVM
  * ingestion, the stores, the protocol catalog) hold most of what remains.
  */
-const REACHED_AS = 175;
+const REACHED_AS = 172;
 const REACHED_NON_NULL = 145;
 /**
  * Functions still longer than TARGET_FUNCTION_LINES, with their length when

@@ -136,13 +136,13 @@ export function createHttpNodePool(urls: readonly string[], http: HttpOptions, s
 
 function describeFetchError(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
-  const cause = (e as { cause?: unknown }).cause;
-  const code = cause && typeof cause === 'object' && 'code' in cause ? ` (${String((cause as { code: unknown }).code)})` : '';
+  const cause: unknown = e.cause;
+  const code = cause && typeof cause === 'object' && 'code' in cause ? ` (${String(cause.code)})` : '';
   return `${e.name === 'TimeoutError' ? 'timed out' : e.message}${code}`;
 }
 
 function isBodyReadFailure(e: unknown): boolean {
   if (e instanceof RetryableError) return false;
   if (!(e instanceof Error)) return false;
-  return e.name === 'TimeoutError' || e.name === 'AbortError' || /terminated|socket|ECONNRESET|premature|aborted/i.test(`${e.message} ${String((e as { cause?: unknown }).cause ?? '')}`);
+  return e.name === 'TimeoutError' || e.name === 'AbortError' || /terminated|socket|ECONNRESET|premature|aborted/i.test(`${e.message} ${String(e.cause ?? '')}`);
 }
