@@ -1,7 +1,5 @@
 /** The `chainq` command. One file per command beside this one, loaded when that command runs (commands.ts). */
 import { Command } from 'commander';
-import { StoreLockedError } from '../store/openStore.ts';
-import { StoreTargetError } from '../store/target.ts';
 import { registerCommands } from './commands.ts';
 import { normalizeStoreOption, type DataOption } from './options.ts';
 
@@ -14,7 +12,7 @@ await registerCommands(program, process.argv);
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
-  const message = e instanceof StoreLockedError || e instanceof StoreTargetError ? e.message : e instanceof Error ? e.message : String(e);
+  const message = e instanceof Error ? e.message : String(e);
   process.stderr.write(`chainq: ${message}\n`);
   // A command that failed ends here, whatever it had opened: a server that failed to start
   // would otherwise stay alive on its store and helpers, and never listen.

@@ -19,6 +19,7 @@ import { DEFAULT_MEMORY_LIMIT, engineSize, memoryBudget, memoryLimitOption, pars
 import { addOperateOptions, serveMetrics, serveShutdown, startOperatorMetrics, type OperateFlags } from './operateOptions.ts';
 import { backendOf, plansOf, PLANS_HELP, REDIS_HELP } from './metering.ts';
 import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, openStore, storeTargetOf, nonNegativeNumber, port, positiveInteger, positiveNumber } from './options.ts';
+import { messageOf } from '../utils/errorText.ts';
 
 interface ServeOptions extends OperateFlags {
   data: string;
@@ -169,7 +170,7 @@ export function registerServe(program: Command): void {
         try {
           reloadPlans();
         } catch (e) {
-          logger.error({ err: (e as Error).message }, 'plans reload failed; the plans in force are unchanged');
+          logger.error({ err: messageOf(e) }, 'plans reload failed; the plans in force are unchanged');
         }
       });
       const address = await app.listen({ port: opts.port, host: opts.host });

@@ -37,10 +37,10 @@ export function registerStatus(program: Command): void {
         `${d.time_min ?? ''} – ${d.time_max ?? ''}`,
       ]);
       const head = ['dataset', 'network', 'rows', 'blocks', 'time'];
-      const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+      const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
       const line = (r: string[]) =>
         r
-          .map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+          .map((c, i) => (i === 2 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
           .join('  ')
           .trimEnd();
       process.stdout.write(`${[line(head), ...rows.map(line)].join('\n')}\n`);

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { messageOf } from '../utils/errorText.ts';
 
 export interface Plan {
   readonly name: string;
@@ -63,7 +64,7 @@ export function parsePlans(text: string, source = 'plans file', base: Plans = DE
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${source}: not valid JSON (${(e as Error).message})`);
+    throw new Error(`${source}: not valid JSON (${messageOf(e)})`);
   }
   const plans = (doc as { plans?: unknown } | null)?.plans;
   if (typeof doc !== 'object' || doc === null || typeof plans !== 'object' || plans === null || Array.isArray(plans)) {

@@ -18,6 +18,8 @@
 import type { Redis as RedisClient } from 'ioredis';
 import { RECENT_CHARGES_KEPT, type AdmitInput, type AdmitResult, type ChargeRecord, type MeterBackend, type Reservation, type ReserveResult, type UsageRow } from './backend.ts';
 import { WINDOW_MS } from './period.ts';
+import { messageOf } from '../utils/errorText.ts';
+import { compileSchema, parseWith } from '../utils/jsonSchema.ts';
 
 export const HOLD_TTL_MS = 60 * 60 * 1000;
 export const PERIOD_TTL_S = 400 * 86_400;
@@ -44,6 +46,13 @@ end
 `;
 
 // KEYS: rl q h z x · ARGV: count(0|1) windowTtlMs now periodTtl
+const validateScriptAnswer = compileSchema<readonly [number | string, number | string, number | string]>({
+  type: 'array',
+  minItems: 3,
+  maxItems: 3,
+  items: { type: ['number', 'string'] },
+});
+
 const ADMIT = `${REAP}
 local count = 0
 if ARGV[1] == '1' then
@@ -124,7 +133,7 @@ export async function createRedisBackend(opts: RedisBackendOptions): Promise<Met
     await redis.connect();
   } catch (e) {
     redis.disconnect();
-    throw new Error(`cannot reach Redis at ${redactUrl(opts.url)}: ${(e as Error).message}`);
+    throw new Error(`cannot reach Redis at ${redactUrl(opts.url)}: ${messageOf(e)}`);
   }
   redis.defineCommand('cqAdmit', { numberOfKeys: 5, lua: ADMIT });
   redis.defineCommand('cqReserve', { numberOfKeys: 4, lua: RESERVE });
@@ -141,7 +150,11 @@ export async function createRedisBackend(opts: RedisBackendOptions): Promise<Met
     const b = base(keyId);
     return [`${b}:q:${period}`, `${b}:h:${period}`, `${b}:z:${period}`, `${b}:x:${period}`];
   };
-  const nums = (v: unknown) => (v as (number | string)[]).map(Number);
+  /** The three numbers the admit and reserve scripts answer. */
+  const nums = (v: unknown): [number, number, number] => {
+    const [a, b, c] = parseWith(validateScriptAnswer, v, () => new Error(`Redis answered a metering script with ${JSON.stringify(v)}`));
+    return [Number(a), Number(b), Number(c)];
+  };
 
   return {
     kind: 'redis',
@@ -150,12 +163,12 @@ export async function createRedisBackend(opts: RedisBackendOptions): Promise<Met
       const [count, used, reserved] = nums(
         await admitScript(`${base(input.keyId)}:rl:${input.window}`, ...periodKeys(input.keyId, input.period), input.countRequest ? 1 : 0, 2 * WINDOW_MS, input.now, PERIOD_TTL_S),
       );
-      return { count: count!, used: used!, reserved: reserved! };
+      return { count, used, reserved };
     },
 
     async reserve(r: Reservation, budget: number | null): Promise<ReserveResult> {
       const [ok, used, reserved] = nums(await reserveScript(...periodKeys(r.keyId, r.period), r.id, r.cost, budget ?? -1, r.at, HOLD_TTL_MS, PERIOD_TTL_S));
-      return { ok: ok === 1, used: used!, reserved: reserved! };
+      return { ok: ok === 1, used, reserved };
     },
 
     async commit(r: Reservation): Promise<void> {

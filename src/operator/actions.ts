@@ -17,6 +17,7 @@ import { buildDatasets } from '../store/copyStore.ts';
 import type { Store } from '../store/types.ts';
 import { clearDatasets, compactDatasets, datasetStatus, type DatasetStatus } from '../store/maintenance.ts';
 import { verificationRecords } from '../store/verification.ts';
+import { InvalidInputError } from '../errors/chainqError.ts';
 
 export interface OperatorContext {
   readonly store: Store;
@@ -28,12 +29,7 @@ export interface OperatorContext {
 }
 
 /** An operator mistake (unknown plan, no such key): the CLI prints the message and exits 1. */
-export class OperatorError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OperatorError';
-  }
-}
+export class OperatorError extends InvalidInputError {}
 
 export interface KeyView {
   readonly id: string;

@@ -14,15 +14,14 @@ import { OperatorError, type ActionInput, type ActionName, type ActionOutput } f
 import type { JobStatus } from './jobManager.ts';
 import type { JobSpec } from './jobSpec.ts';
 import type { JobMessage } from './runJob.ts';
+import { errnoCode } from '../utils/errorText.ts';
+import { describeSchemaError, parseWith, type Validator } from '../utils/jsonSchema.ts';
+import { actionOutput, validateErrorBody, validateJobMessage, validateJobStatus, validateJobStatuses, validateOperatorInfo, type OperatorInfo } from './channelMessages.ts';
 
 /** Written by the server beside the store: who holds it, and where its socket is. */
 export const OPERATOR_FILE = 'chainq.operator.json';
 
-export interface OperatorInfo {
-  readonly pid: number;
-  readonly socket: string;
-  readonly startedAt: string;
-}
+export type { OperatorInfo } from './channelMessages.ts';
 
 /**
  * The socket's path: `<data>/chainq.sock`, unless that is longer than a Unix
@@ -35,12 +34,15 @@ export function socketPathFor(dataDir: string): string {
   return path.join(os.tmpdir(), `chainq-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}.sock`);
 }
 
-function readInfo(dataDir: string): OperatorInfo | null {
+/** The server's file in `dataDir`; null when there is none, or none this version can read. */
+export function readOperatorInfo(file: string): OperatorInfo | null {
+  let doc: unknown;
   try {
-    return JSON.parse(fs.readFileSync(path.join(dataDir, OPERATOR_FILE), 'utf8')) as OperatorInfo;
+    doc = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch {
     return null;
   }
+  return validateOperatorInfo(doc) ? doc : null;
 }
 
 const alive = (pid: number) => {
@@ -48,7 +50,7 @@ const alive = (pid: number) => {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoCode(e) === 'EPERM';
   }
 };
 
@@ -91,7 +93,8 @@ function request(socket: string, method: string, urlPath: string, body?: unknown
   });
 }
 
-function parse<T>(a: Answer): T {
+/** The answer's JSON when it is a success the schema accepts; an error answer throws its message. */
+function parse<T>(a: Answer, validate: Validator<T>): T {
   let doc: unknown;
   try {
     doc = JSON.parse(a.body);
@@ -99,10 +102,10 @@ function parse<T>(a: Answer): T {
     throw new Error(`the server answered ${a.status} with no JSON`);
   }
   if (a.status >= 400) {
-    const message = (doc as { error?: string }).error ?? `error ${a.status}`;
+    const message = validateErrorBody(doc) ? doc.error : `error ${a.status}`;
     throw a.status < 500 ? new OperatorError(message) : new Error(message);
   }
-  return doc as T;
+  return parseWith(validate, doc, (e) => new Error(`the server's answer is not understood: ${e ? describeSchemaError('answer', e) : 'invalid'}`));
 }
 
 /** Whether a chainq server answers on the operator socket `socket`. */
@@ -116,7 +119,7 @@ export async function answersAt(socket: string): Promise<boolean> {
 
 /** The running server that holds this data directory's store, or null when none does. */
 export async function findServer(dataDir: string): Promise<OperatorClient | null> {
-  const info = readInfo(dataDir);
+  const info = readOperatorInfo(path.join(dataDir, OPERATOR_FILE));
   if (!info || !alive(info.pid)) return null;
   return (await answersAt(info.socket)) ? connectServer(info) : null;
 }
@@ -125,18 +128,19 @@ export function connectServer(info: OperatorInfo): OperatorClient {
   const { socket } = info;
   return {
     info,
-    async action(name, input) {
-      return parse(await request(socket, 'POST', `/actions/${name}`, input ?? {}));
+    async action<N extends ActionName>(name: N, input: ActionInput<N>): Promise<ActionOutput<N>> {
+      return parse(await request(socket, 'POST', `/actions/${name}`, input ?? {}), actionOutput(name));
     },
     async jobs() {
-      return parse<JobStatus[]>(await request(socket, 'GET', '/jobs'));
+      return parse(await request(socket, 'GET', '/jobs'), validateJobStatuses);
     },
     async stopJob(id) {
-      return parse<JobStatus>(await request(socket, 'POST', `/jobs/${encodeURIComponent(id)}/stop`, {}));
+      return parse(await request(socket, 'POST', `/jobs/${encodeURIComponent(id)}/stop`, {}), validateJobStatus);
     },
     startJob(spec, opts) {
       return new Promise<JobRun>((resolve, reject) => {
-        let settle: ((m: Extract<JobMessage, { type: 'done' | 'failed' }>) => void) | null = null;
+        // Replaced by the promise's resolver at once: a Promise runs its executor before returning.
+        let settle: (m: Extract<JobMessage, { type: 'done' | 'failed' }>) => void = () => undefined;
         const ended = new Promise<Extract<JobMessage, { type: 'done' | 'failed' }>>((r) => {
           settle = r;
         });
@@ -148,7 +152,7 @@ export function connectServer(info: OperatorInfo): OperatorClient {
             res.on('data', (c: Buffer) => chunks.push(c));
             res.on('end', () => {
               try {
-                parse({ status: res.statusCode ?? 500, body: Buffer.concat(chunks).toString('utf8') });
+                parse({ status: res.statusCode ?? 500, body: Buffer.concat(chunks).toString('utf8') }, validateJobStatus);
               } catch (e) {
                 reject(e);
               }
@@ -163,7 +167,7 @@ export function connectServer(info: OperatorInfo): OperatorClient {
               const line = buffered.slice(0, nl);
               buffered = buffered.slice(nl + 1);
               if (!line) continue;
-              const m = JSON.parse(line) as JobMessage;
+              const m = parseWith(validateJobMessage, JSON.parse(line), (e) => new Error(`the server sent a message not understood: ${e ? describeSchemaError('message', e) : 'invalid'}`));
               if (m.type === 'accepted' && !accepted) {
                 accepted = true;
                 const id = m.id;
@@ -179,12 +183,12 @@ export function connectServer(info: OperatorInfo): OperatorClient {
               opts.onMessage?.(m);
             }
           });
-          res.on('end', () => settle!(last ?? { type: 'failed', message: 'the server closed the connection before the job ended' }));
-          res.on('error', () => settle!(last ?? { type: 'failed', message: 'lost the connection to the server' }));
+          res.on('end', () => settle(last ?? { type: 'failed', message: 'the server closed the connection before the job ended' }));
+          res.on('error', () => settle(last ?? { type: 'failed', message: 'lost the connection to the server' }));
         });
         req.on('error', (e) => {
           if (!accepted) reject(e);
-          else settle!(last ?? { type: 'failed', message: `lost the connection to the server: ${e.message}` });
+          else settle(last ?? { type: 'failed', message: `lost the connection to the server: ${e.message}` });
         });
         req.end(JSON.stringify(spec));
       });

@@ -9,7 +9,11 @@
  *   ]}
  */
 import fs from 'node:fs';
-import { jobLabel, JobSpecError, parseJobSpec, type JobSpec } from './jobSpec.ts';
+import type { ErrorObject } from 'ajv';
+import { errnoCode, messageOf } from '../utils/errorText.ts';
+import { compileSchema, parseWith } from '../utils/jsonSchema.ts';
+import { jobLabel, JobSpecError, parseJobSpec, withoutName, type JobSpec, type NamedJobSpec } from './jobSpec.ts';
+import { InvalidInputError } from '../errors/chainqError.ts';
 
 export interface ConfiguredJob {
   readonly name: string;
@@ -20,11 +24,19 @@ export interface ServeConfig {
   readonly jobs: readonly ConfiguredJob[];
 }
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
+export class ConfigError extends InvalidInputError {}
+
+/** The file's shape; each job is then checked by parseJobSpec, which names the job in its errors. */
+const validateConfig = compileSchema<{ readonly jobs?: readonly unknown[] }>({
+  type: 'object',
+  properties: { jobs: { type: 'array' } },
+  additionalProperties: false,
+});
+
+function configMistake(source: string, e: ErrorObject | undefined): ConfigError {
+  if (e?.keyword === 'additionalProperties') return new ConfigError(`${source}: ${String(e.params.additionalProperty)}: unknown field; only "jobs" is read`);
+  if (e?.instancePath === '/jobs') return new ConfigError(`${source}: jobs: must be an array`);
+  return new ConfigError(`${source}: expected an object {"jobs": [...]}`);
 }
 
 export function parseServeConfig(text: string, source: string): ServeConfig {
@@ -32,27 +44,22 @@ export function parseServeConfig(text: string, source: string): ServeConfig {
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`${source}: not valid JSON (${(e as Error).message})`);
+    throw new ConfigError(`${source}: not valid JSON (${messageOf(e)})`);
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new ConfigError(`${source}: expected an object {"jobs": [...]}`);
-  const unknown = Object.keys(doc).filter((k) => k !== 'jobs');
-  if (unknown.length) throw new ConfigError(`${source}: ${unknown[0]}: unknown field; only "jobs" is read`);
-  const list = (doc as { jobs?: unknown }).jobs ?? [];
-  if (!Array.isArray(list)) throw new ConfigError(`${source}: jobs: must be an array`);
+  const list = parseWith(validateConfig, doc, (e) => configMistake(source, e)).jobs ?? [];
   const names = new Set<string>();
   const jobs = list.map((raw, i): ConfiguredJob => {
-    let parsed: ReturnType<typeof parseJobSpec>;
+    let parsed: NamedJobSpec;
     try {
       parsed = parseJobSpec(raw, `jobs[${i}]`);
     } catch (e) {
       if (e instanceof JobSpecError) throw new ConfigError(`${source}: ${e.message}`);
       throw e;
     }
-    const { name, ...spec } = parsed;
-    const jobName = name ?? jobLabel(spec as JobSpec);
+    const jobName = parsed.name ?? jobLabel(parsed);
     if (names.has(jobName)) throw new ConfigError(`${source}: jobs[${i}].name: '${jobName}' is used twice`);
     names.add(jobName);
-    return { name: jobName, spec: spec as JobSpec };
+    return { name: jobName, spec: withoutName(parsed) };
   });
   return { jobs };
 }
@@ -62,7 +69,7 @@ export function loadServeConfig(file: string): ServeConfig {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(`${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new ConfigError(`${file}: cannot read it (${errnoCode(e) ?? messageOf(e)})`);
   }
   return parseServeConfig(text, file);
 }

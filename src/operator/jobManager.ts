@@ -11,6 +11,7 @@ import { backoffDelay } from '../utils/backoff.ts';
 import { sleep } from '../utils/sleep.ts';
 import { jobLabel, type JobSpec } from './jobSpec.ts';
 import { runJob, type JobMessage, type JobObserver, type JobResult } from './runJob.ts';
+import { ConflictError } from '../errors/chainqError.ts';
 
 export type JobState = 'running' | 'retrying' | 'done' | 'failed' | 'stopped';
 
@@ -57,12 +58,7 @@ export interface JobManager {
   stopAll(): Promise<void>;
 }
 
-export class JobConflictError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'JobConflictError';
-  }
-}
+export class JobConflictError extends ConflictError {}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

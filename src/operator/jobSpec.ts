@@ -4,8 +4,9 @@
  * CLI's own process (no server) or inside a running server (sent over the
  * operator channel), so both paths validate it here, in one place.
  */
-import { Ajv, type ErrorObject } from 'ajv';
 import { parseTime } from '../query/time.ts';
+import { compileSchema, describeSchemaError, parseWith } from '../utils/jsonSchema.ts';
+import { InvalidInputError } from '../errors/chainqError.ts';
 
 interface HttpSpec {
   /** Retries of a failing request (HTTP 429/5xx, network errors). */
@@ -144,7 +145,8 @@ const bool = { type: 'boolean' } as const;
 const strings = { type: 'array', items: str, minItems: 1 } as const;
 /** One URL, or a list of nodes serving the same chain. */
 const urls = { anyOf: [str, strings] } as const;
-const time = { anyOf: [{ type: 'integer', minimum: 0 }, str] } as const;
+/** As written: epoch milliseconds, or a date or time to read (parseTime). */
+const writtenTime = { anyOf: [{ type: 'integer', minimum: 0 }, str] } as const;
 const http = { retries: int, retryDelay: int, timeout: pos } as const;
 const blocks = {
   from: int,
@@ -166,8 +168,8 @@ const spec = (source: JobSource, required: string[], properties: Record<string, 
   properties: { source: { const: source }, name: str, ...properties },
 });
 
-/** One JSON Schema per source; a job may also carry a `name` (config files name their jobs). */
-const SCHEMAS = {
+/** One JSON Schema per source, times as given by `time`; a job may also carry a `name` (config files name their jobs). */
+const schemas = (time: object): Record<JobSource, object> => ({
   evm: spec('evm', ['network', 'rpc'], {
     network: str,
     rpc: urls,
@@ -230,37 +232,32 @@ const SCHEMAS = {
     skipChainCheck: bool,
     every: pos,
   }),
-} as const;
+});
 
-export const JOB_SOURCES = Object.keys(SCHEMAS) as JobSource[];
+export const JOB_SOURCES: readonly JobSource[] = ['evm', 'venue_a', 'venue_b', 'tron', 'btc', 'verify'];
+const isJobSource = (s: unknown): s is JobSource => JOB_SOURCES.some((k) => k === s);
 
-const ajv = new Ajv({ allErrors: false, strict: false });
-const validators = Object.fromEntries(Object.entries(SCHEMAS).map(([k, s]) => [k, ajv.compile(s)]));
+/** A job description as checked: times already epoch milliseconds. */
+export type NamedJobSpec = JobSpec & { readonly name?: string };
 
-export class JobSpecError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'JobSpecError';
-  }
-}
+const WRITTEN = schemas(writtenTime);
+const TYPED = schemas({ type: 'number' });
+/** What an operator may write: errors are reported against these. */
+const written = Object.fromEntries(JOB_SOURCES.map((k) => [k, compileSchema<unknown>(WRITTEN[k])]));
+/** The same, once times are read: what a job runs with. */
+const typed = compileSchema<NamedJobSpec>({ anyOf: JOB_SOURCES.map((k) => TYPED[k]) });
 
-const describeError = (where: string, e: ErrorObject): string => {
-  const field = `${where}${e.instancePath.replaceAll('/', '.').replace(/\.(\d+)/g, '[$1]')}`;
-  if (e.keyword === 'additionalProperties') return `${field}.${String(e.params.additionalProperty)}: unknown field`;
-  if (e.keyword === 'required') return `${field}.${String(e.params.missingProperty)}: required`;
-  if (e.keyword === 'const' || e.keyword === 'enum') return `${field}: must be one of ${JSON.stringify(e.params.allowedValue ?? e.params.allowedValues)}`;
-  return `${field}: ${e.message ?? 'invalid'}`;
-};
+export class JobSpecError extends InvalidInputError {}
 
 /**
  * Checks a job description and returns it with times as epoch milliseconds.
  * `where` names it in errors (`jobs[2]` in a config file), so a message points
  * at the bad field: `jobs[2].rpc: must be string`.
  */
-export function parseJobSpec(value: unknown, where = 'job'): JobSpec & { readonly name?: string } {
+export function parseJobSpec(value: unknown, where = 'job'): NamedJobSpec {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new JobSpecError(`${where}: must be an object`);
-  const source = (value as { source?: unknown }).source;
-  const validate = typeof source === 'string' ? validators[source] : undefined;
+  const source = 'source' in value ? value.source : undefined;
+  const validate = isJobSource(source) ? written[source] : undefined;
   if (!validate) throw new JobSpecError(`${where}.source: must be one of ${JOB_SOURCES.join(', ')}`);
   if (!validate(value)) {
     const errors = validate.errors ?? [];
@@ -268,9 +265,9 @@ export function parseJobSpec(value: unknown, where = 'job'): JobSpec & { readonl
     const urls = errors.find((e) => e.keyword === 'anyOf' && /^\/(rpc|api)$/.test(e.instancePath));
     const first = errors[0];
     if (urls) throw new JobSpecError(`${where}.${urls.instancePath.slice(1)}: must be a URL or a non-empty list of URLs`);
-    throw new JobSpecError(first ? describeError(where, first) : `${where}: invalid`);
+    throw new JobSpecError(first ? describeSchemaError(where, first) : `${where}: invalid`);
   }
-  const out = { ...(value as Record<string, unknown>) };
+  const out: Record<string, unknown> = { ...value };
   for (const k of ['since', 'until'] as const) {
     const v = out[k];
     if (typeof v === 'string') {
@@ -279,24 +276,24 @@ export function parseJobSpec(value: unknown, where = 'job'): JobSpec & { readonl
       out[k] = ms;
     }
   }
-  if (out.source === 'verify') checkVerifySelection(out, where);
-  return out as unknown as JobSpec & { readonly name?: string };
+  const spec = parseWith(typed, out, (first) => new JobSpecError(first ? describeSchemaError(where, first) : `${where}: invalid`));
+  if (spec.source === 'verify') checkVerifySelection(spec, where);
+  return spec;
 }
 
 /** A verification names blocks, or times, or neither (everything covered); a range needs both ends. */
-function checkVerifySelection(v: Record<string, unknown>, where: string): void {
-  const has = (k: string) => v[k] !== undefined;
+function checkVerifySelection(v: VerifyJobSpec, where: string): void {
   // Tron's node is an HTTP API (as `chainq ingest tron --api`), every other network's a JSON-RPC endpoint.
-  const tron = String(v.network).toUpperCase() === 'TRON';
-  if (tron && !has('api')) throw new JobSpecError(`${where}.api: required (the Tron full node HTTP API)`);
-  if (!tron && !has('rpc')) throw new JobSpecError(`${where}.rpc: required`);
-  if (tron && has('rpc')) throw new JobSpecError(`${where}.rpc: Tron's node is given by api`);
-  if (!tron && has('api')) throw new JobSpecError(`${where}.api: only Tron's node is given by api; use rpc`);
-  if (has('blockStart') !== has('blockEnd')) throw new JobSpecError(`${where}: blockStart and blockEnd go together`);
-  if (has('since') !== has('until')) throw new JobSpecError(`${where}: since and until go together`);
-  if (has('blockStart') && has('since')) throw new JobSpecError(`${where}: give a block range or a time range, not both`);
-  if (has('blockStart') && Number(v.blockStart) > Number(v.blockEnd)) throw new JobSpecError(`${where}.blockEnd: must not be before blockStart`);
-  if (has('since') && Number(v.since) >= Number(v.until)) throw new JobSpecError(`${where}.until: must be after since`);
+  const tron = v.network.toUpperCase() === 'TRON';
+  if (tron && v.api === undefined) throw new JobSpecError(`${where}.api: required (the Tron full node HTTP API)`);
+  if (!tron && v.rpc === undefined) throw new JobSpecError(`${where}.rpc: required`);
+  if (tron && v.rpc !== undefined) throw new JobSpecError(`${where}.rpc: Tron's node is given by api`);
+  if (!tron && v.api !== undefined) throw new JobSpecError(`${where}.api: only Tron's node is given by api; use rpc`);
+  if ((v.blockStart === undefined) !== (v.blockEnd === undefined)) throw new JobSpecError(`${where}: blockStart and blockEnd go together`);
+  if ((v.since === undefined) !== (v.until === undefined)) throw new JobSpecError(`${where}: since and until go together`);
+  if (v.blockStart !== undefined && v.since !== undefined) throw new JobSpecError(`${where}: give a block range or a time range, not both`);
+  if (v.blockStart !== undefined && v.blockEnd !== undefined && v.blockStart > v.blockEnd) throw new JobSpecError(`${where}.blockEnd: must not be before blockStart`);
+  if (v.since !== undefined && v.until !== undefined && v.since >= v.until) throw new JobSpecError(`${where}.until: must be after since`);
 }
 
 /** A job's description for logs and status: its source and scope, never URLs (they may hold credentials). */
@@ -313,4 +310,10 @@ export function jobLabel(spec: JobSpec): string {
     case 'verify':
       return `verify ${spec.network.toUpperCase()}${spec.every ? ' (periodic)' : ''}`;
   }
+}
+
+/** The job itself, without the name a config file or the CLI gave it. */
+export function withoutName(spec: NamedJobSpec): JobSpec {
+  const { name: _, ...job } = spec;
+  return job;
 }

@@ -19,6 +19,7 @@ import { loadSeed } from '../reference/importReference.ts';
 import type { Store } from '../store/types.ts';
 import { recordChainState } from '../store/coverage.ts';
 import type { JobSpec, VerifyJobSpec } from './jobSpec.ts';
+import { sleep } from '../utils/sleep.ts';
 
 /** A call of IngestProgress, as data. */
 export type ProgressCall =
@@ -278,17 +279,7 @@ async function runVerify(ctx: RunJobContext, spec: VerifyJobSpec): Promise<JobRe
     if (!report.stopped) ctx.observe?.verified?.(report);
     ctx.emit({ type: 'verified', report });
     if (!spec.every || ctx.signal.aborted) return { source: 'verify', report };
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, (spec.every ?? 0) * 1000);
-      ctx.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(t);
-          resolve();
-        },
-        { once: true },
-      );
-    });
+    await sleep(spec.every * 1000, ctx.signal);
     if (ctx.signal.aborted) return { source: 'verify', report };
   }
 }

@@ -36,11 +36,13 @@ export async function coverageReport(store: Store, f: CoverageFilter, entries: r
   }
   const out: CoverageEntry[] = [];
   for (const g of groups.values()) {
-    const first = g[0]!;
-    const last = g[g.length - 1]!;
-    const e = byId.get(first.dataset)!;
+    // A group has at least one row (it was made with one), of a dataset asked for.
+    const first = g.at(0);
+    const last = g.at(-1);
+    const e = first && byId.get(first.dataset);
+    if (!first || !last || !e) continue;
     const venue = e.family === 'exchange';
-    const gaps = g.slice(1).map((r, i) => ({ from: g[i]!.hi + 1, to: r.lo - 1 }));
+    const gaps = g.slice(1).map((r, i) => ({ from: (g[i]?.hi ?? r.lo - 1) + 1, to: r.lo - 1 }));
     out.push({
       dataset: e.id,
       family: e.family,

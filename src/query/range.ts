@@ -5,7 +5,7 @@
 import { FORMAT_NAMES, rangeLimit, SECONDS_PER_DAY } from '../catalog/formats.ts';
 import type { Format } from '../catalog/types.ts';
 import { ApiError } from '../errors/apiError.ts';
-import { parseTime } from './time.ts';
+import { timeParam } from './timeParam.ts';
 
 export type QueryRange =
   | { readonly kind: 'blocks'; readonly start: number; readonly end: number }
@@ -38,18 +38,10 @@ export function parseRange(q: RangeInput): QueryRange {
   }
   if (q.since === undefined) throw new ApiError('missing_parameter', 'since is required with until', { parameter: 'since' });
   if (q.until === undefined) throw new ApiError('missing_parameter', 'until is required with since', { parameter: 'until' });
-  const since = parseTime(q.since);
-  const until = parseTime(q.until);
-  for (const [name, value, ms] of [
-    ['since', q.since, since],
-    ['until', q.until, until],
-  ] as const) {
-    if (ms === null) {
-      throw new ApiError('invalid_parameter', `${name}='${value}' is not a time: use Unix seconds, ISO 8601 with Z or an offset, or YYYY-MM-DD`, { parameter: name });
-    }
-  }
-  if (until! <= since!) throw new ApiError('invalid_range', `until (${q.until}) must be after since (${q.since})`, { parameter: 'until' });
-  return { kind: 'time', since: since!, until: until! };
+  const since = timeParam('since', q.since);
+  const until = timeParam('until', q.until);
+  if (until <= since) throw new ApiError('invalid_range', `until (${q.until}) must be after since (${q.since})`, { parameter: 'until' });
+  return { kind: 'time', since, until };
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');

@@ -6,7 +6,7 @@ import { SECONDS_PER_DAY } from '../catalog/common.ts';
 import type { VenueEndpoint } from '../catalog/types.ts';
 import { ApiError } from '../errors/apiError.ts';
 import type { QueryRange } from './range.ts';
-import { parseTime } from './time.ts';
+import { timeParam } from './timeParam.ts';
 
 export type TimeRange = Extract<QueryRange, { kind: 'time' }>;
 
@@ -14,18 +14,10 @@ export function parseVenueRange(endpoint: VenueEndpoint, since: string | undefin
   // The schema requires both; this guards planners called without it.
   if (since === undefined) throw new ApiError('missing_parameter', 'since is required', { parameter: 'since' });
   if (until === undefined) throw new ApiError('missing_parameter', 'until is required', { parameter: 'until' });
-  const lo = parseTime(since);
-  const hi = parseTime(until);
-  for (const [name, value, ms] of [
-    ['since', since, lo],
-    ['until', until, hi],
-  ] as const) {
-    if (ms === null) {
-      throw new ApiError('invalid_parameter', `${name}='${value}' is not a time: use Unix seconds, ISO 8601 with Z or an offset, or YYYY-MM-DD`, { parameter: name });
-    }
-  }
-  if (hi! <= lo!) throw new ApiError('invalid_range', `until (${until}) must be after since (${since})`, { parameter: 'until' });
-  const seconds = (hi! - lo!) / 1000;
+  const lo = timeParam('since', since);
+  const hi = timeParam('until', until);
+  if (hi <= lo) throw new ApiError('invalid_range', `until (${until}) must be after since (${since})`, { parameter: 'until' });
+  const seconds = (hi - lo) / 1000;
   const max = endpoint.maxDays * SECONDS_PER_DAY;
   if (!unlimited && seconds > max) {
     throw new ApiError('range_too_large', `the range spans ${(seconds / SECONDS_PER_DAY).toFixed(2)} days, over the ${endpoint.maxDays}-day limit of ${endpoint.path}; split it into several queries`, {
@@ -34,5 +26,5 @@ export function parseVenueRange(endpoint: VenueEndpoint, since: string | undefin
       requested: seconds,
     });
   }
-  return { kind: 'time', since: lo!, until: hi! };
+  return { kind: 'time', since: lo, until: hi };
 }

@@ -29,17 +29,19 @@ export function suggest(name: string, accepted: readonly string[]): string | und
 }
 
 function editDistance(a: string, b: string): number {
+  // One row of the table: prev[j] is the distance between a's first i letters and b's first j.
   const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  const at = (j: number) => prev[j] ?? 0;
   for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
+    let diag = at(0);
     prev[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j]!;
-      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
+      const above = at(j);
+      prev[j] = Math.min(above + 1, at(j - 1) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = above;
     }
   }
-  return prev[b.length]!;
+  return at(b.length);
 }
 
 export function validationToApiError(errors: readonly AjvError[], accepted: readonly string[], params: Params = {}): ApiError {

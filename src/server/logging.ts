@@ -11,6 +11,7 @@
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { redactLinkIds } from '../output/links/redact.ts';
+import { errnoCode } from '../utils/errorText.ts';
 
 /** Serialized errors are plain data: strings are redacted wherever they sit (message, stack, cause, SQL, paths). */
 function redactDeep(value: unknown, depth = 0): unknown {
@@ -79,7 +80,7 @@ export class ServerLogController extends LogController {
   override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
     // The client left: registerClientLeftLog has said so.
-    if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' || clientGone(request, reply)) return;
+    if (errnoCode(error) === 'ERR_STREAM_PREMATURE_CLOSE' || clientGone(request, reply)) return;
     reply.log.error({ res: reply, err: error }, 'response cut off by an error after its headers were sent');
   }
 

@@ -10,11 +10,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { isActionName, OperatorError, runAction, type OperatorContext } from '../operator/actions.ts';
-import { answersAt, findServer, OPERATOR_FILE, socketPathFor, type OperatorInfo } from '../operator/channel.ts';
-import { JobConflictError, type JobManager } from '../operator/jobManager.ts';
-import { JobSpecError, parseJobSpec } from '../operator/jobSpec.ts';
+import { actionInput } from '../operator/channelMessages.ts';
+import { answersAt, findServer, OPERATOR_FILE, readOperatorInfo, socketPathFor, type OperatorInfo } from '../operator/channel.ts';
+import type { JobManager } from '../operator/jobManager.ts';
+import { parseJobSpec, withoutName } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
+import { errnoCode } from '../utils/errorText.ts';
+import { describeSchemaError, parseWith } from '../utils/jsonSchema.ts';
 import { sleep } from '../utils/sleep.ts';
+import { ConflictError, InvalidInputError } from '../errors/chainqError.ts';
 
 export interface OperatorChannelOptions {
   readonly dataDir: string;
@@ -56,8 +60,7 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
   const startedAt = new Date().toISOString();
 
   app.setErrorHandler((err, request, reply) => {
-    const known = err instanceof OperatorError || err instanceof JobSpecError;
-    const status = known ? 400 : err instanceof JobConflictError ? 409 : ((err as { statusCode?: number }).statusCode ?? 500);
+    const status = err instanceof InvalidInputError ? 400 : err instanceof ConflictError ? 409 : ((err as { statusCode?: number }).statusCode ?? 500);
     if (status >= 500) request.log.error({ err }, 'operator command failed');
     return reply.code(status).send({ status: 'error', error: messageOf(err) });
   });
@@ -67,7 +70,8 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
   app.post<{ Params: { name: string } }>('/actions/:name', async (request, reply) => {
     const { name } = request.params;
     if (!isActionName(name)) return reply.code(404).send({ status: 'error', error: `no operator action ${name}` });
-    const result = await runAction(opts.actions, name, (request.body ?? {}) as never);
+    const input = parseWith(actionInput(name), request.body ?? {}, (e) => new OperatorError(e ? describeSchemaError(name, e) : `${name}: invalid input`));
+    const result = await runAction(opts.actions, name, input);
     request.log.info({ action: name }, 'operator action');
     return result;
   });
@@ -84,8 +88,7 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
 
   app.post<{ Querystring: { detach?: string } }>('/jobs', async (request, reply) => {
     const spec = parseJobSpec(request.body);
-    const { name, ...rest } = spec as typeof spec & { name?: string };
-    const job = opts.jobs.start(rest as typeof spec, { ...(name ? { name } : {}) });
+    const job = opts.jobs.start(withoutName(spec), { ...(spec.name ? { name: spec.name } : {}) });
     const accepted: JobMessage = { type: 'accepted', id: job.id, label: job.status().label };
     if (request.query.detach === 'true') return reply.type('application/x-ndjson').send(`${JSON.stringify(accepted)}\n`);
     // Attached: the job's messages stream to the CLI as JSON lines until it ends.
@@ -111,7 +114,7 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
   } catch (e) {
     await app.close();
     // Taken meanwhile by a server starting beside this one.
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') return null;
+    if (errnoCode(e) === 'EADDRINUSE') return null;
     throw e;
   }
   fs.chmodSync(socket, 0o600);
@@ -123,12 +126,7 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
     async close() {
       await app.close();
       // Only our own socket and file: a newer server may have replaced them after this one was taken for dead.
-      let current: OperatorInfo | null = null;
-      try {
-        current = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as OperatorInfo;
-      } catch {
-        /* already gone */
-      }
+      const current = readOperatorInfo(infoFile);
       if (current === null || current.pid === process.pid) fs.rmSync(socket, { force: true });
       if (current?.pid === process.pid) fs.rmSync(infoFile, { force: true });
     },

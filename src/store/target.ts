@@ -6,6 +6,7 @@
  * - `clickhouse://user:pass@host:8123/db` (or `clickhouses://` for TLS) — a ClickHouse server or cluster.
  */
 import path from 'node:path';
+import { StoreError } from '../errors/chainqError.ts';
 
 export type StoreTarget =
   | { readonly engine: 'duckdb'; readonly dir: string }
@@ -19,10 +20,9 @@ export type StoreTarget =
       readonly database: string;
     };
 
-export class StoreTargetError extends Error {
+export class StoreTargetError extends StoreError {
   constructor(text: string, why: string) {
     super(`--store ${JSON.stringify(redactTarget(text))}: ${why}; expected duckdb:DIR, chdb:DIR or clickhouse://user:password@host:8123/database`);
-    this.name = 'StoreTargetError';
   }
 }
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbeddedBackend } from '../../src/metering/embeddedBackend.ts';
 import { DEFAULT_PLANS } from '../../src/metering/plans.ts';
-import type { OperatorContext } from '../../src/operator/actions.ts';
+import { OperatorError, type OperatorContext } from '../../src/operator/actions.ts';
 import { findServer, OPERATOR_FILE, socketPathFor } from '../../src/operator/channel.ts';
 import { createJobManager } from '../../src/operator/jobManager.ts';
 import { startOperatorChannel } from '../../src/server/operatorChannel.ts';
@@ -75,6 +75,19 @@ describe('the operator channel of a shared data directory', () => {
       expect((await findServer(dir))?.info.pid).toBe(process.pid);
     } finally {
       await next!.close();
+    }
+  });
+
+  it("answers an action's input of the wrong shape with a 400 naming the field, and runs nothing", async () => {
+    const held = await channel();
+    try {
+      const server = await findServer(dir);
+      // Parsed JSON, as a client of another version or a hand-made request would send it.
+      await expect(server?.action('keys.create', JSON.parse('{"plan": 5}'))).rejects.toThrow(new OperatorError('keys.create.plan: must be string'));
+      await expect(server?.action('keys.revoke', JSON.parse('{}'))).rejects.toThrow('keys.revoke.idOrPrefix: required');
+      expect(await server?.action('keys.list', {})).toEqual([]);
+    } finally {
+      await held?.close();
     }
   });
 });

@@ -11,8 +11,11 @@ import { parseAbiItem, type AbiEvent, type AbiParameter } from 'abitype';
 
 /** One input of an event: an ABI parameter that may be indexed. */
 type AbiEventParameter = AbiEvent['inputs'][number];
+import { messageOf } from '../../utils/errorText.ts';
+import { compileSchema } from '../../utils/jsonSchema.ts';
 import { networkInfo } from '../networks.ts';
 import type { ColumnType, StoredType } from '../types.ts';
+import { InvalidInputError } from '../../errors/chainqError.ts';
 
 /** How one ABI input is kept and served. */
 export type CustomValueKind =
@@ -62,12 +65,7 @@ export interface CustomDataset {
 }
 
 /** A declaration the service cannot accept; the message says what to change. */
-export class CustomDeclarationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CustomDeclarationError';
-  }
-}
+export class CustomDeclarationError extends InvalidInputError {}
 
 const NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -87,9 +85,16 @@ export function snakeCase(name: string): string {
     .toLowerCase();
 }
 
-const fail = (message: string): never => {
+/** A function declaration, so that a call narrows what it guards (`if (…) fail(…)`). */
+function fail(message: string): never {
   throw new CustomDeclarationError(message);
-};
+}
+
+/** A JSON object (not an array, not null), read field by field. */
+const isObject = compileSchema<Readonly<Record<string, unknown>>>({ type: 'object' });
+const isNames = compileSchema<readonly string[]>({ type: 'array', minItems: 1, items: { type: 'string' } });
+const isAddresses = compileSchema<readonly `0x${string}`[]>({ type: 'array', minItems: 1, items: { type: 'string', pattern: ADDRESS.source } });
+const lowerHex = (a: `0x${string}`): `0x${string}` => `0x${a.slice(2).toLowerCase()}`;
 
 /** What one ABI type becomes. */
 function typeOf(p: AbiEventParameter): Pick<CustomInput, 'kind' | 'stored' | 'output'> {
@@ -129,18 +134,19 @@ function abiItem(item: unknown, i: number): AbiEvent | null {
     try {
       parsed = parseAbiItem(item);
     } catch (e) {
-      return fail(`abi[${i}]: ${(e as Error).message.split('\n')[0]}`);
+      return fail(`abi[${i}]: ${messageOf(e).split('\n')[0]}`);
     }
-    return parsed.type === 'event' ? (parsed as AbiEvent) : null;
+    return parsed.type === 'event' ? parsed : null;
   }
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) return fail(`abi[${i}] is neither an ABI object nor text`);
-  const o = item as { type?: unknown; name?: unknown; inputs?: unknown; anonymous?: unknown };
+  if (!isObject(item)) return fail(`abi[${i}] is neither an ABI object nor text`);
+  const o = item;
   if (o.type !== 'event') return null;
   if (typeof o.name !== 'string' || !IDENT.test(o.name)) return fail(`abi[${i}]: an event needs a name of letters, digits and _`);
   if (!Array.isArray(o.inputs)) return fail(`abi[${i}] (${o.name}): inputs must be an array`);
+  const name = o.name;
   const inputs = o.inputs.map((p: unknown, j: number) => {
-    const q = p as { name?: unknown; type?: unknown; indexed?: unknown; components?: unknown };
-    if (typeof q?.type !== 'string') return fail(`abi[${i}] (${o.name}): input ${j} has no type`);
+    const q = isObject(p) ? p : {};
+    if (typeof q.type !== 'string') return fail(`abi[${i}] (${name}): input ${j} has no type`);
     return { ...canonical(q), name: typeof q.name === 'string' ? q.name : '', indexed: q.indexed === true } as AbiEventParameter;
   });
   return { type: 'event', name: o.name, inputs, anonymous: o.anonymous === true } as AbiEvent;
@@ -169,7 +175,7 @@ function customEvent(abi: AbiEvent): CustomEvent {
   try {
     signature = eventSignature(abi);
   } catch (e) {
-    return fail(`${where}: ${(e as Error).message.split('\n')[0]}`);
+    return fail(`${where}: ${messageOf(e).split('\n')[0]}`);
   }
   const seen = new Set<string>();
   const inputs = abi.inputs.map((p, i): CustomInput => {
@@ -190,8 +196,8 @@ function customEvent(abi: AbiEvent): CustomEvent {
  * parameter of its own name, so it may not take one of theirs.
  */
 export function parseCustomDataset(json: unknown, reservedParams: readonly string[] = []): CustomDataset {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return fail('a custom dataset is a JSON object with name, abi and networks');
-  const o = json as Record<string, unknown>;
+  if (!isObject(json)) return fail('a custom dataset is a JSON object with name, abi and networks');
+  const o = json;
   const name = o.name;
   if (typeof name !== 'string' || !NAME.test(name) || name.length > 40) {
     return fail(`name must be lowercase letters and digits in words joined by single _, at most 40 characters (got ${JSON.stringify(name)})`);
@@ -202,8 +208,8 @@ export function parseCustomDataset(json: unknown, reservedParams: readonly strin
 
   let chosen = declared;
   if (o.events !== undefined) {
-    if (!Array.isArray(o.events) || o.events.length === 0 || !o.events.every((e) => typeof e === 'string')) return fail(`${name}: events must be a non-empty array of event names`);
-    const wanted = new Set(o.events as string[]);
+    if (!isNames(o.events)) return fail(`${name}: events must be a non-empty array of event names`);
+    const wanted = new Set(o.events);
     for (const w of wanted) if (!declared.some((e) => e.name === w)) fail(`${name}: event ${w} is not in abi (it has ${[...new Set(declared.map((e) => e.name))].join(', ')})`);
     chosen = declared.filter((e) => wanted.has(e.name));
   }
@@ -219,26 +225,21 @@ export function parseCustomDataset(json: unknown, reservedParams: readonly strin
     }
   }
 
-  if (typeof o.networks !== 'object' || o.networks === null || Array.isArray(o.networks) || Object.keys(o.networks).length === 0) {
+  if (!isObject(o.networks) || Object.keys(o.networks).length === 0) {
     return fail(`${name}: networks must map network codes to {"addresses": [...], "from_block": n}`);
   }
   const networks: Record<string, CustomNetwork> = {};
-  for (const [key, value] of Object.entries(o.networks as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(o.networks)) {
     const code = key.toUpperCase();
     const info = networkInfo(code);
     if (!info || info.chainId === null) fail(`${name}: ${key} is not an EVM network`);
     if (networks[code]) fail(`${name}: network ${code} is declared twice`);
-    const n = value as { addresses?: unknown; from_block?: unknown } | null;
-    const addresses = n?.addresses;
-    if (!Array.isArray(addresses) || addresses.length === 0 || !addresses.every((a) => typeof a === 'string' && ADDRESS.test(a))) {
-      fail(`${name}: networks.${key}.addresses must be a non-empty array of 0x addresses (40 hex digits)`);
-    }
-    const from = n?.from_block ?? 0;
-    if (typeof from !== 'number' || !Number.isSafeInteger(from) || from < 0) fail(`${name}: networks.${key}.from_block must be a block number (an integer ≥ 0)`);
-    networks[code] = {
-      addresses: [...new Set((addresses as string[]).map((a) => a.toLowerCase() as `0x${string}`))].sort(),
-      fromBlock: from as number,
-    };
+    const n = isObject(value) ? value : {};
+    const addresses = n.addresses;
+    if (!isAddresses(addresses)) return fail(`${name}: networks.${key}.addresses must be a non-empty array of 0x addresses (40 hex digits)`);
+    const from = n.from_block ?? 0;
+    if (typeof from !== 'number' || !Number.isSafeInteger(from) || from < 0) return fail(`${name}: networks.${key}.from_block must be a block number (an integer ≥ 0)`);
+    networks[code] = { addresses: [...new Set(addresses.map(lowerHex))].sort(), fromBlock: from };
   }
   return { name, events, networks };
 }

@@ -3,6 +3,8 @@
  * one node or several serving the same chain. Credentials come in each URL
  * (http://user:pass@host:8332) and travel as HTTP basic auth.
  */
+import { SourceError } from '../../errors/chainqError.ts';
+import { compileSchema, describeSchemaError, parseWith, type Validator } from '../../utils/jsonSchema.ts';
 import { createHttpNodePool, fetchOnce, HttpError, redact, type HttpOptions } from '../http/fetchWithRetry.ts';
 import type { NodeStatus, Verdict } from '../http/nodePool.ts';
 import { judgeRetryable, RetryableError } from '../http/retry.ts';
@@ -54,24 +56,51 @@ export interface BtcRpcClient {
 }
 
 interface RpcAnswer<T> {
-  readonly result: T | null;
-  readonly error: { readonly code: number; readonly message: string } | null;
+  readonly result?: T | null;
+  readonly error?: { readonly code: number; readonly message: string } | null;
   readonly id: number | string | null;
 }
+
+const answer = {
+  type: 'object',
+  required: ['id'],
+  properties: { error: { anyOf: [{ type: 'null' }, { type: 'object', required: ['code', 'message'], properties: { code: { type: 'number' }, message: { type: 'string' } } }] } },
+};
+const validateAnswer = compileSchema<RpcAnswer<unknown>>(answer);
+/** A batch's answers; one answer object when bitcoind refused the batch as a whole. */
+const validateAnswerOrBatch = compileSchema<RpcAnswer<unknown>[] | RpcAnswer<unknown>>({ anyOf: [{ type: 'array', items: answer }, answer] });
+
+/** Each method's result; a block's transactions are checked where they are decoded (decode.ts). */
+const RESULTS = {
+  getblockcount: compileSchema<number>({ type: 'integer', minimum: 0 }),
+  getblockhash: compileSchema<string>({ type: 'string' }),
+  getblock: compileSchema<BtcRpcBlock>({
+    type: 'object',
+    required: ['hash', 'height', 'time', 'tx'],
+    properties: {
+      hash: { type: 'string' },
+      height: { type: 'integer' },
+      time: { type: 'number' },
+      previousblockhash: { type: 'string' },
+      nTx: { type: 'integer' },
+      tx: { type: 'array', items: { type: 'object' } },
+    },
+  }),
+};
 
 /** bitcoind is still loading (RPC_IN_WARMUP): worth waiting for. */
 const RPC_IN_WARMUP = -28;
 
 /** A node still loading its chain: another node, or this one a little later, will answer. */
-class WarmupError extends Error {}
+class WarmupError extends SourceError {}
 const isWarmup = (e: unknown) => e instanceof WarmupError;
 
-export class BtcRpcError extends Error {
-  readonly code: number;
+export class BtcRpcError extends SourceError {
+  /** bitcoind's error code (`code` is the error's kind, as every internal error's). */
+  readonly rpcCode: number;
   constructor(method: string, code: number, message: string) {
     super(`bitcoind ${method}: ${message} (code ${code})`);
-    this.name = 'BtcRpcError';
-    this.code = code;
+    this.rpcCode = code;
   }
 }
 
@@ -107,7 +136,7 @@ export function createBtcRpcClient(url: string | readonly string[], http: HttpOp
   // bitcoind answers an RPC error with HTTP 500 (or 404 for an unknown method) and a JSON body: an answer, not an outage.
   const opts: HttpOptions = { ...http, isAnswer: (status, body) => status === 500 && /"error"\s*:\s*\{/.test(body) };
 
-  async function post<T>(node: BtcNode, body: unknown, label: string): Promise<T> {
+  async function post<T>(node: BtcNode, body: unknown, label: string, validate: Validator<T>): Promise<T> {
     return fetchOnce(
       node.endpoint,
       {
@@ -119,24 +148,24 @@ export function createBtcRpcClient(url: string | readonly string[], http: HttpOp
       async (res) => {
         const text = await res.text();
         if (res.status === 401 || res.status === 403) throw new Error(`bitcoind at ${node.label} refused the credentials (HTTP ${res.status}): check user:pass in --rpc`);
-        let parsed: T;
+        let parsed: unknown;
         try {
-          parsed = JSON.parse(text) as T;
+          parsed = JSON.parse(text);
         } catch {
           if (!res.ok) throw new HttpError(node.endpoint, res.status, text);
           throw new RetryableError(`bitcoind ${label}: invalid JSON answer (${text.length} bytes)`);
         }
-        return parsed;
+        return parseWith(validate, parsed, (e) => new SourceError(`bitcoind ${label}: an answer of another shape (${e ? describeSchemaError('answer', e) : 'invalid'})`));
       },
     );
   }
 
-  const unwrap = <T>(method: string, a: RpcAnswer<T>): T => {
+  const unwrap = <T>(method: string, a: RpcAnswer<unknown>, result: Validator<T>): T => {
     if (a.error) {
       if (a.error.code === RPC_IN_WARMUP) throw new WarmupError(`bitcoind ${method}: ${a.error.message}`);
       throw new BtcRpcError(method, a.error.code, a.error.message);
     }
-    return a.result as T;
+    return parseWith(result, a.result, (e) => new SourceError(`bitcoind ${method}: a result of another shape (${e ? describeSchemaError('result', e) : 'invalid'})`));
   };
 
   const run = <T>(attempt: (node: BtcNode) => Promise<T>): Promise<T> =>
@@ -146,33 +175,34 @@ export function createBtcRpcClient(url: string | readonly string[], http: HttpOp
       return attempt(node);
     }, judge);
 
-  async function call<T>(method: string, params: unknown[]): Promise<T> {
-    return run(async (node) => unwrap<T>(method, await post<RpcAnswer<T>>(node, { jsonrpc: '1.0', id: nextId++, method, params }, method)));
+  async function call<T>(method: keyof typeof RESULTS, params: unknown[], result: Validator<T>): Promise<T> {
+    return run(async (node) => unwrap(method, await post(node, { jsonrpc: '1.0', id: nextId++, method, params }, method, validateAnswer), result));
   }
 
   return {
     description: nodes.map((n) => n.label).join(', '),
     nodes: () => pool.status(),
-    getBlockCount: () => call<number>('getblockcount', []),
+    getBlockCount: () => call('getblockcount', [], RESULTS.getblockcount),
     async getBlockHashes(heights) {
       if (heights.length === 0) return [];
       return run(async (node) => {
         const first = nextId;
         nextId += heights.length;
-        const answers = await post<RpcAnswer<string>[]>(
+        const answers = await post(
           node,
           heights.map((h, i) => ({ jsonrpc: '1.0', id: first + i, method: 'getblockhash', params: [h] })),
           'getblockhash',
+          validateAnswerOrBatch,
         );
         if (!Array.isArray(answers)) throw new Error('bitcoind getblockhash: a batch request did not get a batch answer');
         const byId = new Map(answers.map((a) => [Number(a.id), a]));
         return heights.map((h, i) => {
           const a = byId.get(first + i);
           if (!a) throw new Error(`bitcoind getblockhash ${h}: no answer in the batch`);
-          return unwrap('getblockhash', a);
+          return unwrap('getblockhash', a, RESULTS.getblockhash);
         });
       });
     },
-    getBlock: (hash) => call<BtcRpcBlock>('getblock', [hash, 3]),
+    getBlock: (hash) => call('getblock', [hash, 3], RESULTS.getblock),
   };
 }

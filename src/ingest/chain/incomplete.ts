@@ -5,12 +5,12 @@
  * when it stays incomplete the batch fails with this error, naming the block.
  */
 import { withRetry, type RetryPolicy } from '../http/retry.ts';
+import { SourceError } from '../../errors/chainqError.ts';
 
-export class IncompleteBlockError extends Error {
+export class IncompleteBlockError extends SourceError {
   readonly block: number;
   constructor(network: string, block: number, what: string) {
     super(`${network} block ${block}: the node's answer is incomplete (${what}); the block is left uncovered`);
-    this.name = 'IncompleteBlockError';
     this.block = block;
   }
 }

@@ -1,5 +1,6 @@
 /** Reading a custom dataset declaration file (docs/custom-datasets.md) for `chainq ingest evm --custom` and config jobs. */
 import fs from 'node:fs';
+import { messageOf } from '../../utils/errorText.ts';
 import { readCustomDeclaration } from '../../catalog/custom/customEndpoints.ts';
 import { CustomDeclarationError, type CustomDataset } from '../../catalog/custom/declaration.ts';
 
@@ -9,7 +10,7 @@ export function readCustomFile(file: string): CustomDataset {
   try {
     json = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new CustomDeclarationError(`${file}: ${(e as Error).message}`);
+    throw new CustomDeclarationError(`${file}: ${messageOf(e)}`);
   }
   try {
     return readCustomDeclaration(json);

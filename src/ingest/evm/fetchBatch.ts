@@ -30,6 +30,7 @@ import { openLogFile, scanLogFile, type LogFileScan } from './logFile.ts';
 import type { DatasetPlan } from './planDatasets.ts';
 import type { TokenBook } from './tokenBook.ts';
 import { hexNumber, type BlockInfo, type EngineBatch } from '../../protocols/types.ts';
+import { ChainChangedError } from '../../errors/chainqError.ts';
 
 export interface FetchContext {
   readonly store: Store;
@@ -62,12 +63,7 @@ export interface FetchedEvmBatch {
 }
 
 /** The chain changed between two calls of one batch; fetching it again resolves it. */
-export class ChainMovedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ChainMovedError';
-  }
-}
+export class ChainMovedError extends ChainChangedError {}
 
 /** Rows a batch aims at when its size is not given: every batch costs a few statements whatever it holds, so quiet blocks go in larger batches. */
 const TARGET_EVENTS_PER_BATCH = 50_000;

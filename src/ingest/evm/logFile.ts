@@ -17,6 +17,7 @@ import type { LogRecord, Store } from '../../store/types.ts';
 import type { ArraySink } from '../rpc/createRpc.ts';
 import type { Hex, LogSink, RpcLog } from '../rpc/getLogs.ts';
 import type { EngineBatch, EngineDecoder, JsDecoder } from '../../protocols/types.ts';
+import { errnoCode } from '../../utils/errorText.ts';
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
@@ -48,7 +49,7 @@ const alive = (pid: number) => {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'; // someone else's live process
+    return errnoCode(e) === 'EPERM'; // someone else's live process
   }
 };
 

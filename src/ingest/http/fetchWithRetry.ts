@@ -4,9 +4,11 @@
  * 5xx other than 501/505). Anything else is the caller's to judge, such as a
  * 404 meaning "this archive file does not exist".
  */
+import { describeSchemaError, parseWith, type Validator } from '../../utils/jsonSchema.ts';
 import { parseRetryAfter } from '../../utils/retryAfter.ts';
 import { createNodePool, type NodePool } from './nodePool.ts';
 import { backoffOf, RetryableError, withRetry, type RetryPolicy } from './retry.ts';
+import { SourceError } from '../../errors/chainqError.ts';
 
 export interface HttpOptions {
   readonly retry: RetryPolicy;
@@ -22,11 +24,10 @@ export interface HttpOptions {
 
 const RETRYABLE_STATUS = (s: number) => s === 408 || s === 425 || s === 429 || (s >= 500 && s !== 501 && s !== 505);
 
-export class HttpError extends Error {
+export class HttpError extends SourceError {
   readonly status: number;
   constructor(url: string, status: number, body: string) {
     super(`${redact(url)} answered HTTP ${status}${body ? `: ${body.slice(0, 300)}` : ''}`);
-    this.name = 'HttpError';
     this.status = status;
   }
 }
@@ -83,13 +84,17 @@ export async function fetchOnce<T>(url: string, init: RequestInit, opts: Omit<Ht
 
 type PostJsonOptions = Omit<HttpOptions, 'retry'> & { headers?: Record<string, string>; rewrite?: (text: string) => string };
 
-/** POSTs JSON and parses the JSON answer; non-2xx answers that are not retryable throw HttpError. */
-export async function postJson<T>(url: string, body: unknown, opts: HttpOptions & PostJsonOptions): Promise<T> {
-  return withRetry(opts.retry, () => postJsonOnce<T>(url, body, opts));
+/**
+ * POSTs JSON and parses the JSON answer as `validate` describes it; non-2xx
+ * answers that are not retryable throw HttpError, an answer of another shape
+ * a SourceError naming the field.
+ */
+export async function postJson<T>(url: string, body: unknown, opts: HttpOptions & PostJsonOptions, validate: Validator<T>): Promise<T> {
+  return withRetry(opts.retry, () => postJsonOnce(url, body, opts, validate));
 }
 
 /** One attempt of postJson (for a node pool, which retries on another node). */
-export async function postJsonOnce<T>(url: string, body: unknown, opts: PostJsonOptions): Promise<T> {
+export async function postJsonOnce<T>(url: string, body: unknown, opts: PostJsonOptions, validate: Validator<T>): Promise<T> {
   return fetchOnce(
     url,
     {
@@ -101,12 +106,14 @@ export async function postJsonOnce<T>(url: string, body: unknown, opts: PostJson
     async (res) => {
       const text = await res.text();
       if (!res.ok) throw new HttpError(url, res.status, text);
+      let doc: unknown;
       try {
-        return JSON.parse(opts.rewrite ? opts.rewrite(text) : text) as T;
+        doc = JSON.parse(opts.rewrite ? opts.rewrite(text) : text);
       } catch {
         // Truncated JSON from a proxy that cut the connection: worth another try.
         throw new RetryableError(`${redact(url)} answered invalid JSON (${text.length} bytes): ${text.slice(0, 120)}`);
       }
+      return parseWith(validate, doc, (e) => new SourceError(`${redact(url)} answered JSON of another shape: ${e ? describeSchemaError('answer', e) : 'invalid'}`));
     },
   );
 }
@@ -129,13 +136,13 @@ export function createHttpNodePool(urls: readonly string[], http: HttpOptions, s
 
 function describeFetchError(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
-  const cause = (e as { cause?: unknown }).cause;
-  const code = cause && typeof cause === 'object' && 'code' in cause ? ` (${String((cause as { code: unknown }).code)})` : '';
+  const cause: unknown = e.cause;
+  const code = cause && typeof cause === 'object' && 'code' in cause ? ` (${String(cause.code)})` : '';
   return `${e.name === 'TimeoutError' ? 'timed out' : e.message}${code}`;
 }
 
 function isBodyReadFailure(e: unknown): boolean {
   if (e instanceof RetryableError) return false;
   if (!(e instanceof Error)) return false;
-  return e.name === 'TimeoutError' || e.name === 'AbortError' || /terminated|socket|ECONNRESET|premature|aborted/i.test(`${e.message} ${String((e as { cause?: unknown }).cause ?? '')}`);
+  return e.name === 'TimeoutError' || e.name === 'AbortError' || /terminated|socket|ECONNRESET|premature|aborted/i.test(`${e.message} ${String(e.cause ?? '')}`);
 }

@@ -8,6 +8,7 @@
 import { type Backoff, backoffDelay } from '../../utils/backoff.ts';
 import { sleep as abortableSleep } from '../../utils/sleep.ts';
 import type { NodeFault, Verdict } from './nodePool.ts';
+import { SourceError } from '../../errors/chainqError.ts';
 
 export interface RetryPolicy {
   /** Attempts after the first one. */
@@ -33,14 +34,13 @@ export const DEFAULT_RETRY: RetryPolicy = { retries: 6, baseDelayMs: 500, maxDel
 export const backoffOf = (policy: RetryPolicy): Backoff => ({ baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs });
 
 /** An error worth retrying: a network failure, a timeout, HTTP 429 or a transient 5xx. */
-export class RetryableError extends Error {
+export class RetryableError extends SourceError {
   /** A wait the server asked for (Retry-After), in milliseconds. */
   readonly retryAfterMs: number | undefined;
   /** What the failure says about the server: it asks us to slow down, it is too slow, or it is failing. */
   readonly fault: NodeFault;
   constructor(message: string, opts: { cause?: unknown; retryAfterMs?: number | undefined; fault?: NodeFault } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.name = 'RetryableError';
     this.retryAfterMs = opts.retryAfterMs;
     this.fault = opts.fault ?? 'down';
   }

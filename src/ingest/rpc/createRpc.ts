@@ -17,6 +17,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { getLogsRetryHelper } from '@ponder/utils';
+import { errnoCode, messageOf } from '../../utils/errorText.ts';
+import { compileSchema } from '../../utils/jsonSchema.ts';
 import { parseRetryAfter } from '../../utils/retryAfter.ts';
 import { redact } from '../http/fetchWithRetry.ts';
 import { createNodePool, type NodeStatus, type Verdict } from '../http/nodePool.ts';
@@ -79,16 +81,31 @@ export interface Rpc {
 }
 
 interface JsonRpcResponse {
-  id?: number;
-  result?: unknown;
-  error?: { code: number; message: string; data?: unknown };
+  readonly id?: unknown;
+  readonly result?: unknown;
+  readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown };
 }
+
+/** One JSON-RPC answer; `result` is the method's, read by its caller. */
+const validateResponse = compileSchema<JsonRpcResponse>({
+  type: 'object',
+  properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'number' }, message: { type: 'string' } } } },
+});
+
+/** The answer as a JSON-RPC response, or undefined when it is none (then it is treated as missing). */
+const asResponse = (answer: unknown): JsonRpcResponse | undefined => (validateResponse(answer) ? answer : undefined);
+
+type GetLogsParams = Parameters<typeof getLogsRetryHelper>[0]['params'];
+const validateGetLogsParams = compileSchema<GetLogsParams>({
+  type: 'array',
+  minItems: 1,
+  items: [{ type: 'object', required: ['fromBlock', 'toBlock'], properties: { fromBlock: { type: 'string', pattern: '^0x' }, toBlock: { type: 'string', pattern: '^0x' } } }],
+});
 
 /** A refused eth_getLogs range: the splitter shrinks it, so retrying it as is would only waste time. */
 function isGetLogsRangeError(call: RpcCall, error: RpcError): boolean {
-  if (call.method !== 'eth_getLogs') return false;
-  const params = call.params as [{ fromBlock: `0x${string}`; toBlock: `0x${string}` }];
-  return getLogsRetryHelper({ params, error: asHelperError(error) }).shouldRetry;
+  if (call.method !== 'eth_getLogs' || !validateGetLogsParams(call.params)) return false;
+  return getLogsRetryHelper({ params: call.params, error: asHelperError(error) }).shouldRetry;
 }
 
 /** One node: its URL, and the keep-alive agent its streamed answers use. */
@@ -138,21 +155,17 @@ export function createRpc(opts: RpcOptions): Rpc {
       res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
     } catch (e) {
       if (opts.signal?.aborted) throw opts.signal.reason;
-      throw transportError(method, e, (e as Error).name === 'TimeoutError', timeoutMs);
+      throw transportError(method, e, e instanceof Error && e.name === 'TimeoutError', timeoutMs);
     }
     if (res.status !== 200) throw statusError(method, res.status, await res.text().catch(() => ''), res.headers.get('retry-after'));
     try {
       // Parsed from the bytes: a text() first would decode large answers (logs, blocks) twice.
-      return (await res.json()) as unknown;
+      const answer: unknown = await res.json();
+      return answer;
     } catch (e) {
       if (opts.signal?.aborted) throw opts.signal.reason;
-      throw new RpcHttpError(method, { status: res.status, message: `the answer is not JSON (${(e as Error).message})`, cause: e });
+      throw new RpcHttpError(method, { status: res.status, message: `the answer is not JSON (${messageOf(e)})`, cause: e });
     }
-  }
-
-  function toError(call: RpcCall, r: JsonRpcResponse | undefined): RpcError {
-    if (!r) return new RpcHttpError(call.method, { message: 'the batch answer has no entry for this call', retryable: true });
-    return new RpcResponseError(call.method, r.error ?? { code: -32603, message: 'answer without result' });
   }
 
   const isFault = (call: RpcCall, e: unknown): e is RpcError => e instanceof RpcError && e.retryable && !(e instanceof BatchRefusedError) && !isGetLogsRangeError(call, e);
@@ -162,8 +175,8 @@ export function createRpc(opts: RpcOptions): Rpc {
     const call = { method, params };
     return pool.run(async (node) => {
       stats.calls++;
-      const r = (await post(node, { jsonrpc: '2.0', id: nextId++, method, params }, method)) as JsonRpcResponse;
-      if (r && typeof r === 'object' && 'result' in r && !r.error) return r.result as T;
+      const r = asResponse(await post(node, { jsonrpc: '2.0', id: nextId++, method, params }, method));
+      if (r && 'result' in r && !r.error) return r.result as T;
       throw toError(call, r);
     }, judge(call));
   }
@@ -196,7 +209,7 @@ export function createRpc(opts: RpcOptions): Rpc {
             try {
               onChunk(c);
             } catch (e) {
-              req.destroy(e as Error);
+              req.destroy(e instanceof Error ? e : new Error(String(e)));
             }
           });
           res.on('error', fail);
@@ -223,17 +236,18 @@ export function createRpc(opts: RpcOptions): Rpc {
         try {
           answer = extractor.end();
         } catch (e) {
-          throw new RpcHttpError(method, { status: 200, message: (e as Error).message, cause: e });
+          throw new RpcHttpError(method, { status: 200, message: messageOf(e), cause: e });
         }
         if (answer.kind === 'array') return answer.bytes;
         // Not streamed as an array result: an error answer, or a small result spelled unusually.
-        let r: JsonRpcResponse;
+        let parsed: unknown;
         try {
-          r = JSON.parse(answer.body.toString('utf8')) as JsonRpcResponse;
+          parsed = JSON.parse(answer.body.toString('utf8'));
         } catch (e) {
-          throw new RpcHttpError(method, { status: 200, message: `the answer is not JSON (${(e as Error).message})`, cause: e });
+          throw new RpcHttpError(method, { status: 200, message: `the answer is not JSON (${messageOf(e)})`, cause: e });
         }
-        if (r && typeof r === 'object' && 'result' in r && !r.error) {
+        const r = asResponse(parsed);
+        if (r && 'result' in r && !r.error) {
           if (!Array.isArray(r.result)) throw new RpcHttpError(method, { status: 200, message: `the result is not an array: ${JSON.stringify(r.result).slice(0, 200)}` });
           const text = Buffer.from(JSON.stringify(r.result).slice(1, -1));
           sink.write(text);
@@ -261,18 +275,20 @@ export function createRpc(opts: RpcOptions): Rpc {
       async (node) => {
         const startedAt = Date.now();
         stats.calls += calls.length;
-        if (calls.length === 1)
-          return { node, startedAt, answers: [(await post(node, { jsonrpc: '2.0', id: nextId++, method: first.method, params: first.params }, first.method)) as JsonRpcResponse] };
+        if (calls.length === 1) return { node, startedAt, answers: [asResponse(await post(node, { jsonrpc: '2.0', id: nextId++, method: first.method, params: first.params }, first.method))] };
         const firstId = nextId;
         const body = calls.map((c) => ({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params }));
         const answer = await post(node, body, `${first.method} ×${calls.length}`);
         if (!Array.isArray(answer)) {
           // Some nodes answer an over-long batch with one error object: use smaller batches from now on.
-          const r = answer as JsonRpcResponse;
-          throw new BatchRefusedError(first.method, { message: `batch of ${calls.length} refused: ${r?.error?.message ?? JSON.stringify(answer).slice(0, 200)}`, retryable: true });
+          const refusal = asResponse(answer)?.error?.message ?? JSON.stringify(answer).slice(0, 200);
+          throw new BatchRefusedError(first.method, { message: `batch of ${calls.length} refused: ${refusal}`, retryable: true });
         }
         const byId = new Map<number, JsonRpcResponse>();
-        for (const r of answer as JsonRpcResponse[]) if (typeof r?.id === 'number') byId.set(r.id, r);
+        for (const item of answer) {
+          const r = asResponse(item);
+          if (r && typeof r.id === 'number') byId.set(r.id, r);
+        }
         return { node, startedAt, answers: calls.map((_, i) => byId.get(firstId + i)) };
       },
       // A chunk fails or moves to another node as its first call would.
@@ -282,28 +298,27 @@ export function createRpc(opts: RpcOptions): Rpc {
 
   async function settleAll<T>(calls: readonly RpcCall[]): Promise<Settled<T>[]> {
     const out: Settled<T>[] = new Array(calls.length);
-    let pending = calls.map((_, i) => i);
+    let pending = calls.map((call, i) => ({ call, i }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       const size = batchSize;
-      const chunks: number[][] = [];
-      for (let i = 0; i < pending.length; i += size) chunks.push(pending.slice(i, i + size));
-      const retry: number[] = [];
+      const chunks: (typeof pending)[] = [];
+      for (let k = 0; k < pending.length; k += size) chunks.push(pending.slice(k, k + size));
+      const retry: typeof pending = [];
       await Promise.all(
-        chunks.map(async (idx) => {
-          const chunk = idx.map((i) => calls[i]!);
+        chunks.map(async (chunk) => {
           try {
-            const { node, startedAt, answers } = await sendChunk(chunk);
+            const { node, startedAt, answers } = await sendChunk(chunk.map((p) => p.call));
             let fault: Verdict | undefined;
-            answers.forEach((r, k) => {
-              const i = idx[k]!;
-              if (r && 'result' in r && !r.error) out[i] = { ok: true, result: r.result as T };
+            chunk.forEach((p, k) => {
+              const r = answers[k];
+              if (r && 'result' in r && !r.error) out[p.i] = { ok: true, result: r.result as T };
               else {
-                const error = toError(calls[i]!, r);
+                const error = toError(p.call, r);
                 // Some providers rate-limit per item of a batch: only those items go again, after the node's pause.
-                if (isFault(calls[i]!, error) && attempt < retries) {
-                  retry.push(i);
+                if (isFault(p.call, error) && attempt < retries) {
+                  retry.push(p);
                   fault ??= verdictOf(error);
-                } else out[i] = { ok: false, error };
+                } else out[p.i] = { ok: false, error };
               }
             });
             if (fault && fault.kind !== 'answer') {
@@ -313,17 +328,17 @@ export function createRpc(opts: RpcOptions): Rpc {
           } catch (e) {
             if (opts.signal?.aborted) throw opts.signal.reason;
             if (e instanceof BatchRefusedError && attempt < retries) {
-              if (batchSize > 1) batchSize = Math.max(1, Math.floor(idx.length / 2));
-              retry.push(...idx);
+              if (batchSize > 1) batchSize = Math.max(1, Math.floor(chunk.length / 2));
+              retry.push(...chunk);
               return;
             }
             // The node pool has already retried the chunk as far as the policy allows.
-            const error = e instanceof RpcError ? e : new RpcHttpError(chunk[0]!.method, { message: String(e), retryable: false, cause: e });
-            for (const i of idx) out[i] = { ok: false, error };
+            const error = e instanceof RpcError ? e : new RpcHttpError(chunk[0]?.call.method ?? '', { message: String(e), retryable: false, cause: e });
+            for (const p of chunk) out[p.i] = { ok: false, error };
           }
         }),
       );
-      pending = retry.sort((a, b) => a - b);
+      pending = retry.sort((a, b) => a.i - b.i);
     }
     return out;
   }
@@ -348,20 +363,26 @@ export function createRpc(opts: RpcOptions): Rpc {
 
 const ANSWER: Verdict = { kind: 'answer' };
 
+/** The error of a call whose answer has no result: the node's error object, or the answer missing. */
+function toError(call: RpcCall, r: JsonRpcResponse | undefined): RpcError {
+  if (!r) return new RpcHttpError(call.method, { message: 'the batch answer has no entry for this call', retryable: true });
+  return new RpcResponseError(call.method, r.error ?? { code: -32603, message: 'answer without result' });
+}
+
 /** What a retryable error says about the node: it asks us to slow down, it is too slow, or it is failing. */
 function verdictOf(e: RpcError): Verdict {
-  const retryAfterMs = e.retryAfter === undefined ? undefined : e.retryAfter * 1000;
+  const retryAfterMs = e.retryAfterMs;
   if (e instanceof RpcHttpError) {
     if (e.timedOut || e.status === 408) return { kind: 'timeout', retryAfterMs };
     if (e.status === 429 || (e.status === 503 && retryAfterMs !== undefined)) return { kind: 'throttled', retryAfterMs };
   }
-  if (e instanceof RpcResponseError && (e.code === 429 || e.code === -32005 || /rate|too many|capacity|limit/i.test(e.details))) return { kind: 'throttled', retryAfterMs };
+  if (e instanceof RpcResponseError && (e.rpcCode === 429 || e.rpcCode === -32005 || /rate|too many|capacity|limit/i.test(e.details))) return { kind: 'throttled', retryAfterMs };
   return { kind: 'down', retryAfterMs };
 }
 
 /** A request that got no answer: refused, reset, or timed out. */
 function transportError(method: string, e: unknown, timedOut: boolean, timeoutMs: number): RpcHttpError {
-  return new RpcHttpError(method, { message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${(e as Error).message}${causeText(e)}`, cause: e, timedOut });
+  return new RpcHttpError(method, { message: timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${messageOf(e)}${causeText(e)}`, cause: e, timedOut });
 }
 
 /** An answer with an HTTP status other than 200; its Retry-After, when given, paces the retry. */
@@ -371,11 +392,12 @@ function statusError(method: string, status: number, text: string, retryAfterHea
     status,
     body: text.slice(0, 2000),
     message: `HTTP ${status}${text ? `: ${text.slice(0, 300)}` : ''}`,
-    ...(retryAfterMs !== undefined && retryAfterMs > 0 ? { retryAfter: retryAfterMs / 1000 } : {}),
+    ...(retryAfterMs !== undefined && retryAfterMs > 0 ? { retryAfterMs } : {}),
   });
 }
 
+/** What fetch's error says beneath its own message ("fetch failed"): the system error's code, or its cause's message. */
 function causeText(e: unknown): string {
-  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-  return cause ? ` (${cause.code ?? cause.message ?? ''})` : '';
+  if (!(e instanceof Error) || !e.cause) return '';
+  return ` (${errnoCode(e.cause) ?? (e.cause instanceof Error ? e.cause.message : '')})`;
 }

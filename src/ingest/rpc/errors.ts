@@ -4,35 +4,35 @@
  * matches provider texts against) carries the node's message.
  */
 import type { GetLogsRetryHelperParameters } from '@ponder/utils';
+import { SourceError } from '../../errors/chainqError.ts';
 
-export class RpcError extends Error {
+export class RpcError extends SourceError {
   /** The node's text, repeated as an enumerable field for matchers. */
   readonly details: string;
   readonly method: string;
   /** Worth retrying after a pause: rate limits, timeouts, overloaded nodes. */
   readonly retryable: boolean;
-  /** Seconds the node asked us to wait (HTTP Retry-After). */
-  readonly retryAfter: number | undefined;
+  /** The wait the node asked for (HTTP Retry-After), in milliseconds. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(message: string, opts: { method: string; retryable: boolean; retryAfter?: number; cause?: unknown }) {
+  constructor(message: string, opts: { method: string; retryable: boolean; retryAfterMs?: number; cause?: unknown }) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.name = 'RpcError';
     this.details = message;
     this.method = opts.method;
     this.retryable = opts.retryable;
-    this.retryAfter = opts.retryAfter;
+    this.retryAfterMs = opts.retryAfterMs;
   }
 }
 
 /** The node answered with a JSON-RPC error object. */
 export class RpcResponseError extends RpcError {
-  readonly code: number;
+  /** The JSON-RPC error code (`code` is the error's kind, as every internal error's). */
+  readonly rpcCode: number;
   readonly data: unknown;
 
   constructor(method: string, error: { code: number; message: string; data?: unknown }) {
     super(`${method}: ${error.message} (code ${error.code})`, { method, retryable: isRetryableRpcCode(error.code, error.message) });
-    this.name = 'RpcResponseError';
-    this.code = error.code;
+    this.rpcCode = error.code;
     this.data = error.data;
   }
 }
@@ -44,14 +44,13 @@ export class RpcHttpError extends RpcError {
   /** No answer came within the timeout. */
   readonly timedOut: boolean;
 
-  constructor(method: string, opts: { status?: number; body?: string; message: string; retryAfter?: number; cause?: unknown; retryable?: boolean; timedOut?: boolean }) {
+  constructor(method: string, opts: { status?: number; body?: string; message: string; retryAfterMs?: number; cause?: unknown; retryable?: boolean; timedOut?: boolean }) {
     super(`${method}: ${opts.message}`, {
       method,
       retryable: opts.retryable ?? (opts.status === undefined || isRetryableStatus(opts.status)),
-      ...(opts.retryAfter === undefined ? {} : { retryAfter: opts.retryAfter }),
+      ...(opts.retryAfterMs === undefined ? {} : { retryAfterMs: opts.retryAfterMs }),
       cause: opts.cause,
     });
-    this.name = 'RpcHttpError';
     this.status = opts.status;
     this.body = opts.body ?? '';
     this.timedOut = opts.timedOut ?? false;
@@ -78,7 +77,7 @@ export function isRetryableRpcCode(code: number, message: string): boolean {
 /** The node does not know the method (or refuses it): the feature is unsupported, not broken. */
 export function isUnsupportedMethod(e: unknown): boolean {
   if (e instanceof RpcResponseError) {
-    return e.code === -32601 || e.code === -32004 || /not (found|supported|available)|unsupported|does not exist|disabled|not enabled/i.test(e.details);
+    return e.rpcCode === -32601 || e.rpcCode === -32004 || /not (found|supported|available)|unsupported|does not exist|disabled|not enabled/i.test(e.details);
   }
   if (e instanceof RpcHttpError) return e.status === 404 || e.status === 405 || e.status === 501;
   return false;
@@ -87,8 +86,9 @@ export function isUnsupportedMethod(e: unknown): boolean {
 /**
  * An RpcError as @ponder/utils' getLogsRetryHelper takes it: the helper is typed
  * for viem's RpcError but only matches JSON.stringify(error), which carries our
- * fields (see above).
+ * fields (see above), and reads the JSON-RPC code as `code`.
  */
 export function asHelperError(e: RpcError): GetLogsRetryHelperParameters['error'] {
-  return e as unknown as GetLogsRetryHelperParameters['error'];
+  const view = { ...e, code: e instanceof RpcResponseError ? e.rpcCode : undefined };
+  return view as unknown as GetLogsRetryHelperParameters['error'];
 }

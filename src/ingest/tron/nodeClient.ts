@@ -3,6 +3,8 @@
  * Tron adapter needs. Shapes follow the node's JSON with `visible` left at
  * its default (false): addresses are hex `41…`, amounts integers in sun.
  */
+import { SourceError } from '../../errors/chainqError.ts';
+import { compileSchema, describeSchemaError, parseWith, type Validator } from '../../utils/jsonSchema.ts';
 import { createHttpNodePool, postJsonOnce, redact, type HttpOptions } from '../http/fetchWithRetry.ts';
 import type { NodeStatus } from '../http/nodePool.ts';
 import { judgeRetryable } from '../http/retry.ts';
@@ -56,22 +58,48 @@ export interface TronNodeClient {
   getBlockHash(num: number): Promise<string>;
 }
 
+const obj = { type: 'object' } as const;
+/** Any JSON: a node's answer is first looked at for its `Error` field. */
+const anyJson = compileSchema<unknown>({});
+const hasError = compileSchema<{ readonly Error: unknown }>({ type: 'object', required: ['Error'] });
+const tronBlock = {
+  type: 'object',
+  required: ['blockID', 'block_header'],
+  properties: {
+    blockID: { type: 'string' },
+    block_header: {
+      type: 'object',
+      required: ['raw_data'],
+      properties: { raw_data: { type: 'object', required: ['timestamp', 'parentHash'], properties: { number: { type: 'integer' }, timestamp: { type: 'number' }, parentHash: { type: 'string' } } } },
+    },
+    // Each transaction is checked where it is decoded (decode.ts), against the block's own count.
+    transactions: { type: 'array', items: obj },
+  },
+};
+/** The node's answers; a block the node does not have is `{}`. */
+const ANSWERS = {
+  getnowblock: compileSchema<Partial<TronBlock>>(obj),
+  getblockbylimitnext: compileSchema<{ readonly block?: TronBlock[] }>({ type: 'object', properties: { block: { type: 'array', items: tronBlock } } }),
+  // An object (`{}`) when the block has no transaction.
+  gettransactioninfobyblocknum: compileSchema<TronTransactionInfo[] | Readonly<Record<string, unknown>>>({ anyOf: [{ type: 'array', items: obj }, obj] }),
+  getblockbynum: compileSchema<Partial<TronBlock>>({ type: 'object', properties: { blockID: { type: 'string' } } }),
+};
+
 /** `url`: one full node's base URL, or several serving the same chain (requests spread over them, a failing one left out for a while). */
 export function createTronNodeClient(url: string | readonly string[], http: HttpOptions, signal?: AbortSignal): TronNodeClient {
   const bases = (typeof url === 'string' ? [url] : url).map((u) => u.replace(/\/+$/, ''));
   const pool = createHttpNodePool(bases, http, signal);
-  const call = async <T>(method: string, body: unknown): Promise<T> => {
+  const call = async <T>(method: keyof typeof ANSWERS, body: unknown, validate: Validator<T>): Promise<T> => {
     // Amounts are int64: keep ones beyond 2^53 exact by reading them as strings.
-    const out = await pool.run((base) => postJsonOnce<T>(`${base}/wallet/${method}`, body, { ...http, rewrite: quoteBigAmounts }), judgeRetryable);
-    const err = out && typeof out === 'object' && !Array.isArray(out) ? (out as { Error?: unknown }).Error : undefined;
-    if (err !== undefined) throw new Error(`Tron node ${method}: ${String(err)}`);
-    return out;
+    const out = await pool.run((base) => postJsonOnce(`${base}/wallet/${method}`, body, { ...http, rewrite: quoteBigAmounts }, anyJson), judgeRetryable);
+    if (hasError(out)) throw new SourceError(`Tron node ${method}: ${String(out.Error)}`);
+    return parseWith(validate, out, (e) => new SourceError(`Tron node ${method}: an answer of another shape (${e ? describeSchemaError('answer', e) : 'invalid'})`));
   };
   return {
     url: redact(bases[0] ?? ''),
     nodes: () => pool.status(),
     async getNowBlockNumber() {
-      const b = await call<TronBlock>('getnowblock', {});
+      const b = await call('getnowblock', {}, ANSWERS.getnowblock);
       const n = b.block_header?.raw_data?.number;
       if (typeof n !== 'number') throw new Error('Tron node getnowblock: no block number in the answer');
       return n;
@@ -81,17 +109,17 @@ export function createTronNodeClient(url: string | readonly string[], http: Http
       for (let start = lo; start <= hi; start += TRON_BLOCKS_PER_CALL) {
         const end = Math.min(hi, start + TRON_BLOCKS_PER_CALL - 1);
         // endNum is exclusive.
-        const r = await call<{ block?: TronBlock[] }>('getblockbylimitnext', { startNum: start, endNum: end + 1 });
+        const r = await call('getblockbylimitnext', { startNum: start, endNum: end + 1 }, ANSWERS.getblockbylimitnext);
         out.push(...(r.block ?? []));
       }
       return out.sort((a, b) => blockNumber(a) - blockNumber(b));
     },
     async getTransactionInfo(num) {
-      const r = await call<TronTransactionInfo[] | Record<string, never>>('gettransactioninfobyblocknum', { num });
+      const r = await call('gettransactioninfobyblocknum', { num }, ANSWERS.gettransactioninfobyblocknum);
       return Array.isArray(r) ? r : [];
     },
     async getBlockHash(num) {
-      const b = await call<Partial<TronBlock>>('getblockbynum', { num });
+      const b = await call('getblockbynum', { num }, ANSWERS.getblockbynum);
       if (!b.blockID) throw new Error(`Tron node getblockbynum ${num}: no such block`);
       return b.blockID;
     },

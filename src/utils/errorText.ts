@@ -1,0 +1,15 @@
+/**
+ * What a caught value says, without casting it: a `catch` clause holds
+ * `unknown`, and a library may throw anything.
+ */
+
+/** The message of an Error, or the thrown value as text. */
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** A system error's code (`ENOENT`, `ECONNREFUSED`…), when the value carries one. */
+export function errnoCode(e: unknown): string | undefined {
+  if (typeof e !== 'object' || e === null || !('code' in e)) return undefined;
+  return typeof e.code === 'string' ? e.code : undefined;
+}
