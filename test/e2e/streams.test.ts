@@ -281,3 +281,50 @@ describe('stream charges', { timeout: 60_000 }, () => {
     expect(Math.max(...costs)).toBeLessThanOrEqual(120);
   });
 });
+
+describe('cursor pulls', { timeout: 60_000 }, () => {
+  const pullPath = (cursor: string) => `/v1/evm/erc20/events/transfer?network=ETH&token=${token}&cursor=${cursor}`;
+  const blockOf = (cursor: string) => Number(JSON.parse(Buffer.from(cursor, 'base64url').toString()).b);
+
+  it('a loader pulling with cursor= gets 409 cursor_reorged, uncharged, after a reorg, continues from its cursor and ends equal to the node', async () => {
+    const s = await openStream(`${server.url}${streamPath('block_start=1')}`, server.key);
+    const first = await s.waitFor((e) => e.event === 'progress');
+    s.close();
+    let cursor = first.id!;
+    let rows: Truth[] = [];
+    let reorged = 0;
+    const pullTo = async (tip: number) => {
+      const t0 = Date.now();
+      while (blockOf(cursor) < tip) {
+        expect(Date.now() - t0, `pulls did not reach ${tip}`).toBeLessThan(20_000);
+        const res = await fetch(`${server.url}${pullPath(cursor)}`, { headers: { 'x-api-key': server.key } });
+        const body = (await res.json()) as { events?: { block_number: number; receiver: string }[]; code?: string; block_number?: number; cursor?: string };
+        if (res.status === 409) {
+          expect(body.code).toBe('cursor_reorged');
+          expect(res.headers.get('x-request-cost')).toBe('0');
+          rows = rows.filter((r) => r.block_number <= body.block_number!);
+          cursor = body.cursor!;
+          reorged++;
+          continue;
+        }
+        expect(res.status, JSON.stringify(body)).toBe(200);
+        rows.push(...body.events!.map((r) => ({ block_number: r.block_number, receiver: r.receiver })));
+        const next = res.headers.get('x-chainq-next-cursor');
+        expect(next).toBeTruthy();
+        if (next === cursor) await new Promise((r) => setTimeout(r, 100));
+        cursor = next!;
+      }
+    };
+    await transfer(bob);
+    await pullTo(await chain.blockNumber());
+    const snapshot = await chain.rpc<Hex>('evm_snapshot');
+    for (let i = 0; i < 2; i++) await transfer(bob);
+    await pullTo(await chain.blockNumber());
+    await chain.rpc('evm_revert', [snapshot]);
+    for (let i = 0; i < 3; i++) await transfer(carol);
+    await pullTo(await chain.blockNumber());
+    expect(reorged).toBe(1);
+    const truth = await nodeTransfers();
+    expect(rows).toEqual(truth.rows);
+  });
+});
