@@ -109,12 +109,17 @@ export interface StreamRoute {
   readonly params: Params;
 }
 
+/** The stream of a raw chain route. */
+export function streamRouteOf(raw: DataRoute): StreamRoute {
+  return {
+    path: `${raw.path}/stream`,
+    raw,
+    params: { ...Object.fromEntries(Object.entries(raw.params).filter(([name]) => !NOT_STREAMED.has(name))), ...streamParams },
+  };
+}
+
 export function streamRoutes(entries: readonly Endpoint[] = catalog): StreamRoute[] {
   return dataRoutes(entries)
     .filter((r) => r.kind === 'raw' && r.endpoint.family !== 'exchange')
-    .map((raw) => ({
-      path: `${raw.path}/stream`,
-      raw,
-      params: { ...Object.fromEntries(Object.entries(raw.params).filter(([name]) => !NOT_STREAMED.has(name))), ...streamParams },
-    }));
+    .map(streamRouteOf);
 }
