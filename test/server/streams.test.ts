@@ -73,6 +73,22 @@ describe('streams on the demo store', { timeout: 60_000 }, () => {
       expect(c.rows.every((r) => r.block_number <= 23910050)).toBe(true);
     } finally {
       again.close();
+      await again.ended;
     }
+  });
+});
+
+describe('shutdown', { timeout: 30_000 }, () => {
+  it('ends an open stream that follows the head cleanly when the server closes, its last cursor in hand', async () => {
+    const own = await createTestApp(undefined, { streams: { heartbeatMs: 300 } });
+    await own.app.listen({ port: 0, host: '127.0.0.1' });
+    const s = await openStream(`http://127.0.0.1:${(own.app.server.address() as AddressInfo).port}${STREAM}&block_start=23910000`, own.key);
+    await s.waitFor((e) => e.event === 'progress' && Number(e.data.block_number) > 23910000);
+    const t0 = Date.now();
+    await own.close();
+    await s.ended;
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(s.events.some((e) => e.event === 'error')).toBe(false);
+    expect(s.events.at(-1)?.id).toBeTruthy();
   });
 });
