@@ -64,11 +64,62 @@ export function dataRoutes(entries: readonly Endpoint[] = catalog): DataRoute[] 
   const routes: DataRoute[] = [];
   for (const e of entries) {
     if (!e.served) continue;
-    routes.push({ kind: 'raw', path: e.path, endpoint: e, params: { ...familyParams(e), ...e.params, ...walletNamespaceParams(e), ...rawValueParams(e) } });
+    const pull = e.family === 'exchange' ? {} : cursorParam;
+    routes.push({ kind: 'raw', path: e.path, endpoint: e, params: { ...familyParams(e), ...pull, ...e.params, ...walletNamespaceParams(e), ...rawValueParams(e) } });
     if (e.family !== 'exchange' && e.aggregate) {
       const family = Object.fromEntries(Object.entries(familyParams(e)).filter(([name]) => !ROW_OPTIONS.has(name)));
       routes.push({ kind: 'aggregate', path: `${e.path}/aggregate`, endpoint: e, params: { ...family, ...e.params, ...walletNamespaceParams(e), ...aggregateParams(e) } });
     }
   }
   return routes;
+}
+
+/** The start of a stream or a pull given as a position: a cursor that an earlier answer handed out. */
+export const cursorParam: Params = {
+  cursor: {
+    type: 'string',
+    exclusiveWith: ['block_start', 'since'],
+    description: 'Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start.',
+  },
+};
+
+export const FINALITIES = ['latest', 'final'] as const;
+export type Finality = (typeof FINALITIES)[number];
+
+/** What a stream adds to its raw endpoint's parameters. */
+export const streamParams: Params = {
+  ...cursorParam,
+  finality: {
+    type: 'string',
+    case: 'lower',
+    enum: FINALITIES,
+    default: 'latest',
+    description: 'latest: deliver what the store commits, with undo events on a rollback; final: only blocks past the network finality depth, never undone.',
+  },
+};
+
+/** Parameters of a raw route that mean nothing to a stream: it always answers JSON rows inline. */
+const NOT_STREAMED = new Set(['format', 'link']);
+
+/** A live stream of a raw chain event endpoint: its raw route's path plus `/stream`. */
+export interface StreamRoute {
+  readonly path: string;
+  /** The raw route it streams, whose planner answers each batch. */
+  readonly raw: DataRoute;
+  readonly params: Params;
+}
+
+/** The stream of a raw chain route. */
+export function streamRouteOf(raw: DataRoute): StreamRoute {
+  return {
+    path: `${raw.path}/stream`,
+    raw,
+    params: { ...Object.fromEntries(Object.entries(raw.params).filter(([name]) => !NOT_STREAMED.has(name))), ...streamParams },
+  };
+}
+
+export function streamRoutes(entries: readonly Endpoint[] = catalog): StreamRoute[] {
+  return dataRoutes(entries)
+    .filter((r) => r.kind === 'raw' && r.endpoint.family !== 'exchange')
+    .map(streamRouteOf);
 }

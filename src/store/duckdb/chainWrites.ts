@@ -5,6 +5,7 @@
  * whole batch or none of it; a rollback removes what a reorg invalidated.
  */
 import { ChainBreakError } from '../chainBreak.ts';
+import { recordOrphans } from '../chainLog.ts';
 import { addCoverageMany, removeCoverage } from './coverageWrites.ts';
 import type { ChainBatch, ChainOperations, ChainRollback, Store, Tx } from '../types.ts';
 import { scanLogFile } from './logFileScan.ts';
@@ -64,6 +65,8 @@ async function cacheTokens(tx: Tx, network: string, tokens: NonNullable<ChainBat
 
 async function rollback(tx: Tx, r: ChainRollback): Promise<void> {
   const p = { network: r.network, lo: r.ancestor + 1, hi: r.through };
+  // The chain log: what goes is kept, so that a stream's cursor on one of these blocks finds its way back (src/store/chainLog.ts).
+  await recordOrphans(tx, r.network, r.ancestor);
   for (const d of r.datasets) {
     await tx.run(`DELETE FROM ${d.table} WHERE network = $network AND block_number BETWEEN $lo AND $hi`, p);
     await removeCoverage(tx, d.id, r.network, p.lo, p.hi);
