@@ -110,11 +110,18 @@ export interface ExportTransport {
 
 const FINISHED: readonly ExportState[] = ['done', 'failed', 'cancelled'];
 
-/** The API's export request body from the client's options. */
-export function exportRequest(endpoint: string, params: Readonly<Record<string, unknown>>, opts: ExportOptions): Record<string, unknown> {
+type ParamValue = string | number | boolean | readonly string[] | readonly number[] | undefined;
+
+/** The API's export request body from the client's options; list parameters joined with commas, as in a query string. */
+export function exportRequest(endpoint: string, params: Readonly<Record<string, ParamValue>>, opts: ExportOptions): Record<string, unknown> {
+  const wire: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue;
+    wire[k] = typeof v === 'object' ? v.join(',') : v;
+  }
   return {
     endpoint,
-    params,
+    params: wire,
     ...(opts.format !== undefined ? { format: opts.format } : {}),
     ...(opts.compression !== undefined ? { compression: opts.compression } : {}),
     ...(opts.partitionBlocks !== undefined ? { partition_blocks: opts.partitionBlocks } : {}),
