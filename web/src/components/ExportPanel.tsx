@@ -163,7 +163,7 @@ export function ExportPanel({ apiKey, path, params, byDays, estimate, onCharged 
         </div>
       ) : null}
       {state.kind === 'done' ? (
-        <div role="status" data-testid="export-done">
+        <div role="status" data-testid="export-done" data-export-id={state.status.id}>
           <p>
             Done: {n(state.status.rows)} rows in {n(state.files.length)} files, {n(state.status.bytes)} bytes, {n(state.status.charged)} blocks charged.
           </p>
