@@ -186,7 +186,9 @@ async function startExport(api: ApiCall, args: Args): Promise<ToolResult> {
   const path = pathOf(args, args.aggregate === true);
   if (typeof path !== 'string') return path;
   const options = Object.fromEntries(EXPORT_OPTIONS.flatMap((k) => (args[k] === undefined ? [] : [[k, args[k]]])));
-  const r = await api('POST', EXPORTS_PATH, { endpoint: path, params: args.params ?? {}, ...options });
+  // The export's params are the query string's: lists joined with commas, as the other tools send them.
+  const params = Object.fromEntries(new URLSearchParams(queryString(args.params).slice(1)));
+  const r = await api('POST', EXPORTS_PATH, { endpoint: path, params, ...options });
   if (r.status !== 202 && r.status !== 200) return apiError(r);
   return ok({ ...(JSON.parse(r.text) as Record<string, unknown>), note: 'call export_status with this id to follow it; its files are listed there once it is done' });
 }
