@@ -512,7 +512,7 @@ function App() {
                 apiKey={apiKey}
                 path={route.path}
                 params={Object.fromEntries(Object.entries(values).filter(([k]) => !(OUTPUT_PARAMS as readonly string[]).includes(k)))}
-                byDays={route.family === 'exchange'}
+                byDays={route.family === 'exchange' || (!values.block_start && !values.block_end && Boolean(values.since || values.until))}
                 estimate={est}
                 onCharged={() => refreshUsage()}
               />

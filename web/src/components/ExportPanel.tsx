@@ -40,7 +40,7 @@ export interface ExportPanelProps {
   readonly path: string;
   /** The query's parameters as the form holds them (format and link left out). */
   readonly params: Readonly<Record<string, string>>;
-  /** Whether the endpoint is partitioned by days (venues) rather than blocks. */
+  /** Whether the export is partitioned by days (venues, and chain queries over since/until) rather than blocks. */
   readonly byDays: boolean;
   /** The query's price, from the same estimate the Cost section shows. */
   readonly estimate: CostEstimate | null;
