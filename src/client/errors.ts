@@ -4,7 +4,7 @@
  */
 import type { API_ERRORS, ApiErrorCode } from '../errors/codes.ts';
 import { parseRetryAfter } from '../utils/retryAfter.ts';
-import type { ExportStatus } from './exports.ts';
+import type { ExportStatus } from './exportTypes.ts';
 
 /** The error codes the server answers: its own list (src/errors/codes.ts), not a copy. */
 export type ErrorCode = ApiErrorCode;
