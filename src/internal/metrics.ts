@@ -68,6 +68,12 @@ export interface Metrics {
     /** One dataset of one `chainq verify` run compared: its result and how many blocks differed. */
     dataset(v: { network: string; dataset: string; result: 'ok' | 'mismatch'; mismatches: number }): void;
   };
+  readonly exports: {
+    /** One partition of an export job was written, charged and recorded. */
+    partition(o: { rows: number; bytes: number }): void;
+    /** An export job failed. */
+    failed(): void;
+  };
   readonly jobs: {
     /** A job run ended with an error (it may be retried). */
     failed(job: string): void;
@@ -166,6 +172,10 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     labelNames: ['network', 'dataset'] as const,
     registers,
   });
+  const exportPartitions = new Counter({ name: 'chainq_export_partitions_total', help: 'Export partitions written, charged and recorded', registers });
+  const exportRows = new Counter({ name: 'chainq_export_rows_total', help: 'Rows written to export files', registers });
+  const exportBytes = new Counter({ name: 'chainq_export_bytes_total', help: 'Bytes of export files written', registers });
+  const exportFailures = new Counter({ name: 'chainq_export_failures_total', help: 'Export jobs that failed', registers });
   const jobErrors = new Counter({
     name: 'chainq_job_errors_total',
     help: 'Ingestion job runs that ended with an error, by job',
@@ -223,6 +233,16 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
         verifications.inc({ network: v.network, dataset: v.dataset, result: v.result });
         // Present from the first verification, so that an alert on increase() sees a 0 rather than no data.
         verifyMismatches.inc({ network: v.network, dataset: v.dataset }, v.mismatches);
+      },
+    },
+    exports: {
+      partition(o) {
+        exportPartitions.inc();
+        exportRows.inc(o.rows);
+        exportBytes.inc(o.bytes);
+      },
+      failed() {
+        exportFailures.inc();
       },
     },
     jobs: {

@@ -8,9 +8,9 @@ import { DEFAULT_PLANS, loadPlans, parsePlans } from './plans.ts';
 describe('plans', () => {
   it('ships free, pro and unlimited', () => {
     expect([...DEFAULT_PLANS.values()]).toEqual([
-      { name: 'free', requestsPerMinute: 60, monthlyBlocks: 500_000, concurrentRequests: 8 },
-      { name: 'pro', requestsPerMinute: 600, monthlyBlocks: 50_000_000, concurrentRequests: 32 },
-      { name: 'unlimited', requestsPerMinute: null, monthlyBlocks: null, concurrentRequests: null },
+      { name: 'free', requestsPerMinute: 60, monthlyBlocks: 500_000, concurrentRequests: 8, exportMaxBlocks: 500_000 },
+      { name: 'pro', requestsPerMinute: 600, monthlyBlocks: 50_000_000, concurrentRequests: 32, exportMaxBlocks: 50_000_000 },
+      { name: 'unlimited', requestsPerMinute: null, monthlyBlocks: null, concurrentRequests: null, exportMaxBlocks: null },
     ]);
   });
 
@@ -24,10 +24,10 @@ describe('plans', () => {
         },
       }),
     );
-    expect(p.get('free')).toEqual({ name: 'free', requestsPerMinute: 60, monthlyBlocks: 100_000, concurrentRequests: 8 });
+    expect(p.get('free')).toEqual({ name: 'free', requestsPerMinute: 60, monthlyBlocks: 100_000, concurrentRequests: 8, exportMaxBlocks: 500_000 });
     // concurrent_requests is optional: a new plan without it has no concurrency limit.
-    expect(p.get('team')).toEqual({ name: 'team', requestsPerMinute: 120, monthlyBlocks: null, concurrentRequests: null });
-    expect(p.get('batch')).toEqual({ name: 'batch', requestsPerMinute: 10, monthlyBlocks: null, concurrentRequests: 2 });
+    expect(p.get('team')).toEqual({ name: 'team', requestsPerMinute: 120, monthlyBlocks: null, concurrentRequests: null, exportMaxBlocks: null });
+    expect(p.get('batch')).toEqual({ name: 'batch', requestsPerMinute: 10, monthlyBlocks: null, concurrentRequests: 2, exportMaxBlocks: null });
     expect(p.get('pro')).toEqual(DEFAULT_PLANS.get('pro'));
   });
 

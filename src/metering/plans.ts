@@ -19,14 +19,16 @@ export interface Plan {
    * server's engine from everyone else (docs/metering.md).
    */
   readonly concurrentRequests: number | null;
+  /** The most blocks one export job may cover (POST /v1/exports); null means no limit. */
+  readonly exportMaxBlocks: number | null;
 }
 
 export type Plans = ReadonlyMap<string, Plan>;
 
 export const DEFAULT_PLANS: Plans = new Map<string, Plan>([
-  ['free', { name: 'free', requestsPerMinute: 60, monthlyBlocks: 500_000, concurrentRequests: 8 }],
-  ['pro', { name: 'pro', requestsPerMinute: 600, monthlyBlocks: 50_000_000, concurrentRequests: 32 }],
-  ['unlimited', { name: 'unlimited', requestsPerMinute: null, monthlyBlocks: null, concurrentRequests: null }],
+  ['free', { name: 'free', requestsPerMinute: 60, monthlyBlocks: 500_000, concurrentRequests: 8, exportMaxBlocks: 500_000 }],
+  ['pro', { name: 'pro', requestsPerMinute: 600, monthlyBlocks: 50_000_000, concurrentRequests: 32, exportMaxBlocks: 50_000_000 }],
+  ['unlimited', { name: 'unlimited', requestsPerMinute: null, monthlyBlocks: null, concurrentRequests: null, exportMaxBlocks: null }],
 ]);
 
 /** The file read when no --plans is given: `<data>/plans.json`, if it exists. */
@@ -34,9 +36,9 @@ export const PLANS_FILE_NAME = 'plans.json';
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** The plan fields of the file; a new plan must give the required ones, `concurrent_requests` defaults to no limit. */
+/** The plan fields of the file; a new plan must give the required ones, `concurrent_requests` and `export_max_blocks` default to no limit. */
 const REQUIRED_FIELDS = ['requests_per_minute', 'monthly_blocks'] as const;
-const FIELDS: readonly string[] = [...REQUIRED_FIELDS, 'concurrent_requests'];
+const FIELDS: readonly string[] = [...REQUIRED_FIELDS, 'concurrent_requests', 'export_max_blocks'];
 
 function limitValue(v: unknown, where: string): number | null {
   if (v === null) return null;
@@ -85,6 +87,7 @@ export function parsePlans(text: string, source = 'plans file', base: Plans = DE
       requestsPerMinute: 'requests_per_minute' in r ? limitValue(r.requests_per_minute, `${source}: ${name}.requests_per_minute`) : prev!.requestsPerMinute,
       monthlyBlocks: 'monthly_blocks' in r ? limitValue(r.monthly_blocks, `${source}: ${name}.monthly_blocks`) : prev!.monthlyBlocks,
       concurrentRequests: 'concurrent_requests' in r ? positiveLimit(r.concurrent_requests, `${source}: ${name}.concurrent_requests`) : (prev?.concurrentRequests ?? null),
+      exportMaxBlocks: 'export_max_blocks' in r ? positiveLimit(r.export_max_blocks, `${source}: ${name}.export_max_blocks`) : (prev?.exportMaxBlocks ?? null),
     });
   }
   return out;

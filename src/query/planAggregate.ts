@@ -23,7 +23,7 @@ function pivotTokens(sel: Selection): string[] {
 }
 
 export async function planAggregate(ctx: PlanContext, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<QueryPlan> {
-  const sel = await planSelection(ctx.store, route, raw, ctx.keyId);
+  const sel = await planSelection(ctx.store, route, raw, ctx.keyId, ctx.unlimitedRange);
   const e = sel.endpoint;
   if (!e.aggregate) throw new Error(`${e.id} has no aggregate`);
   const groupBy = (sel.values.group_by ?? 'time') as GroupBy;

@@ -42,6 +42,11 @@ export interface PlanContext {
   readonly blocksPerDay?: BlocksPerDay;
   /** The caller's key id: whose label namespaces `wallet_namespace` may name. */
   readonly keyId?: string;
+  /**
+   * Plan without the per-request range limit of the format: an export job
+   * (src/server/exports/) covers any stored range, one partition at a time.
+   */
+  readonly unlimitedRange?: boolean;
 }
 
 export function outputColumns(sel: Selection): OutputColumn[] {
@@ -55,7 +60,7 @@ export function rangeText(sel: Selection): string {
 }
 
 export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<Record<string, unknown>>): Promise<QueryPlan> {
-  const sel = await planSelection(ctx.store, route, raw, ctx.keyId);
+  const sel = await planSelection(ctx.store, route, raw, ctx.keyId, ctx.unlimitedRange);
   const e = sel.endpoint;
   const cols = outputColumns(sel);
   const value = sel.values.with_value === true ? rowValue(e, sel.columnExpr) : null;

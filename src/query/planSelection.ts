@@ -30,7 +30,7 @@ export interface Selection {
   columnExpr(name: string): Expr;
 }
 
-export async function planSelection(store: Store, route: DataRoute, raw: Readonly<Record<string, unknown>>, keyId?: string): Promise<Selection> {
+export async function planSelection(store: Store, route: DataRoute, raw: Readonly<Record<string, unknown>>, keyId?: string, unlimitedRange = false): Promise<Selection> {
   const endpoint = route.endpoint;
   if (endpoint.family === 'exchange') throw new Error('planSelection serves chain endpoints');
   const values = normalizeQuery(route.params, raw);
@@ -44,7 +44,7 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
     since: values.since as string | undefined,
     until: values.until as string | undefined,
   });
-  checkRangeLimit(range, format, network);
+  if (!unlimitedRange) checkRangeLimit(range, format, network);
 
   const q = new ParamBinder();
   const where: Condition[] = [{ kind: 'compare', left: column('network'), op: '=', right: q.bind(network) }];

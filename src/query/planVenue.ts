@@ -57,7 +57,7 @@ export async function planVenue(ctx: PlanContext, route: DataRoute, raw: Readonl
   const values = normalizeQuery(route.params, raw);
   const format = (values.format ?? e.defaultFormat) as Format;
   const token = venueToken(values.token);
-  const range = parseVenueRange(e, values.since as string | undefined, values.until as string | undefined);
+  const range = parseVenueRange(e, values.since as string | undefined, values.until as string | undefined, ctx.unlimitedRange);
 
   const q = new ParamBinder();
   const where: Condition[] = [

@@ -10,7 +10,7 @@ import { parseTime } from './time.ts';
 
 export type TimeRange = Extract<QueryRange, { kind: 'time' }>;
 
-export function parseVenueRange(endpoint: VenueEndpoint, since: string | undefined, until: string | undefined): TimeRange {
+export function parseVenueRange(endpoint: VenueEndpoint, since: string | undefined, until: string | undefined, unlimited = false): TimeRange {
   // The schema requires both; this guards planners called without it.
   if (since === undefined) throw new ApiError('missing_parameter', 'since is required', { parameter: 'since' });
   if (until === undefined) throw new ApiError('missing_parameter', 'until is required', { parameter: 'until' });
@@ -27,7 +27,7 @@ export function parseVenueRange(endpoint: VenueEndpoint, since: string | undefin
   if (hi! <= lo!) throw new ApiError('invalid_range', `until (${until}) must be after since (${since})`, { parameter: 'until' });
   const seconds = (hi! - lo!) / 1000;
   const max = endpoint.maxDays * SECONDS_PER_DAY;
-  if (seconds > max) {
+  if (!unlimited && seconds > max) {
     throw new ApiError('range_too_large', `the range spans ${(seconds / SECONDS_PER_DAY).toFixed(2)} days, over the ${endpoint.maxDays}-day limit of ${endpoint.path}; split it into several queries`, {
       parameter: 'until',
       limit: max,

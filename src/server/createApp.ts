@@ -32,8 +32,19 @@ import { registerLabelRoutes } from './routes/labels.ts';
 import { registerLinkDownloads } from './routes/links.ts';
 import { registerMcpRoute } from './routes/mcp.ts';
 import { registerExplore } from './routes/explore.ts';
+import { exportResolver, registerExports } from './routes/exports.ts';
+import { createExportFiles } from './exports/exportFiles.ts';
+import { createExportRunner, type ExportRunner } from './exports/runner.ts';
+import type { S3LinkOptions } from '../output/links/s3Backend.ts';
 import { registerUsage } from './routes/usage.ts';
 import { registerV1Fallback } from './routes/v1Fallback.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The export jobs of this server. */
+    exports: ExportRunner;
+  }
+}
 
 export interface AppOptions {
   readonly store: Store;
@@ -50,7 +61,28 @@ export interface AppOptions {
   readonly metricsRoute?: boolean;
   /** How long a streamed answer waits on a client that does not read before it is given up (src/server/stalledReader.ts); 0 never. */
   readonly stalledReaderMs?: number;
+  /** Export jobs (docs/api.md, "Exports"). */
+  readonly exports?: ExportOptions;
 }
+
+export interface ExportOptions {
+  /** Folder of export files; default `<data>/exports` (a temporary folder for an in-memory store). */
+  readonly dir?: string;
+  /** Exports running at once; default 1. */
+  readonly jobs?: number;
+  /** How long finished files are kept; default 7 days. */
+  readonly ttlSeconds?: number;
+  /** Deliver files to this bucket instead of the folder. */
+  readonly s3?: S3LinkOptions;
+  /** Seconds between expiry sweeps; default 60. */
+  readonly sweepSeconds?: number;
+  /** Clock, epoch milliseconds; tests move it forward. */
+  readonly now?: () => number;
+}
+
+export const DEFAULT_EXPORT_TTL_SECONDS = 7 * 86_400;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   validateCatalog(opts.catalog);
@@ -168,7 +200,32 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     registerCalculateCost(v1, ctx, routes);
     registerLabelRoutes(v1, opts.store);
     registerUsage(v1);
+    const resolve = exportResolver(v1, ctx, routes);
+    const exportsScratch = !opts.exports?.dir && !opts.store.dataDir;
+    const exportDir = opts.exports?.dir ?? (opts.store.dataDir ? path.join(opts.store.dataDir, 'exports') : fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-exports-')));
+    const runner = createExportRunner({
+      store: opts.store,
+      backend: meter.backend,
+      files: await createExportFiles(exportDir, opts.exports?.s3),
+      jobs: opts.exports?.jobs ?? 1,
+      ttlSeconds: opts.exports?.ttlSeconds ?? DEFAULT_EXPORT_TTL_SECONDS,
+      metrics,
+      ...(opts.exports?.now ? { now: opts.exports.now } : {}),
+      resolve: (job) => {
+        const params: unknown = JSON.parse(job.params);
+        return resolve(job.endpoint, isRecord(params) ? params : {});
+      },
+      meterClock: meter.clock,
+      onError: (err, job) => app.log.error({ err, export: job.id }, 'export failed'),
+    });
+    registerExports(v1, ctx, runner, resolve);
+    app.decorate('exports', runner);
+    app.addHook('onClose', async () => {
+      await runner.stop();
+      if (exportsScratch) fs.rmSync(exportDir, { recursive: true, force: true });
+    });
     registerV1Fallback(v1);
   });
+  if (!opts.store.readOnly) await app.exports.start(opts.exports?.sweepSeconds);
   return app;
 }

@@ -67,6 +67,13 @@ const SYSTEM_DDL = [
   // The embedded quota ledger: one row per charged request (src/metering/embeddedBackend.ts).
   `CREATE TABLE IF NOT EXISTS usage_charges (key_id VARCHAR, period VARCHAR, request_id VARCHAR, cost BIGINT,
      admitted_at TIMESTAMP, charged_at TIMESTAMP)`,
+  // Export jobs (src/server/exports/): one row per job, replaced at each change; times are epoch milliseconds.
+  `CREATE TABLE IF NOT EXISTS export_jobs (id VARCHAR, key_id VARCHAR, status VARCHAR, endpoint VARCHAR, params VARCHAR, format VARCHAR,
+     compression VARCHAR, partition_by VARCHAR, range_start BIGINT, range_end BIGINT, partition_size BIGINT, partitions INTEGER, cost BIGINT,
+     columns VARCHAR, created_ms BIGINT, finished_ms BIGINT, expires_ms BIGINT, error_code VARCHAR, error_message VARCHAR, files_removed BOOLEAN)`,
+  // One row per finished partition of an export: its file under its final name, and its charge.
+  `CREATE TABLE IF NOT EXISTS export_parts (export_id VARCHAR, idx INTEGER, name VARCHAR, range_start BIGINT, range_end BIGINT, rows BIGINT,
+     bytes BIGINT, sha256 VARCHAR, first_block_hash VARCHAR, last_block_hash VARCHAR, charge BIGINT, url VARCHAR)`,
   // The route charged, for GET /v1/usage; stores made before it have the column added, empty for old rows.
   `ALTER TABLE usage_charges ADD COLUMN IF NOT EXISTS endpoint VARCHAR`,
 ];

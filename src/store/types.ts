@@ -95,7 +95,79 @@ export interface Store {
   readonly labelNamespaces: LabelNamespaceOperations;
   /** The token registry, address labels and USD prices (src/reference/ decides what goes in). */
   readonly reference: ReferenceOperations;
+  /** Export jobs and their finished partitions (src/server/exports/ runs them). */
+  readonly exports: ExportOperations;
   close(): Promise<void>;
+}
+
+export type ExportStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+
+/** An export job as stored: the request it runs and where it stands. */
+export interface StoredExport {
+  readonly id: string;
+  readonly keyId: string;
+  readonly status: ExportStatus;
+  readonly endpoint: string;
+  /** The endpoint's parameters as the client sent them, JSON text. */
+  readonly params: string;
+  readonly format: 'parquet' | 'csv';
+  readonly compression: 'gzip' | null;
+  /** Partitions by block numbers (inclusive bounds) or by time (epoch ms, end exclusive). */
+  readonly partitionBy: 'blocks' | 'time';
+  readonly rangeStart: number;
+  readonly rangeEnd: number;
+  /** Blocks, or milliseconds, per partition. */
+  readonly partitionSize: number;
+  readonly partitions: number;
+  readonly cost: number;
+  /** The files' columns, JSON text of `[{name, type}]`; empty until the first partition ran. */
+  readonly columns: string;
+  readonly createdAt: Date;
+  readonly finishedAt: Date | null;
+  readonly expiresAt: Date | null;
+  readonly errorCode: string | null;
+  readonly errorMessage: string | null;
+  /** Its files were removed (expired, or deleted by its owner); the record stays. */
+  readonly filesRemoved: boolean;
+}
+
+/** One finished partition of an export: its file, complete under its final name, and what it was charged. */
+export interface StoredExportPart {
+  readonly exportId: string;
+  readonly index: number;
+  readonly name: string;
+  readonly rangeStart: number;
+  readonly rangeEnd: number;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly sha256: string;
+  readonly firstBlockHash: string | null;
+  readonly lastBlockHash: string | null;
+  readonly charge: number;
+  /** The object's URL when the file was delivered to a bucket, else null. */
+  readonly url: string | null;
+}
+
+/** A column of a query's result, with the engine's type name. */
+export interface ResultColumn {
+  readonly name: string;
+  readonly type: string;
+}
+
+export interface ExportOperations {
+  /** Records the job, replacing what was stored under its id. */
+  save(job: StoredExport): Promise<void>;
+  get(id: string): Promise<StoredExport | null>;
+  /** A key's exports, newest first. */
+  list(keyId: string): Promise<StoredExport[]>;
+  /** Every export, newest first. */
+  all(): Promise<StoredExport[]>;
+  /** Records a finished partition (once per index: a partition recorded again replaces the first record). */
+  addPart(part: StoredExportPart): Promise<void>;
+  /** An export's finished partitions, by index. */
+  parts(exportId: string): Promise<StoredExportPart[]>;
+  /** The columns (names, engine types) a data query answers, without running it. */
+  describe(sql: string, params: SqlParams): Promise<ResultColumn[]>;
 }
 
 /** An API key as stored: its hash, never the key. */

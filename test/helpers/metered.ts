@@ -13,7 +13,7 @@ import { createKey, findKey } from '../../src/metering/keys.ts';
 import { createMeter, type Meter } from '../../src/metering/meter.ts';
 import { parsePlans, type Plans } from '../../src/metering/plans.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
-import { createApp } from '../../src/server/createApp.ts';
+import { createApp, type ExportOptions } from '../../src/server/createApp.ts';
 import { spawnListening, type ListeningProcess } from './listening.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
@@ -53,7 +53,7 @@ export async function createDemoStoreWithLanes(lanes: ExportLaneLimits): Promise
 }
 
 /** Plans from a literal, e.g. {tiny: {requests_per_minute: 3, monthly_blocks: 1000}}. */
-export function plans(defs: Record<string, { requests_per_minute: number | null; monthly_blocks: number | null; concurrent_requests?: number | null }>): Plans {
+export function plans(defs: Record<string, { requests_per_minute: number | null; monthly_blocks: number | null; concurrent_requests?: number | null; export_max_blocks?: number | null }>): Plans {
   return parsePlans(JSON.stringify({ plans: defs }), 'test plans');
 }
 
@@ -78,9 +78,9 @@ export interface MeteredApp {
   close(): Promise<void>;
 }
 
-export async function createMeteredApp(store: Store, opts: { plans: Plans; clock?: TestClock; backend?: MeterBackend; stalledReaderMs?: number }): Promise<MeteredApp> {
+export async function createMeteredApp(store: Store, opts: { plans: Plans; clock?: TestClock; backend?: MeterBackend; stalledReaderMs?: number; exports?: ExportOptions }): Promise<MeteredApp> {
   const meter = createMeter({ backend: opts.backend ?? createEmbeddedBackend(store), plans: opts.plans, ...(opts.clock ? { clock: opts.clock.now } : {}) });
-  const app = await createApp({ store, meter, ...(opts.stalledReaderMs !== undefined ? { stalledReaderMs: opts.stalledReaderMs } : {}) });
+  const app = await createApp({ store, meter, ...(opts.stalledReaderMs !== undefined ? { stalledReaderMs: opts.stalledReaderMs } : {}), ...(opts.exports ? { exports: opts.exports } : {}) });
   return {
     app,
     meter,

@@ -28,6 +28,7 @@ import { holdScratch } from './scratch.ts';
 import { clickHouseKeys } from './keys.ts';
 import { clickHouseLabelNamespaces } from './labelNamespaces.ts';
 import { clickHouseReference } from './reference.ts';
+import { clickHouseExports } from './exports.ts';
 import { clickHouseTime } from './time.ts';
 import type { ClickHouseStore, ClickHouseValue } from './types.ts';
 
@@ -175,6 +176,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     keys: clickHouseKeys(() => store),
     labelNamespaces: clickHouseLabelNamespaces(() => store),
     reference: clickHouseReference(() => store),
+    exports: clickHouseExports(() => store),
     copyToStream,
     async copyToFile(sql, params, format, file) {
       const exp = await copyToStream(sql, params, format);

@@ -126,6 +126,24 @@ const SYSTEM_TABLES: readonly { name: string; columns: string; engine: 'MergeTre
     engine: 'MergeTree',
     orderBy: '(dataset, network, verified_at)',
   },
+  // Export jobs (src/server/exports/): each change inserts the job's whole row with a higher version; times are epoch milliseconds.
+  {
+    name: 'export_jobs',
+    columns: `id String, key_id String, status String, endpoint String, params String, format String, compression Nullable(String), partition_by String,
+      range_start Int64, range_end Int64, partition_size Int64, partitions Int32, cost Int64, columns String, created_ms Int64,
+      finished_ms Nullable(Int64), expires_ms Nullable(Int64), error_code Nullable(String), error_message Nullable(String), files_removed Bool, version UInt64`,
+    engine: 'ReplacingMergeTree',
+    version: 'version',
+    orderBy: 'id',
+  },
+  {
+    name: 'export_parts',
+    columns: `export_id String, idx Int32, name String, range_start Int64, range_end Int64, rows Int64, bytes Int64, sha256 String,
+      first_block_hash Nullable(String), last_block_hash Nullable(String), charge Int64, url Nullable(String), version UInt64`,
+    engine: 'ReplacingMergeTree',
+    version: 'version',
+    orderBy: '(export_id, idx)',
+  },
   // What `chainq copy` has moved into this store, so that a copy resumes where it stopped.
   { name: 'copy_progress', columns: `source String, part String, rows Int64, copied_at ${TIME}`, engine: 'ReplacingMergeTree', version: 'copied_at', orderBy: '(source, part)' },
 ];

@@ -21,8 +21,9 @@ import { renderDuckDb } from './render.ts';
 import { duckDbKeys } from './keys.ts';
 import { duckDbLabelNamespaces } from './labelNamespaces.ts';
 import { duckDbReference } from './reference.ts';
+import { duckDbExports } from './exports.ts';
 import { SCHEMA_VERSION, schemaDdl } from '../schema.ts';
-import type { AppendValue, CopyStream, ExportOptions, SqlParams, Store, Tx } from '../types.ts';
+import type { AppendValue, CopyStream, ExportOptions, ResultColumn, SqlParams, Store, Tx } from '../types.ts';
 import { repairBignumZeros } from './repairBignumZeros.ts';
 
 export interface DuckDbStoreOptions {
@@ -185,6 +186,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     keys: duckDbKeys(statements),
     labelNamespaces: duckDbLabelNamespaces(statements),
     reference: duckDbReference(statements),
+    exports: duckDbExports(statements, (sql, params) => describeOn(shared, sql, params)),
     copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, null, o),
 
     async copyToFile(sql, params, format, file, o) {
@@ -214,6 +216,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
         keys: duckDbKeys(viewStatements),
         labelNamespaces: duckDbLabelNamespaces(viewStatements),
         reference: duckDbReference(viewStatements),
+        exports: duckDbExports(viewStatements, (sql, params) => describeOn(conn, sql, params)),
         copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o),
         copyToFile: (sql, params, format, file, o) => copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
         snapshot: () => Promise.resolve(view),
@@ -482,6 +485,13 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     }
   }
   return store;
+}
+
+/** The columns a query answers, read from its empty result. */
+async function describeOn(conn: DuckDBConnection, sql: string, params: SqlParams): Promise<ResultColumn[]> {
+  const r = await conn.run(`SELECT * FROM (${sql}) LIMIT 0`, params);
+  const types = r.columnTypes();
+  return r.columnNames().map((name, i) => ({ name, type: String(types[i]) }));
 }
 
 /** COPY answers one row holding the number of rows it wrote. */

@@ -1,0 +1,270 @@
+/**
+ * Runs export jobs inside the server (docs/api.md, "Exports"): at most
+ * `jobs` at once, each one partition after another, every partition one
+ * engine export in the heavy lane, written to a temporary file and renamed
+ * into place, then charged its share through the meter's durable ledger, then
+ * recorded. What is recorded is never run again: after a restart (a crash
+ * included) an unfinished export continues from its first unrecorded
+ * partition.
+ */
+import type { DataRoute } from '../../catalog/derive/routes.ts';
+import { isApiError } from '../../errors/apiError.ts';
+import type { Metrics } from '../../internal/metrics.ts';
+import type { MeterBackend, Reservation } from '../../metering/backend.ts';
+import { monthPeriod } from '../../metering/period.ts';
+import { plannerFor } from '../../query/planner.ts';
+import { storedBlockHashes } from '../../store/chainReads.ts';
+import type { Store, StoredExport, StoredExportPart } from '../../store/types.ts';
+import type { ExportFiles } from './exportFiles.ts';
+import { partitionName, partitionsOf, shareCost, type ExportRange, type Partition } from './partitions.ts';
+
+/** The data route an export runs and its parameters, validated as the route validates them. */
+export interface ResolvedExport {
+  readonly route: DataRoute;
+  readonly query: Readonly<Record<string, unknown>>;
+}
+
+export interface ExportRunnerOptions {
+  readonly store: Store;
+  readonly backend: MeterBackend;
+  readonly files: ExportFiles;
+  /** Exports running at once. */
+  readonly jobs: number;
+  /** How long finished files are kept. */
+  readonly ttlSeconds: number;
+  readonly metrics: Metrics;
+  /** Validates a stored export's parameters again (the server's own validator). */
+  resolve(job: StoredExport): Promise<ResolvedExport>;
+  readonly onError: (e: unknown, job: StoredExport) => void;
+  /** The meter's clock: when charges are made, and so the month they count in. */
+  readonly meterClock: () => number;
+  /** The clock of expiry. */
+  readonly now?: () => number;
+}
+
+/** What a running export has done since this server started it: for its ETA. */
+interface Live {
+  cancelled: boolean;
+  readonly startedAt: number;
+  readonly doneAtStart: number;
+  done: number;
+}
+
+export interface ExportRunner {
+  readonly files: ExportFiles;
+  readonly ttlSeconds: number;
+  /** Queues a saved export. */
+  submit(job: StoredExport): void;
+  /** Stops a queued or running export; its finished partitions stay. Resolves once it stopped. */
+  cancel(job: StoredExport): Promise<StoredExport>;
+  /** Seconds left for a running export, from its pace so far; null before its first partition. */
+  etaSeconds(job: StoredExport, partitionsDone: number): number | null;
+  /** Queues every unfinished export of the store (at start-up) and starts the expiry sweep. */
+  start(sweepSeconds?: number): Promise<void>;
+  /** Removes the files of exports past their expiry. */
+  sweep(): Promise<number>;
+  /** Exports running now. */
+  running(): number;
+  /** Lets running partitions finish and stops; unfinished exports resume at the next start. */
+  stop(): Promise<void>;
+}
+
+export function exportRangeOf(job: StoredExport): ExportRange {
+  return { kind: job.partitionBy === 'time' ? 'time' : 'blocks', start: job.rangeStart, end: job.rangeEnd };
+}
+
+/** The partition's parameters: the export's own, with the range narrowed to the partition. */
+function partitionQuery(job: StoredExport, query: Readonly<Record<string, unknown>>, p: Partition): Record<string, unknown> {
+  const range = job.partitionBy === 'time' ? { since: new Date(p.start).toISOString(), until: new Date(p.end).toISOString() } : { block_start: p.start, block_end: p.end };
+  return { ...query, ...range, format: job.format };
+}
+
+export const extensionOf = (job: Pick<StoredExport, 'format' | 'compression'>): string => (job.compression === 'gzip' ? 'csv.gz' : job.format);
+
+export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
+  const { store, files } = opts;
+  const now = opts.now ?? Date.now;
+  const queue: StoredExport[] = [];
+  const live = new Map<string, Live>();
+  const runs = new Set<Promise<void>>();
+  let stopping = false;
+  let sweeper: NodeJS.Timeout | undefined;
+
+  function pump(): void {
+    while (!stopping && runs.size < opts.jobs && queue.length) {
+      const job = queue.shift();
+      if (!job) break;
+      const run = runJob(job).catch((e: unknown) => opts.onError(e, job));
+      runs.add(run);
+      void run.finally(() => {
+        runs.delete(run);
+        pump();
+      });
+    }
+  }
+
+  async function finish(job: StoredExport, status: 'done' | 'failed' | 'cancelled', error: { code: string; message: string } | null): Promise<StoredExport> {
+    const at = now();
+    const ended: StoredExport = { ...job, status, finishedAt: new Date(at), expiresAt: new Date(at + opts.ttlSeconds * 1000), errorCode: error?.code ?? null, errorMessage: error?.message ?? null };
+    await store.exports.save(ended);
+    return ended;
+  }
+
+  async function charge(job: StoredExport, p: Partition, cost: number): Promise<void> {
+    if (cost === 0) return;
+    const at = opts.meterClock();
+    // One id per partition: the ledger shows which partition each charge paid for.
+    const r: Reservation = { id: `${job.id}-${p.index}`, keyId: job.keyId, period: monthPeriod(at), cost, at, endpoint: job.endpoint };
+    // The export's whole price was checked against the budget when it was accepted: a partition is charged whatever was spent since.
+    await opts.backend.reserve(r, null);
+    try {
+      await opts.backend.commit(r);
+    } catch (e) {
+      await opts.backend.release(r).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async function runPartition(job: StoredExport, resolved: ResolvedExport, p: Partition, share: number, state: { job: StoredExport }): Promise<StoredExportPart | null> {
+    const name = partitionName(job.partitionBy === 'time' ? 'time' : 'blocks', p, extensionOf(job));
+    const snap = await store.snapshot();
+    let written: Awaited<ReturnType<ExportFiles['put']>>;
+    let hashes: { first: string | null; last: string | null } = { first: null, last: null };
+    try {
+      const plan = await plannerFor(resolved.route)({ store: snap, keyId: job.keyId, unlimitedRange: true }, resolved.route, partitionQuery(job, resolved.query, p));
+      if (state.job.columns === '') {
+        state.job = { ...state.job, columns: JSON.stringify(await snap.exports.describe(plan.sql, plan.params)) };
+        await store.exports.save(state.job);
+      }
+      const started = performance.now();
+      written = await files.put(job.id, name, job.compression === 'gzip', (file) => snap.copyToFile(plan.sql, plan.params, plan.format, file, { lane: 'heavy' }));
+      opts.metrics.engine.query({ route: resolved.route.path, format: plan.format, seconds: (performance.now() - started) / 1000 });
+      if (job.partitionBy === 'blocks') {
+        const e = resolved.route.endpoint;
+        const network = typeof resolved.query.network === 'string' ? resolved.query.network.toUpperCase() : e.family === 'exchange' ? '' : (e.networks[0] ?? '');
+        const stored = await storedBlockHashes(snap, network, [p.start, p.end]);
+        hashes = { first: stored.get(p.start)?.hash ?? null, last: stored.get(p.end)?.hash ?? null };
+      }
+    } finally {
+      await snap.close();
+    }
+    if (live.get(job.id)?.cancelled) {
+      // Cancelled while it ran: the partition is not delivered, so not charged.
+      await files.discard(job.id, name).catch(() => undefined);
+      return null;
+    }
+    await charge(job, p, share);
+    const part: StoredExportPart = {
+      exportId: job.id,
+      index: p.index,
+      name,
+      rangeStart: p.start,
+      rangeEnd: p.end,
+      rows: written.rows,
+      bytes: written.bytes,
+      sha256: written.sha256,
+      firstBlockHash: hashes.first,
+      lastBlockHash: hashes.last,
+      charge: share,
+      url: written.url,
+    };
+    await store.exports.addPart(part);
+    opts.metrics.exports.partition({ rows: part.rows, bytes: part.bytes });
+    return part;
+  }
+
+  async function runJob(queued: StoredExport): Promise<void> {
+    const fresh = await store.exports.get(queued.id);
+    if (!fresh || (fresh.status !== 'queued' && fresh.status !== 'running')) return;
+    const done = new Set((await store.exports.parts(fresh.id)).map((p) => p.index));
+    const state = { job: { ...fresh, status: 'running' as const } };
+    await store.exports.save(state.job);
+    const me: Live = { cancelled: false, startedAt: now(), doneAtStart: done.size, done: done.size };
+    live.set(fresh.id, me);
+    try {
+      const resolved = await opts.resolve(fresh);
+      const partitions = partitionsOf(exportRangeOf(fresh), fresh.partitionSize);
+      const shares = shareCost(fresh.cost, partitions, exportRangeOf(fresh).kind);
+      for (const p of partitions) {
+        if (done.has(p.index)) continue;
+        if (me.cancelled || stopping) break;
+        const part = await runPartition(state.job, resolved, p, shares[p.index] ?? 0, state);
+        if (!part) break;
+        me.done++;
+      }
+      if (me.cancelled) await finish(state.job, 'cancelled', null);
+      else if (!stopping) await finish(state.job, 'done', null);
+    } catch (e) {
+      opts.metrics.exports.failed();
+      if (stopping) return;
+      const error = isApiError(e)
+        ? { code: e.code, message: e.message }
+        : { code: 'internal_error', message: 'the export failed on the server; the partitions already written stay charged and downloadable' };
+      if (!isApiError(e)) opts.onError(e, state.job);
+      await finish(state.job, 'failed', error);
+    } finally {
+      live.delete(fresh.id);
+    }
+  }
+
+  const runner: ExportRunner = {
+    files,
+    ttlSeconds: opts.ttlSeconds,
+    submit(job) {
+      queue.push(job);
+      pump();
+    },
+    async cancel(job) {
+      const waiting = queue.findIndex((j) => j.id === job.id);
+      if (waiting >= 0) queue.splice(waiting, 1);
+      const running = live.get(job.id);
+      if (!running) {
+        const stored = await store.exports.get(job.id);
+        if (!stored || (stored.status !== 'queued' && stored.status !== 'running')) return stored ?? job;
+        return finish(stored, 'cancelled', null);
+      }
+      running.cancelled = true;
+      // Resolves once its partition in progress has stopped and the export is recorded as cancelled.
+      while (live.has(job.id)) await new Promise((resolve) => setTimeout(resolve, 20));
+      return (await store.exports.get(job.id)) ?? job;
+    },
+    etaSeconds(job, partitionsDone) {
+      const l = live.get(job.id);
+      if (!l || l.done === l.doneAtStart) return null;
+      const perPartition = (now() - l.startedAt) / 1000 / (l.done - l.doneAtStart);
+      return Math.round(perPartition * Math.max(0, job.partitions - partitionsDone));
+    },
+    async start(sweepSeconds = 60) {
+      const all = await store.exports.all();
+      // Oldest first, as they were accepted.
+      for (const job of all.reverse()) if (job.status === 'queued' || job.status === 'running') runner.submit(job);
+      await runner.sweep();
+      sweeper = setInterval(() => {
+        runner.sweep().catch((e: unknown) => opts.onError(e, queue[0] ?? all[0]!));
+      }, sweepSeconds * 1000);
+      sweeper.unref();
+    },
+    async sweep() {
+      let removed = 0;
+      const t = now();
+      for (const job of await store.exports.all()) {
+        if (job.filesRemoved || !job.expiresAt || job.expiresAt.getTime() > t) continue;
+        const parts = await store.exports.parts(job.id);
+        await files.remove(
+          job.id,
+          parts.map((p) => p.name),
+        );
+        await store.exports.save({ ...job, filesRemoved: true });
+        removed++;
+      }
+      return removed;
+    },
+    running: () => live.size,
+    async stop() {
+      stopping = true;
+      if (sweeper) clearInterval(sweeper);
+      await Promise.all([...runs]);
+    },
+  };
+  return runner;
+}
