@@ -10,6 +10,7 @@
  */
 import path from 'node:path';
 import type { LinkOptions } from '../output/links/linkStore.ts';
+import type { ExportOptions } from '../server/createApp.ts';
 import type { S3LinkOptions } from '../output/links/s3Backend.ts';
 
 export interface LinkFlags {
@@ -36,6 +37,37 @@ export function linkOptions(flags: LinkFlags, env: NodeJS.ProcessEnv = process.e
     dir: env.CHAINQ_LINK_DIR ?? path.join(path.resolve(flags.data), 'links'),
     ttlSeconds: ttl,
     ...(publicUrl ? { publicUrl } : {}),
+    ...(s3 ? { s3 } : {}),
+  };
+}
+
+export interface ExportFlags {
+  readonly data: string;
+  readonly exportJobs: number;
+  readonly exportTtl: number;
+  readonly exportDir?: string;
+}
+
+/**
+ * Export jobs' configuration: --export-jobs, --export-ttl, --export-dir
+ * (default <data>/exports). CHAINQ_EXPORT_S3_BUCKET delivers the files to a
+ * bucket instead, with the endpoint, region and path style of the link
+ * bucket's variables (CHAINQ_LINK_S3_ENDPOINT, …) and the same credentials.
+ */
+export function exportOptions(flags: ExportFlags, env: NodeJS.ProcessEnv = process.env): ExportOptions {
+  const bucket = env.CHAINQ_EXPORT_S3_BUCKET;
+  const s3: S3LinkOptions | undefined = bucket
+    ? {
+        bucket,
+        ...(env.CHAINQ_LINK_S3_ENDPOINT ? { endpoint: env.CHAINQ_LINK_S3_ENDPOINT } : {}),
+        ...(env.CHAINQ_LINK_S3_REGION ? { region: env.CHAINQ_LINK_S3_REGION } : {}),
+        ...(env.CHAINQ_LINK_S3_FORCE_PATH_STYLE ? { forcePathStyle: env.CHAINQ_LINK_S3_FORCE_PATH_STYLE === 'true' } : {}),
+      }
+    : undefined;
+  return {
+    dir: flags.exportDir ? path.resolve(flags.exportDir) : path.join(path.resolve(flags.data), 'exports'),
+    jobs: flags.exportJobs,
+    ttlSeconds: flags.exportTtl,
     ...(s3 ? { s3 } : {}),
   };
 }

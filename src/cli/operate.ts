@@ -19,7 +19,7 @@ import { storeTargetOf, withStore } from './options.ts';
  * charges in the usage ledger's journal, which only a writable opening applies
  * (src/store/duckdb/chargeLedger.ts): `keys usage` must count them.
  */
-const READS: ReadonlySet<ActionName> = new Set(['keys.list', 'keys.usage', 'status', 'verifications']);
+const READS: ReadonlySet<ActionName> = new Set(['keys.list', 'keys.usage', 'status', 'verifications', 'exports']);
 
 const storeExists = (data: string) => fs.existsSync(path.join(path.resolve(data), 'chainq.duckdb'));
 

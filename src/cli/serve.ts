@@ -7,14 +7,14 @@ import { createMeter } from '../metering/meter.ts';
 import { loadDemo, type OperatorContext } from '../operator/actions.ts';
 import { loadServeConfig } from '../operator/config.ts';
 import { createJobManager } from '../operator/jobManager.ts';
-import { createApp } from '../server/createApp.ts';
+import { createApp, DEFAULT_EXPORT_TTL_SECONDS } from '../server/createApp.ts';
 import { startOperatorChannel } from '../server/operatorChannel.ts';
 import type { Store } from '../store/types.ts';
 import { defaultLaneLimits } from '../store/exportLanes.ts';
 import { isEmptyStore } from '../store/coverage.ts';
 import type { MetricsListener } from '../server/metricsListener.ts';
 import { registerMetricsRoute } from '../server/plugins/metrics.ts';
-import { linkOptions } from './linkOptions.ts';
+import { exportOptions, linkOptions } from './linkOptions.ts';
 import { addOperateOptions, serveMetrics, serveShutdown, startOperatorMetrics, type OperateFlags } from './operateOptions.ts';
 import { backendOf, plansOf, PLANS_HELP, REDIS_HELP } from './metering.ts';
 import { DATA_HELP, DEFAULT_DATA_DIR, STORE_HELP, openStore, storeTargetOf, nonNegativeNumber, port, positiveInteger, positiveNumber } from './options.ts';
@@ -32,6 +32,9 @@ interface ServeOptions extends OperateFlags {
   demo: boolean;
   linkTtl?: number;
   publicUrl?: string;
+  exportJobs: number;
+  exportTtl: number;
+  exportDir?: string;
   plans?: string;
   redis?: string;
   redisPrefix?: string;
@@ -63,6 +66,9 @@ export function registerServe(program: Command): void {
     )
     .option('--no-demo', 'do not load the demo dataset into a new store')
     .option('--link-ttl <seconds>', 'lifetime of link=true download URLs (default 3600, or CHAINQ_LINK_TTL)', positiveNumber)
+    .option('--export-jobs <n>', 'export jobs (POST /v1/exports) running at once; the others wait their turn', positiveInteger, 1)
+    .option('--export-ttl <seconds>', 'how long the files of a finished export are kept before they are removed (default 7 days)', positiveNumber, DEFAULT_EXPORT_TTL_SECONDS)
+    .option('--export-dir <dir>', 'folder of export files (default <data>/exports); also where a ClickHouse server writes them')
     .option('--public-url <url>', 'base of link download URLs, e.g. https://data.example.com (or CHAINQ_PUBLIC_URL)')
     .option('--plans <file>', `${PLANS_HELP}; reread on SIGHUP or \`chainq plans reload\``)
     .option('--redis <url>', REDIS_HELP)
@@ -92,7 +98,8 @@ export function registerServe(program: Command): void {
       }
       const meter = createMeter({ backend: await backendOf(opts, store), plans });
       const metrics = serveMetrics();
-      const app = await createApp({ store, logger, meter, links: linkOptions(opts), metrics, metricsRoute: opts.metricsOnApi, stalledReaderMs: opts.stalledReader * 1000 });
+      const exports = exportOptions(opts);
+      const app = await createApp({ store, logger, meter, links: linkOptions(opts), exports, metrics, metricsRoute: opts.metricsOnApi, stalledReaderMs: opts.stalledReader * 1000 });
       const dataDir = path.resolve(opts.data);
       // The jobs report to /metrics: rows per batch and dataset, the head and the lag behind it, states and failures.
       const heads = new Map<string, number>();

@@ -22,10 +22,11 @@ export function registerStatus(program: Command): void {
     .action(async (opts: { data: string; json?: boolean }) => {
       const datasets = await operate(opts, 'status', {});
       const verifications = await operate(opts, 'verifications', {});
+      const exports = await operate(opts, 'exports', {});
       const server = await runningServer(opts.data);
       const jobs = server ? await server.jobs() : [];
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify({ datasets, verifications, server: server ? { pid: server.info.pid, startedAt: server.info.startedAt, jobs } : null })}\n`);
+        process.stdout.write(`${JSON.stringify({ datasets, verifications, exports, server: server ? { pid: server.info.pid, startedAt: server.info.startedAt, jobs } : null })}\n`);
         return;
       }
       const rows = datasets.map((d) => [
@@ -53,6 +54,8 @@ export function registerStatus(program: Command): void {
           process.stdout.write(`  ${v.dataset.padEnd(vw)}  ${v.network}  ${v.at}  ${v.blocks.toLocaleString('en-US')} ${v.sampled ? 'sampled ' : ''}blocks against ${v.node}: ${outcome}\n`);
         }
       }
+      process.stdout.write(`\nexports: ${exports.unfinished.length} unfinished; ${exports.files} file${exports.files === 1 ? '' : 's'} on disk, ${(exports.diskBytes / 1024 / 1024).toFixed(1)} MiB\n`);
+      for (const e of exports.unfinished) process.stdout.write(`  ${e.id}  ${e.status}  ${e.endpoint}  ${e.partitionsDone}/${e.partitions} partitions\n`);
       if (server) {
         process.stdout.write(`\nserved live by pid ${server.info.pid} since ${server.info.startedAt}; ${jobs.length ? 'jobs:' : 'no ingestion jobs'}\n`);
         for (const j of jobs) {

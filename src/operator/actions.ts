@@ -47,6 +47,21 @@ export interface KeyView {
 }
 
 /** The latest `chainq verify` of one dataset and network. */
+export interface UnfinishedExport {
+  readonly id: string;
+  readonly status: string;
+  readonly endpoint: string;
+  readonly partitions: number;
+  readonly partitionsDone: number;
+}
+
+export interface ExportsStatus {
+  readonly unfinished: readonly UnfinishedExport[];
+  /** Export files on local disk, and their bytes. */
+  readonly files: number;
+  readonly diskBytes: number;
+}
+
 export interface VerificationView {
   readonly dataset: string;
   readonly network: string;
@@ -169,6 +184,26 @@ export const OPERATOR_ACTIONS = {
   },
   async status(ctx: OperatorContext, _input: NoInput): Promise<DatasetStatus[]> {
     return datasetStatus(ctx.store);
+  },
+  /** Export jobs not finished yet, and the bytes of export files kept on local disk. */
+  async exports(ctx: OperatorContext, _input: NoInput): Promise<ExportsStatus> {
+    const all = await ctx.store.exports.all();
+    const unfinished: UnfinishedExport[] = [];
+    let files = 0;
+    let diskBytes = 0;
+    for (const job of all) {
+      const open = job.status === 'queued' || job.status === 'running';
+      if (!open && job.filesRemoved) continue;
+      const parts = await ctx.store.exports.parts(job.id);
+      if (open) unfinished.push({ id: job.id, status: job.status, endpoint: job.endpoint, partitions: job.partitions, partitionsDone: parts.length });
+      if (job.filesRemoved) continue;
+      for (const p of parts) {
+        if (p.url !== null) continue;
+        files++;
+        diskBytes += p.bytes;
+      }
+    }
+    return { unfinished, files, diskBytes };
   },
   async verifications(ctx: OperatorContext, _input: NoInput): Promise<VerificationView[]> {
     const latest = new Map<string, VerificationView>();

@@ -216,7 +216,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
         return resolve(job.endpoint, isRecord(params) ? params : {});
       },
       meterClock: meter.clock,
-      onError: (err, job) => app.log.error({ err, export: job.id }, 'export failed'),
+      onError: (err, job) => app.log.error({ err, export: job?.id ?? null }, job ? 'export failed' : 'export expiry sweep failed'),
     });
     registerExports(v1, ctx, runner, resolve);
     app.decorate('exports', runner);
@@ -226,6 +226,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     });
     registerV1Fallback(v1);
   });
-  if (!opts.store.readOnly) await app.exports.start(opts.exports?.sweepSeconds);
+  // Unfinished exports resume once the routes' validators are compiled (they validate a job's parameters again).
+  if (!opts.store.readOnly) app.addHook('onReady', async () => app.exports.start(opts.exports?.sweepSeconds));
   return app;
 }

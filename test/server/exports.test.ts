@@ -10,7 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { FastifyInstance } from 'fastify';
+import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/server/createApp.ts';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createKey } from '../../src/metering/keys.ts';
 import type { ExportView, Manifest } from '../../src/server/exports/view.ts';
@@ -144,6 +148,20 @@ describe('export jobs', () => {
     }
   });
 
+  it('partitions a venue export by days, named by dates, with the raw answer of its time range', async () => {
+    const params = { token: 'BTC', since: '2025-12-01T00:00:00Z', until: '2025-12-01T06:00:00Z' };
+    const job = await accepted(await post(t, t.key, { endpoint: '/v1/exchange/venue_a/raw_trades', params, format: 'csv' }));
+    expect((await settled(t, t.key, job.id)).status).toBe('done');
+    const manifest: Manifest = (await get(t, t.key, `/v1/exports/${job.id}/manifest.json`)).json();
+    expect(manifest.files.map(({ name, time_start, time_end, first_block_hash }) => ({ name, time_start, time_end, first_block_hash }))).toEqual([
+      { name: 'part-20251201-20251201.csv', time_start: '2025-12-01T00:00:00.000Z', time_end: '2025-12-01T06:00:00.000Z', first_block_hash: null },
+    ]);
+    const file = await get(t, t.key, `/v1/exports/${job.id}/files/${manifest.files[0]!.name}`);
+    const raw = await get(t, t.key, `/v1/exchange/venue_a/raw_trades?${query({ ...params, format: 'csv' })}`);
+    expect(file.body).toBe(raw.body);
+    expect(manifest.files[0]!.rows).toBe(parseCsv(raw.body).rows.length);
+  });
+
   it("shows another key's export to nobody but its owner: 404 on every route", async () => {
     const job = await accepted(await post(t, t.key, { endpoint: TRANSFERS, params: PARAMS, partition_blocks: 2_500 }));
     await settled(t, t.key, job.id);
@@ -193,6 +211,11 @@ describe('export charges', () => {
     const done = await settled(m, key, job.id);
     expect(done).toMatchObject({ status: 'done', charged: 2499, cost: 2499 });
     expect(await blocksUsed(key)).toBe(2499);
+    // /metrics counts the partitions, their rows and bytes.
+    const metrics = await m.app.metrics.render();
+    expect(Number(/^chainq_export_partitions_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(4);
+    expect(Number(/^chainq_export_rows_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(done.rows);
+    expect(Number(/^chainq_export_bytes_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(done.bytes);
     const usage = await m.app.inject({ method: 'GET', url: '/v1/usage?charges=10', headers: { 'x-api-key': key } });
     const charges = (usage.json() as { last_charges: { request_id: string; cost: number }[] }).last_charges;
     expect(charges.map((c) => c.request_id).sort()).toEqual([0, 1, 2, 3].map((i) => `${job.id}-${i}`));
@@ -258,5 +281,54 @@ describe('export charges', () => {
     expect(r.statusCode).toBe(400);
     expect(r.json()).toMatchObject({ code: 'range_too_large', limit: 1_000, requested: 2_499 });
     expect(await blocksUsed(key)).toBe(0);
+  });
+});
+
+describe('export files delivered to an S3-compatible bucket', () => {
+  let server: S3rver;
+  let s3: S3Client;
+  let root: string;
+  let app: FastifyInstance;
+  let s3Clock = Date.UTC(2026, 0, 1);
+  const bucket = 'chainq-exports-test';
+  beforeAll(async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-s3-'));
+    server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(root, 's3') });
+    const { port } = await server.run();
+    const endpoint = `http://127.0.0.1:${port}`;
+    s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    app = await createApp({
+      store: t.store,
+      exports: { dir: path.join(root, 'exports'), ttlSeconds: 60, now: () => s3Clock, s3: { bucket, endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await server?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('puts each file in the bucket, names its object in the manifest, still serves it, and removes it on expiry', async () => {
+    const job = await accepted(await post({ app }, t.key, { endpoint: TRANSFERS, params: PARAMS, partition_blocks: 1_500 }));
+    expect((await settled({ app }, t.key, job.id)).status).toBe('done');
+    const manifest: Manifest = (await get({ app }, t.key, `/v1/exports/${job.id}/manifest.json`)).json();
+    expect(manifest.files).toHaveLength(2);
+    for (const f of manifest.files) {
+      const objectKey = `chainq-exports/${job.id}/${f.name}`;
+      expect(f.url).toBe(`s3://${bucket}/${objectKey}`);
+      const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: objectKey }));
+      const bytes = Buffer.from(await object.Body!.transformToByteArray());
+      expect(sha256(bytes)).toBe(f.sha256);
+      expect(bytes.length).toBe(f.bytes);
+      const served = await get({ app }, t.key, `/v1/exports/${job.id}/files/${f.name}`);
+      expect(served.rawPayload.equals(bytes)).toBe(true);
+    }
+    // Nothing stays on local disk once delivered.
+    expect(fs.readdirSync(path.join(root, 'exports', job.id))).toEqual([]);
+    s3Clock += 61_000;
+    expect(await app.exports.sweep()).toBeGreaterThanOrEqual(1);
+    const first = `chainq-exports/${job.id}/${manifest.files[0]!.name}`;
+    await expect(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: first }))).rejects.toThrow();
   });
 });

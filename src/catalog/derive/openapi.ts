@@ -1,6 +1,7 @@
 /** Catalog → OpenAPI 3.1 document. */
 import { API_ERRORS } from '../../errors/apiError.ts';
 import { accountEndpoints, type ResponseField } from '../account.ts';
+import { EXPORT_ACCEPTED, EXPORT_BODY, EXPORT_MANIFEST, EXPORT_OBJECT, EXPORT_SUMMARIES, EXPORTS_PATH } from '../exports.ts';
 import { CALCULATE_COST_ANSWER, CALCULATE_COST_BODY, CALCULATE_COST_PATH, CALCULATE_COST_SUMMARY } from '../calculateCost.ts';
 import { chainEndpoints } from '../index.ts';
 import type { Endpoint, Format, OutputColumn, Params } from '../types.ts';
@@ -223,6 +224,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
     },
   };
+  Object.assign(paths, exportPaths());
   documentDiscovery(kinds('tokens'));
   return {
     openapi: '3.1.0',
@@ -240,5 +242,69 @@ export function openApiDocument(): Record<string, unknown> {
     security: [{ apiKey: [] }],
     paths,
     'x-chain-endpoints': chainEndpoints.length,
+  };
+}
+
+/** The export job routes (docs/api.md, "Exports"). */
+function exportPaths(): Record<string, unknown> {
+  const json = (schema: unknown) => ({ 'application/json': { schema } });
+  const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+  const unknown = errorResponse("No such export for this key (another key's export is not shown).");
+  const auth = errorResponse('Missing or invalid API key.');
+  return {
+    [EXPORTS_PATH]: {
+      post: {
+        summary: EXPORT_SUMMARIES.create,
+        tags: ['exports'],
+        requestBody: { required: true, content: json(EXPORT_BODY) },
+        responses: {
+          202: { description: 'Accepted and queued.', content: json(EXPORT_ACCEPTED) },
+          400: errorResponse("Invalid body, or the endpoint's own error for its parameters; cost_over_limit over max_cost; range_too_large over the plan's export_max_blocks. Nothing is charged."),
+          401: auth,
+          403: errorResponse('The whole price is over the monthly budget left; nothing is charged.'),
+          404: errorResponse('No data endpoint at that path.'),
+        },
+      },
+      get: {
+        summary: EXPORT_SUMMARIES.list,
+        tags: ['exports'],
+        responses: { 200: { description: 'The exports.', content: json({ type: 'object', properties: { exports: { type: 'array', items: EXPORT_OBJECT } } }) }, 401: auth },
+      },
+    },
+    [`${EXPORTS_PATH}/{id}`]: {
+      get: { summary: EXPORT_SUMMARIES.get, tags: ['exports'], parameters: [id], responses: { 200: { description: 'The export.', content: json(EXPORT_OBJECT) }, 401: auth, 404: unknown } },
+      delete: {
+        summary: EXPORT_SUMMARIES.cancel,
+        tags: ['exports'],
+        parameters: [id],
+        responses: { 200: { description: 'The export, as it stands now.', content: json(EXPORT_OBJECT) }, 401: auth, 404: unknown },
+      },
+    },
+    [`${EXPORTS_PATH}/{id}/manifest.json`]: {
+      get: {
+        summary: EXPORT_SUMMARIES.manifest,
+        tags: ['exports'],
+        parameters: [id],
+        responses: { 200: { description: 'The manifest.', content: json(EXPORT_MANIFEST) }, 401: auth, 404: errorResponse('No such export for this key, or it has not finished.') },
+      },
+    },
+    [`${EXPORTS_PATH}/{id}/files/{name}`]: {
+      get: {
+        summary: EXPORT_SUMMARIES.file,
+        tags: ['exports'],
+        parameters: [
+          id,
+          { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'Range', in: 'header', required: false, description: 'One byte range (bytes=first-last, first-, -suffix) to resume a download.', schema: { type: 'string' } },
+        ],
+        responses: {
+          200: { description: 'The file.', headers: linkHeaders, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+          206: { description: 'The requested byte range (Content-Range).', headers: linkHeaders, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+          401: auth,
+          404: errorResponse('No such file, or it expired or was deleted.'),
+          416: errorResponse('The range starts past the end of the file.'),
+        },
+      },
+    },
   };
 }

@@ -35,7 +35,8 @@ export interface ExportRunnerOptions {
   readonly metrics: Metrics;
   /** Validates a stored export's parameters again (the server's own validator). */
   resolve(job: StoredExport): Promise<ResolvedExport>;
-  readonly onError: (e: unknown, job: StoredExport) => void;
+  /** A failure the runner cannot answer to a client: of an export, or of the expiry sweep (null). */
+  readonly onError: (e: unknown, job: StoredExport | null) => void;
   /** The meter's clock: when charges are made, and so the month they count in. */
   readonly meterClock: () => number;
   /** The clock of expiry. */
@@ -46,7 +47,7 @@ export interface ExportRunnerOptions {
 interface Live {
   cancelled: boolean;
   readonly startedAt: number;
-  readonly doneAtStart: number;
+  doneAtStart: number;
   done: number;
 }
 
@@ -174,13 +175,24 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
   }
 
   async function runJob(queued: StoredExport): Promise<void> {
+    // Known as running before the first await, so that a cancel arriving meanwhile is seen by the loop below.
+    const me: Live = { cancelled: false, startedAt: now(), doneAtStart: 0, done: 0 };
+    live.set(queued.id, me);
+    try {
+      await runLive(queued, me);
+    } finally {
+      live.delete(queued.id);
+    }
+  }
+
+  async function runLive(queued: StoredExport, me: Live): Promise<void> {
     const fresh = await store.exports.get(queued.id);
     if (!fresh || (fresh.status !== 'queued' && fresh.status !== 'running')) return;
     const done = new Set((await store.exports.parts(fresh.id)).map((p) => p.index));
+    me.doneAtStart = done.size;
+    me.done = done.size;
     const state = { job: { ...fresh, status: 'running' as const } };
     await store.exports.save(state.job);
-    const me: Live = { cancelled: false, startedAt: now(), doneAtStart: done.size, done: done.size };
-    live.set(fresh.id, me);
     try {
       const resolved = await opts.resolve(fresh);
       const partitions = partitionsOf(exportRangeOf(fresh), fresh.partitionSize);
@@ -202,8 +214,6 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
         : { code: 'internal_error', message: 'the export failed on the server; the partitions already written stay charged and downloadable' };
       if (!isApiError(e)) opts.onError(e, state.job);
       await finish(state.job, 'failed', error);
-    } finally {
-      live.delete(fresh.id);
     }
   }
 
@@ -240,7 +250,7 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
       for (const job of all.reverse()) if (job.status === 'queued' || job.status === 'running') runner.submit(job);
       await runner.sweep();
       sweeper = setInterval(() => {
-        runner.sweep().catch((e: unknown) => opts.onError(e, queue[0] ?? all[0]!));
+        runner.sweep().catch((e: unknown) => opts.onError(e, null));
       }, sweepSeconds * 1000);
       sweeper.unref();
     },

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { EXPORTS_PATH } from '../../catalog/exports.ts';
 import { FORMATS } from '../../catalog/formats.ts';
 import type { DataRoute } from '../../catalog/derive/routes.ts';
 import { ApiError } from '../../errors/apiError.ts';
@@ -22,7 +23,6 @@ import { customRouteAt } from './custom.ts';
 import { sendDownload } from './links.ts';
 import { validateQuery } from './queryValidator.ts';
 
-export const EXPORTS_PATH = '/v1/exports';
 export const DEFAULT_PARTITION_BLOCKS = 100_000;
 export const DEFAULT_PARTITION_DAYS = 1;
 
@@ -77,6 +77,8 @@ export function registerExports(v1: FastifyInstance, ctx: PlanContext, runner: E
 
   v1.post(EXPORTS_PATH, async (request, reply) => {
     const keyId = keyOf(request);
+    // A server reading a store it may not write (several DuckDB servers sharing one with --redis) cannot record jobs.
+    if (ctx.store.readOnly) throw new ApiError('unavailable', 'this server opens its store read-only and cannot run export jobs; send the export to a server that writes the store');
     const req = parseExportRequest(request.body);
     const { route, query } = await resolve(req.endpoint, req.params);
     const snap = await ctx.store.snapshot();
