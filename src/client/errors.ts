@@ -4,6 +4,7 @@
  */
 import type { API_ERRORS, ApiErrorCode } from '../errors/codes.ts';
 import { parseRetryAfter } from '../utils/retryAfter.ts';
+import type { ExportStatus } from './exportTypes.ts';
 
 /** The error codes the server answers: its own list (src/errors/codes.ts), not a copy. */
 export type ErrorCode = ApiErrorCode;
@@ -160,4 +161,27 @@ export function errorFrom(status: number, text: string, headers: Headers): Chain
 export function retryAfterSeconds(value: string | null, now = Date.now()): number | null {
   const ms = parseRetryAfter(value, now);
   return ms === undefined ? null : Math.ceil(ms / 1000);
+}
+
+/** An export that ended failed or cancelled while it was waited for. */
+export class ExportFailedError extends Error {
+  override readonly name = 'ExportFailedError';
+  constructor(
+    /** The export's last status, with its `error` when it failed. */
+    readonly job: ExportStatus,
+  ) {
+    super(job.error ? `export ${job.id} ${job.status}: ${job.error.error} (${job.error.code})` : `export ${job.id} ${job.status}`);
+  }
+}
+
+/** A downloaded export file whose size or SHA-256 is not the manifest's; the partial file was removed. */
+export class ChecksumMismatchError extends Error {
+  override readonly name = 'ChecksumMismatchError';
+  constructor(
+    readonly file: string,
+    readonly expected: { readonly bytes: number; readonly sha256: string },
+    readonly actual: { readonly bytes: number; readonly sha256: string },
+  ) {
+    super(`${file}: expected ${expected.bytes} bytes with sha256 ${expected.sha256}, received ${actual.bytes} bytes with sha256 ${actual.sha256}`);
+  }
 }

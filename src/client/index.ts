@@ -21,9 +21,11 @@ import type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
 import { backoffDelay } from '../utils/backoff.ts';
 import { sleep as waitMs } from '../utils/sleep.ts';
 import { errorFrom, IncompleteResponseError, retryAfterSeconds } from './errors.ts';
+import { ExportJob, exportRequest, type ExportAccepted, type ExportOptions, type ExportStatus, type ExportTransport } from './exports.ts';
 import { PATHS, ROUTES, type EvmProtocol, type Protocol, type RouteTypes, type Usage, type UsageParams } from './routes.generated.ts';
 
 export * from './errors.ts';
+export * from './exports.ts';
 export type * from './routes.generated.ts';
 export type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
 export { ROUTES } from './routes.generated.ts';
@@ -211,6 +213,16 @@ export interface ClientCore extends Transport {
   coverage(filter?: CoverageFilter): Promise<{ coverage: CoverageEntry[] }>;
   /** Your own label namespaces (docs/labels.md); free. Use one with `wallet_namespace` on any label or category filter. */
   readonly labels: LabelNamespaces;
+  /**
+   * Starts an export job: the query `params` of `endpoint` (a method name such as
+   * `evmErc20Transfer`, or its path) written as partition files on the server.
+   * Refusals (budget, `maxCost`, validation) are thrown as typed errors, uncharged.
+   */
+  export(endpoint: keyof RouteTypes | `/v1/${string}`, params: Readonly<Record<string, ParamValue>>, options?: ExportOptions): Promise<ExportJob>;
+  /** An export started earlier, by its id. */
+  exportJob(id: string): ExportJob;
+  /** The key's exports, newest first (free). */
+  exports(): Promise<{ exports: ExportStatus[] }>;
 }
 
 export interface LabelNamespace {
@@ -255,6 +267,14 @@ export function createClient(opts: ClientOptions): ChainqClient {
     return (await new Response(r.body).json()) as T;
   }
 
+  async function* bodyOf(target: string): AsyncGenerator<Uint8Array> {
+    yield* new Query<never>(core, target, 'file').stream();
+  }
+  const exportApi: ExportTransport = {
+    json: async (target, init) => readJson(await send(target, init)),
+    body: bodyOf,
+  };
+
   const core: ClientCore = {
     send,
     async cost(query) {
@@ -278,6 +298,13 @@ export function createClient(opts: ClientOptions): ChainqClient {
       get: async (ns) => new Response((await send(`/v1/labels/${encodeURIComponent(ns)}`)).body).text(),
       delete: async (ns) => readJson(await send(`/v1/labels/${encodeURIComponent(ns)}`, { method: 'DELETE' })),
     },
+    async export(endpoint, params, options = {}) {
+      const path = Object.entries(ROUTES).find(([name]) => name === endpoint)?.[1].path ?? endpoint;
+      const accepted = await readJson<ExportAccepted>(await send('/v1/exports', { method: 'POST', body: JSON.stringify(exportRequest(path, params, options)) }));
+      return new ExportJob(exportApi, accepted.id, accepted);
+    },
+    exportJob: (id) => new ExportJob(exportApi, id),
+    exports: () => core.get('/v1/exports'),
     usage: (params = {}) => core.get(`${PATHS.usage}${toSearch({ ...params })}`),
     coverage: (filter = {}) => core.get(`${PATHS.coverage}${toSearch(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as Record<string, string>)}`),
   };

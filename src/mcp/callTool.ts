@@ -8,6 +8,9 @@ import { discoveryPath } from '../catalog/derive/discovery.ts';
 import { LINK_FORMATS } from '../catalog/formats.ts';
 import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER } from '../catalog/responseHeaders.ts';
 import type { ApiCall, ApiResponse } from './api.ts';
+
+/** Where export jobs are started and read (docs/api.md, "Exports"). */
+const EXPORTS_PATH = '/v1/exports';
 import { DEFAULT_ROWS, MAX_ROWS, describeEndpoint, routeOf, servedEndpointIds, type ToolName } from './tools.ts';
 
 export interface ToolResult {
@@ -82,6 +85,10 @@ export async function callTool(api: ApiCall, name: string, args: Args): Promise<
       return runQuery(api, args, 'aggregate');
     case 'get_download_link':
       return downloadLink(api, args);
+    case 'start_export':
+      return startExport(api, args);
+    case 'export_status':
+      return exportStatus(api, args);
     default:
       return fail(`no tool '${name}'`, { code: 'not_found' });
   }
@@ -170,5 +177,52 @@ async function downloadLink(api: ApiCall, args: Args): Promise<ToolResult> {
     ...(JSON.parse(r.text) as Record<string, unknown>),
     ...(r.headers[COVERED_RANGE_HEADER] ? { covered_range: r.headers[COVERED_RANGE_HEADER] } : {}),
     ...metering(r),
+  });
+}
+
+const EXPORT_OPTIONS = ['format', 'compression', 'partition_blocks', 'partition_days', 'max_cost'] as const;
+
+async function startExport(api: ApiCall, args: Args): Promise<ToolResult> {
+  const path = pathOf(args, args.aggregate === true);
+  if (typeof path !== 'string') return path;
+  const options = Object.fromEntries(EXPORT_OPTIONS.flatMap((k) => (args[k] === undefined ? [] : [[k, args[k]]])));
+  // The export's params are the query string's: lists joined with commas, as the other tools send them.
+  const params = Object.fromEntries(new URLSearchParams(queryString(args.params).slice(1)));
+  const r = await api('POST', EXPORTS_PATH, { endpoint: path, params, ...options });
+  if (r.status !== 202 && r.status !== 200) return apiError(r);
+  return ok({ ...(JSON.parse(r.text) as Record<string, unknown>), note: 'call export_status with this id to follow it; its files are listed there once it is done' });
+}
+
+interface ManifestFile {
+  name: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+  url?: string;
+}
+
+async function exportStatus(api: ApiCall, args: Args): Promise<ToolResult> {
+  const id = str(args.id);
+  if (!id) return fail('id is required: the export id start_export answered', { code: 'invalid_parameter' });
+  const base = `${EXPORTS_PATH}/${encodeURIComponent(id)}`;
+  const r = await api('GET', base);
+  if (r.status !== 200) return apiError(r);
+  const status = JSON.parse(r.text) as Record<string, unknown>;
+  if (status.status !== 'done') return ok(status);
+  const m = await api('GET', `${base}/manifest.json`);
+  if (m.status !== 200) return apiError(m);
+  const manifest = JSON.parse(m.text) as { files: ManifestFile[]; columns: unknown[] };
+  return ok({
+    ...status,
+    columns: manifest.columns,
+    files: manifest.files.map((f) => ({
+      name: f.name,
+      rows: f.rows,
+      bytes: f.bytes,
+      sha256: f.sha256,
+      path: `${base}/files/${encodeURIComponent(f.name)}`,
+      ...(f.url ? { url: f.url } : {}),
+    })),
+    note: `fetch each path from the API with the X-API-Key header (Range supported); the manifest is at ${base}/manifest.json`,
   });
 }

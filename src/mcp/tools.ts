@@ -12,7 +12,7 @@ import { rangeLimit } from '../catalog/formats.ts';
 import type { Endpoint, ParamDef } from '../catalog/types.ts';
 import { AGGREGATE_DISCOUNT, MIN_BLOCK_COST } from '../query/cost.ts';
 
-export type ToolName = 'list_datasets' | 'list_tokens' | 'describe_endpoint' | 'estimate_cost' | 'query_events' | 'query_aggregate' | 'get_download_link';
+export type ToolName = 'list_datasets' | 'list_tokens' | 'describe_endpoint' | 'estimate_cost' | 'query_events' | 'query_aggregate' | 'get_download_link' | 'start_export' | 'export_status';
 
 export interface ToolDef {
   readonly name: ToolName;
@@ -147,6 +147,39 @@ export function toolDefs(): ToolDef[] {
           params: paramsSchema(routes, ['link']),
         },
         required: ['endpoint', 'params'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'start_export',
+      description:
+        'Start an export job: the whole result of a query written on the server as Parquet or CSV files, one per partition of blocks (or days for venues), ' +
+        `for results too large for one download. Priced and charged like the query; answers the export id at once. Follow it with export_status. Pass max_cost to refuse an export that would cost more than you accept.`,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          endpoint: endpoint(routes),
+          aggregate: { type: 'boolean', default: false, description: 'Export the aggregate instead of raw events.' },
+          params: paramsSchema(routes, ['format', 'link', 'max_cost']),
+          format: { type: 'string', enum: ['parquet', 'csv'], default: 'parquet', description: 'File format.' },
+          compression: { type: 'string', enum: ['gzip'], description: 'CSV only: gzip each file.' },
+          partition_blocks: { type: 'integer', minimum: 1, default: 100_000, description: 'Blocks per file (block endpoints).' },
+          partition_days: { type: 'integer', minimum: 1, default: 1, description: 'Days per file (venue endpoints).' },
+          max_cost: { type: 'integer', minimum: 0, description: 'Refuse the export, uncharged, if it would cost more blocks than this.' },
+        },
+        required: ['endpoint', 'params'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'export_status',
+      description:
+        'The state of an export job started with start_export: status, partitions done of the total, rows, bytes, blocks charged and time left; ' +
+        "once done, its files with their rows, size, SHA-256 and the path to fetch each with the caller's key. Free.",
+      inputSchema: {
+        type: 'object',
+        properties: { id: { type: 'string', description: 'The export id start_export answered (exp_…).' } },
+        required: ['id'],
         additionalProperties: false,
       },
     },

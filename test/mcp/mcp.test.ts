@@ -71,7 +71,7 @@ async function stdioClient(key: string): Promise<Client> {
   return client;
 }
 
-const TOOLS = ['describe_endpoint', 'estimate_cost', 'get_download_link', 'list_datasets', 'list_tokens', 'query_aggregate', 'query_events'];
+const TOOLS = ['describe_endpoint', 'estimate_cost', 'export_status', 'get_download_link', 'list_datasets', 'list_tokens', 'query_aggregate', 'query_events', 'start_export'];
 
 /** The checks both transports must pass. */
 function sharedSuite(transport: 'stdio' | 'streamable-http', connect: (key: string) => Promise<Client>) {
@@ -202,6 +202,39 @@ describe('every tool over Streamable HTTP, compared with the HTTP API', () => {
     expect(file.length).toBe(r.json.bytes);
     const csv = await m.get(`${HTTP_QUERY}&format=csv`, key);
     expect(file.toString()).toBe(csv.body);
+  });
+
+  it('start_export answers the export id and price; export_status follows it to done and lists files whose bytes hash to their sha256', async () => {
+    const r = await call(client, 'start_export', { endpoint: 'evm/erc20/transfer', params: PARAMS, format: 'csv', partition_blocks: 100 });
+    expect(r.isError, JSON.stringify(r.json)).toBe(false);
+    expect(r.json).toMatchObject({ id: expect.stringMatching(/^exp_/), status: 'queued', partitions: 4 });
+    let status: Called = await call(client, 'export_status', { id: r.json.id });
+    for (let i = 0; status.json.status !== 'done' && i < 200; i++) {
+      expect(status.isError, JSON.stringify(status.json)).toBe(false);
+      expect(['queued', 'running']).toContain(status.json.status);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      status = await call(client, 'export_status', { id: r.json.id });
+    }
+    expect(status.json).toMatchObject({ id: r.json.id, status: 'done', partitions: 4, partitions_done: 4 });
+    const files = status.json.files as { name: string; bytes: number; sha256: string; path: string }[];
+    // Blocks ETH0 to ETH0 + 300: three full partitions and a last one of one block.
+    expect(files.map((f) => f.name)).toEqual([`part-${ETH0}-${ETH0 + 99}.csv`, `part-${ETH0 + 100}-${ETH0 + 199}.csv`, `part-${ETH0 + 200}-${ETH0 + 299}.csv`, `part-${ETH0 + 300}-${ETH0 + 300}.csv`]);
+    for (const f of files) {
+      const body = Buffer.from(await (await fetch(`${baseUrl}${f.path}`, { headers: { 'x-api-key': key } })).arrayBuffer());
+      expect(body.length).toBe(f.bytes);
+      expect(createHash('sha256').update(body).digest('hex')).toBe(f.sha256);
+    }
+  });
+
+  it("start_export refusals are the API's own and uncharged; export_status of an unknown id is not_found", async () => {
+    const before = await blocksCharged(key);
+    const capped = await call(client, 'start_export', { endpoint: 'evm/erc20/transfer', params: PARAMS, max_cost: 99 });
+    expect(capped.isError).toBe(true);
+    expect(capped.json).toMatchObject({ code: 'cost_over_limit', max_cost: 99 });
+    expect(await blocksCharged(key)).toBe(before);
+    const unknown = await call(client, 'export_status', { id: 'exp_nope' });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.json).toMatchObject({ code: 'not_found', http_status: 404 });
   });
 });
 

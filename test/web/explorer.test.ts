@@ -7,6 +7,7 @@
  * query. Every step leaves a screenshot in test/artifacts/.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -259,5 +260,36 @@ describe('the explorer in Chromium', () => {
     expect(link).toMatch(/\/v1\/links\//);
     expect(await fetch(link!).then((r) => r.text())).toBe(api);
     await shot('7-downloads');
+  });
+
+  it('Export…: shows the query price, starts the export as it, and lists its files once done, each downloaded with the manifest sha256 and charged the price', async () => {
+    const target = `/v1/evm/erc20/events/transfer?network=ETH&token=USDC&block_start=${ETH0}&block_end=${ETH0 + 999}`;
+    await openExplorer(target);
+    const price = (await priceOf(target)).body.cost;
+    expect(await settledCost()).toBe(price);
+    const before = await usedBlocks();
+    await page.getByRole('button', { name: 'Export…' }).click();
+    const panel = page.getByTestId('export-panel');
+    await page.getByLabel('File format').selectOption('csv');
+    await page.getByLabel('Blocks per file').fill('250');
+    expect(Number(await panel.locator('[data-export-cost]').getAttribute('data-export-cost'))).toBe(price);
+    // A full-page screenshot moves the page under the pointer (Chromium restores the scroll on the next focus), so shots come after clicks.
+    await page.getByRole('button', { name: 'Start export' }).click();
+    // Either the progress bar is seen, or the export was already done at the first look.
+    await page.locator('[data-testid="export-progress"], [data-testid="export-done"], [data-testid="export-error"]').first().waitFor();
+    expect(await page.getByTestId('export-error').allTextContents()).toEqual([]);
+    const done = page.getByTestId('export-done');
+    await done.waitFor({ timeout: 60_000 });
+    const id = await done.getAttribute('data-export-id');
+    const manifest = (await api<{ files: { name: string; sha256: string }[] }>(`/v1/exports/${id}/manifest.json`)).body;
+    const links = page.getByTestId('export-files').locator('a');
+    expect(await links.allTextContents()).toEqual(manifest.files.map((f) => f.name));
+    expect(manifest.files.map((f) => f.name)).toEqual([0, 1, 2, 3].map((i) => `part-${ETH0 + 250 * i}-${ETH0 + 250 * i + 249}.csv`));
+    const [download] = await Promise.all([page.waitForEvent('download'), links.nth(1).click()]);
+    expect(download.suggestedFilename()).toBe(manifest.files[1]!.name);
+    const bytes = fs.readFileSync((await download.path())!);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(manifest.files[1]!.sha256);
+    expect((await usedBlocks()) - before).toBe(price);
+    await shot('9-export-done');
   });
 });

@@ -10,6 +10,7 @@ import { OUTPUT_PARAMS, RANGE_PARAMS, catalogFromOpenApi, eventsOf, families, fi
 import { chartDataOf } from './chartData.ts';
 import { Chart } from './components/Chart.tsx';
 import { Coverage, type CoverageProps } from './components/Coverage.tsx';
+import { ExportPanel } from './components/ExportPanel.tsx';
 import { ParamField } from './components/ParamField.tsx';
 import { ResultTable } from './components/ResultTable.tsx';
 import { UsagePanel } from './components/UsagePanel.tsx';
@@ -130,6 +131,7 @@ function App() {
   const [running, setRunning] = useState(false);
   const [usage, setUsage] = useState<Usage | null>(null);
   const [coverage, setCoverage] = useState<CoverageProps['state']>({ kind: 'none' });
+  const [exporting, setExporting] = useState(false);
   const [download, setDownload] = useState<{ kind: 'busy' | 'done' | 'error'; text: string; url?: string } | null>(null);
   const restoredFromLink = useRef(false);
 
@@ -477,6 +479,11 @@ function App() {
                   Download Parquet
                 </button>
               ) : null}
+              {route.formats.includes('parquet') || route.formats.includes('csv') ? (
+                <button type="button" disabled={!apiKey} aria-expanded={exporting} onClick={() => setExporting((x) => !x)}>
+                  Export…
+                </button>
+              ) : null}
               {route.params.some((p) => p.name === 'link') ? (
                 <button type="button" disabled={!apiKey} onClick={() => void getLink()}>
                   Get link
@@ -498,6 +505,17 @@ function App() {
                   </>
                 ) : null}
               </p>
+            ) : null}
+            {exporting && apiKey ? (
+              <ExportPanel
+                key={target}
+                apiKey={apiKey}
+                path={route.path}
+                params={Object.fromEntries(Object.entries(values).filter(([k]) => !(OUTPUT_PARAMS as readonly string[]).includes(k)))}
+                byDays={route.family === 'exchange' || (!values.block_start && !values.block_end && Boolean(values.since || values.until))}
+                estimate={est}
+                onCharged={() => refreshUsage()}
+              />
             ) : null}
             {restoredFromLink.current && !result ? <p class="muted">This query was opened from a shared address; check its cost, then press Run.</p> : null}
           </form>

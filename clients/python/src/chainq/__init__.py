@@ -6,13 +6,15 @@ df = c.events("evm/erc20/transfer", network="ETH", token="USDT", since="2025-12-
 """
 
 from ._base import Cost
-from .async_client import AsyncClient
+from .async_client import AsyncClient, AsyncExport
 from .catalog import Catalog, Endpoint, Operation, Param
-from .client import Client
+from .client import Client, Export
 from .errors import (
     ChainqError,
+    ChecksumMismatch,
     ConflictingParameters,
     CostOverLimit,
+    ExportFailed,
     IncompleteResponse,
     InternalError,
     InvalidBody,
@@ -39,13 +41,17 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AsyncClient",
+    "AsyncExport",
     "Catalog",
     "ChainqError",
+    "ChecksumMismatch",
     "Client",
     "ConflictingParameters",
     "Cost",
     "CostOverLimit",
     "Endpoint",
+    "Export",
+    "ExportFailed",
     "IncompleteResponse",
     "InternalError",
     "InvalidBody",

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pyarrow as pa
 
 from . import catalog as catalog_mod
-from . import frames
+from . import exports, frames
 from ._base import BaseClient, Call, Cost, cost_of, coverage_params
 from .catalog import Catalog
 from .endpoints import Dataset
+from .errors import ChecksumMismatch
 from .plan import Request
 
 
@@ -53,6 +57,68 @@ class AsyncClient(BaseClient):
         if params:
             target = Request(path=target, params=tuple(params.items())).target
         return (await self._send("GET", target)).json()
+
+    async def export(
+        self,
+        dataset: Dataset | str,
+        *,
+        format: str = "parquet",
+        compression: str | None = None,
+        partition_blocks: int | None = None,
+        partition_days: int | None = None,
+        max_cost: int | None = None,
+        aggregate: bool = False,
+        **params: Any,
+    ) -> AsyncExport:
+        """``Client.export`` as a coroutine; the handle's methods are coroutines too."""
+        if dataset.startswith("/"):
+            path = dataset
+        else:
+            endpoint = (await self.catalog()).endpoint(dataset)
+            op = endpoint.aggregate if aggregate else endpoint.raw
+            if op is None:
+                raise ValueError(f"{dataset} has no {'aggregate' if aggregate else 'raw'} route")
+            op.check(dataset, params)
+            path = op.path
+        body = exports.request_body(
+            path,
+            params,
+            format=format,
+            compression=compression,
+            partition_blocks=partition_blocks,
+            partition_days=partition_days,
+            max_cost=max_cost,
+        )
+        accepted = (await self._send("POST", exports.EXPORTS_PATH, json_body=body)).json()
+        return AsyncExport(self, str(accepted["id"]), accepted)
+
+    def export_job(self, export_id: str) -> AsyncExport:
+        """An export started earlier, by its id."""
+        return AsyncExport(self, export_id, None)
+
+    async def exports(self) -> list[dict[str, Any]]:
+        """The key's exports, newest first."""
+        return list((await self._get_json(exports.EXPORTS_PATH))["exports"])
+
+    async def _download_file(self, target: str, dest: Path, expected: tuple[int, str]) -> None:
+        partial = dest.with_name(dest.name + ".part")
+        h = hashlib.sha256()
+        size = 0
+        try:
+            async with self._http.stream("GET", target) as r:
+                if r.status_code >= 400:
+                    await r.aread()
+                    raise self._error(r)
+                with partial.open("wb") as out:
+                    async for chunk in r.aiter_bytes():
+                        h.update(chunk)
+                        size += len(chunk)
+                        out.write(chunk)
+            if (size, h.hexdigest()) != expected:
+                raise ChecksumMismatch(dest.name, expected, (size, h.hexdigest()))
+            partial.replace(dest)
+        finally:
+            partial.unlink(missing_ok=True)
 
     async def catalog(self) -> Catalog:
         """The server's endpoints and parameters, read once."""
@@ -167,3 +233,55 @@ class AsyncClient(BaseClient):
 
     async def custom_datasets(self) -> Any:
         return (await self._get_json("/v1/evm/custom"))["datasets"]
+
+
+class AsyncExport:
+    """``Export`` with every call a coroutine."""
+
+    def __init__(self, client: AsyncClient, export_id: str, accepted: dict[str, Any] | None) -> None:
+        self._client = client
+        self.id = export_id
+        self.accepted = accepted
+
+    def __repr__(self) -> str:
+        return f"AsyncExport({self.id!r})"
+
+    async def status(self) -> dict[str, Any]:
+        return dict((await self._client._send("GET", exports.target_of(self.id))).json())
+
+    async def wait(
+        self, progress: bool | None = None, interval: float = 1.0, timeout: float | None = None
+    ) -> dict[str, Any]:
+        shown = exports.progress_for(self.id, progress if progress is not None else bool(self._client.progress))
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while True:
+                s = await self.status()
+                shown.show(s)
+                if exports.finished(s):
+                    return s
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise TimeoutError(f"export {self.id} still {s.get('status')} after {timeout} s")
+                await asyncio.sleep(interval)
+        finally:
+            shown.close()
+
+    async def cancel(self) -> dict[str, Any]:
+        return dict((await self._client._send("DELETE", exports.target_of(self.id))).json())
+
+    async def manifest(self) -> dict[str, Any]:
+        return dict((await self._client._send("GET", exports.target_of(self.id, "/manifest.json"))).json())
+
+    async def download(self, directory: str | Path) -> list[Path]:
+        root = Path(directory)
+        root.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for entry in (await self.manifest())["files"]:
+            name = exports.file_name(str(entry["name"]))
+            dest = root / name
+            expected = exports.expected_of(entry)
+            # Hashing a large file blocks; it runs in a thread so the event loop goes on.
+            if await asyncio.to_thread(exports.digest, dest) != expected:
+                await self._client._download_file(exports.target_of(self.id, f"/files/{name}"), dest, expected)
+            paths.append(dest)
+        return paths

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pyarrow as pa
 
 from . import catalog as catalog_mod
-from . import frames
+from . import exports, frames
 from ._base import BaseClient, Call, Cost, cost_of, coverage_params
 from .catalog import Catalog
 from .endpoints import Dataset
+from .errors import ChecksumMismatch
 from .plan import Request
 
 
@@ -170,6 +173,72 @@ class Client(BaseClient):
         r = self._send("GET", req.target)
         return r.content
 
+    # --- export jobs --------------------------------------------------------------------------------
+
+    def export(
+        self,
+        dataset: Dataset | str,
+        *,
+        format: str = "parquet",
+        compression: str | None = None,
+        partition_blocks: int | None = None,
+        partition_days: int | None = None,
+        max_cost: int | None = None,
+        aggregate: bool = False,
+        **params: Any,
+    ) -> Export:
+        """Starts an export job: the whole result of ``dataset`` with these parameters written on the
+        server as Parquet (or CSV, ``compression="gzip"`` optional) files of ``partition_blocks`` blocks
+        (``partition_days`` days for venues) each. Answers at once with an ``Export``; refusals
+        (``max_cost``, budget, parameters) raise typed errors and charge nothing."""
+        path = dataset if dataset.startswith("/") else self._export_path(dataset, aggregate, params)
+        body = exports.request_body(
+            path,
+            params,
+            format=format,
+            compression=compression,
+            partition_blocks=partition_blocks,
+            partition_days=partition_days,
+            max_cost=max_cost,
+        )
+        accepted = self._send("POST", exports.EXPORTS_PATH, json_body=body).json()
+        return Export(self, str(accepted["id"]), accepted)
+
+    def _export_path(self, dataset: str, aggregate: bool, params: dict[str, Any]) -> str:
+        op = self.catalog.endpoint(dataset).aggregate if aggregate else self.catalog.endpoint(dataset).raw
+        if op is None:
+            raise ValueError(f"{dataset} has no {'aggregate' if aggregate else 'raw'} route")
+        op.check(dataset, params)
+        return op.path
+
+    def export_job(self, export_id: str) -> Export:
+        """An export started earlier, by its id."""
+        return Export(self, export_id, None)
+
+    def exports(self) -> list[dict[str, Any]]:
+        """The key's exports, newest first."""
+        return list(self._get_json(exports.EXPORTS_PATH)["exports"])
+
+    def _download_file(self, target: str, dest: Path, expected: tuple[int, str]) -> None:
+        partial = dest.with_name(dest.name + ".part")
+        h = hashlib.sha256()
+        size = 0
+        try:
+            with self._http.stream("GET", target) as r:
+                if r.status_code >= 400:
+                    r.read()
+                    raise self._error(r)
+                with partial.open("wb") as out:
+                    for chunk in r.iter_bytes():
+                        h.update(chunk)
+                        size += len(chunk)
+                        out.write(chunk)
+            if (size, h.hexdigest()) != expected:
+                raise ChecksumMismatch(dest.name, expected, (size, h.hexdigest()))
+            partial.replace(dest)
+        finally:
+            partial.unlink(missing_ok=True)
+
     # --- discovery and account ------------------------------------------------------------------
 
     def usage(self, charges: int | None = None) -> Any:
@@ -189,3 +258,63 @@ class Client(BaseClient):
     def custom_datasets(self) -> Any:
         """The operator's custom event datasets (``GET /v1/evm/custom``)."""
         return self._get_json("/v1/evm/custom")["datasets"]
+
+
+class Export:
+    """One export job on the server: ``wait()`` for it, then ``download(dir)``."""
+
+    def __init__(self, client: Client, export_id: str, accepted: dict[str, Any] | None) -> None:
+        self._client = client
+        self.id = export_id
+        self.accepted = accepted
+        """The server's answer when the export was accepted (its ``cost`` and ``partitions``); None when looked up."""
+
+    def __repr__(self) -> str:
+        return f"Export({self.id!r})"
+
+    def status(self) -> dict[str, Any]:
+        """The export's state: ``status``, ``partitions_done`` of ``partitions``, ``rows``, ``bytes``, ``charged``…"""
+        return dict(self._client._send("GET", exports.target_of(self.id)).json())
+
+    def wait(self, progress: bool | None = None, interval: float = 1.0, timeout: float | None = None) -> dict[str, Any]:
+        """Reads the status until the export is done and answers it; ``progress=True`` shows partitions done
+        (a tqdm bar when tqdm is installed). A failed or cancelled export raises ``ExportFailed``; ``timeout``
+        seconds without the end raise ``TimeoutError`` (the export goes on)."""
+        shown = exports.progress_for(self.id, progress if progress is not None else bool(self._client.progress))
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while True:
+                s = self.status()
+                shown.show(s)
+                if exports.finished(s):
+                    return s
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise TimeoutError(f"export {self.id} still {s.get('status')} after {timeout} s")
+                time.sleep(interval)
+        finally:
+            shown.close()
+
+    def cancel(self) -> dict[str, Any]:
+        """Cancels a queued or running export (finished partitions stay charged and downloadable),
+        or deletes a finished one's files."""
+        return dict(self._client._send("DELETE", exports.target_of(self.id)).json())
+
+    def manifest(self) -> dict[str, Any]:
+        """The files of a finished export with their rows, size and SHA-256, its columns and totals."""
+        return dict(self._client._send("GET", exports.target_of(self.id, "/manifest.json")).json())
+
+    def download(self, directory: str | Path) -> list[Path]:
+        """Every file of the manifest into ``directory``: a file already there with the manifest's size and
+        SHA-256 is kept; any other is fetched and takes its name only once both match, else
+        ``ChecksumMismatch`` is raised and nothing is left of it."""
+        root = Path(directory)
+        root.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for entry in self.manifest()["files"]:
+            name = exports.file_name(str(entry["name"]))
+            dest = root / name
+            expected = exports.expected_of(entry)
+            if exports.digest(dest) != expected:
+                self._client._download_file(exports.target_of(self.id, f"/files/{name}"), dest, expected)
+            paths.append(dest)
+        return paths

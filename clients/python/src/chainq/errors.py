@@ -207,3 +207,32 @@ def error_from(
             text, code=code_text, status=status, body=body, request_id=request_id, retry_after=retry_after
         )
     return cls(text, code=code_text, status=status, body=body, request_id=request_id)
+
+
+class ExportFailed(ChainqError):
+    """An export that ended ``failed`` or ``cancelled`` while it was waited for; ``export`` is its last status."""
+
+    def __init__(self, export: Mapping[str, Any]) -> None:
+        error = export.get("error") or {}
+        state = str(export.get("status"))
+        detail = f": {error.get('error')}" if error.get("error") else ""
+        super().__init__(
+            f"export {export.get('id')} {state}{detail}",
+            code=str(error.get("code") or f"export_{state}"),
+            body=export,
+        )
+        self.export = export
+
+
+class ChecksumMismatch(ChainqError):
+    """A downloaded export file whose size or SHA-256 is not the manifest's; the partial file was removed."""
+
+    def __init__(self, name: str, expected: tuple[int, str], actual: tuple[int, str]) -> None:
+        super().__init__(
+            f"{name}: expected {expected[0]} bytes with sha256 {expected[1]}, "
+            f"received {actual[0]} bytes with sha256 {actual[1]}",
+            code="checksum_mismatch",
+        )
+        self.file = name
+        self.expected = expected
+        self.actual = actual

@@ -1,0 +1,162 @@
+/**
+ * Export jobs (docs/api.md, "Exports"): about 5 million ERC-20 transfers
+ * exported as Parquet in partitions of 5,000 blocks, from POST /v1/exports to
+ * `done`, against DuckDB alone writing the same partitions, each the query
+ * the server plans for its blocks, to its own file one after another (target
+ * ≤ 1.15); and a small query's p50 and p99 from one client while an export
+ * runs, against the same client on the quiet server (target ≤ 2).
+ */
+import { execFileSync } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
+import { createKeyCli, median, startServer, type ServerProcess } from '../lib/serverProcess.ts';
+import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
+
+const ETH = DEMO_START_BLOCKS.ETH ?? 0;
+// ≈1.8 million ETH transfers a day at scale 12, 7,200 blocks a day: 20,000 blocks hold ≈5 million rows.
+const SCALE = 12;
+const DAYS = 2.9;
+const BLOCKS = 20_000;
+const PARTITION_BLOCKS = 5_000;
+const RUNS = 3;
+const SMALL_RUNS = 200;
+const PARAMS = { network: 'ETH', token: 'USDT,USDC,WETH,WBTC,DAI', block_start: String(ETH), block_end: String(ETH + BLOCKS - 1) };
+const SMALL = `/v1/evm/erc20/events/transfer?network=ETH&token=USDT&block_start=${ETH + 1000}&block_end=${ETH + 1009}&format=json`;
+
+interface Prepared {
+  readonly ms: number;
+  readonly runs: number[];
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+interface ExportStatus {
+  readonly id: string;
+  readonly status: string;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly partitions: number;
+  readonly created_at: string;
+  readonly finished_at: string | null;
+  readonly error: unknown;
+}
+
+const agent = new http.Agent({ keepAlive: true });
+
+function request(base: string, key: string, method: string, url: string, body?: unknown): Promise<{ status: number; text: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(`${base}${url}`, { method, agent, headers: { 'x-api-key': key, ...(payload ? { 'content-type': 'application/json' } : {}) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - t0 }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Starts one export and reads its status every `pollMs` until it ends; the wall time from the POST to `done`. */
+async function exportOnce(server: ServerProcess, key: string, pollMs: number): Promise<{ ms: number; status: ExportStatus }> {
+  const t0 = performance.now();
+  const started = await request(server.url, key, 'POST', '/v1/exports', { endpoint: '/v1/evm/erc20/events/transfer', params: PARAMS, format: 'parquet', partition_blocks: PARTITION_BLOCKS });
+  if (started.status !== 202) throw new Error(`POST /v1/exports answered ${started.status}: ${started.text}`);
+  const { id } = JSON.parse(started.text) as { id: string };
+  for (;;) {
+    const r = await request(server.url, key, 'GET', `/v1/exports/${id}`);
+    const status = JSON.parse(r.text) as ExportStatus;
+    if (status.status === 'done') return { ms: performance.now() - t0, status };
+    if (status.status === 'failed' || status.status === 'cancelled') throw new Error(`export ${id} ${status.status}: ${JSON.stringify(status.error)}`);
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+async function smallQueries(server: ServerProcess, key: string, until: () => boolean): Promise<number[]> {
+  const out: number[] = [];
+  while (!until()) {
+    const r = await request(server.url, key, 'GET', SMALL);
+    if (r.status !== 200) throw new Error(`small query answered ${r.status}: ${r.text}`);
+    out.push(r.ms);
+  }
+  return out;
+}
+
+const quantile = (xs: readonly number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
+};
+const round = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v * 100) / 100]));
+
+export default async function run(ctx: BenchContext): Promise<BenchResult> {
+  const dataDir = path.join(ctx.workDir, 'data');
+  const partitions: [number, number][] = [];
+  for (let s = ETH; s < ETH + BLOCKS; s += PARTITION_BLOCKS) partitions.push([s, Math.min(s + PARTITION_BLOCKS, ETH + BLOCKS) - 1]);
+  ctx.log(`generating the demo at scale ${SCALE} over ${DAYS} days and timing DuckDB alone writing ${partitions.length} partitions`);
+  const engine = JSON.parse(
+    execFileSync(
+      process.execPath,
+      ['--import', 'tsx', path.join(ctx.root, 'bench/lib/exportsPrepare.ts'), dataDir, ctx.workDir, String(SCALE), String(DAYS), String(RUNS), JSON.stringify({ params: PARAMS, partitions })],
+      { encoding: 'utf8' },
+    ),
+  ) as Prepared;
+  ctx.log(`engine alone: ${engine.ms.toFixed(0)} ms for ${engine.rows} rows in ${partitions.length} files`);
+  const key = createKeyCli(ctx.root, dataDir);
+  const server = await startServer(ctx.root, dataDir);
+  try {
+    ctx.log(`${RUNS} exports, each alone`);
+    const exports: { ms: number; status: ExportStatus }[] = [];
+    for (let i = 0; i < RUNS; i++) exports.push(await exportOnce(server, key, 50));
+    const rows = exports[0]?.status.rows ?? 0;
+    if (rows !== engine.rows) throw new Error(`the export holds ${rows} rows, the engine wrote ${engine.rows}`);
+    const exportMs = median(exports.map((e) => e.ms));
+    const serverMs = median(exports.map((e) => Date.parse(e.status.finished_at ?? '') - Date.parse(e.status.created_at)));
+
+    ctx.log(`one client: ${SMALL_RUNS} small queries on the quiet server`);
+    for (let i = 0; i < 20; i++) await request(server.url, key, 'GET', SMALL);
+    const quiet: number[] = [];
+    for (let i = 0; i < SMALL_RUNS; i++) quiet.push((await request(server.url, key, 'GET', SMALL)).ms);
+
+    ctx.log(`one client: small queries while exports run, until ${SMALL_RUNS} are timed`);
+    const during: number[] = [];
+    while (during.length < SMALL_RUNS) {
+      let done = false;
+      const running = exportOnce(server, key, 200).finally(() => {
+        done = true;
+      });
+      during.push(...(await smallQueries(server, key, () => done)));
+      await running;
+    }
+    const figures: BenchFigure[] = [
+      {
+        name: `export of ${engine.rows} rows as Parquet, ${partitions.length} partitions of ${PARTITION_BLOCKS} blocks`,
+        ratio: exportMs / engine.ms,
+        ratio_meaning: 'POST /v1/exports to status done (client wall time) / DuckDB alone writing the same partitions one after another',
+        baseline: 'DuckDB COPY of each partition’s planned query to its own Parquet file, in a bare process on the same store, same run (median of 3)',
+        target: '<= 1.15',
+        measured: round({ export_ms: exportMs, export_server_ms: serverMs, engine_ms: engine.ms, rows: engine.rows, engine_bytes: engine.bytes, export_bytes: exports[0]?.status.bytes ?? 0 }),
+      },
+      {
+        name: 'small query (10 blocks, JSON) p50, one client, while an export runs',
+        ratio: quantile(during, 0.5) / quantile(quiet, 0.5),
+        ratio_meaning: 'p50 during an export / p50 on the quiet server',
+        baseline: 'the same client and query on the same server with no export running, same run',
+        target: '<= 2',
+        measured: round({ during_p50_ms: quantile(during, 0.5), quiet_p50_ms: quantile(quiet, 0.5), during_requests: during.length, quiet_requests: quiet.length }),
+      },
+      {
+        name: 'small query (10 blocks, JSON) p99, one client, while an export runs',
+        ratio: quantile(during, 0.99) / quantile(quiet, 0.99),
+        ratio_meaning: 'p99 during an export / p99 on the quiet server',
+        baseline: 'the same client and query on the same server with no export running, same run',
+        target: '<= 2',
+        measured: round({ during_p99_ms: quantile(during, 0.99), quiet_p99_ms: quantile(quiet, 0.99) }),
+      },
+    ];
+    return { scenario: 'exports', figures };
+  } finally {
+    await server.stop();
+  }
+}
