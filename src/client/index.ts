@@ -22,8 +22,10 @@ import { backoffDelay } from '../utils/backoff.ts';
 import { sleep as waitMs } from '../utils/sleep.ts';
 import { errorFrom, IncompleteResponseError, retryAfterSeconds } from './errors.ts';
 import { PATHS, ROUTES, type EvmProtocol, type Protocol, type RouteTypes, type Usage, type UsageParams } from './routes.generated.ts';
+import { streamEvents, type StreamEvent, type StreamOptions } from './stream.ts';
 
 export * from './errors.ts';
+export { InvalidStreamEventError, type EndEvent, type ProgressEvent, type RowsEvent, type StreamEvent, type StreamOptions, type UndoEvent } from './stream.ts';
 export type * from './routes.generated.ts';
 export type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
 export { ROUTES } from './routes.generated.ts';
@@ -92,6 +94,11 @@ export function toSearch(params: Readonly<Record<string, ParamValue>>): string {
   }
   const s = p.toString();
   return s ? `?${s}` : '';
+}
+
+/** Parameters as the strings of a query string: lists joined with commas, undefined left out. */
+function stringParams(params: object): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(toSearch(Object.fromEntries(Object.entries(params)))));
 }
 
 /** The wait before retry number `attempt` (0 for the first) after a 429. */
@@ -187,6 +194,30 @@ interface SendInit {
   body?: string;
   /** Content-Type of `body`; JSON by default. */
   contentType?: string;
+  headers?: Readonly<Record<string, string>>;
+  signal?: AbortSignal;
+}
+
+/** The raw event endpoints of the chains (EVM, Tron, Bitcoin): the ones that stream and take a cursor. */
+export type EventEndpoint = {
+  [K in keyof typeof ROUTES]: (typeof ROUTES)[K]['kind'] extends 'raw' ? ((typeof ROUTES)[K]['path'] extends `/v1/${'evm' | 'tron' | 'btc'}/${string}/events/${string}` ? K : never) : never;
+}[keyof typeof ROUTES];
+
+/** A stream's parameters: the endpoint's filters with a start (or none, given a cursor), an optional end and finality. */
+export type StreamParams<K extends EventEndpoint> = Omit<RouteTypes[K]['params'], 'format' | 'link'> & {
+  /** `final`: only blocks past the network's finality depth, never undone. Default `latest`. */
+  finality?: 'latest' | 'final';
+};
+
+/** A cursor pull's parameters: the endpoint's filters; the cursor stands for the start. */
+export type PullParams<K extends EventEndpoint> = Omit<RouteTypes[K]['params'], 'format' | 'link' | 'block_start' | 'since'>;
+
+export interface PullResult<Row> {
+  /** The rows after the cursor, up to the format's range limit or the delivered head. */
+  readonly events: Row[];
+  /** Pull again from here (X-Chainq-Next-Cursor). */
+  readonly nextCursor: string;
+  readonly metering: Metering;
 }
 
 interface Transport {
@@ -211,6 +242,14 @@ export interface ClientCore extends Transport {
   coverage(filter?: CoverageFilter): Promise<{ coverage: CoverageEntry[] }>;
   /** Your own label namespaces (docs/labels.md); free. Use one with `wallet_namespace` on any label or category filter. */
   readonly labels: LabelNamespaces;
+  /**
+   * The live stream of a raw event endpoint (docs/api.md, "Streams and cursors"): rows, undo, progress and end events,
+   * each with its cursor. A dropped connection is resumed from the last cursor by itself; a 4xx or an `error` event is
+   * thrown as a typed error. Breaking out of the loop, or aborting `signal`, closes the stream.
+   */
+  stream<K extends EventEndpoint>(endpoint: K, params: StreamParams<K>, opts?: StreamOptions): AsyncGenerator<StreamEvent<RouteTypes[K]['row']>>;
+  /** The rows after `cursor` and the cursor to pull from next. A rolled-back cursor throws CursorReorgedError (409). */
+  pull<K extends EventEndpoint>(endpoint: K, params: PullParams<K>, opts: { readonly cursor: string }): Promise<PullResult<RouteTypes[K]['row']>>;
 }
 
 export interface LabelNamespace {
@@ -237,14 +276,20 @@ export function createClient(opts: ClientOptions): ChainqClient {
   const maxRetries = opts.maxRetries ?? 5;
 
   async function send(target: string, init: SendInit = {}): Promise<ChainqResponse> {
-    const headers: Record<string, string> = { 'x-api-key': opts.apiKey };
+    const headers: Record<string, string> = { ...init.headers, 'x-api-key': opts.apiKey };
     if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
     for (let attempt = 0; ; attempt++) {
-      const res = await doFetch(`${base}${target}`, { method: init.method ?? 'GET', headers, ...(init.body !== undefined ? { body: init.body } : {}) });
+      const res = await doFetch(`${base}${target}`, {
+        method: init.method ?? 'GET',
+        headers,
+        ...(init.body !== undefined ? { body: init.body } : {}),
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
       if (res.ok && res.body) return { status: res.status, headers: res.headers, metering: meteringOf(res.headers), body: res.body };
       const text = await res.text();
       if (res.status === 429 && attempt < maxRetries) {
         await sleep(retryDelayMs(res.headers.get('retry-after'), attempt, opts));
+        if (init.signal?.aborted) throw init.signal.reason;
         continue;
       }
       throw errorFrom(res.status, text, res.headers);
@@ -279,6 +324,17 @@ export function createClient(opts: ClientOptions): ChainqClient {
       delete: async (ns) => readJson(await send(`/v1/labels/${encodeURIComponent(ns)}`, { method: 'DELETE' })),
     },
     usage: (params = {}) => core.get(`${PATHS.usage}${toSearch({ ...params })}`),
+    stream(endpoint, params, streamOpts) {
+      const transport = { open: (target: string, headers: Readonly<Record<string, string>>, signal: AbortSignal | undefined) => send(target, { headers, ...(signal ? { signal } : {}) }), sleep };
+      return streamEvents(transport, `${ROUTES[endpoint].path}/stream`, stringParams(params), streamOpts);
+    },
+    async pull(endpoint, params, { cursor }) {
+      const r = await send(`${ROUTES[endpoint].path}${toSearch({ ...params, format: 'json', cursor })}`);
+      const nextCursor = r.headers.get('x-chainq-next-cursor');
+      const body = await readJson<DataEnvelope<RouteTypes[typeof endpoint]['row']>>(r);
+      if (nextCursor === null) throw new TypeError('the server answered a cursor pull without X-Chainq-Next-Cursor');
+      return { events: body.events, nextCursor, metering: r.metering };
+    },
     coverage: (filter = {}) => core.get(`${PATHS.coverage}${toSearch(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as Record<string, string>)}`),
   };
 
