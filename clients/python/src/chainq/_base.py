@@ -103,6 +103,8 @@ class BaseClient:
         """The total cost shown before the last multi-request call."""
         self.retries = 0
         """How many 429 answers this client waited out and retried."""
+        self.reconnects = 0
+        """How many times a stream of this client was resumed after a dropped connection."""
 
     @property
     def _headers(self) -> dict[str, str]:

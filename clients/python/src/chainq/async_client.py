@@ -195,6 +195,7 @@ class AsyncClient(BaseClient):
                 raise self._incomplete(ConnectionError("the stream closed before its end"))
             except (httpx.TransportError, ChainqError) as e:
                 await asyncio.sleep(state.retry_after(e))
+                self.reconnects += 1
 
     async def pull(self, dataset: Dataset | str, *, cursor: str, **params: Any) -> Pull:
         """``Client.pull``, awaited."""

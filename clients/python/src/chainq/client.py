@@ -220,6 +220,7 @@ class Client(BaseClient):
                 raise self._incomplete(ConnectionError("the stream closed before its end"))
             except (httpx.TransportError, ChainqError) as e:
                 time.sleep(state.retry_after(e))
+                self.reconnects += 1
 
     def pull(self, dataset: Dataset | str, *, cursor: str, **params: Any) -> Pull:
         """The rows of a raw event dataset after ``cursor``, up to the range limit or the delivered head,
