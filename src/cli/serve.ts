@@ -29,6 +29,7 @@ interface ServeOptions extends OperateFlags {
   lanes: boolean;
   heavyExports?: number;
   stalledReader: number;
+  streamHeartbeat: number;
   demo: boolean;
   linkTtl?: number;
   publicUrl?: string;
@@ -61,6 +62,7 @@ export function registerServe(program: Command): void {
       nonNegativeNumber,
       60,
     )
+    .option('--stream-heartbeat <seconds>', 'longest a quiet live stream goes without a progress event', positiveNumber, 15)
     .option('--no-demo', 'do not load the demo dataset into a new store')
     .option('--link-ttl <seconds>', 'lifetime of link=true download URLs (default 3600, or CHAINQ_LINK_TTL)', positiveNumber)
     .option('--public-url <url>', 'base of link download URLs, e.g. https://data.example.com (or CHAINQ_PUBLIC_URL)')
@@ -92,7 +94,16 @@ export function registerServe(program: Command): void {
       }
       const meter = createMeter({ backend: await backendOf(opts, store), plans });
       const metrics = serveMetrics();
-      const app = await createApp({ store, logger, meter, links: linkOptions(opts), metrics, metricsRoute: opts.metricsOnApi, stalledReaderMs: opts.stalledReader * 1000 });
+      const app = await createApp({
+        store,
+        logger,
+        meter,
+        links: linkOptions(opts),
+        metrics,
+        metricsRoute: opts.metricsOnApi,
+        stalledReaderMs: opts.stalledReader * 1000,
+        streams: { heartbeatMs: opts.streamHeartbeat * 1000 },
+      });
       const dataDir = path.resolve(opts.data);
       // The jobs report to /metrics: rows per batch and dataset, the head and the lag behind it, states and failures.
       const heads = new Map<string, number>();

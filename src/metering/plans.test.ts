@@ -8,9 +8,9 @@ import { DEFAULT_PLANS, loadPlans, parsePlans } from './plans.ts';
 describe('plans', () => {
   it('ships free, pro and unlimited', () => {
     expect([...DEFAULT_PLANS.values()]).toEqual([
-      { name: 'free', requestsPerMinute: 60, monthlyBlocks: 500_000, concurrentRequests: 8 },
-      { name: 'pro', requestsPerMinute: 600, monthlyBlocks: 50_000_000, concurrentRequests: 32 },
-      { name: 'unlimited', requestsPerMinute: null, monthlyBlocks: null, concurrentRequests: null },
+      { name: 'free', requestsPerMinute: 60, monthlyBlocks: 500_000, concurrentRequests: 8, concurrentStreams: 2 },
+      { name: 'pro', requestsPerMinute: 600, monthlyBlocks: 50_000_000, concurrentRequests: 32, concurrentStreams: 16 },
+      { name: 'unlimited', requestsPerMinute: null, monthlyBlocks: null, concurrentRequests: null, concurrentStreams: null },
     ]);
   });
 
@@ -20,14 +20,14 @@ describe('plans', () => {
         plans: {
           free: { monthly_blocks: 100_000 },
           team: { requests_per_minute: 120, monthly_blocks: null },
-          batch: { requests_per_minute: 10, monthly_blocks: null, concurrent_requests: 2 },
+          batch: { requests_per_minute: 10, monthly_blocks: null, concurrent_requests: 2, concurrent_streams: 0 },
         },
       }),
     );
-    expect(p.get('free')).toEqual({ name: 'free', requestsPerMinute: 60, monthlyBlocks: 100_000, concurrentRequests: 8 });
-    // concurrent_requests is optional: a new plan without it has no concurrency limit.
-    expect(p.get('team')).toEqual({ name: 'team', requestsPerMinute: 120, monthlyBlocks: null, concurrentRequests: null });
-    expect(p.get('batch')).toEqual({ name: 'batch', requestsPerMinute: 10, monthlyBlocks: null, concurrentRequests: 2 });
+    expect(p.get('free')).toEqual({ name: 'free', requestsPerMinute: 60, monthlyBlocks: 100_000, concurrentRequests: 8, concurrentStreams: 2 });
+    // concurrent_requests and concurrent_streams are optional: a new plan without them has no such limit; 0 streams refuses every stream.
+    expect(p.get('team')).toEqual({ name: 'team', requestsPerMinute: 120, monthlyBlocks: null, concurrentRequests: null, concurrentStreams: null });
+    expect(p.get('batch')).toEqual({ name: 'batch', requestsPerMinute: 10, monthlyBlocks: null, concurrentRequests: 2, concurrentStreams: 0 });
     expect(p.get('pro')).toEqual(DEFAULT_PLANS.get('pro'));
   });
 

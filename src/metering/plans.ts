@@ -19,14 +19,16 @@ export interface Plan {
    * server's engine from everyone else (docs/metering.md).
    */
   readonly concurrentRequests: number | null;
+  /** Live streams (`…/stream` routes) of one key open at once on one server; null means no limit. */
+  readonly concurrentStreams: number | null;
 }
 
 export type Plans = ReadonlyMap<string, Plan>;
 
 export const DEFAULT_PLANS: Plans = new Map<string, Plan>([
-  ['free', { name: 'free', requestsPerMinute: 60, monthlyBlocks: 500_000, concurrentRequests: 8 }],
-  ['pro', { name: 'pro', requestsPerMinute: 600, monthlyBlocks: 50_000_000, concurrentRequests: 32 }],
-  ['unlimited', { name: 'unlimited', requestsPerMinute: null, monthlyBlocks: null, concurrentRequests: null }],
+  ['free', { name: 'free', requestsPerMinute: 60, monthlyBlocks: 500_000, concurrentRequests: 8, concurrentStreams: 2 }],
+  ['pro', { name: 'pro', requestsPerMinute: 600, monthlyBlocks: 50_000_000, concurrentRequests: 32, concurrentStreams: 16 }],
+  ['unlimited', { name: 'unlimited', requestsPerMinute: null, monthlyBlocks: null, concurrentRequests: null, concurrentStreams: null }],
 ]);
 
 /** The file read when no --plans is given: `<data>/plans.json`, if it exists. */
@@ -34,9 +36,9 @@ export const PLANS_FILE_NAME = 'plans.json';
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** The plan fields of the file; a new plan must give the required ones, `concurrent_requests` defaults to no limit. */
+/** The plan fields of the file; a new plan must give the required ones, `concurrent_requests` and `concurrent_streams` default to no limit. */
 const REQUIRED_FIELDS = ['requests_per_minute', 'monthly_blocks'] as const;
-const FIELDS: readonly string[] = [...REQUIRED_FIELDS, 'concurrent_requests'];
+const FIELDS: readonly string[] = [...REQUIRED_FIELDS, 'concurrent_requests', 'concurrent_streams'];
 
 function limitValue(v: unknown, where: string): number | null {
   if (v === null) return null;
@@ -85,6 +87,7 @@ export function parsePlans(text: string, source = 'plans file', base: Plans = DE
       requestsPerMinute: 'requests_per_minute' in r ? limitValue(r.requests_per_minute, `${source}: ${name}.requests_per_minute`) : prev!.requestsPerMinute,
       monthlyBlocks: 'monthly_blocks' in r ? limitValue(r.monthly_blocks, `${source}: ${name}.monthly_blocks`) : prev!.monthlyBlocks,
       concurrentRequests: 'concurrent_requests' in r ? positiveLimit(r.concurrent_requests, `${source}: ${name}.concurrent_requests`) : (prev?.concurrentRequests ?? null),
+      concurrentStreams: 'concurrent_streams' in r ? limitValue(r.concurrent_streams, `${source}: ${name}.concurrent_streams`) : (prev?.concurrentStreams ?? null),
     });
   }
   return out;
@@ -109,5 +112,6 @@ export function describePlan(p: Plan): string {
   const rpm = p.requestsPerMinute === null ? 'no per-minute limit' : `${p.requestsPerMinute}/min`;
   const blocks = p.monthlyBlocks === null ? 'no monthly budget' : `${p.monthlyBlocks.toLocaleString('en-US')} blocks/month`;
   const concurrent = p.concurrentRequests === null ? 'no concurrency limit' : `${p.concurrentRequests} at once`;
-  return `${p.name}: ${rpm}, ${blocks}, ${concurrent}`;
+  const streams = p.concurrentStreams === null ? 'no stream limit' : `${p.concurrentStreams} stream${p.concurrentStreams === 1 ? '' : 's'} at once`;
+  return `${p.name}: ${rpm}, ${blocks}, ${concurrent}, ${streams}`;
 }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createMetrics, type Metrics } from '../internal/metrics.ts';
-import { dataRoutes } from '../catalog/derive/routes.ts';
+import { dataRoutes, streamRoutes } from '../catalog/derive/routes.ts';
 import { validateCatalog } from '../catalog/index.ts';
 import { ApiError } from '../errors/apiError.ts';
 import type { Endpoint } from '../catalog/types.ts';
@@ -26,6 +26,8 @@ import { registerHttpMetrics, registerMetricsRoute } from './plugins/metrics.ts'
 import { registerCalculateCost } from './routes/calculateCost.ts';
 import { registerCustomRoutes } from './routes/custom.ts';
 import { registerDataRoute } from './routes/data.ts';
+import { registerStreamRoute } from './routes/stream.ts';
+import { createStreamHub, type StreamOptions } from './streams/hub.ts';
 import { registerDiscovery } from './routes/discovery.ts';
 import { registerDocs } from './routes/docs.ts';
 import { registerLabelRoutes } from './routes/labels.ts';
@@ -50,6 +52,8 @@ export interface AppOptions {
   readonly metricsRoute?: boolean;
   /** How long a streamed answer waits on a client that does not read before it is given up (src/server/stalledReader.ts); 0 never. */
   readonly stalledReaderMs?: number;
+  /** Live streams: heartbeat and watch intervals (src/server/streams/hub.ts). */
+  readonly streams?: StreamOptions;
 }
 
 export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -164,6 +168,8 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     registerDiscovery(v1, opts.store, opts.catalog);
     const routes = dataRoutes(opts.catalog);
     for (const route of routes) registerDataRoute(v1, ctx, route, links);
+    const streams = createStreamHub(app, opts.store, opts.streams);
+    for (const route of streamRoutes(opts.catalog)) registerStreamRoute(v1, streams, route);
     registerCustomRoutes(v1, ctx, links);
     registerCalculateCost(v1, ctx, routes);
     registerLabelRoutes(v1, opts.store);

@@ -38,6 +38,8 @@ const SYSTEM_DDL = [
   `CREATE TABLE IF NOT EXISTS coverage_state (dataset VARCHAR, scope VARCHAR, advanced_at TIMESTAMP)`,
   // What ingestion last saw of a chain: the confirmation depth it keeps behind the head, and the head.
   `CREATE TABLE IF NOT EXISTS chain_state (scope VARCHAR, confirmations INTEGER, head BIGINT, updated_at TIMESTAMP)`,
+  // The chain log: blocks a rollback removed, kept so that a stream cursor on one of them can be traced back to the canonical chain.
+  `CREATE TABLE IF NOT EXISTS orphaned_blocks (network VARCHAR, number BIGINT, hash VARCHAR, parent_hash VARCHAR, orphaned_at TIMESTAMP)`,
   // Which version (sha256) of each archive file filled the store, so files replaced upstream can be re-ingested.
   `CREATE TABLE IF NOT EXISTS ingest_files (source VARCHAR, path VARCHAR, sha256 VARCHAR, rows BIGINT, ingested_at TIMESTAMP)`,
   // Datasets whose rows for a scope were appended out of order (a re-ingest, a

@@ -72,3 +72,48 @@ export function dataRoutes(entries: readonly Endpoint[] = catalog): DataRoute[] 
   }
   return routes;
 }
+
+/** The start of a stream or a pull given as a position: a cursor that an earlier answer handed out. */
+export const cursorParam: Params = {
+  cursor: {
+    type: 'string',
+    exclusiveWith: ['block_start', 'since'],
+    description: 'Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start.',
+  },
+};
+
+export const FINALITIES = ['latest', 'final'] as const;
+export type Finality = (typeof FINALITIES)[number];
+
+/** What a stream adds to its raw endpoint's parameters. */
+export const streamParams: Params = {
+  ...cursorParam,
+  finality: {
+    type: 'string',
+    case: 'lower',
+    enum: FINALITIES,
+    default: 'latest',
+    description: 'latest: deliver what the store commits, with undo events on a rollback; final: only blocks past the network finality depth, never undone.',
+  },
+};
+
+/** Parameters of a raw route that mean nothing to a stream: it always answers JSON rows inline. */
+const NOT_STREAMED = new Set(['format', 'link']);
+
+/** A live stream of a raw chain event endpoint: its raw route's path plus `/stream`. */
+export interface StreamRoute {
+  readonly path: string;
+  /** The raw route it streams, whose planner answers each batch. */
+  readonly raw: DataRoute;
+  readonly params: Params;
+}
+
+export function streamRoutes(entries: readonly Endpoint[] = catalog): StreamRoute[] {
+  return dataRoutes(entries)
+    .filter((r) => r.kind === 'raw' && r.endpoint.family !== 'exchange')
+    .map((raw) => ({
+      path: `${raw.path}/stream`,
+      raw,
+      params: { ...Object.fromEntries(Object.entries(raw.params).filter(([name]) => !NOT_STREAMED.has(name))), ...streamParams },
+    }));
+}

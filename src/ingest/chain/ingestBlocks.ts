@@ -10,6 +10,7 @@
  * whose parent is not the stored block before it is a reorg, rolled back to
  * the common ancestor before going on.
  */
+import { recordOrphans } from '../../store/chainLog.ts';
 import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
 import { findCommonAncestor } from './commonAncestor.ts';
 import { fetchAhead } from './fetchAhead.ts';
@@ -232,6 +233,7 @@ async function rollbackReorg(opts: IngestBlocksOptions, at: number): Promise<num
   }
   const hi = Math.max(at - 1, (await storedTip(opts.store, opts.network, 0)) ?? 0);
   await opts.store.transaction(async (tx) => {
+    await recordOrphans(tx, opts.network, ancestor);
     await deleteRange(tx, opts.network, opts.networkDatasets, ancestor + 1, hi);
     for (const d of opts.networkDatasets) await removeCoverage(tx, d.id, opts.network, ancestor + 1, hi);
   });

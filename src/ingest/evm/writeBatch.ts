@@ -12,6 +12,7 @@ import { chainEndpoints } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
 import { clickHouseOf } from '../../store/clickhouse/createClickHouseStore.ts';
 import { blockTable, publishBatch, rollbackClickHouse, type BatchTable } from '../../store/clickhouse/publish.ts';
+import { recordOrphans } from '../../store/chainLog.ts';
 import { addCoverageMany, removeCoverage } from '../../store/coverage.ts';
 import { customTables } from '../../store/customDatasets.ts';
 import type { AppendValue, Store, Tx } from '../../store/types.ts';
@@ -162,6 +163,7 @@ export async function rollbackAbove(store: Store, network: string, ancestor: num
       await removeCoverage(tx, dataset, network, ancestor + 1, FAR);
     }
     for (const extra of [POOLS_DATASET, NATIVE_TRACES_DATASET]) await removeCoverage(tx, extra, network, ancestor + 1, FAR);
+    await recordOrphans(tx, network, ancestor);
     await tx.run(`DELETE FROM blocks WHERE network = $network AND number > $ancestor`, p);
     await tx.run(`DELETE FROM pools WHERE network = $network AND created_block > $ancestor`, p);
   });

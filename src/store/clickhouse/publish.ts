@@ -22,6 +22,7 @@
  * after it, less at most the span; rows outside coverage are never served,
  * and step 2 of the next attempt removes them.
  */
+import { recordOrphansClickHouse } from './chainLog.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -418,6 +419,8 @@ async function rewriteNow<T>(ch: ClickHouseStore, tables: readonly string[], wri
 export async function rollbackClickHouse(ch: ClickHouseStore, network: string, ancestor: number, datasets: readonly string[], tables: readonly BatchTable[]): Promise<void> {
   const far = Number.MAX_SAFE_INTEGER;
   await withdraw(ch, datasets, [network], ancestor + 1, far);
+  // Kept before they go: a crash between the two leaves the log with blocks still stored, which is harmless.
+  await recordOrphansClickHouse(ch, network, ancestor);
   await deleteRange(ch, tables, [network], ancestor + 1, far);
 }
 

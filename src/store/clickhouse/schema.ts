@@ -82,6 +82,8 @@ const SYSTEM_TABLES: readonly { name: string; columns: string; engine: 'MergeTre
     orderBy: '(dataset, scope)',
   },
   { name: 'coverage_state', columns: `dataset String, scope String, advanced_at ${TIME}`, engine: 'ReplacingMergeTree', version: 'advanced_at', orderBy: '(dataset, scope)' },
+  // The chain log (src/store/chainLog.ts): blocks a rollback removed.
+  { name: 'orphaned_blocks', columns: `network String, number Int64, hash String, parent_hash String, orphaned_at ${TIME}`, engine: 'MergeTree', orderBy: '(network, number)' },
   { name: 'chain_state', columns: `scope String, confirmations Int32, head Nullable(Int64), updated_at ${TIME}`, engine: 'ReplacingMergeTree', version: 'updated_at', orderBy: 'scope' },
   { name: 'ingest_files', columns: `source String, path String, sha256 String, rows Int64, ingested_at ${TIME}`, engine: 'MergeTree', orderBy: '(source, path)' },
   { name: 'tokens', columns: 'symbol String, name Nullable(String), aliases Array(String), network String, address String, decimals UInt8', engine: 'MergeTree', orderBy: '(network, symbol)' },

@@ -1,0 +1,136 @@
+/**
+ * One connected stream (docs/api.md, "Streams and cursors"): from its
+ * position, deliver every covered block in batches up to the head (or its
+ * end), then wait on the network's watcher for the next commit; before each
+ * step, check that the position's block is still canonical and send `undo`
+ * down to the common ancestor when it is not.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { DataRoute, Finality } from '../../catalog/derive/routes.ts';
+import { rangeLimit } from '../../catalog/formats.ts';
+import { finalityDepth } from '../../catalog/networks.ts';
+import type { ChainEndpoint } from '../../catalog/types.ts';
+import { checkPosition, cursorOf, deliverableHead, type Position } from '../../query/streamPosition.ts';
+import { canonicalHash, chainMark } from '../../store/chainLog.ts';
+import type { Store } from '../../store/types.ts';
+import type { BatchRows } from './batchRows.ts';
+import type { ChainWatchers } from './chainWatcher.ts';
+import type { EventWriter } from './sse.ts';
+import type { StreamCharges } from './streamCharges.ts';
+
+export interface StreamSpec {
+  readonly route: DataRoute;
+  readonly endpoint: ChainEndpoint;
+  readonly network: string;
+  /** The raw endpoint's parameters, without range or stream parameters. */
+  readonly query: Readonly<Record<string, unknown>>;
+  readonly finality: Finality;
+  /** Last block to deliver; null follows the head forever. */
+  readonly end: number | null;
+}
+
+export interface StreamDeps {
+  readonly store: Store;
+  readonly watchers: ChainWatchers;
+  readonly rows: BatchRows;
+  readonly heartbeatMs: number;
+  readonly log: FastifyBaseLogger;
+}
+
+/** Raised inside a step to end the stream with an error event. */
+class StreamStop extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+export async function runStream(spec: StreamSpec, start: Position, out: EventWriter, charges: StreamCharges, deps: StreamDeps, signal: AbortSignal): Promise<void> {
+  const { network, endpoint } = spec;
+  const batchBlocks = rangeLimit('json', network).blocks;
+  let pos = start;
+  let head = start.block;
+  let lastProgress = 0;
+  const cursor = () => cursorOf(endpoint, network, pos);
+  const progress = () => {
+    out.send('progress', JSON.stringify({ block_number: pos.block, head: Math.max(head, deps.watchers.newest(network) ?? head), cost: charges.charged }), cursor());
+    lastProgress = Date.now();
+  };
+
+  /** One look at the store: undo if needed, then at most one batch. True when a batch was sent. */
+  const step = async (snap: Store): Promise<boolean> => {
+    const checked = await checkPosition(snap, network, pos);
+    if (checked.kind === 'unknown') throw new StreamStop('internal_error', `block ${pos.block} of this stream is no longer known to the store; start again from a block`);
+    if (checked.kind === 'reorged') {
+      if (spec.finality === 'final') throw new StreamStop('internal_error', `block ${pos.block} was rolled back although it was past the finality depth of ${network}`);
+      pos = { block: checked.ancestor.number, hash: checked.ancestor.hash };
+      out.send('undo', JSON.stringify({ block_number: pos.block, block_hash: pos.hash }), cursor());
+    }
+    let to = await deliverableHead(snap, endpoint.id, network, pos.block);
+    head = to;
+    if (spec.finality === 'final') {
+      const newest = (await chainMark(snap, network)).newest ?? -1;
+      to = Math.min(to, newest - finalityDepth(network));
+    }
+    if (spec.end !== null) to = Math.min(to, spec.end);
+    if (to <= pos.block) return false;
+    to = Math.min(to, pos.block + batchBlocks);
+    const toHash = await canonicalHash(snap, network, to);
+    const { events, count } = await deps.rows.rows(snap, { route: spec.route, query: spec.query, from: pos.block + 1, fromHash: pos.hash, to, toHash });
+    const paid = await charges.pay(to - pos.block);
+    if (!paid.ok) throw new StreamStop(paid.code, paid.error);
+    const from = pos.block + 1;
+    pos = { block: to, hash: toHash };
+    if (count > 0) out.send('rows', `{"from_block":${from},"to_block":${to},"events":${events}}`, cursor());
+    progress();
+    return true;
+  };
+
+  try {
+    progress();
+    while (!signal.aborted) {
+      const version = deps.watchers.version(network);
+      const snap = await deps.store.snapshot();
+      let sent: boolean;
+      try {
+        sent = await step(snap);
+      } finally {
+        await snap.close();
+      }
+      if (spec.end !== null && pos.block >= spec.end) {
+        out.send('end', JSON.stringify({ block_number: pos.block }));
+        return;
+      }
+      if (sent) {
+        await out.drained(signal);
+        continue;
+      }
+      const quiet = Math.max(0, deps.heartbeatMs - (Date.now() - lastProgress));
+      await Promise.race([deps.watchers.changed(network, version, signal), sleep(quiet, signal)]);
+      if (!signal.aborted && Date.now() - lastProgress >= deps.heartbeatMs) progress();
+    }
+  } catch (e) {
+    if (signal.aborted) return;
+    if (e instanceof StreamStop) out.send('error', JSON.stringify({ code: e.code, error: e.message }));
+    else {
+      deps.log.error({ err: e }, 'stream failed');
+      out.send('error', JSON.stringify({ code: 'internal_error', error: 'the stream failed on the server; resume from the last cursor' }));
+    }
+  } finally {
+    out.end();
+  }
+}

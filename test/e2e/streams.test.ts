@@ -1,0 +1,222 @@
+/**
+ * Live streams against the real server, a real anvil node and DuckDB: a
+ * follower ingests the chain inside the server with 0 confirmations while
+ * many stream clients read it, disconnect at random and resume from their
+ * last cursor, through reorgs of depth 1 to 3 and a kill -9 of the server.
+ * At the end every client's rows, after applying every undo, are the node's
+ * canonical logs, none twice.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeCursor } from '../../src/query/cursor.ts';
+import { startAnvil, type Anvil } from '../helpers/anvil.ts';
+import { connectChain, type Chain } from '../helpers/chain.ts';
+import { spawnCli, type RunningCli } from '../helpers/cli.ts';
+import { startServer, type Server } from '../helpers/server.ts';
+import { openStream, StreamConsumer, type OpenStream } from '../helpers/sse.ts';
+
+let anvil: Anvil;
+let chain: Chain;
+let token: Hex;
+let alice: Hex;
+let bob: Hex;
+let carol: Hex;
+let dir: string;
+let server: Server;
+let follower: RunningCli | undefined;
+let amount = 0n;
+
+const SERVE_ARGS = ['--stream-heartbeat', '0.5'];
+
+const follow = (): RunningCli =>
+  spawnCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--follow', '--from', '1', '--confirmations', '0', '--poll-interval', '0.1', '--batch-blocks', '5', '--data', dir, '--log']);
+
+async function startFollower(): Promise<void> {
+  follower = follow();
+  await follower.waitFor((l) => typeof l.msg === 'string' && /running in the server/.test(l.msg));
+}
+
+async function stopFollower(): Promise<void> {
+  if (!follower) return;
+  if (follower.child.exitCode === null) follower.child.kill('SIGINT');
+  await follower.done;
+  follower = undefined;
+}
+
+const streamPath = (query: string) => `/v1/evm/erc20/events/transfer/stream?network=ETH&token=${token}&${query}`;
+
+/** One transfer in a block of its own, with an amount no other transfer has. */
+async function transfer(to: Hex): Promise<void> {
+  amount++;
+  await chain.send('TestToken', token, 'transfer', [to, amount], { from: alice });
+}
+
+/** Each transfer sits in a block of its own: a row twice repeats its block, a row of a replaced block has the other receiver. */
+interface Truth {
+  readonly block_number: number;
+  readonly receiver: string;
+}
+
+async function nodeTransfers(): Promise<{ tip: number; rows: Truth[] }> {
+  const tip = await chain.blockNumber();
+  const logs = await chain.rpc<{ blockNumber: Hex; topics: Hex[] }[]>('eth_getLogs', [{ address: token, fromBlock: '0x1', toBlock: `0x${tip.toString(16)}` }]);
+  return { tip, rows: logs.map((l) => ({ block_number: Number(BigInt(l.blockNumber)), receiver: `0x${l.topics[2]!.slice(26)}` })) };
+}
+
+const held = (c: StreamConsumer): Truth[] => c.rows.map((r) => ({ block_number: r.block_number, receiver: String(r.receiver) }));
+
+/** A client that reconnects with its last cursor whenever it is dropped (by itself at random, or by the server). */
+class Client {
+  readonly consumer = new StreamConsumer();
+  stream: OpenStream | null = null;
+  running = true;
+  reconnects = 0;
+  readonly loop: Promise<void>;
+
+  constructor(readonly start: string) {
+    this.loop = this.run();
+  }
+
+  async run(): Promise<void> {
+    while (this.running) {
+      let s: OpenStream;
+      try {
+        s = await openStream(`${server.url}${streamPath(this.start)}`, server.key, this.consumer.cursor);
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      if (s.status !== 200) throw new Error(`stream refused: ${JSON.stringify(s.error)}`);
+      this.stream = s;
+      this.consumer.reconnected();
+      const drop = setTimeout(() => s.close(), 300 + Math.random() * 2_500);
+      const apply = setInterval(() => this.consumer.apply(s.events), 20);
+      await s.ended;
+      clearTimeout(drop);
+      clearInterval(apply);
+      this.consumer.apply(s.events);
+      this.reconnects++;
+    }
+  }
+
+  /** Resolves once the client holds everything up to `block`. */
+  async reached(block: number, timeoutMs = 20_000): Promise<void> {
+    const t0 = Date.now();
+    while (!this.consumer.cursor || Number(JSON.parse(Buffer.from(this.consumer.cursor, 'base64url').toString()).b) < block) {
+      if (Date.now() - t0 > timeoutMs) throw new Error(`client from ${this.start} did not reach block ${block}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.stream?.close();
+    await this.loop;
+  }
+}
+
+beforeAll(async () => {
+  anvil = await startAnvil({ chainId: 1 });
+  chain = await connectChain(anvil.url);
+  [, alice, bob, carol] = chain.accounts as [Hex, Hex, Hex, Hex];
+  token = await chain.deploy('TestToken', ['Eighteen', 'EIGHT', 18]);
+  await chain.send('TestToken', token, 'mint', [alice, 10n ** 24n]);
+  for (let i = 0; i < 10; i++) await transfer(bob);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-streams-'));
+  server = await startServer(dir, SERVE_ARGS);
+  await startFollower();
+});
+
+afterAll(async () => {
+  await stopFollower().catch(() => undefined);
+  await server?.stop();
+  await anvil?.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('live streams', { timeout: 120_000 }, () => {
+  it('many clients that drop and resume through reorgs of depth 1 to 3 and a kill -9 of the server each end with exactly the node canonical transfers', async () => {
+    const clients = Array.from({ length: 30 }, (_, i) => new Client(i % 3 === 0 ? 'block_start=1' : `block_start=${1 + (i % 12)}`));
+    try {
+      for (const depth of [1, 2, 3]) {
+        for (let i = 0; i < 3; i++) await transfer(bob);
+        // A fork: `depth` blocks paying bob, delivered, then replaced by depth + 1 blocks paying carol.
+        const snapshot = await chain.rpc<Hex>('evm_snapshot');
+        for (let i = 0; i < depth; i++) await transfer(bob);
+        const tipA = await chain.blockNumber();
+        await Promise.all(clients.slice(0, 5).map((c) => c.reached(tipA)));
+        expect(await chain.rpc('evm_revert', [snapshot])).toBe(true);
+        for (let i = 0; i <= depth; i++) await transfer(carol);
+      }
+      // kill -9 mid-flight: clients lose the server, then resume on the restarted one.
+      server.child.kill('SIGKILL');
+      await server.cli.done;
+      await follower?.done;
+      follower = undefined;
+      for (let i = 0; i < 3; i++) await transfer(bob);
+      server = await startServer(dir, SERVE_ARGS, server.key);
+      await startFollower();
+      for (let i = 0; i < 3; i++) await transfer(carol);
+
+      const truth = await nodeTransfers();
+      await Promise.all(clients.map((c) => c.reached(truth.tip, 30_000)));
+      for (const c of clients) {
+        const startBlock = Number(/block_start=(\d+)/.exec(c.start)![1]);
+        expect(held(c.consumer)).toEqual(truth.rows.filter((r) => r.block_number >= startBlock));
+      }
+      expect(clients.reduce((n, c) => n + c.consumer.undos, 0)).toBeGreaterThan(0);
+    } finally {
+      await Promise.all(clients.map((c) => c.stop()));
+    }
+  });
+
+  it('a quiet filter still gets a progress event at the heartbeat interval, its cursor moving with the chain', async () => {
+    const s = await openStream(`${server.url}${streamPath('receiver=0x000000000000000000000000000000000000dead&block_start=1')}`, server.key);
+    try {
+      const first = await s.waitFor((e) => e.event === 'progress');
+      await chain.rpc('anvil_mine', ['0x2']);
+      const tip = await chain.blockNumber();
+      const moved = await s.waitFor((e) => e.event === 'progress' && Number(e.data.block_number) >= tip);
+      expect(moved.id).not.toBe(first.id);
+      const t0 = Date.now();
+      const n = s.events.length;
+      await s.waitFor((e) => e.event === 'progress' && s.events.indexOf(e) >= n);
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      expect(s.events.filter((e) => e.event === 'rows')).toEqual([]);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('a stream with an end delivers up to it, says end, and closes', async () => {
+    const s = await openStream(`${server.url}${streamPath('block_start=1&block_end=6')}`, server.key);
+    await s.ended;
+    const last = s.events.at(-1);
+    expect(last?.event).toBe('end');
+    expect(last?.data).toEqual({ block_number: 6 });
+    const c = new StreamConsumer();
+    c.apply(s.events);
+    const truth = await nodeTransfers();
+    expect(held(c)).toEqual(truth.rows.filter((r) => r.block_number <= 6));
+  });
+
+  it('refuses a malformed cursor, or one of another endpoint or network, with 400 invalid_cursor before any event', async () => {
+    const bad = [
+      'not a cursor!',
+      Buffer.from('{"v":1}').toString('base64url'),
+      encodeCursor({ endpoint: 'evm/native/transfer', network: 'ETH', block: 3, hash: null }),
+      encodeCursor({ endpoint: 'evm/erc20/transfer', network: 'OP', block: 3, hash: null }),
+    ];
+    for (const cursor of bad) {
+      const s = await openStream(`${server.url}${streamPath(`cursor=${encodeURIComponent(cursor)}`)}`, server.key);
+      expect(s.status, cursor).toBe(400);
+      expect(s.error?.code).toBe('invalid_cursor');
+    }
+    const made = await openStream(`${server.url}${streamPath(`cursor=${encodeCursor({ endpoint: 'evm/erc20/transfer', network: 'ETH', block: 3, hash: '0xdead' })}`)}`, server.key);
+    expect(made.status).toBe(400);
+    expect(made.error?.code).toBe('invalid_cursor');
+  });
+});
