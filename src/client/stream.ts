@@ -152,7 +152,10 @@ export async function* streamEvents<Row>(transport: StreamTransport, path: strin
       const headers: Record<string, string> = cursor === null ? { accept: 'text/event-stream' } : { accept: 'text/event-stream', 'last-event-id': cursor };
       const res = await transport.open(`${path}${search(cursor === null ? params : withoutStart(params))}`, headers, opts.signal);
       const requestId = res.headers.get('x-request-id');
-      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      // Decoded here rather than through a TextDecoderStream: a pipe drops the chunks it holds when the
+      // connection breaks, and every event that arrived before the break should count.
+      const decoder = new TextDecoder();
+      const reader = res.body.getReader();
       try {
         for (;;) {
           let next: Awaited<ReturnType<typeof reader.read>>;
@@ -163,7 +166,7 @@ export async function* streamEvents<Row>(transport: StreamTransport, path: strin
             throw new IncompleteResponseError(requestId, { cause: e });
           }
           if (next.done) break;
-          parser.feed(next.value);
+          parser.feed(decoder.decode(next.value, { stream: true }));
           for (let msg = queue.shift(); msg !== undefined; msg = queue.shift()) {
             if (msg.event === 'error') {
               const body = parseData(msg);

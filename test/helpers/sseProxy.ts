@@ -2,7 +2,7 @@
  * An HTTP proxy in front of a real chainq server that drops stream
  * connections on purpose: every request is passed through as it streams, and
  * when `cutAfterRows` is set, the next stream answer (a `/stream` path) is cut
- * off (its socket destroyed, as a lost network would) right after its n-th
+ * off (its connection closed mid-body, as a lost network would) right after its n-th
  * complete `rows` event, with the start of the following event sent, so that
  * a client must also drop a partial event. Started with `cutFreshStreams`,
  * every stream request without Last-Event-ID is cut so (for a client in
@@ -73,14 +73,16 @@ export async function startSseProxy(target: string, opts: { cutFreshStreams?: nu
           const id = /^id: ?(.*)$/m.exec(event)?.[1];
           if (id !== undefined) proxy.lastIdBeforeCut = id;
           if (/^event: ?rows$/m.test(event) && ++rows === cutAfter) {
-            res.write(text.slice(sent, sent + 12) || 'event: ro', () => res.destroy());
-            abort.abort();
+            // The connection dies a moment after those bytes went out, so that they are read first: an HTTP stack
+            // drops what it had received but not yet handed over when the connection breaks under it.
+            res.write(text.slice(sent, sent + 12) || 'event: ro', () => setTimeout(() => res.destroy(), 200));
             return;
           }
         }
       }
       res.end();
     } catch {
+      // The upstream broke, or the client left (its close aborted the upstream).
       res.destroy();
     }
   });

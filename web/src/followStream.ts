@@ -15,12 +15,15 @@ export async function followStream(target: string, key: string, onEvent: (e: Wir
   const res = await call(target, key, { headers: { accept: 'text/event-stream' }, signal });
   if (!res.body) throw new ApiCallError({ status: res.status, code: 'error', message: 'the stream has no body' });
   const parser = createParser({ onEvent: (m) => onEvent({ event: m.event ?? 'message', id: m.id ?? null, data: m.data }) });
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  // Decoded here rather than through a TextDecoderStream: a pipe drops the chunks it holds when the
+  // connection breaks, and every event that arrived before the break should count.
+  const decoder = new TextDecoder();
+  const reader = res.body.getReader();
   try {
     for (;;) {
       const next = await reader.read();
       if (next.done) return;
-      parser.feed(next.value);
+      parser.feed(decoder.decode(next.value, { stream: true }));
     }
   } finally {
     reader.releaseLock();
