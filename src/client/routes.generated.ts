@@ -79,6 +79,8 @@ export interface EvmErc20TransferParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Token symbol or alias (case-insensitive), or contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
   token: string | readonly string[];
   /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
@@ -220,6 +222,8 @@ export interface EvmNativeTransferParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -349,6 +353,8 @@ export interface EvmLendingV3DepositParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -452,6 +458,8 @@ export interface EvmLendingV3WithdrawParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -553,6 +561,8 @@ export interface EvmLendingV3BorrowParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -658,6 +668,8 @@ export interface EvmLendingV3RepayParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -761,6 +773,8 @@ export interface EvmLendingV3FlashloanParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -864,6 +878,8 @@ export interface EvmLendingV3LiquidationParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Market on ETH: Core (default), Prime or EtherFi. Only accepted with network=ETH. Default: Core. */
   eth_market_type?: 'Core' | 'Prime' | 'EtherFi';
   /** Address involved in the event in any role. */
@@ -969,6 +985,8 @@ export interface EvmDexV3SwapParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1082,6 +1100,8 @@ export interface EvmDexV3DepositParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1197,6 +1217,8 @@ export interface EvmDexV3WithdrawParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1310,6 +1332,8 @@ export interface EvmDexV3CollectParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** First pool token symbol, case-insensitive. Either order of symbol0/symbol1 finds the pool. */
   symbol0: string;
   /** Second pool token symbol, case-insensitive. */
@@ -1425,6 +1449,8 @@ export interface EvmStakingDepositParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1522,6 +1548,8 @@ export interface EvmStakingWithdrawalRequestParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1621,6 +1649,8 @@ export interface EvmStakingWithdrawalClaimedParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1720,6 +1750,8 @@ export interface EvmStakingL2DepositParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1815,6 +1847,8 @@ export interface EvmStakingL2WithdrawalRequestParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Address involved in the event in any role. */
   involving?: string | readonly string[];
   /** Case-insensitive label substring of an involved address. */
@@ -1908,6 +1942,8 @@ export interface TronTrc20TransferParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Token symbol (case-insensitive) or base58 T… contract address. Several, comma-separated (e.g. USDT,USDC), select all of them in one query; each row's token tells them apart. */
   token: string | readonly string[];
   /** Drop tokens the registry does not know instead of answering 400 unknown_token; the X-Chainq-Dropped-Tokens response header names them. At least one token must be known. Default: false. */
@@ -2033,6 +2069,8 @@ export interface TronNativeTransferParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */
@@ -2150,6 +2188,8 @@ export interface BtcNativeTransferParams {
   link?: boolean;
   /** Spend cap in blocks: when the query would cost more, it is refused with 400 cost_over_limit before it runs, and nothing is charged. */
   max_cost?: number;
+  /** Continue right after this cursor (from X-Chainq-Next-Cursor or a stream event id) instead of a start. */
+  cursor?: string;
   /** Minimum amount in token units, inclusive. */
   min_amount?: number;
   /** Maximum amount in token units, inclusive; 0 means no limit. */

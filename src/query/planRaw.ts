@@ -3,7 +3,7 @@ import type { DataRoute } from '../catalog/derive/routes.ts';
 import type { Format, OutputColumn } from '../catalog/types.ts';
 import type { SqlParams, Store } from '../store/types.ts';
 import type { BoundQuery } from '../store/query.ts';
-import { DROPPED_TOKENS_HEADER } from '../catalog/responseHeaders.ts';
+import { DROPPED_TOKENS_HEADER, NEXT_CURSOR_HEADER } from '../catalog/responseHeaders.ts';
 import { coveredRangeHeader } from './coveredRange.ts';
 import { computeCost, type BlocksPerDay, type Cost } from './cost.ts';
 import { assertChainCoverage } from './coverage.ts';
@@ -34,6 +34,7 @@ export function selectionHeaders(sel: Selection): Record<string, string> {
   return {
     ...coveredRangeHeader(sel.range, { network: sel.network }),
     ...(sel.droppedTokens.length ? { [DROPPED_TOKENS_HEADER]: sel.droppedTokens.map(encodeURIComponent).join(',') } : {}),
+    ...(sel.nextCursor ? { [NEXT_CURSOR_HEADER]: sel.nextCursor } : {}),
   };
 }
 
@@ -59,7 +60,7 @@ export async function planRaw(ctx: PlanContext, route: DataRoute, raw: Readonly<
   const e = sel.endpoint;
   const cols = outputColumns(sel);
   const value = sel.values.with_value === true ? rowValue(e, sel.columnExpr) : null;
-  await assertChainCoverage(ctx.store, e.id, sel.network, sel.range);
+  if (!sel.nothingNew) await assertChainCoverage(ctx.store, e.id, sel.network, sel.range);
   // Sorting holds the whole result in memory before the first byte; rows that
   // sit in order already are streamed as they are scanned. A join (prices)
   // does not promise to keep the scan's order, so it always sorts.

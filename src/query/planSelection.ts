@@ -7,6 +7,8 @@ import type { ChainEndpoint, Format } from '../catalog/types.ts';
 import type { Store } from '../store/types.ts';
 import { normalizeQuery, type QueryValues } from './normalize.ts';
 import { checkRangeLimit, parseRange, type QueryRange } from './range.ts';
+import { pullRange, type PullRange } from './streamPosition.ts';
+import { ApiError } from '../errors/apiError.ts';
 import type { Condition, Expr } from '../store/query.ts';
 import { buildFilters } from './plan/filters.ts';
 import type { ResolvedPool } from './resolve.ts';
@@ -20,6 +22,10 @@ export interface Selection {
   readonly values: QueryValues;
   readonly q: ParamBinder;
   readonly where: readonly Condition[];
+  /** The cursor a pull with `cursor=` continues from next; absent without one. */
+  readonly nextCursor?: string;
+  /** A pull with nothing after its cursor yet: the answer is empty, whatever the store covers. */
+  readonly nothingNew?: boolean;
   /** How many tokens the token filter selects; 0 without one. */
   readonly tokenCount: number;
   /** Tokens dropped as unknown under `ignore_unknown_tokens=true`. */
@@ -38,16 +44,21 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
   // parameter's enum); single-network families (Tron, Bitcoin) take no network.
   const network = typeof values.network === 'string' ? values.network : endpoint.networks[0]!;
   const format = (values.format ?? endpoint.defaultFormat) as Format;
-  const range = parseRange({
-    block_start: values.block_start as number | undefined,
-    block_end: values.block_end as number | undefined,
-    since: values.since as string | undefined,
-    until: values.until as string | undefined,
-  });
+  const pull = typeof values.cursor === 'string' ? await pullOf(store, endpoint, network, values, format) : null;
+  const range: QueryRange = pull
+    ? { kind: 'blocks', start: pull.start, end: pull.end }
+    : parseRange({
+        block_start: values.block_start as number | undefined,
+        block_end: values.block_end as number | undefined,
+        since: values.since as string | undefined,
+        until: values.until as string | undefined,
+      });
   checkRangeLimit(range, format, network);
 
   const q = new ParamBinder();
   const where: Condition[] = [{ kind: 'compare', left: column('network'), op: '=', right: q.bind(network) }];
+  // Nothing after the cursor yet: no row of the cursor's own block is after it.
+  if (pull?.empty) where.push({ kind: 'compare', left: column('block_number'), op: '>', right: q.bind(pull.end) });
   if (range.kind === 'blocks') where.push({ kind: 'between', arg: column('block_number'), low: q.bind(range.start), high: q.bind(range.end) });
   else {
     where.push(
@@ -68,9 +79,16 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
     values,
     q,
     where,
+    ...(pull ? { nextCursor: pull.next, nothingNew: pull.empty } : {}),
     tokenCount: filters.tokenCount,
     droppedTokens: filters.droppedTokens,
     pool: filters.pool,
     columnExpr,
   };
+}
+
+/** The range of a pull with `cursor=`: a start other than the cursor, or a time end, would contradict it. */
+async function pullOf(store: Store, endpoint: ChainEndpoint, network: string, values: QueryValues, format: Format): Promise<PullRange> {
+  if (values.until !== undefined) throw new ApiError('conflicting_parameters', 'cursor cannot be combined with until; give block_end to stop early', { parameters: ['cursor', 'until'] });
+  return pullRange(store, endpoint, network, String(values.cursor), values.block_end as number | undefined, format);
 }

@@ -3,7 +3,8 @@
  * the last block already delivered whole (so block_start=s starts at s - 1),
  * with its hash when the store holds that block.
  */
-import type { ChainEndpoint } from '../catalog/types.ts';
+import { rangeLimit } from '../catalog/formats.ts';
+import type { ChainEndpoint, Format } from '../catalog/types.ts';
 import { ApiError } from '../errors/apiError.ts';
 import { canonicalHash, commonAncestor, type BlockRef } from '../store/chainLog.ts';
 import { blocksAround, coveredIntervals } from '../store/coverage.ts';
@@ -98,4 +99,38 @@ export async function checkPosition(store: Store, network: string, p: Position):
   if ((await canonicalHash(store, network, p.block)) === p.hash) return { kind: 'canonical' };
   const ancestor = await commonAncestor(store, network, p.block, p.hash);
   return ancestor ? { kind: 'reorged', ancestor } : { kind: 'unknown' };
+}
+
+/** The blocks a pull with `cursor=` answers, and the cursor it hands out next. */
+export interface PullRange {
+  readonly start: number;
+  readonly end: number;
+  /** Nothing new after the cursor yet: the answer is empty and the next cursor is the same position. */
+  readonly empty: boolean;
+  readonly next: string;
+}
+
+/**
+ * A pull after `cursorText`: the blocks after it up to the format's range
+ * limit, the delivered head or `blockEnd`. A cursor whose block was rolled
+ * back is answered 409 cursor_reorged with the last block it shares with the
+ * canonical chain and a cursor to continue from there.
+ */
+export async function pullRange(store: Store, endpoint: ChainEndpoint, network: string, cursorText: string, blockEnd: number | undefined, format: Format): Promise<PullRange> {
+  const c = decodeCursor(cursorText, endpoint.id, network);
+  const pos: Position = { block: c.block, hash: c.hash };
+  const checked = await checkPosition(store, network, pos);
+  if (checked.kind === 'unknown') throw new ApiError('invalid_cursor', `the cursor's block ${c.block} is not one this server ever held on ${network}`, { parameter: 'cursor' });
+  if (checked.kind === 'reorged') {
+    const a = checked.ancestor;
+    throw new ApiError('cursor_reorged', `block ${c.block} of the cursor was rolled back on ${network}; block ${a.number} is the last it shares with the chain, continue from the cursor given here`, {
+      block_number: a.number,
+      block_hash: a.hash,
+      cursor: cursorOf(endpoint, network, { block: a.number, hash: a.hash }),
+    });
+  }
+  const head = await deliverableHead(store, endpoint.id, network, c.block);
+  const end = Math.min(head, c.block + rangeLimit(format, network).blocks, blockEnd ?? Number.MAX_SAFE_INTEGER);
+  if (end <= c.block) return { start: c.block, end: c.block, empty: true, next: cursorOf(endpoint, network, pos) };
+  return { start: c.block + 1, end, empty: false, next: cursorOf(endpoint, network, await positionAt(store, network, end)) };
 }

@@ -170,7 +170,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     for (const route of routes) registerDataRoute(v1, ctx, route, links);
     const streams = createStreamHub(app, opts.store, opts.streams);
     for (const route of streamRoutes(opts.catalog)) registerStreamRoute(v1, streams, route);
-    registerCustomRoutes(v1, ctx, links);
+    registerCustomRoutes(v1, ctx, links, streams);
     registerCalculateCost(v1, ctx, routes);
     registerLabelRoutes(v1, opts.store);
     registerUsage(v1);

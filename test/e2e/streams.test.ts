@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/query/cursor.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain, type Chain } from '../helpers/chain.ts';
-import { spawnCli, type RunningCli } from '../helpers/cli.ts';
+import { runCli, spawnCli, type RunningCli } from '../helpers/cli.ts';
+import { writePlansFile } from '../helpers/metered.ts';
 import { startServer, type Server } from '../helpers/server.ts';
 import { openStream, StreamConsumer, type OpenStream } from '../helpers/sse.ts';
 
@@ -126,6 +127,7 @@ beforeAll(async () => {
   await chain.send('TestToken', token, 'mint', [alice, 10n ** 24n]);
   for (let i = 0; i < 10; i++) await transfer(bob);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-streams-'));
+  writePlansFile(dir, { budget: { requests_per_minute: null, monthly_blocks: 130, concurrent_streams: 1 } });
   server = await startServer(dir, SERVE_ARGS);
   await startFollower();
 });
@@ -218,5 +220,111 @@ describe('live streams', { timeout: 120_000 }, () => {
     const made = await openStream(`${server.url}${streamPath(`cursor=${encodeCursor({ endpoint: 'evm/erc20/transfer', network: 'ETH', block: 3, hash: '0xdead' })}`)}`, server.key);
     expect(made.status).toBe(400);
     expect(made.error?.code).toBe('invalid_cursor');
+  });
+});
+
+async function newKey(plan: string): Promise<string> {
+  const created = await runCli(['keys', 'create', '--plan', plan, '--data', dir]);
+  expect(created.code, created.stderr).toBe(0);
+  return created.stdout.trim().split('\n').pop()!.trim();
+}
+
+describe('stream charges', { timeout: 60_000 }, () => {
+  it('charges a stream in steps as raw JSON over the blocks it delivered, shows them in /v1/usage, and ends it with quota_exceeded when the budget runs out', async () => {
+    const key = await newKey('budget');
+    const s = await openStream(`${server.url}${streamPath('block_start=1')}`, key);
+    expect(s.status).toBe(200);
+    // Never a second stream at once on this plan.
+    const second = await openStream(`${server.url}${streamPath('block_start=1')}`, key);
+    expect(second.status).toBe(429);
+    expect(second.error?.code).toBe('rate_limited');
+    const first = await s.waitFor((e) => e.event === 'progress' && Number(e.data.cost) > 0);
+    // The 100-block minimum, once.
+    expect(first.data.cost).toBe(100);
+    // Ten blocks at a time, each delivered before the next, until the budget is spent.
+    while (!s.events.some((e) => e.event === 'error')) {
+      await chain.rpc('anvil_mine', ['0xa']);
+      const tip = await chain.blockNumber();
+      await s.waitFor((e) => e.event === 'error' || (e.event === 'progress' && Number(e.data.block_number) >= tip));
+    }
+    const error = await s.waitFor((e) => e.event === 'error');
+    expect(error.data.code).toBe('quota_exceeded');
+    await s.ended;
+    const progress = s.events.filter((e) => e.event === 'progress').map((e) => Number(e.data.cost));
+    const charged = Math.max(...progress);
+    expect(charged).toBeGreaterThan(100);
+    expect(charged).toBeLessThanOrEqual(130);
+    const res = await fetch(`${server.url}/v1/usage?charges=50`, { headers: { 'x-api-key': key } });
+    const usage = (await res.json()) as {
+      blocks_used: number;
+      last_charges: { endpoint: string; cost: number }[];
+    };
+    expect(res.status, JSON.stringify(usage)).toBe(200);
+    expect(usage.blocks_used).toBe(charged);
+    expect(usage.last_charges.every((c) => c.endpoint === '/v1/evm/erc20/events/transfer/stream')).toBe(true);
+    expect(usage.last_charges.length).toBeGreaterThan(1);
+  });
+
+  it('ends a stream with cost_over_limit before the batch that would pass its max_cost', async () => {
+    const tip = await chain.blockNumber();
+    const s = await openStream(`${server.url}${streamPath(`block_start=${tip - 49}&max_cost=120`)}`, server.key);
+    await s.waitFor((e) => e.event === 'progress' && Number(e.data.cost) === 100);
+    while (!s.events.some((e) => e.event === 'error')) {
+      await chain.rpc('anvil_mine', ['0xa']);
+      const next = await chain.blockNumber();
+      await s.waitFor((e) => e.event === 'error' || (e.event === 'progress' && Number(e.data.block_number) >= next));
+    }
+    const error = await s.waitFor((e) => e.event === 'error');
+    expect(error.data.code).toBe('cost_over_limit');
+    const costs = s.events.filter((e) => e.event === 'progress').map((e) => Number(e.data.cost));
+    expect(Math.max(...costs)).toBeGreaterThan(100);
+    expect(Math.max(...costs)).toBeLessThanOrEqual(120);
+  });
+});
+
+describe('cursor pulls', { timeout: 60_000 }, () => {
+  const pullPath = (cursor: string) => `/v1/evm/erc20/events/transfer?network=ETH&token=${token}&cursor=${cursor}`;
+  const blockOf = (cursor: string) => Number(JSON.parse(Buffer.from(cursor, 'base64url').toString()).b);
+
+  it('a loader pulling with cursor= gets 409 cursor_reorged, uncharged, after a reorg, continues from its cursor and ends equal to the node', async () => {
+    const s = await openStream(`${server.url}${streamPath('block_start=1')}`, server.key);
+    const first = await s.waitFor((e) => e.event === 'progress');
+    s.close();
+    let cursor = first.id!;
+    let rows: Truth[] = [];
+    let reorged = 0;
+    const pullTo = async (tip: number) => {
+      const t0 = Date.now();
+      while (blockOf(cursor) < tip) {
+        expect(Date.now() - t0, `pulls did not reach ${tip}`).toBeLessThan(20_000);
+        const res = await fetch(`${server.url}${pullPath(cursor)}`, { headers: { 'x-api-key': server.key } });
+        const body = (await res.json()) as { events?: { block_number: number; receiver: string }[]; code?: string; block_number?: number; cursor?: string };
+        if (res.status === 409) {
+          expect(body.code).toBe('cursor_reorged');
+          expect(res.headers.get('x-request-cost')).toBe('0');
+          rows = rows.filter((r) => r.block_number <= body.block_number!);
+          cursor = body.cursor!;
+          reorged++;
+          continue;
+        }
+        expect(res.status, JSON.stringify(body)).toBe(200);
+        rows.push(...body.events!.map((r) => ({ block_number: r.block_number, receiver: r.receiver })));
+        const next = res.headers.get('x-chainq-next-cursor');
+        expect(next).toBeTruthy();
+        if (next === cursor) await new Promise((r) => setTimeout(r, 100));
+        cursor = next!;
+      }
+    };
+    await transfer(bob);
+    await pullTo(await chain.blockNumber());
+    const snapshot = await chain.rpc<Hex>('evm_snapshot');
+    for (let i = 0; i < 2; i++) await transfer(bob);
+    await pullTo(await chain.blockNumber());
+    await chain.rpc('evm_revert', [snapshot]);
+    for (let i = 0; i < 3; i++) await transfer(carol);
+    await pullTo(await chain.blockNumber());
+    expect(reorged).toBe(1);
+    const truth = await nodeTransfers();
+    expect(rows).toEqual(truth.rows);
   });
 });

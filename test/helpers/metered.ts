@@ -123,7 +123,7 @@ export function spawnServer(args: readonly string[]): Promise<ServerProcess> {
   });
 }
 
-export function writePlansFile(dir: string, defs: Record<string, { requests_per_minute: number | null; monthly_blocks: number | null }>): string {
+export function writePlansFile(dir: string, defs: Record<string, { requests_per_minute: number | null; monthly_blocks: number | null; concurrent_streams?: number | null }>): string {
   const file = path.join(dir, 'plans.json');
   fs.writeFileSync(file, JSON.stringify({ plans: defs }, null, 2));
   return file;

@@ -5,10 +5,10 @@ import { CALCULATE_COST_ANSWER, CALCULATE_COST_BODY, CALCULATE_COST_PATH, CALCUL
 import { chainEndpoints } from '../index.ts';
 import type { Endpoint, Format, OutputColumn, Params } from '../types.ts';
 import { FORMAT_NAMES, FORMATS, LINK_FORMATS } from '../formats.ts';
-import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER } from '../responseHeaders.ts';
+import { COVERED_RANGE_HEADER, DROPPED_TOKENS_HEADER, NEXT_CURSOR_HEADER } from '../responseHeaders.ts';
 import { aggregateDocColumns } from './aggregate.ts';
 import { paramSchema } from './jsonSchema.ts';
-import { dataRoutes } from './routes.ts';
+import { dataRoutes, streamRoutes, type StreamRoute } from './routes.ts';
 import { discoveryRoutes, type DiscoveryKind, type DiscoveryRoute } from './discovery.ts';
 
 const wireType = (c: OutputColumn) => (c.type === 'double' ? 'number' : c.type);
@@ -68,6 +68,40 @@ function dataHeaders(params: Params) {
   return {
     [COVERED_RANGE_HEADER]: header('The range the answer is complete for: blocks=FIRST-LAST or time=SINCE/UNTIL, then ; network=… or ; token=….'),
     ...('ignore_unknown_tokens' in params ? { [DROPPED_TOKENS_HEADER]: header('Tokens ignore_unknown_tokens=true dropped, percent-encoded, comma-separated.') } : {}),
+    ...('cursor' in params ? { [NEXT_CURSOR_HEADER]: header('With cursor=: the cursor to pull from next (the same one when nothing was new).') } : {}),
+  };
+}
+
+/** The events of a stream answer (docs/api.md, "Streams and cursors"), one line of JSON in each `data:`. */
+const STREAM_EVENTS = [
+  'Server-sent events; each data: line is one JSON object, each id: the cursor after the event.',
+  'rows (id): {"from_block": a, "to_block": b, "events": [the raw endpoint rows]}, blocks a..b complete.',
+  'undo (id): {"block_number": n, "block_hash": "0x…"}, every row of a block above n sent before is void.',
+  'progress (id): {"block_number": d, "head": h, "cost": c}, after each batch and at least every 15 s.',
+  'end: {"block_number": d}, the requested end is delivered; the stream closes.',
+  'error: {"code": "…", "error": "…"} (quota_exceeded, cost_over_limit, internal_error); the stream closes.',
+].join(' ');
+
+function streamOperation(r: StreamRoute) {
+  const e = r.raw.endpoint;
+  return {
+    get: {
+      operationId: `stream_${e.id.replaceAll('/', '_')}`,
+      summary: `${e.summary} Live, as server-sent events.`,
+      tags: [`${e.family}/${e.protocol}`],
+      // Its own extension key: readers of x-chainq (the explorer) list the request/response routes.
+      'x-chainq-stream': { dataset: e.id, family: e.family, protocol: e.protocol, event: e.event, raw_path: r.raw.path },
+      parameters: [
+        ...parameters(r.params),
+        { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this cursor (the last event id received); wins over the start in the URL.', schema: { type: 'string' } },
+      ],
+      responses: {
+        200: { description: STREAM_EVENTS, content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        400: errorResponse('Invalid request or cursor (invalid_cursor); nothing is charged.'),
+        401: errorResponse('Missing or invalid API key.'),
+        429: errorResponse("The key already holds its plan's concurrent_streams."),
+      },
+    },
   };
 }
 
@@ -157,10 +191,12 @@ export function openApiDocument(): Record<string, unknown> {
           },
           400: errorResponse('Invalid request; nothing is charged.'),
           401: errorResponse('Missing or invalid API key.'),
+          ...('cursor' in r.params ? { 409: errorResponse("cursor_reorged: the cursor's block was rolled back (block_number, block_hash, cursor to continue); nothing is charged.") } : {}),
         },
       },
     };
   }
+  for (const r of streamRoutes()) paths[r.path] = streamOperation(r);
   // The discovery routes, each kind where the document has always had it
   // (the server answers /openapi.json with these bytes): per protocol here,
   // protocols and coverage after the account paths, tokens last.

@@ -64,7 +64,8 @@ export function dataRoutes(entries: readonly Endpoint[] = catalog): DataRoute[] 
   const routes: DataRoute[] = [];
   for (const e of entries) {
     if (!e.served) continue;
-    routes.push({ kind: 'raw', path: e.path, endpoint: e, params: { ...familyParams(e), ...e.params, ...walletNamespaceParams(e), ...rawValueParams(e) } });
+    const pull = e.family === 'exchange' ? {} : cursorParam;
+    routes.push({ kind: 'raw', path: e.path, endpoint: e, params: { ...familyParams(e), ...pull, ...e.params, ...walletNamespaceParams(e), ...rawValueParams(e) } });
     if (e.family !== 'exchange' && e.aggregate) {
       const family = Object.fromEntries(Object.entries(familyParams(e)).filter(([name]) => !ROW_OPTIONS.has(name)));
       routes.push({ kind: 'aggregate', path: `${e.path}/aggregate`, endpoint: e, params: { ...family, ...e.params, ...walletNamespaceParams(e), ...aggregateParams(e) } });
@@ -108,12 +109,17 @@ export interface StreamRoute {
   readonly params: Params;
 }
 
+/** The stream of a raw chain route. */
+export function streamRouteOf(raw: DataRoute): StreamRoute {
+  return {
+    path: `${raw.path}/stream`,
+    raw,
+    params: { ...Object.fromEntries(Object.entries(raw.params).filter(([name]) => !NOT_STREAMED.has(name))), ...streamParams },
+  };
+}
+
 export function streamRoutes(entries: readonly Endpoint[] = catalog): StreamRoute[] {
   return dataRoutes(entries)
     .filter((r) => r.kind === 'raw' && r.endpoint.family !== 'exchange')
-    .map((raw) => ({
-      path: `${raw.path}/stream`,
-      raw,
-      params: { ...Object.fromEntries(Object.entries(raw.params).filter(([name]) => !NOT_STREAMED.has(name))), ...streamParams },
-    }));
+    .map(streamRouteOf);
 }

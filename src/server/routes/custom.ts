@@ -9,7 +9,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CUSTOM_BASE_PATH, customEndpoints } from '../../catalog/custom/customEndpoints.ts';
 import type { CustomDataset } from '../../catalog/custom/declaration.ts';
-import { dataRoutes, type DataRoute } from '../../catalog/derive/routes.ts';
+import { dataRoutes, streamRouteOf, type DataRoute, type StreamRoute } from '../../catalog/derive/routes.ts';
 import { ApiError } from '../../errors/apiError.ts';
 import type { LinkStore } from '../../output/links/linkStore.ts';
 import type { PlanContext } from '../../query/planRaw.ts';
@@ -19,6 +19,8 @@ import type { Store } from '../../store/types.ts';
 import { listCustomDatasets } from '../../store/customDatasets.ts';
 import { sendError } from '../errorHandler.ts';
 import { serveData } from './data.ts';
+import { serveStream } from './stream.ts';
+import type { StreamHub } from '../streams/hub.ts';
 import { validateQuery } from './queryValidator.ts';
 
 const EVENT_PATH = `${CUSTOM_BASE_PATH}/:name/events/:event`;
@@ -70,17 +72,42 @@ async function listing(store: Store) {
   };
 }
 
-export function registerCustomRoutes(v1: FastifyInstance, ctx: PlanContext, links: LinkStore | null): void {
+/** The stream of a custom route, and the same parameters as a route for the validator, made once per route. */
+const streamsOf = new WeakMap<DataRoute, { stream: StreamRoute; validated: DataRoute }>();
+
+function streamOf(route: DataRoute): { stream: StreamRoute; validated: DataRoute } {
+  let s = streamsOf.get(route);
+  if (!s) {
+    const stream = streamRouteOf(route);
+    s = { stream, validated: { ...route, path: stream.path, params: stream.params } };
+    streamsOf.set(route, s);
+  }
+  return s;
+}
+
+export function registerCustomRoutes(v1: FastifyInstance, ctx: PlanContext, links: LinkStore | null, streams: StreamHub | null = null): void {
   // Free, like the other discovery calls.
   v1.get(CUSTOM_BASE_PATH, async () => listing(ctx.store));
 
-  v1.get(EVENT_PATH, async (request, reply) => {
-    const { name, event } = request.params as { name: string; event: string };
+  const declaredRoute = async (params: unknown): Promise<DataRoute> => {
+    const { name, event } = params as { name: string; event: string };
     const route = await routeOf(ctx.store, name, event);
-    if (!route) {
-      const declared = (await listCustomDatasets(ctx.store)).flatMap((d) => d.events.map((e) => `${d.name}/events/${e.event}`));
-      throw new ApiError('not_found', `no custom dataset at ${CUSTOM_BASE_PATH}/${name}/events/${event}; declared: ${declared.join(', ') || 'none'} (GET ${CUSTOM_BASE_PATH} lists them)`);
-    }
+    if (route) return route;
+    const declared = (await listCustomDatasets(ctx.store)).flatMap((d) => d.events.map((e) => `${d.name}/events/${e.event}`));
+    throw new ApiError('not_found', `no custom dataset at ${CUSTOM_BASE_PATH}/${name}/events/${event}; declared: ${declared.join(', ') || 'none'} (GET ${CUSTOM_BASE_PATH} lists them)`);
+  };
+
+  if (streams) {
+    v1.get(`${EVENT_PATH}/stream`, async (request, reply) => {
+      const { stream, validated } = streamOf(await declaredRoute(request.params));
+      const query: Record<string, unknown> = { ...(request.query as Record<string, unknown>) };
+      validateQuery(request.server, validated, query);
+      return serveStream(request, reply, streams, stream, query);
+    });
+  }
+
+  v1.get(EVENT_PATH, async (request, reply) => {
+    const route = await declaredRoute(request.params);
     // Validation converts values in place: a copy, never the parsed query itself.
     const query: Record<string, unknown> = { ...(request.query as Record<string, unknown>) };
     validateQuery(request.server, route, query);
