@@ -339,6 +339,8 @@ function App() {
   const stopFollowing = () => {
     followAbort.current?.abort();
     followAbort.current = null;
+    // The aborted reader no longer updates the table (it is not the current one): say here that it stopped.
+    setFollow((f) => (f?.status === 'following' ? { ...f, status: 'stopped' } : f));
   };
   // Follow: the stream route with the form's filters; rows arrive as blocks complete, undone rows leave the table.
   const startFollowing = async () => {
