@@ -23,7 +23,7 @@ if (!redisInstalled) {
 // chromium). CI installs it and sets CHAINQ_REQUIRE_BROWSER=1; elsewhere they
 // are left out, loudly, when it is missing.
 const BROWSER = '/usr/bin/chromium';
-const BROWSER_TEST_FILES = ['test/web/explorer.test.ts'];
+const BROWSER_TEST_FILES = ['test/web/explorer.test.ts', 'test/web/explorerFollow.test.ts'];
 const browserInstalled = fs.existsSync(BROWSER);
 if (!browserInstalled) {
   if (process.env.CHAINQ_REQUIRE_BROWSER === '1') throw new Error(`${BROWSER} is required (CHAINQ_REQUIRE_BROWSER=1) but not installed: apt-get install -y chromium`);

@@ -83,6 +83,25 @@ export class MethodNotAllowedError extends ChainqError {
   override readonly name = 'MethodNotAllowedError';
 }
 
+/**
+ * 409 cursor_reorged: the block a pull's cursor names was rolled back. Every row
+ * above `blockNumber` read before is void; continue from `cursor`. Nothing was charged.
+ */
+export class CursorReorgedError extends ChainqError {
+  override readonly name = 'CursorReorgedError';
+  /** The newest block still on the chain that the old cursor had delivered. */
+  get blockNumber(): number {
+    return Number(this.body.block_number);
+  }
+  get blockHash(): string {
+    return String(this.body.block_hash);
+  }
+  /** The cursor to pull from next. */
+  get cursor(): string {
+    return String(this.body.cursor);
+  }
+}
+
 /** 410: a download link that has expired. */
 export class LinkExpiredError extends ChainqError {
   override readonly name = 'LinkExpiredError';
@@ -153,6 +172,7 @@ export function errorFrom(status: number, text: string, headers: Headers): Chain
   const requestId = headers.get('x-request-id');
   if (status === 429) return new RateLimitedError(status, body, requestId, retryAfterSeconds(headers.get('retry-after')));
   if (status === 400 && body.code === ('cost_over_limit' satisfies ErrorCode)) return new CostOverLimitError(status, body, requestId);
+  if (status === 409 && body.code === 'cursor_reorged') return new CursorReorgedError(status, body, requestId);
   const Cls = BY_STATUS[status as ErrorStatus] ?? (status >= 500 ? InternalServerError : ChainqError);
   return new Cls(status, body, requestId);
 }

@@ -23,9 +23,11 @@ import { sleep as waitMs } from '../utils/sleep.ts';
 import { errorFrom, IncompleteResponseError, retryAfterSeconds } from './errors.ts';
 import { ExportJob, exportRequest, type ExportAccepted, type ExportOptions, type ExportStatus, type ExportTransport } from './exports.ts';
 import { PATHS, ROUTES, type EvmProtocol, type Protocol, type RouteTypes, type Usage, type UsageParams } from './routes.generated.ts';
+import { streamEvents, type StreamEvent, type StreamOptions } from './stream.ts';
 
 export * from './errors.ts';
 export * from './exports.ts';
+export { InvalidStreamEventError, type EndEvent, type ProgressEvent, type RowsEvent, type StreamEvent, type StreamOptions, type UndoEvent } from './stream.ts';
 export type * from './routes.generated.ts';
 export type { CoverageEntry, CoverageFilter } from '../catalog/coverage.ts';
 export { ROUTES } from './routes.generated.ts';
@@ -94,6 +96,11 @@ export function toSearch(params: Readonly<Record<string, ParamValue>>): string {
   }
   const s = p.toString();
   return s ? `?${s}` : '';
+}
+
+/** Parameters as the strings of a query string: lists joined with commas, undefined left out. */
+function stringParams(params: object): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(toSearch(Object.fromEntries(Object.entries(params)))));
 }
 
 /** The wait before retry number `attempt` (0 for the first) after a 429. */
@@ -189,6 +196,30 @@ interface SendInit {
   body?: string;
   /** Content-Type of `body`; JSON by default. */
   contentType?: string;
+  headers?: Readonly<Record<string, string>>;
+  signal?: AbortSignal;
+}
+
+/** The raw event endpoints of the chains (EVM, Tron, Bitcoin): the ones that stream and take a cursor. */
+export type EventEndpoint = {
+  [K in keyof typeof ROUTES]: (typeof ROUTES)[K]['kind'] extends 'raw' ? ((typeof ROUTES)[K]['path'] extends `/v1/${'evm' | 'tron' | 'btc'}/${string}/events/${string}` ? K : never) : never;
+}[keyof typeof ROUTES];
+
+/** A stream's parameters: the endpoint's filters with a start (or none, given a cursor), an optional end and finality. */
+export type StreamParams<K extends EventEndpoint> = Omit<RouteTypes[K]['params'], 'format' | 'link'> & {
+  /** `final`: only blocks past the network's finality depth, never undone. Default `latest`. */
+  finality?: 'latest' | 'final';
+};
+
+/** A cursor pull's parameters: the endpoint's filters; the cursor stands for the start. */
+export type PullParams<K extends EventEndpoint> = Omit<RouteTypes[K]['params'], 'format' | 'link' | 'block_start' | 'since'>;
+
+export interface PullResult<Row> {
+  /** The rows after the cursor, up to the format's range limit or the delivered head. */
+  readonly events: Row[];
+  /** Pull again from here (X-Chainq-Next-Cursor). */
+  readonly nextCursor: string;
+  readonly metering: Metering;
 }
 
 interface Transport {
@@ -223,6 +254,13 @@ export interface ClientCore extends Transport {
   exportJob(id: string): ExportJob;
   /** The key's exports, newest first (free). */
   exports(): Promise<{ exports: ExportStatus[] }>;
+   * The live stream of a raw event endpoint (docs/api.md, "Streams and cursors"): rows, undo, progress and end events,
+   * each with its cursor. A dropped connection is resumed from the last cursor by itself; a 4xx or an `error` event is
+   * thrown as a typed error. Breaking out of the loop, or aborting `signal`, closes the stream.
+   */
+  stream<K extends EventEndpoint>(endpoint: K, params: StreamParams<K>, opts?: StreamOptions): AsyncGenerator<StreamEvent<RouteTypes[K]['row']>>;
+  /** The rows after `cursor` and the cursor to pull from next. A rolled-back cursor throws CursorReorgedError (409). */
+  pull<K extends EventEndpoint>(endpoint: K, params: PullParams<K>, opts: { readonly cursor: string }): Promise<PullResult<RouteTypes[K]['row']>>;
 }
 
 export interface LabelNamespace {
@@ -249,14 +287,20 @@ export function createClient(opts: ClientOptions): ChainqClient {
   const maxRetries = opts.maxRetries ?? 5;
 
   async function send(target: string, init: SendInit = {}): Promise<ChainqResponse> {
-    const headers: Record<string, string> = { 'x-api-key': opts.apiKey };
+    const headers: Record<string, string> = { ...init.headers, 'x-api-key': opts.apiKey };
     if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
     for (let attempt = 0; ; attempt++) {
-      const res = await doFetch(`${base}${target}`, { method: init.method ?? 'GET', headers, ...(init.body !== undefined ? { body: init.body } : {}) });
+      const res = await doFetch(`${base}${target}`, {
+        method: init.method ?? 'GET',
+        headers,
+        ...(init.body !== undefined ? { body: init.body } : {}),
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
       if (res.ok && res.body) return { status: res.status, headers: res.headers, metering: meteringOf(res.headers), body: res.body };
       const text = await res.text();
       if (res.status === 429 && attempt < maxRetries) {
         await sleep(retryDelayMs(res.headers.get('retry-after'), attempt, opts));
+        if (init.signal?.aborted) throw init.signal.reason;
         continue;
       }
       throw errorFrom(res.status, text, res.headers);
@@ -306,6 +350,17 @@ export function createClient(opts: ClientOptions): ChainqClient {
     exportJob: (id) => new ExportJob(exportApi, id),
     exports: () => core.get('/v1/exports'),
     usage: (params = {}) => core.get(`${PATHS.usage}${toSearch({ ...params })}`),
+    stream(endpoint, params, streamOpts) {
+      const transport = { open: (target: string, headers: Readonly<Record<string, string>>, signal: AbortSignal | undefined) => send(target, { headers, ...(signal ? { signal } : {}) }), sleep };
+      return streamEvents(transport, `${ROUTES[endpoint].path}/stream`, stringParams(params), streamOpts);
+    },
+    async pull(endpoint, params, { cursor }) {
+      const r = await send(`${ROUTES[endpoint].path}${toSearch({ ...params, format: 'json', cursor })}`);
+      const nextCursor = r.headers.get('x-chainq-next-cursor');
+      const body = await readJson<DataEnvelope<RouteTypes[typeof endpoint]['row']>>(r);
+      if (nextCursor === null) throw new TypeError('the server answered a cursor pull without X-Chainq-Next-Cursor');
+      return { events: body.events, nextCursor, metering: r.metering };
+    },
     coverage: (filter = {}) => core.get(`${PATHS.coverage}${toSearch(Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as Record<string, string>)}`),
   };
 

@@ -24,6 +24,7 @@ import { type Anvil, startAnvil } from '../helpers/anvil.ts';
 import { connectChain } from '../helpers/chain.ts';
 import { REPO_ROOT, runCli } from '../helpers/cli.ts';
 import { spawnListening, type ListeningProcess } from '../helpers/listening.ts';
+import { startSseProxy, type SseProxy } from '../helpers/sseProxy.ts';
 
 const PKG = path.join(REPO_ROOT, 'clients', 'python');
 const VENV = path.join(PKG, '.venv');
@@ -132,6 +133,7 @@ describe.skipIf(!python)('the Python client against chainq serve on demo data', 
   let server: ListeningProcess;
   let anvil: Anvil | undefined;
   let cutting: { url: string; close(): Promise<void> } | undefined;
+  let sseProxy: SseProxy | undefined;
   let customEnd = 0;
   const keys: Record<string, string> = {};
 
@@ -153,6 +155,7 @@ describe.skipIf(!python)('the Python client against chainq serve on demo data', 
     anvil = await startAnvil({ chainId: 1 });
     customEnd = await ingestWideIntegers(dir, data, anvil);
     cutting = await startCuttingProxy(server.url);
+    sseProxy = await startSseProxy(server.url, { cutFreshStreams: 1 });
     await venv;
   }, 900_000);
 
@@ -160,6 +163,7 @@ describe.skipIf(!python)('the Python client against chainq serve on demo data', 
     await server?.stop();
     await anvil?.stop();
     await cutting?.close();
+    await sseProxy?.close();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -172,6 +176,7 @@ describe.skipIf(!python)('the Python client against chainq serve on demo data', 
       CHAINQ_TEST_KEY_SMALL_BUDGET: keys.small_budget ?? '',
       CHAINQ_TEST_CUSTOM_LAST_BLOCK: String(customEnd),
       CHAINQ_TEST_CUTTING_PROXY: cutting?.url ?? '',
+      CHAINQ_TEST_SSE_PROXY: sseProxy?.url ?? '',
     });
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/\d+ passed/);

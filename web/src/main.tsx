@@ -14,6 +14,8 @@ import { ExportPanel } from './components/ExportPanel.tsx';
 import { ParamField } from './components/ParamField.tsx';
 import { ResultTable } from './components/ResultTable.tsx';
 import { UsagePanel } from './components/UsagePanel.tsx';
+import { applyEvent, FOLLOW_START, streamPathOf, type FollowState } from './follow.ts';
+import { followStream } from './followStream.ts';
 import { excludedBy, fromTarget, shareUrl, toTarget, type Values } from './query.ts';
 import { rowsFromCsv, rowsFromJson, type Cell, type Rows } from './rows.ts';
 import { curlSnippet, pythonSnippet, typescriptSnippet } from './snippets.ts';
@@ -119,6 +121,30 @@ function Snippets({ route, values, target }: { route: Route; values: Values; tar
   );
 }
 
+function FollowView({ state }: { state: FollowState }) {
+  const rows = rowsFromJson(state.rows);
+  const status = { following: 'Following', ended: 'Ended', stopped: 'Stopped', failed: 'Failed' }[state.status];
+  return (
+    <section class="results" aria-labelledby="follow-h">
+      <h2 id="follow-h">Live</h2>
+      <p role="status" data-testid="follow-summary" data-status={state.status}>
+        {status}: <span data-rows={state.rows.length}>{n(state.rows.length)} rows</span>
+        {state.undone ? <span data-undone={state.undone}>, {n(state.undone)} undone</span> : null}, delivered to block {state.delivered === null ? '…' : n(state.delivered)}
+        {state.head === null ? '' : ` of ${n(state.head)}`}, <span data-charged={state.cost}>{n(state.cost)} blocks charged</span>.
+      </p>
+      {state.error ? (
+        <p class="error" role="alert">
+          {state.error}
+        </p>
+      ) : null}
+      <p class="cursor">
+        Cursor: <code data-testid="follow-cursor">{state.cursor ?? 'none yet'}</code>
+      </p>
+      <ResultTable data={rows} />
+    </section>
+  );
+}
+
 function App() {
   const [catalog, setCatalog] = useState<Catalog | null>(null);
   const [loadError, setLoadError] = useState('');
@@ -134,6 +160,8 @@ function App() {
   const [exporting, setExporting] = useState(false);
   const [download, setDownload] = useState<{ kind: 'busy' | 'done' | 'error'; text: string; url?: string } | null>(null);
   const restoredFromLink = useRef(false);
+  const [follow, setFollow] = useState<FollowState | null>(null);
+  const followAbort = useRef<AbortController | null>(null);
 
   // The catalog, from the server's OpenAPI document; then a shared ?q= address, if any.
   useEffect(() => {
@@ -259,6 +287,8 @@ function App() {
     setValues((v) => Object.fromEntries(Object.entries(v).filter(([k]) => r.params.some((p) => p.name === k))));
     setResult(null);
     setRunError(null);
+    stopFollowing();
+    setFollow(null);
   };
   const setValue = (name: string, value: string) => setValues((v) => ({ ...v, [name]: value }));
   const setMany = (more: Values) => setValues((v) => ({ ...v, ...more }));
@@ -303,6 +333,43 @@ function App() {
       setRunError(e instanceof ApiCallError ? e.failure : { status: 0, code: 'network', message: String(e) });
     } finally {
       setRunning(false);
+      refreshUsage();
+    }
+  };
+
+  const streamPath = streamPathOf(route);
+  const stopFollowing = () => {
+    followAbort.current?.abort();
+    followAbort.current = null;
+    // The aborted reader no longer updates the table (it is not the current one): say here that it stopped.
+    setFollow((f) => (f?.status === 'following' ? { ...f, status: 'stopped' } : f));
+  };
+  // Follow: the stream route with the form's filters; rows arrive as blocks complete, undone rows leave the table.
+  const startFollowing = async () => {
+    if (!streamPath) return;
+    stopFollowing();
+    const abort = new AbortController();
+    followAbort.current = abort;
+    setResult(null);
+    setRunError(null);
+    const streamTarget = streamPath + toTarget({ route, values }, { format: '', link: '' }).slice(route.path.length);
+    let state: FollowState = FOLLOW_START;
+    setFollow(state);
+    const update = (next: FollowState) => {
+      state = next;
+      if (followAbort.current === abort) setFollow(next);
+    };
+    try {
+      await followStream(streamTarget, apiKey, (e) => update(applyEvent(state, e)), abort.signal);
+      if (state.status === 'following') update({ ...state, status: 'failed', error: 'the connection was lost' });
+    } catch (e) {
+      if (abort.signal.aborted) update({ ...state, status: 'stopped' });
+      else {
+        if (e instanceof ApiCallError) setRunError(e.failure);
+        update({ ...state, status: 'failed', error: e instanceof Error ? e.message : String(e) });
+      }
+    } finally {
+      if (followAbort.current === abort) followAbort.current = null;
       refreshUsage();
     }
   };
@@ -469,6 +536,17 @@ function App() {
               <button type="submit" class="primary" disabled={!apiKey || running}>
                 {running ? 'Running…' : 'Run'}
               </button>
+              {streamPath ? (
+                follow?.status === 'following' ? (
+                  <button type="button" onClick={stopFollowing}>
+                    Stop
+                  </button>
+                ) : (
+                  <button type="button" disabled={!apiKey} onClick={() => void startFollowing()} title="Stream new blocks' rows live into the table">
+                    Follow
+                  </button>
+                )
+              ) : null}
               {route.formats.includes('csv') ? (
                 <button type="button" disabled={!apiKey} onClick={() => void downloadAs('csv')}>
                   Download CSV
@@ -523,6 +601,7 @@ function App() {
           <aside>{usage ? <UsagePanel usage={usage} /> : null}</aside>
         </div>
 
+        {follow ? <FollowView state={follow} /> : null}
         {result ? (
           <section class="results" aria-labelledby="results-h">
             <h2 id="results-h">Result</h2>

@@ -15,12 +15,15 @@ from . import plan
 from .catalog import Catalog, Endpoint, Operation
 from .errors import ChainqError, CostOverLimit, IncompleteResponse, InvalidParameter, error_from
 from .frames import OUTPUTS
+from .stream import InvalidStreamEvent, Pull
 
 USER_AGENT = "chainq-client-python/0.1.0"
 
 # Parameters the client sets itself: it reads the answer, so it picks the wire format,
 # and a download link is not a table.
 _CLIENT_OWNED = ("format", "link")
+# Parameters of a stream that its raw route does not take.
+_STREAM_ONLY = ("finality",)
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ class BaseClient:
         """The total cost shown before the last multi-request call."""
         self.retries = 0
         """How many 429 answers this client waited out and retried."""
+        self.reconnects = 0
+        """How many times a stream of this client was resumed after a dropped connection."""
 
     @property
     def _headers(self) -> dict[str, str]:
@@ -140,6 +145,31 @@ class BaseClient:
         if len(requests) == 1 and max_cost is not None:
             requests = [plan.build(op.path, {**wire, "max_cost": max_cost})]
         return Call(endpoint=endpoint, fmt=fmt, requests=requests, max_cost=max_cost)
+
+    @staticmethod
+    def _event_path(catalog: Catalog, dataset: str, params: Mapping[str, Any], stream: bool) -> str:
+        """The raw route of an event dataset, checked against the parameters a stream or pull takes."""
+        endpoint = catalog.endpoint(dataset)
+        op = endpoint.raw
+        if op is None or endpoint.family == "exchange":
+            raise InvalidParameter(f"{dataset} has no event stream or cursor", code="invalid_parameter")
+        own = {k for k in params if not (stream and k in _STREAM_ONLY)}
+        op.check(dataset, own)
+        for name in _CLIENT_OWNED:
+            if name in params:
+                raise InvalidParameter(
+                    f"'{name}' is chosen by the client (JSON events on the wire)",
+                    code="invalid_parameter",
+                    body={"parameter": name},
+                )
+        return f"{op.path}/stream" if stream else op.path
+
+    @staticmethod
+    def _pull_answer(response: httpx.Response) -> Pull:
+        next_cursor = response.headers.get("x-chainq-next-cursor")
+        if next_cursor is None:
+            raise InvalidStreamEvent("the server answered a cursor pull without X-Chainq-Next-Cursor", code="http_200")
+        return Pull(events=list(response.json()["events"]), next_cursor=next_cursor)
 
     @staticmethod
     def _check_output(output: str) -> None:

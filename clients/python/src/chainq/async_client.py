@@ -5,19 +5,22 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pyarrow as pa
+from httpx_sse import aconnect_sse
 
 from . import catalog as catalog_mod
 from . import exports, frames
 from ._base import BaseClient, Call, Cost, cost_of, coverage_params
 from .catalog import Catalog
 from .endpoints import Dataset
-from .errors import ChecksumMismatch
+from .errors import ChainqError, ChecksumMismatch
 from .plan import Request
+from .stream import End, Pull, StreamEvent, StreamState, stream_params
 
 
 class AsyncClient(BaseClient):
@@ -216,6 +219,54 @@ class AsyncClient(BaseClient):
         finally:
             if bar is not None:
                 bar.close()
+
+    async def stream(
+        self,
+        dataset: Dataset | str,
+        *,
+        cursor: str | None = None,
+        max_reconnects: int = 10,
+        reconnect_base: float = 0.5,
+        reconnect_max: float = 30.0,
+        **params: Any,
+    ) -> AsyncIterator[StreamEvent]:
+        """``Client.stream`` as an async iterator: ``async for event in c.stream(…)``."""
+        path = self._event_path(await self.catalog(), dataset, params, stream=True)
+        state = StreamState(cursor, max_reconnects, reconnect_base, reconnect_max)
+        wire = stream_params(params)
+        attempt = 0
+        while True:
+            query, headers = state.request(wire)
+            try:
+                async with aconnect_sse(self._http, "GET", path, params=query, headers=headers) as source:
+                    r = source.response
+                    if r.status_code == 429 and attempt < self.max_retries:
+                        await r.aread()
+                        self.retries += 1
+                        await asyncio.sleep(self._retry_delay(r, attempt))
+                        attempt += 1
+                        continue
+                    if r.status_code >= 400:
+                        await r.aread()
+                        raise self._error(r)
+                    async for sse in source.aiter_sse():
+                        event = state.event(sse)
+                        if event is None:
+                            continue
+                        attempt = 0
+                        yield event
+                        if isinstance(event, End):
+                            return
+                raise self._incomplete(ConnectionError("the stream closed before its end"))
+            except (httpx.TransportError, ChainqError) as e:
+                await asyncio.sleep(state.retry_after(e))
+                self.reconnects += 1
+
+    async def pull(self, dataset: Dataset | str, *, cursor: str, **params: Any) -> Pull:
+        """``Client.pull``, awaited."""
+        path = self._event_path(await self.catalog(), dataset, params, stream=False)
+        target = Request(path=path, params=tuple({**stream_params(params), "format": "json", "cursor": cursor}.items()))
+        return self._pull_answer(await self._send("GET", target.target))
 
     async def usage(self, charges: int | None = None) -> Any:
         return await self._get_json("/v1/usage", {"charges": str(charges)} if charges is not None else None)

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pyarrow as pa
+from httpx_sse import connect_sse
 
 from . import catalog as catalog_mod
 from . import exports, frames
 from ._base import BaseClient, Call, Cost, cost_of, coverage_params
 from .catalog import Catalog
 from .endpoints import Dataset
-from .errors import ChecksumMismatch
+from .errors import ChainqError, ChecksumMismatch
 from .plan import Request
+from .stream import End, Pull, StreamEvent, StreamState, stream_params
 
 
 class Client(BaseClient):
@@ -238,6 +241,61 @@ class Client(BaseClient):
             partial.replace(dest)
         finally:
             partial.unlink(missing_ok=True)
+
+    # --- streams and cursors ---------------------------------------------------------------------
+
+    def stream(
+        self,
+        dataset: Dataset | str,
+        *,
+        cursor: str | None = None,
+        max_reconnects: int = 10,
+        reconnect_base: float = 0.5,
+        reconnect_max: float = 30.0,
+        **params: Any,
+    ) -> Iterator[StreamEvent]:
+        """The live stream of a raw event dataset: ``Rows``, ``Undo``, ``Progress`` and ``End`` events,
+        each with its cursor. Give a start (``block_start`` or ``since``) or ``cursor``; without an end
+        (``block_end`` or ``until``) it follows the head. A dropped connection is resumed from the last
+        cursor by itself (up to ``max_reconnects`` failures in a row, waiting ``reconnect_base`` seconds
+        doubled each time); a 4xx answer or an ``error`` event is raised as a typed error."""
+        path = self._event_path(self.catalog, dataset, params, stream=True)
+        state = StreamState(cursor, max_reconnects, reconnect_base, reconnect_max)
+        wire = stream_params(params)
+        attempt = 0
+        while True:
+            query, headers = state.request(wire)
+            try:
+                with connect_sse(self._http, "GET", path, params=query, headers=headers) as source:
+                    r = source.response
+                    if r.status_code == 429 and attempt < self.max_retries:
+                        r.read()
+                        self.retries += 1
+                        time.sleep(self._retry_delay(r, attempt))
+                        attempt += 1
+                        continue
+                    if r.status_code >= 400:
+                        r.read()
+                        raise self._error(r)
+                    for sse in source.iter_sse():
+                        event = state.event(sse)
+                        if event is None:
+                            continue
+                        attempt = 0
+                        yield event
+                        if isinstance(event, End):
+                            return
+                raise self._incomplete(ConnectionError("the stream closed before its end"))
+            except (httpx.TransportError, ChainqError) as e:
+                time.sleep(state.retry_after(e))
+                self.reconnects += 1
+
+    def pull(self, dataset: Dataset | str, *, cursor: str, **params: Any) -> Pull:
+        """The rows of a raw event dataset after ``cursor``, up to the range limit or the delivered head,
+        and ``next_cursor`` to pull from next. A cursor whose block was rolled back raises ``CursorReorged``."""
+        path = self._event_path(self.catalog, dataset, params, stream=False)
+        target = Request(path=path, params=tuple({**stream_params(params), "format": "json", "cursor": cursor}.items()))
+        return self._pull_answer(self._send("GET", target.target))
 
     # --- discovery and account ------------------------------------------------------------------
 

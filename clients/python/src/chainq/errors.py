@@ -136,6 +136,23 @@ class RateLimited(ChainqError):
         self.retry_after = retry_after
 
 
+class InvalidCursor(InvalidRequest):
+    """A malformed cursor, or one of another endpoint or network."""
+
+
+class CursorReorged(ChainqError):
+    """409: the block a pull's cursor names was rolled back. Every row above ``block_number``
+    read before is void; pull again from ``cursor``. Nothing was charged."""
+
+    def __init__(self, message: str, **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.block_number = _int_or_none(self.body.get("block_number"))
+        hash_ = self.body.get("block_hash")
+        self.block_hash: str | None = hash_ if isinstance(hash_, str) else None
+        cursor = self.body.get("cursor")
+        self.cursor: str | None = cursor if isinstance(cursor, str) else None
+
+
 class InternalError(ChainqError):
     pass
 
@@ -159,6 +176,8 @@ _BY_CODE: dict[str, type[ChainqError]] = {
     "unknown_token": UnknownToken,
     "invalid_body": InvalidBody,
     "cost_over_limit": CostOverLimit,
+    "invalid_cursor": InvalidCursor,
+    "cursor_reorged": CursorReorged,
     "missing_api_key": Unauthorized,
     "invalid_api_key": Unauthorized,
     "quota_exceeded": QuotaExceeded,
