@@ -254,6 +254,7 @@ export interface ClientCore extends Transport {
   exportJob(id: string): ExportJob;
   /** The key's exports, newest first (free). */
   exports(): Promise<{ exports: ExportStatus[] }>;
+  /**
    * The live stream of a raw event endpoint (docs/api.md, "Streams and cursors"): rows, undo, progress and end events,
    * each with its cursor. A dropped connection is resumed from the last cursor by itself; a 4xx or an `error` event is
    * thrown as a typed error. Breaking out of the loop, or aborting `signal`, closes the stream.
