@@ -2,17 +2,12 @@
  * The chain log: what a rollback removed, kept so that a position on a block
  * that is no longer canonical (a stream's cursor) can be traced back to the
  * common ancestor with the chain the store holds now. Written by the rollback
- * itself, in its transaction (DuckDB) or just before its deletes (ClickHouse,
- * src/store/clickhouse/chainLog.ts), so a removed block is never forgotten.
+ * itself, in its transaction (DuckDB, src/store/duckdb/chainLog.ts) or just
+ * before its deletes (ClickHouse, src/store/clickhouse/chainLog.ts), so a removed block is never forgotten.
  */
 import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
 import * as clickhouse from './clickhouse/chainLog.ts';
-import type { Store, Tx } from './types.ts';
-
-/** Keeps every stored block of `network` above `ancestor` in the chain log; call in the rollback's transaction, before its deletes. */
-export async function recordOrphans(tx: Tx, network: string, ancestor: number): Promise<void> {
-  await tx.run(`INSERT INTO orphaned_blocks SELECT network, number, hash, parent_hash, now()::TIMESTAMP FROM blocks WHERE network = $network AND number > $ancestor`, { network, ancestor });
-}
+import type { Store } from './types.ts';
 
 /** A cheap fingerprint of a network's chain: a new block or a rollback changes it. */
 export interface ChainMark {

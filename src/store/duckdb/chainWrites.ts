@@ -5,7 +5,7 @@
  * whole batch or none of it; a rollback removes what a reorg invalidated.
  */
 import { ChainBreakError } from '../chainBreak.ts';
-import { recordOrphans } from '../chainLog.ts';
+import { recordOrphans } from './chainLog.ts';
 import { addCoverageMany, removeCoverage } from './coverageWrites.ts';
 import type { ChainBatch, ChainOperations, ChainRollback, Store, Tx } from '../types.ts';
 import { scanLogFile } from './logFileScan.ts';
