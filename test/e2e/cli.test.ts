@@ -38,7 +38,8 @@ beforeAll(async () => {
     server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stdout}`)));
   });
   firstKey = /\n(cq_[0-9A-Za-z]{32})\n/.exec(stdout)![1]!;
-});
+  // The whole default demo is built before the server listens; on a 2-core machine running other test files it can take minutes.
+}, 360_000);
 
 afterAll(async () => {
   if (server.exitCode === null) {
