@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+
+import pytest
 
 import chainq
 
@@ -41,3 +44,16 @@ def test_async_client_answers_like_the_sync_client(client: chainq.Client, url: s
                 raise AssertionError("a range never ingested must raise InvalidRange")
 
     asyncio.run(run())
+
+
+def test_an_async_answer_that_breaks_off_is_an_incomplete_response(client: chainq.Client) -> None:
+    proxy = os.environ.get("CHAINQ_TEST_CUTTING_PROXY")
+    assert proxy, "CHAINQ_TEST_CUTTING_PROXY is not set: run through test/clients/python.test.ts"
+
+    async def run() -> None:
+        async with chainq.AsyncClient(proxy, api_key=client.api_key, progress=False) as c:
+            await c.events("evm/erc20/transfer", **USDT, block_start=ETH_FIRST, block_end=ETH_FIRST + 100)
+
+    with pytest.raises(chainq.IncompleteResponse) as e:
+        asyncio.run(run())
+    assert e.value.code == "incomplete_response" and e.value.status == 0

@@ -137,11 +137,8 @@ class BaseClient:
         fmt = "parquet" if "parquet" in endpoint.formats else "json"
         wire = {k: v for k, v in params.items()}
         wire["format"] = fmt
-        requests = (
-            plan.split(endpoint, op.path, wire, fmt, chunk_blocks, chunk_seconds)
-            if kind == "raw"
-            else [plan.build(op.path, wire)]
-        )
+        split = plan.split if kind == "raw" else plan.split_aggregate
+        requests = split(endpoint, op.path, wire, fmt, chunk_blocks, chunk_seconds)
         if len(requests) == 1 and max_cost is not None:
             requests = [plan.build(op.path, {**wire, "max_cost": max_cost})]
         return Call(endpoint=endpoint, fmt=fmt, requests=requests, max_cost=max_cost)

@@ -154,12 +154,20 @@ class AsyncClient(BaseClient):
         return frames.convert(await self._run(call, progress), output)
 
     async def aggregate(
-        self, dataset: Dataset | str, *, output: frames.Output = "pandas", max_cost: int | None = None, **params: Any
+        self,
+        dataset: Dataset | str,
+        *,
+        output: frames.Output = "pandas",
+        max_cost: int | None = None,
+        progress: bool | None = None,
+        chunk_blocks: int | None = None,
+        chunk_seconds: int | None = None,
+        **params: Any,
     ) -> Any:
         """As ``Client.aggregate``."""
         self._check_output(output)
-        call = self._plan(await self.catalog(), dataset, "aggregate", params, max_cost)
-        return frames.convert(await self._run(call, False), output)
+        call = self._plan(await self.catalog(), dataset, "aggregate", params, max_cost, chunk_blocks, chunk_seconds)
+        return frames.convert(await self._run(call, progress), output)
 
     async def cost(
         self,

@@ -116,13 +116,19 @@ class Client(BaseClient):
         *,
         output: frames.Output = "pandas",
         max_cost: int | None = None,
+        progress: bool | None = None,
+        chunk_blocks: int | None = None,
+        chunk_seconds: int | None = None,
         **params: Any,
     ) -> Any:
         """The bucketed aggregate of ``dataset`` (``group_by``, ``period`` and the dataset's
-        filters as keyword arguments), in one request: buckets never straddle a split this way."""
+        filters as keyword arguments). A range longer than one request may hold is split like
+        ``events`` does, but only at bucket edges, so every bucket is computed whole by one
+        request; a range that cannot be cut so (bucketed by time over a block range, or buckets
+        wider than the limit) is sent as one request and refused by the server when too long."""
         self._check_output(output)
-        call = self._plan(self.catalog, dataset, "aggregate", params, max_cost)
-        return frames.convert(self._run(call, False), output)
+        call = self._plan(self.catalog, dataset, "aggregate", params, max_cost, chunk_blocks, chunk_seconds)
+        return frames.convert(self._run(call, progress), output)
 
     def cost(
         self,

@@ -157,6 +157,103 @@ def split(
     return [build(path, params)]
 
 
+_TIME_PERIOD = re.compile(r"^(\d{1,6})([mhdw])$")
+_UNIT_SECONDS = {"m": 60, "h": 3_600, "d": DAY, "w": 7 * DAY}
+# Week buckets are counted from Monday 1970-01-05, four days after the epoch (docs/aggregates.md).
+_WEEK_ORIGIN = 4 * DAY
+
+
+def split_aggregate(
+    endpoint: Endpoint,
+    path: str,
+    params: Mapping[str, ParamValue],
+    fmt: str,
+    chunk_blocks: int | None = None,
+    chunk_seconds: int | None = None,
+) -> list[Request]:
+    """The requests that together answer an aggregate, cut only at bucket edges.
+
+    A bucket inside one piece is aggregated over exactly its own events, so sums, counts and
+    means equal the single request's. A range is cut only when it is bucketed in its own unit
+    (blocks by ``block_number``, times by ``time``) and a whole bucket fits in a piece;
+    otherwise it stays one request, which the server refuses with ``range_too_large`` when it
+    is over the limit."""
+    network = params.get("network")
+    net = network if isinstance(network, str) else None
+    evm = endpoint.family == "evm"
+    group_by = str(params.get("group_by", "" if evm else "time")).lower()
+    period = params.get("period", None if evm else ("1h" if group_by == "time" else 1000))
+    has_blocks = params.get("block_start") is not None and params.get("block_end") is not None
+    has_times = params.get("since") is not None and params.get("until") is not None
+    pieces: list[tuple[int, int]] | None = None
+    lo_key, hi_key = "block_start", "block_end"
+    if has_blocks and group_by == "block_number":
+        width = _block_period(period)
+        lo, hi = _block(params["block_start"], "block_start"), _block(params["block_end"], "block_end")
+        server = range_limit(endpoint, fmt, net, "block")
+        # A piece [a, e - 1] spans e - 1 - a blocks, so an edge e is reachable at limit + 1.
+        chunk = _positive(chunk_blocks, "chunk_blocks", -1)
+        pieces = _aligned(lo, hi + 1, width, 0, server, chunk, reach=1)
+        if pieces is not None:
+            pieces = [(a, b - 1) for a, b in pieces]
+    elif has_times and group_by == "time":
+        width, origin = _time_period(period)
+        lo, hi = to_epoch(params["since"], "since"), to_epoch(params["until"], "until")
+        server = range_limit(endpoint, fmt, net, "time")
+        chunk = _positive(chunk_seconds, "chunk_seconds", 0)
+        pieces = _aligned(lo, hi, width, origin, server, chunk, reach=0)
+        lo_key, hi_key = "since", "until"
+    if pieces is None or len(pieces) < 2:
+        return [build(path, params)]
+    return [build(path, {**params, lo_key: a, hi_key: b}) for a, b in pieces]
+
+
+def _aligned(
+    lo: int, end: int, width: int | None, origin: int, server: int | None, chunk: int | None, reach: int
+) -> list[tuple[int, int]] | None:
+    """``[lo, end)`` cut at edges ``origin + k·width`` into pieces of at most ``limit + reach``;
+    with the smaller ``chunk`` when a bucket fits in it, else with the server's limit alone."""
+    if width is None or end <= lo:
+        return None
+    for limit in (_smaller(server, chunk), server):
+        if limit is None:
+            return None
+        cuts = _cuts(lo, end, width, origin, limit + reach)
+        if cuts is not None:
+            return cuts
+    return None
+
+
+def _cuts(lo: int, end: int, width: int, origin: int, reach: int) -> list[tuple[int, int]] | None:
+    pieces = []
+    start = lo
+    while end - start > reach:
+        edge = start + reach - (start + reach - origin) % width  # the last edge within reach
+        if edge <= start:
+            return None  # a bucket is wider than a request may be: it cannot be cut exactly
+        pieces.append((start, edge))
+        start = edge
+    pieces.append((start, end))
+    return pieces
+
+
+def _time_period(period: ParamValue) -> tuple[int | None, int]:
+    m = _TIME_PERIOD.match(period) if isinstance(period, str) else None
+    if m is None:
+        return None, 0  # left for the server to refuse or read
+    unit, n = m.group(2), int(m.group(1))
+    if n == 0:
+        return None, 0
+    return n * _UNIT_SECONDS[unit], _WEEK_ORIGIN if unit == "w" else 0
+
+
+def _block_period(period: ParamValue) -> int | None:
+    if isinstance(period, bool) or not isinstance(period, int | str):
+        return None
+    text = str(period)
+    return int(text) if _UNIX.match(text) and int(text) > 0 else None
+
+
 def _positive(chunk: int | None, name: str, shift: int) -> int | None:
     if chunk is None:
         return None
