@@ -155,6 +155,18 @@ describe.each(['duckdb', 'chdb'] as const)('custom event datasets (anvil, %s)', 
     }
   });
 
+  it("streams a declared event: a bounded stream sends the raw endpoint's rows of its blocks, then end", async () => {
+    const r = await get(`/v1/evm/custom/vault/events/deposited/stream?${range()}`);
+    expect(r.statusCode, r.body).toBe(200);
+    expect(r.headers['content-type']).toMatch(/^text\/event-stream/);
+    const events = r.body
+      .split('\n\n')
+      .filter((block) => block.startsWith('event: '))
+      .map((block) => ({ event: block.slice(7, block.indexOf('\n')), data: JSON.parse(block.slice(block.indexOf('data: ') + 6)) as { events?: unknown[] } }));
+    expect(events.flatMap((e) => (e.event === 'rows' ? (e.data.events ?? []) : []))).toEqual(expected('Deposited'));
+    expect(events.at(-1)).toEqual({ event: 'end', data: { block_number: to } });
+  });
+
   it('keeps integers exact to 256 bits and 64-bit integers as numbers with all their digits', async () => {
     const r = await get(`/v1/evm/custom/vault/events/withdrawal_requested?${range()}`);
     expect(r.body).toContain(`"change":"${MIN_INT256}"`);
