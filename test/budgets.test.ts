@@ -50,7 +50,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'output/links/linkStore.ts#createLinkStore': 124,
   'protocols/staking/decoder.ts#createStakingDecoder': 127,
   'query/plan/filters.ts#buildFilters': 125,
-  'server/createApp.ts#createApp': 148,
   'store/clickhouse/createClickHouseStore.ts#createClickHouseStore': 125,
   'store/duckdb/chargeLedger.ts#createJournalLedger': 230,
   'store/duckdb/createDuckDbStore.ts#createDuckDbStore': 428,
