@@ -39,7 +39,6 @@ const REACHED_NON_NULL = 139;
  */
 const LONG_FUNCTIONS: Record<string, number> = {
   'cli/ingest-sources.ts#registerIngestSources': 142,
-  'cli/serve.ts#registerServe': 144,
   'ingest/chain/verifyChain.ts#verifyChain': 121,
   'ingest/evm/ingestEvm.ts#ingestEvm': 322,
   'ingest/evm/verifyEvm.ts#verifyEvm': 219,
