@@ -87,11 +87,8 @@ export interface MetricsOptions {
   readonly processMetrics?: boolean;
 }
 
-export function createMetrics(opts: MetricsOptions = {}): Metrics {
-  const registry = new Registry();
-  if (opts.processMetrics) collectDefaultMetrics({ register: registry });
-  const registers = [registry];
-
+/** The HTTP series: requests, latency, client aborts and bytes by route pattern. */
+function httpMetrics(registers: Registry[]): Metrics['http'] {
   const httpRequests = new Counter({
     name: 'chainq_http_requests_total',
     help: 'HTTP requests answered, by method, route pattern and status code',
@@ -117,6 +114,19 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     labelNames: ['route'] as const,
     registers,
   });
+  return {
+    observe(o) {
+      const labels = { method: o.method, route: o.route, status: String(o.status) };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, o.seconds);
+      if (o.bytes > 0) httpBytes.inc({ route: o.route }, o.bytes);
+      if (o.aborted) httpAborts.inc({ route: o.route });
+    },
+  };
+}
+
+/** How long the engine took over each data query. */
+function engineMetrics(registers: Registry[]): Metrics['engine'] {
   const engineSeconds = new Histogram({
     name: 'chainq_engine_query_seconds',
     help: "Time from a data query's start until the engine finished its result (includes waiting on a slow client)",
@@ -124,12 +134,30 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     buckets: LATENCY_BUCKETS,
     registers,
   });
+  return {
+    query(o) {
+      engineSeconds.observe({ route: o.route, format: o.format }, o.seconds);
+    },
+  };
+}
+
+/** Blocks charged, by route and plan. */
+function meteringMetrics(registers: Registry[]): Metrics['metering'] {
   const blocksCharged = new Counter({
     name: 'chainq_blocks_charged_total',
     help: 'Blocks charged to API keys for delivered responses, by route pattern and plan',
     labelNames: ['route', 'plan'] as const,
     registers,
   });
+  return {
+    charged(o) {
+      if (o.blocks > 0) blocksCharged.inc({ route: o.route, plan: o.plan }, o.blocks);
+    },
+  };
+}
+
+/** Rows, rate, head, newest block and lag of ingestion. */
+function ingestMetrics(registers: Registry[]): Metrics['ingest'] {
   const ingestRows = new Counter({
     name: 'chainq_ingest_rows_total',
     help: 'Rows committed by ingestion, by network and dataset',
@@ -160,6 +188,24 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     labelNames: ['network'] as const,
     registers,
   });
+  return {
+    batch(b) {
+      const labels = { network: b.network, dataset: b.dataset };
+      ingestRows.inc(labels, b.rows);
+      if (b.seconds > 0) ingestRate.set(labels, b.rows / b.seconds);
+    },
+    head(h) {
+      const head = Number(h.head);
+      const newest = Number(h.newest);
+      ingestHead.set({ network: h.network }, head);
+      ingestNewest.set({ network: h.network }, newest);
+      ingestLag.set({ network: h.network }, Math.max(0, head - newest));
+    },
+  };
+}
+
+/** The results of chainq verify. */
+function verifyMetrics(registers: Registry[]): Metrics['verify'] {
   const verifications = new Counter({
     name: 'chainq_verifications_total',
     help: 'Datasets compared with a node by chainq verify, by network, dataset and result (ok or mismatch)',
@@ -172,10 +218,35 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     labelNames: ['network', 'dataset'] as const,
     registers,
   });
+  return {
+    dataset(v) {
+      verifications.inc({ network: v.network, dataset: v.dataset, result: v.result });
+      // Present from the first verification, so that an alert on increase() sees a 0 rather than no data.
+      verifyMismatches.inc({ network: v.network, dataset: v.dataset }, v.mismatches);
+    },
+  };
+}
+
+/** Export partitions, rows, bytes and failures. */
+function exportsMetrics(registers: Registry[]): Metrics['exports'] {
   const exportPartitions = new Counter({ name: 'chainq_export_partitions_total', help: 'Export partitions written, charged and recorded', registers });
   const exportRows = new Counter({ name: 'chainq_export_rows_total', help: 'Rows written to export files', registers });
   const exportBytes = new Counter({ name: 'chainq_export_bytes_total', help: 'Bytes of export files written', registers });
   const exportFailures = new Counter({ name: 'chainq_export_failures_total', help: 'Export jobs that failed', registers });
+  return {
+    partition(o) {
+      exportPartitions.inc();
+      exportRows.inc(o.rows);
+      exportBytes.inc(o.bytes);
+    },
+    failed() {
+      exportFailures.inc();
+    },
+  };
+}
+
+/** The ingestion jobs: errors and the state each is in. */
+function jobsMetrics(registers: Registry[]): Metrics['jobs'] {
   const jobErrors = new Counter({
     name: 'chainq_job_errors_total',
     help: 'Ingestion job runs that ended with an error, by job',
@@ -190,76 +261,39 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   });
   /** Every state each job has been in, so that leaving one sets it to 0 rather than leaving a stale 1. */
   const jobStates = new Map<string, Set<string>>();
+  return {
+    failed(job) {
+      jobErrors.inc({ job });
+    },
+    state(job, state) {
+      let seen = jobStates.get(job);
+      if (!seen) {
+        seen = new Set();
+        jobStates.set(job, seen);
+        // The error series exists from the job's start, so that rate() and alerts see a 0 rather than no data.
+        jobErrors.inc({ job }, 0);
+      }
+      seen.add(state);
+      for (const s of seen) jobState.set({ job, state: s }, s === state ? 1 : 0);
+    },
+  };
+}
+
+export function createMetrics(opts: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (opts.processMetrics) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
 
   return {
     registry,
     contentType: registry.contentType,
     render: () => registry.metrics(),
-    http: {
-      observe(o) {
-        const labels = { method: o.method, route: o.route, status: String(o.status) };
-        httpRequests.inc(labels);
-        httpDuration.observe(labels, o.seconds);
-        if (o.bytes > 0) httpBytes.inc({ route: o.route }, o.bytes);
-        if (o.aborted) httpAborts.inc({ route: o.route });
-      },
-    },
-    engine: {
-      query(o) {
-        engineSeconds.observe({ route: o.route, format: o.format }, o.seconds);
-      },
-    },
-    metering: {
-      charged(o) {
-        if (o.blocks > 0) blocksCharged.inc({ route: o.route, plan: o.plan }, o.blocks);
-      },
-    },
-    ingest: {
-      batch(b) {
-        const labels = { network: b.network, dataset: b.dataset };
-        ingestRows.inc(labels, b.rows);
-        if (b.seconds > 0) ingestRate.set(labels, b.rows / b.seconds);
-      },
-      head(h) {
-        const head = Number(h.head);
-        const newest = Number(h.newest);
-        ingestHead.set({ network: h.network }, head);
-        ingestNewest.set({ network: h.network }, newest);
-        ingestLag.set({ network: h.network }, Math.max(0, head - newest));
-      },
-    },
-    verify: {
-      dataset(v) {
-        verifications.inc({ network: v.network, dataset: v.dataset, result: v.result });
-        // Present from the first verification, so that an alert on increase() sees a 0 rather than no data.
-        verifyMismatches.inc({ network: v.network, dataset: v.dataset }, v.mismatches);
-      },
-    },
-    exports: {
-      partition(o) {
-        exportPartitions.inc();
-        exportRows.inc(o.rows);
-        exportBytes.inc(o.bytes);
-      },
-      failed() {
-        exportFailures.inc();
-      },
-    },
-    jobs: {
-      failed(job) {
-        jobErrors.inc({ job });
-      },
-      state(job, state) {
-        let seen = jobStates.get(job);
-        if (!seen) {
-          seen = new Set();
-          jobStates.set(job, seen);
-          // The error series exists from the job's start, so that rate() and alerts see a 0 rather than no data.
-          jobErrors.inc({ job }, 0);
-        }
-        seen.add(state);
-        for (const s of seen) jobState.set({ job, state: s }, s === state ? 1 : 0);
-      },
-    },
+    http: httpMetrics(registers),
+    engine: engineMetrics(registers),
+    metering: meteringMetrics(registers),
+    ingest: ingestMetrics(registers),
+    verify: verifyMetrics(registers),
+    exports: exportsMetrics(registers),
+    jobs: jobsMetrics(registers),
   };
 }

@@ -58,19 +58,13 @@ function paramsSchema(routes: readonly DataRoute[], drop: readonly string[]): Sc
 
 const ids = (routes: readonly DataRoute[]) => [...new Set(routes.map((r) => r.endpoint.id))];
 
-export function toolDefs(): ToolDef[] {
-  const routes = dataRoutes();
-  const raw = routes.filter((r) => r.kind === 'raw');
-  const agg = routes.filter((r) => r.kind === 'aggregate');
-  const endpoint = (list: readonly DataRoute[]) => ({ type: 'string', enum: ids(list), description: 'Endpoint id, as list_datasets names it (family/protocol/event).' });
-  const maxRows = {
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_ROWS,
-    default: DEFAULT_ROWS,
-    description: `Rows to return inline (at most ${MAX_ROWS}); the total is always given, and get_download_link serves the whole result.`,
-  };
-  const maxCostNote = 'Pass params.max_cost to refuse a query that would cost more than you accept.';
+/** The endpoint-id schema of a tool taking one of these routes. */
+const endpointSchema = (list: readonly DataRoute[]) => ({ type: 'string', enum: ids(list), description: 'Endpoint id, as list_datasets names it (family/protocol/event).' });
+
+const MAX_COST_NOTE = 'Pass params.max_cost to refuse a query that would cost more than you accept.';
+
+/** The free tools that say what can be queried. */
+function discoveryTools(routes: readonly DataRoute[]): ToolDef[] {
   return [
     {
       name: 'list_datasets',
@@ -100,15 +94,30 @@ export function toolDefs(): ToolDef[] {
     {
       name: 'describe_endpoint',
       description: 'One endpoint in full: its parameters with their rules, its columns, range limits per format, cost rule and aggregate schema. Free.',
-      inputSchema: { type: 'object', properties: { endpoint: endpoint(routes) }, required: ['endpoint'], additionalProperties: false },
+      inputSchema: { type: 'object', properties: { endpoint: endpointSchema(routes) }, required: ['endpoint'], additionalProperties: false },
     },
+  ];
+}
+
+/** The tools that price, run or download one query. */
+function queryTools(routes: readonly DataRoute[]): ToolDef[] {
+  const raw = routes.filter((r) => r.kind === 'raw');
+  const agg = routes.filter((r) => r.kind === 'aggregate');
+  const maxRows = {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_ROWS,
+    default: DEFAULT_ROWS,
+    description: `Rows to return inline (at most ${MAX_ROWS}); the total is always given, and get_download_link serves the whole result.`,
+  };
+  return [
     {
       name: 'estimate_cost',
       description: `The price in blocks of a query, without running it or charging it (POST ${CALCULATE_COST_PATH}), with the budget left. Free.`,
       inputSchema: {
         type: 'object',
         properties: {
-          endpoint: endpoint(routes),
+          endpoint: endpointSchema(routes),
           aggregate: { type: 'boolean', default: false, description: 'Price the aggregate (bucketed) query instead of raw events.' },
           params: paramsSchema(routes, ['link']),
         },
@@ -118,31 +127,31 @@ export function toolDefs(): ToolDef[] {
     },
     {
       name: 'query_events',
-      description: `Run a raw event query and return its rows (JSON), charged like the HTTP request; the result states its cost. ${maxCostNote}`,
+      description: `Run a raw event query and return its rows (JSON), charged like the HTTP request; the result states its cost. ${MAX_COST_NOTE}`,
       inputSchema: {
         type: 'object',
-        properties: { endpoint: endpoint(raw), params: paramsSchema(raw, ['format', 'link']), max_rows: maxRows },
+        properties: { endpoint: endpointSchema(raw), params: paramsSchema(raw, ['format', 'link']), max_rows: maxRows },
         required: ['endpoint', 'params'],
         additionalProperties: false,
       },
     },
     {
       name: 'query_aggregate',
-      description: `Run a bucketed aggregate (group_by, period) over an endpoint and return its rows, charged like the HTTP request; the result states its cost. ${maxCostNote}`,
+      description: `Run a bucketed aggregate (group_by, period) over an endpoint and return its rows, charged like the HTTP request; the result states its cost. ${MAX_COST_NOTE}`,
       inputSchema: {
         type: 'object',
-        properties: { endpoint: endpoint(agg), params: paramsSchema(agg, ['format', 'link']), max_rows: maxRows },
+        properties: { endpoint: endpointSchema(agg), params: paramsSchema(agg, ['format', 'link']), max_rows: maxRows },
         required: ['endpoint', 'params'],
         additionalProperties: false,
       },
     },
     {
       name: 'get_download_link',
-      description: `Run a query into a CSV or Parquet file and return a download URL (no key needed, expires) with the file's SHA-256 and size: for results too large to read inline. Charged like the query. ${maxCostNote}`,
+      description: `Run a query into a CSV or Parquet file and return a download URL (no key needed, expires) with the file's SHA-256 and size: for results too large to read inline. Charged like the query. ${MAX_COST_NOTE}`,
       inputSchema: {
         type: 'object',
         properties: {
-          endpoint: endpoint(routes),
+          endpoint: endpointSchema(routes),
           aggregate: { type: 'boolean', default: false, description: 'Download the aggregate instead of raw events.' },
           params: paramsSchema(routes, ['link']),
         },
@@ -150,6 +159,12 @@ export function toolDefs(): ToolDef[] {
         additionalProperties: false,
       },
     },
+  ];
+}
+
+/** The tools that start and follow an export job. */
+function exportTools(routes: readonly DataRoute[]): ToolDef[] {
+  return [
     {
       name: 'start_export',
       description:
@@ -158,7 +173,7 @@ export function toolDefs(): ToolDef[] {
       inputSchema: {
         type: 'object',
         properties: {
-          endpoint: endpoint(routes),
+          endpoint: endpointSchema(routes),
           aggregate: { type: 'boolean', default: false, description: 'Export the aggregate instead of raw events.' },
           params: paramsSchema(routes, ['format', 'link', 'max_cost']),
           format: { type: 'string', enum: ['parquet', 'csv'], default: 'parquet', description: 'File format.' },
@@ -184,6 +199,11 @@ export function toolDefs(): ToolDef[] {
       },
     },
   ];
+}
+
+export function toolDefs(): ToolDef[] {
+  const routes = dataRoutes();
+  return [...discoveryTools(routes), ...queryTools(routes), ...exportTools(routes)];
 }
 
 /** Ids of every served endpoint, in catalog order. */

@@ -88,27 +88,11 @@ export const DEFAULT_EXPORT_TTL_SECONDS = 7 * 86_400;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
-  validateCatalog(opts.catalog);
-  const app = Fastify({
-    loggerInstance: opts.logger ? serverLogger(opts.logger) : pino({ enabled: false }),
-    logController: new ServerLogController(),
-    // While draining (README "Operating": Shutdown), a request that still
-    // arrives on an open connection gets the API's own 503 below, not Fastify's.
-    return503OnClosing: false,
-    // Repeated parameters arrive as arrays and fail the schema's scalar types;
-    // unknown ones must stay in the query to be reported, not be removed.
-    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: false, allErrors: false } },
-    routerOptions: { ignoreTrailingSlash: true },
-  }) as unknown as FastifyInstance;
-  const ctx: PlanContext = { store: opts.store };
-  app.decorate('stalledReaderMs', opts.stalledReaderMs ?? DEFAULT_STALLED_READER_MS);
-
-  const metrics = opts.metrics ?? createMetrics();
-  registerHttpMetrics(app, metrics);
-  registerClientLeftLog(app);
-  if (opts.metricsRoute) registerMetricsRoute(app, metrics);
-
+/**
+ * Draining: a request arriving while the server closes gets the API's 503,
+ * and closing waits until every open response has run its 'close' listeners.
+ */
+function registerDrain(app: FastifyInstance): void {
   let draining = false;
   app.addHook('preClose', (done) => {
     draining = true;
@@ -151,7 +135,10 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     if (draining) setImmediate(() => app.server.closeIdleConnections());
     done();
   });
+}
 
+/** JSON errors for failures and for unknown paths or methods. */
+function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     // A failure after the client left (the engine interrupted on its
     // behalf, a write to a closed socket) is the consequence, not a fault.
@@ -172,6 +159,31 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     if (known.has(url)) return sendError(new ApiError('method_not_allowed', `${request.method} is not allowed on ${url}`), reply.header('allow', 'GET'));
     return sendError(new ApiError('not_found', `no endpoint at ${url}; see /openapi.json`), reply);
   });
+}
+
+export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
+  validateCatalog(opts.catalog);
+  const app = Fastify({
+    loggerInstance: opts.logger ? serverLogger(opts.logger) : pino({ enabled: false }),
+    logController: new ServerLogController(),
+    // While draining (README "Operating": Shutdown), a request that still
+    // arrives on an open connection gets the API's own 503 (registerDrain), not Fastify's.
+    return503OnClosing: false,
+    // Repeated parameters arrive as arrays and fail the schema's scalar types;
+    // unknown ones must stay in the query to be reported, not be removed.
+    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: false, allErrors: false } },
+    routerOptions: { ignoreTrailingSlash: true },
+  }) as unknown as FastifyInstance;
+  const ctx: PlanContext = { store: opts.store };
+  app.decorate('stalledReaderMs', opts.stalledReaderMs ?? DEFAULT_STALLED_READER_MS);
+
+  const metrics = opts.metrics ?? createMetrics();
+  registerHttpMetrics(app, metrics);
+  registerClientLeftLog(app);
+  if (opts.metricsRoute) registerMetricsRoute(app, metrics);
+
+  registerDrain(app);
+  registerErrorHandlers(app);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerDocs(app);

@@ -82,6 +82,110 @@ function partitionQuery(job: StoredExport, query: Readonly<Record<string, unknow
 
 export const extensionOf = (job: Pick<StoredExport, 'format' | 'compression'>): string => (job.compression === 'gzip' ? 'csv.gz' : job.format);
 
+/** Records an export as ended; its files are kept for the TTL from now. */
+async function finishExport(
+  opts: ExportRunnerOptions,
+  now: () => number,
+  job: StoredExport,
+  status: 'done' | 'failed' | 'cancelled',
+  error: { code: string; message: string } | null,
+): Promise<StoredExport> {
+  const at = now();
+  const ended: StoredExport = { ...job, status, finishedAt: new Date(at), expiresAt: new Date(at + opts.ttlSeconds * 1000), errorCode: error?.code ?? null, errorMessage: error?.message ?? null };
+  await opts.store.exports.save(ended);
+  return ended;
+}
+
+/** Charges one finished partition its share of the export's price. */
+async function chargePartition(opts: ExportRunnerOptions, job: StoredExport, p: Partition, cost: number): Promise<void> {
+  if (cost === 0) return;
+  const at = opts.meterClock();
+  // One id per partition: the ledger shows which partition each charge paid for.
+  const r: Reservation = { id: `${job.id}-${p.index}`, keyId: job.keyId, period: monthPeriod(at), cost, at, endpoint: job.endpoint };
+  // The export's whole price was checked against the budget when it was accepted: a partition is charged whatever was spent since.
+  await opts.backend.reserve(r, null);
+  try {
+    await opts.backend.commit(r);
+  } catch (e) {
+    await opts.backend.release(r).catch(() => undefined);
+    throw e;
+  }
+}
+
+/** Writes, charges and records one partition; null when the export was cancelled while it ran (nothing charged). */
+async function runPartition(
+  opts: ExportRunnerOptions,
+  cancelled: () => boolean,
+  job: StoredExport,
+  resolved: ResolvedExport,
+  p: Partition,
+  share: number,
+  state: { job: StoredExport },
+): Promise<StoredExportPart | null> {
+  const { store, files } = opts;
+  const name = partitionName(job.partitionBy === 'time' ? 'time' : 'blocks', p, extensionOf(job));
+  const snap = await store.snapshot();
+  let written: Awaited<ReturnType<ExportFiles['put']>>;
+  let hashes: { first: string | null; last: string | null } = { first: null, last: null };
+  try {
+    const plan = await plannerFor(resolved.route)({ store: snap, keyId: job.keyId, unlimitedRange: true }, resolved.route, partitionQuery(job, resolved.query, p));
+    if (state.job.columns === '') {
+      state.job = { ...state.job, columns: JSON.stringify(await snap.exports.describe(plan.sql, plan.params)) };
+      await store.exports.save(state.job);
+    }
+    const started = performance.now();
+    written = await files.put(job.id, name, job.compression === 'gzip', (file) => snap.copyToFile(plan.sql, plan.params, plan.format, file, { lane: 'heavy' }));
+    opts.metrics.engine.query({ route: resolved.route.path, format: plan.format, seconds: (performance.now() - started) / 1000 });
+    if (job.partitionBy === 'blocks') {
+      const e = resolved.route.endpoint;
+      const network = typeof resolved.query.network === 'string' ? resolved.query.network.toUpperCase() : e.family === 'exchange' ? '' : (e.networks[0] ?? '');
+      const stored = await storedBlockHashes(snap, network, [p.start, p.end]);
+      hashes = { first: stored.get(p.start)?.hash ?? null, last: stored.get(p.end)?.hash ?? null };
+    }
+  } finally {
+    await snap.close();
+  }
+  if (cancelled()) {
+    // Cancelled while it ran: the partition is not delivered, so not charged.
+    await files.discard(job.id, name).catch(() => undefined);
+    return null;
+  }
+  await chargePartition(opts, job, p, share);
+  const part: StoredExportPart = {
+    exportId: job.id,
+    index: p.index,
+    name,
+    rangeStart: p.start,
+    rangeEnd: p.end,
+    rows: written.rows,
+    bytes: written.bytes,
+    sha256: written.sha256,
+    firstBlockHash: hashes.first,
+    lastBlockHash: hashes.last,
+    charge: share,
+    url: written.url,
+  };
+  await store.exports.addPart(part);
+  opts.metrics.exports.partition({ rows: part.rows, bytes: part.bytes });
+  return part;
+}
+
+/** Removes the files of exports past their expiry at `t`; answers how many. */
+async function sweepExpired(store: Store, files: ExportFiles, t: number): Promise<number> {
+  let removed = 0;
+  for (const job of await store.exports.all()) {
+    if (job.filesRemoved || !job.expiresAt || job.expiresAt.getTime() > t) continue;
+    const parts = await store.exports.parts(job.id);
+    await files.remove(
+      job.id,
+      parts.map((p) => p.name),
+    );
+    await store.exports.save({ ...job, filesRemoved: true });
+    removed++;
+  }
+  return removed;
+}
+
 export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
   const { store, files } = opts;
   const now = opts.now ?? Date.now;
@@ -104,75 +208,7 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
     }
   }
 
-  async function finish(job: StoredExport, status: 'done' | 'failed' | 'cancelled', error: { code: string; message: string } | null): Promise<StoredExport> {
-    const at = now();
-    const ended: StoredExport = { ...job, status, finishedAt: new Date(at), expiresAt: new Date(at + opts.ttlSeconds * 1000), errorCode: error?.code ?? null, errorMessage: error?.message ?? null };
-    await store.exports.save(ended);
-    return ended;
-  }
-
-  async function charge(job: StoredExport, p: Partition, cost: number): Promise<void> {
-    if (cost === 0) return;
-    const at = opts.meterClock();
-    // One id per partition: the ledger shows which partition each charge paid for.
-    const r: Reservation = { id: `${job.id}-${p.index}`, keyId: job.keyId, period: monthPeriod(at), cost, at, endpoint: job.endpoint };
-    // The export's whole price was checked against the budget when it was accepted: a partition is charged whatever was spent since.
-    await opts.backend.reserve(r, null);
-    try {
-      await opts.backend.commit(r);
-    } catch (e) {
-      await opts.backend.release(r).catch(() => undefined);
-      throw e;
-    }
-  }
-
-  async function runPartition(job: StoredExport, resolved: ResolvedExport, p: Partition, share: number, state: { job: StoredExport }): Promise<StoredExportPart | null> {
-    const name = partitionName(job.partitionBy === 'time' ? 'time' : 'blocks', p, extensionOf(job));
-    const snap = await store.snapshot();
-    let written: Awaited<ReturnType<ExportFiles['put']>>;
-    let hashes: { first: string | null; last: string | null } = { first: null, last: null };
-    try {
-      const plan = await plannerFor(resolved.route)({ store: snap, keyId: job.keyId, unlimitedRange: true }, resolved.route, partitionQuery(job, resolved.query, p));
-      if (state.job.columns === '') {
-        state.job = { ...state.job, columns: JSON.stringify(await snap.exports.describe(plan.sql, plan.params)) };
-        await store.exports.save(state.job);
-      }
-      const started = performance.now();
-      written = await files.put(job.id, name, job.compression === 'gzip', (file) => snap.copyToFile(plan.sql, plan.params, plan.format, file, { lane: 'heavy' }));
-      opts.metrics.engine.query({ route: resolved.route.path, format: plan.format, seconds: (performance.now() - started) / 1000 });
-      if (job.partitionBy === 'blocks') {
-        const e = resolved.route.endpoint;
-        const network = typeof resolved.query.network === 'string' ? resolved.query.network.toUpperCase() : e.family === 'exchange' ? '' : (e.networks[0] ?? '');
-        const stored = await storedBlockHashes(snap, network, [p.start, p.end]);
-        hashes = { first: stored.get(p.start)?.hash ?? null, last: stored.get(p.end)?.hash ?? null };
-      }
-    } finally {
-      await snap.close();
-    }
-    if (live.get(job.id)?.cancelled) {
-      // Cancelled while it ran: the partition is not delivered, so not charged.
-      await files.discard(job.id, name).catch(() => undefined);
-      return null;
-    }
-    await charge(job, p, share);
-    const part: StoredExportPart = {
-      exportId: job.id,
-      index: p.index,
-      name,
-      rangeStart: p.start,
-      rangeEnd: p.end,
-      rows: written.rows,
-      bytes: written.bytes,
-      sha256: written.sha256,
-      firstBlockHash: hashes.first,
-      lastBlockHash: hashes.last,
-      charge: share,
-      url: written.url,
-    };
-    await store.exports.addPart(part);
-    opts.metrics.exports.partition({ rows: part.rows, bytes: part.bytes });
-    return part;
-  }
+  const finish = (job: StoredExport, status: 'done' | 'failed' | 'cancelled', error: { code: string; message: string } | null) => finishExport(opts, now, job, status, error);
 
   async function runJob(queued: StoredExport): Promise<void> {
     // Known as running before the first await, so that a cancel arriving meanwhile is seen by the loop below.
@@ -200,7 +236,7 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
       for (const p of partitions) {
         if (done.has(p.index)) continue;
         if (me.cancelled || stopping) break;
-        const part = await runPartition(state.job, resolved, p, shares[p.index] ?? 0, state);
+        const part = await runPartition(opts, () => live.get(fresh.id)?.cancelled === true, state.job, resolved, p, shares[p.index] ?? 0, state);
         if (!part) break;
         me.done++;
       }
@@ -254,21 +290,7 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
       }, sweepSeconds * 1000);
       sweeper.unref();
     },
-    async sweep() {
-      let removed = 0;
-      const t = now();
-      for (const job of await store.exports.all()) {
-        if (job.filesRemoved || !job.expiresAt || job.expiresAt.getTime() > t) continue;
-        const parts = await store.exports.parts(job.id);
-        await files.remove(
-          job.id,
-          parts.map((p) => p.name),
-        );
-        await store.exports.save({ ...job, filesRemoved: true });
-        removed++;
-      }
-      return removed;
-    },
+    sweep: () => sweepExpired(store, files, now()),
     running: () => live.size,
     async stop() {
       stopping = true;

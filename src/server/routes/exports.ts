@@ -57,6 +57,61 @@ function partitionSizeOf(req: ExportRequest, range: ExportRange): number {
   return daysMs(req.partitionDays ?? DEFAULT_PARTITION_DAYS);
 }
 
+/** The price of the whole range as one query, and the blocks it spans (null for a time range of a venue). */
+async function priceExport(ctx: PlanContext, keyId: string, route: DataRoute, query: Readonly<Record<string, unknown>>, req: ExportRequest): Promise<{ cost: number; blocks: number | null }> {
+  const snap = await ctx.store.snapshot();
+  try {
+    // The whole range priced as one query, with the endpoint's own checks (coverage included) and errors.
+    const plan = await plannerFor(route)({ ...ctx, store: snap, keyId, unlimitedRange: true }, route, { ...query, format: req.format, ...(req.maxCost === null ? {} : { max_cost: req.maxCost }) });
+    return { cost: plan.cost.cost, blocks: plan.cost.breakdown.range_type === 'day' ? null : plan.cost.breakdown.block_range };
+  } finally {
+    await snap.close();
+  }
+}
+
+/** Refuses an export with more partitions than any export may have, or more blocks than the caller's plan lets one cover. */
+function checkExportSize(request: FastifyRequest, range: ExportRange, partitions: number, blocks: number | null): void {
+  if (partitions > MAX_PARTITIONS) {
+    throw new ApiError('invalid_parameter', `this export would have ${partitions} partitions, over the ${MAX_PARTITIONS} one export may have; use larger partitions`, {
+      parameter: range.kind === 'blocks' ? 'partition_blocks' : 'partition_days',
+    });
+  }
+  const plan = request.meter?.plan;
+  const maxBlocks = plan?.exportMaxBlocks ?? null;
+  if (maxBlocks !== null && blocks !== null && blocks > maxBlocks) {
+    throw new ApiError('range_too_large', `this export spans ${blocks} blocks, over the ${maxBlocks} one export may cover on plan ${plan?.name}; split it into several exports`, {
+      limit: maxBlocks,
+      requested: blocks,
+    });
+  }
+}
+
+/** The record of a new job, before the runner has started it. */
+function queuedExport(keyId: string, route: DataRoute, req: ExportRequest, range: ExportRange, size: number, partitions: number, cost: number): StoredExport {
+  return {
+    id: `exp_${randomBytes(12).toString('hex')}`,
+    keyId,
+    status: 'queued',
+    endpoint: route.path,
+    params: JSON.stringify(req.params),
+    format: req.format,
+    compression: req.compression,
+    partitionBy: range.kind,
+    rangeStart: range.start,
+    rangeEnd: range.end,
+    partitionSize: size,
+    partitions,
+    cost,
+    columns: '',
+    createdAt: new Date(),
+    finishedAt: null,
+    expiresAt: null,
+    errorCode: null,
+    errorMessage: null,
+    filesRemoved: false,
+  };
+}
+
 const CONTENT_TYPES = { parquet: FORMATS.parquet.contentType, csv: FORMATS.csv.contentType, gzip: 'application/gzip' } as const;
 
 export function registerExports(v1: FastifyInstance, ctx: PlanContext, runner: ExportRunner, resolve: ReturnType<typeof exportResolver>): void {
@@ -81,58 +136,15 @@ export function registerExports(v1: FastifyInstance, ctx: PlanContext, runner: E
     if (ctx.store.readOnly) throw new ApiError('unavailable', 'this server opens its store read-only and cannot run export jobs; send the export to a server that writes the store');
     const req = parseExportRequest(request.body);
     const { route, query } = await resolve(req.endpoint, req.params);
-    const snap = await ctx.store.snapshot();
-    let cost: number;
-    let blocks: number | null;
-    try {
-      // The whole range priced as one query, with the endpoint's own checks (coverage included) and errors.
-      const plan = await plannerFor(route)({ ...ctx, store: snap, keyId, unlimitedRange: true }, route, { ...query, format: req.format, ...(req.maxCost === null ? {} : { max_cost: req.maxCost }) });
-      cost = plan.cost.cost;
-      blocks = plan.cost.breakdown.range_type === 'day' ? null : plan.cost.breakdown.block_range;
-    } finally {
-      await snap.close();
-    }
+    const { cost, blocks } = await priceExport(ctx, keyId, route, query, req);
     const range = rangeOf(query);
     const size = partitionSizeOf(req, range);
     const partitions = partitionCount(range, size);
-    if (partitions > MAX_PARTITIONS) {
-      throw new ApiError('invalid_parameter', `this export would have ${partitions} partitions, over the ${MAX_PARTITIONS} one export may have; use larger partitions`, {
-        parameter: range.kind === 'blocks' ? 'partition_blocks' : 'partition_days',
-      });
-    }
-    const plan = request.meter?.plan;
-    const maxBlocks = plan?.exportMaxBlocks ?? null;
-    if (maxBlocks !== null && blocks !== null && blocks > maxBlocks) {
-      throw new ApiError('range_too_large', `this export spans ${blocks} blocks, over the ${maxBlocks} one export may cover on plan ${plan?.name}; split it into several exports`, {
-        limit: maxBlocks,
-        requested: blocks,
-      });
-    }
+    checkExportSize(request, range, partitions, blocks);
     // The budget must cover the whole price now; each partition is charged its share when its file is complete.
     await reserveCost(request, reply, cost, EXPORTS_PATH);
     await releaseCost(request);
-    const job: StoredExport = {
-      id: `exp_${randomBytes(12).toString('hex')}`,
-      keyId,
-      status: 'queued',
-      endpoint: route.path,
-      params: JSON.stringify(req.params),
-      format: req.format,
-      compression: req.compression,
-      partitionBy: range.kind,
-      rangeStart: range.start,
-      rangeEnd: range.end,
-      partitionSize: size,
-      partitions,
-      cost,
-      columns: '',
-      createdAt: new Date(),
-      finishedAt: null,
-      expiresAt: null,
-      errorCode: null,
-      errorMessage: null,
-      filesRemoved: false,
-    };
+    const job = queuedExport(keyId, route, req, range, size, partitions, cost);
     await ctx.store.exports.save(job);
     runner.submit(job);
     return reply.code(202).send({ id: job.id, status: job.status, cost, partitions });
