@@ -197,7 +197,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         },
       ],
       notes: [
-        `demo: ${DAYS} day(s) at scale 1; replay blocks ${from}-${to}; small query: ${SMALL}; followers start at block ${head} and follow the head (no new blocks arrive); the followers\' phase starts ${SETTLE_MS} ms after the last one connected`,
+        `demo: ${DAYS} day(s) at scale 1; replay blocks ${from}-${to}; small query: ${SMALL}; followers start at block ${head} and follow the head (no new blocks arrive); the followers' phase starts ${SETTLE_MS} ms after the last one connected`,
       ],
     };
   } finally {
