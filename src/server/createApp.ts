@@ -245,6 +245,11 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     registerV1Fallback(v1);
   });
   // Unfinished exports resume once the routes' validators are compiled (they validate a job's parameters again).
-  if (!opts.store.readOnly) app.addHook('onReady', async () => app.exports.start(opts.exports?.sweepSeconds));
+  // A store that fails here (an engine gone wrong) must not keep the server from answering: the failure is logged,
+  // queries answer their own errors, and the exports resume at the next start.
+  if (!opts.store.readOnly)
+    app.addHook('onReady', async () => {
+      await app.exports.start(opts.exports?.sweepSeconds).catch((err: unknown) => app.log.error({ err }, 'unfinished exports could not be resumed'));
+    });
   return app;
 }
