@@ -8,7 +8,8 @@ process.env.UV_THREADPOOL_SIZE ??= '32';
 const { fileURLToPath } = await import('node:url');
 const { freshBuild } = await import('../scripts/serverBuild.mjs');
 const root = fileURLToPath(new URL('..', import.meta.url));
-const built = freshBuild(root);
+// Protocols named by CHAINQ_PROTOCOLS may be TypeScript (docs/adding-a-protocol.md): they load through tsx.
+const built = process.env.CHAINQ_PROTOCOLS ? null : freshBuild(root);
 if (built) {
   await import(built);
 } else {

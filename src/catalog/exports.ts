@@ -21,7 +21,7 @@ export const EXPORT_BODY = {
   type: 'object',
   required: ['endpoint'],
   properties: {
-    endpoint: { type: 'string', description: 'Path of a data endpoint, e.g. /v1/evm/erc20/events/transfer.' },
+    endpoint: { type: 'string', description: 'Path of a data endpoint, as listed by /v1/protocols and the OpenAPI document (e.g. /v1/btc/native/events/transfer).' },
     params: { type: 'object', description: "The endpoint's own query parameters (not format, link or max_cost), validated as the endpoint validates them." },
     format: { enum: ['parquet', 'csv'], default: 'parquet' },
     compression: { enum: ['gzip'], description: 'csv only.' },
