@@ -11,11 +11,11 @@ from typing import Any
 
 import httpx
 
-from . import plan
+from . import exports, plan
 from .catalog import Catalog, Endpoint, Operation
 from .errors import ChainqError, CostOverLimit, IncompleteResponse, InvalidParameter, error_from
 from .frames import OUTPUTS
-from .stream import InvalidStreamEvent, Pull
+from .stream import InvalidStreamEvent, Pull, stream_params
 
 USER_AGENT = "chainq-client-python/0.1.0"
 
@@ -161,6 +161,29 @@ class BaseClient:
                 )
         return f"{op.path}/stream" if stream else op.path
 
+    def _pull_target(self, catalog: Catalog, dataset: str, cursor: str, params: Mapping[str, Any]) -> str:
+        """The request of a cursor pull: the raw route in JSON, from ``cursor`` on."""
+        path = self._event_path(catalog, dataset, params, stream=False)
+        wire = {**stream_params(params), "format": "json", "cursor": cursor}
+        return plan.Request(path=path, params=tuple(wire.items())).target
+
+    @staticmethod
+    def _export_body(
+        catalog: Catalog | None, dataset: str, aggregate: bool, params: Mapping[str, Any], **options: Any
+    ) -> dict[str, Any]:
+        """The body of ``POST /v1/exports``: a dataset id checked against the catalog, or a route path as it is."""
+        if dataset.startswith("/"):
+            path = dataset
+        else:
+            assert catalog is not None
+            endpoint = catalog.endpoint(dataset)
+            op = endpoint.aggregate if aggregate else endpoint.raw
+            if op is None:
+                raise ValueError(f"{dataset} has no {'aggregate' if aggregate else 'raw'} route")
+            op.check(dataset, params)
+            path = op.path
+        return exports.request_body(path, params, **options)
+
     @staticmethod
     def _pull_answer(response: httpx.Response) -> Pull:
         next_cursor = response.headers.get("x-chainq-next-cursor")
@@ -197,6 +220,16 @@ class BaseClient:
         return True
 
     # --- answers ----------------------------------------------------------------------------
+
+    def _retry_or_raise(self, response: httpx.Response, attempt: int) -> float | None:
+        """What to do with an answer (its body read): the seconds to wait before retrying a 429 (counted in
+        ``retries``), None for a success; any other non-2xx is raised typed."""
+        if response.status_code == 429 and attempt < self.max_retries:
+            self.retries += 1
+            return self._retry_delay(response, attempt)
+        if response.status_code >= 400:
+            raise self._error(response)
+        return None
 
     def _retry_delay(self, response: httpx.Response, attempt: int) -> float:
         """The client rule of docs/metering.md: Retry-After (else the default), doubled on each repeat."""

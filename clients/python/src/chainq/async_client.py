@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +16,7 @@ from . import exports, frames
 from ._base import BaseClient, Call, Cost, cost_of, coverage_params
 from .catalog import Catalog
 from .endpoints import Dataset
-from .errors import ChainqError, ChecksumMismatch
+from .errors import ChainqError
 from .plan import Request
 from .stream import End, Pull, StreamEvent, StreamState, stream_params
 
@@ -47,14 +45,11 @@ class AsyncClient(BaseClient):
                 r = await self._http.request(method, target, json=json_body)
             except (httpx.RemoteProtocolError, httpx.ReadError) as e:
                 raise self._incomplete(e) from e
-            if r.status_code == 429 and attempt < self.max_retries:
-                self.retries += 1
-                await asyncio.sleep(self._retry_delay(r, attempt))
-                attempt += 1
-                continue
-            if r.status_code >= 400:
-                raise self._error(r)
-            return r
+            delay = self._retry_or_raise(r, attempt)
+            if delay is None:
+                return r
+            await asyncio.sleep(delay)
+            attempt += 1
 
     async def _get_json(self, target: str, params: dict[str, str] | None = None) -> Any:
         if params:
@@ -74,17 +69,11 @@ class AsyncClient(BaseClient):
         **params: Any,
     ) -> AsyncExport:
         """``Client.export`` as a coroutine; the handle's methods are coroutines too."""
-        if dataset.startswith("/"):
-            path = dataset
-        else:
-            endpoint = (await self.catalog()).endpoint(dataset)
-            op = endpoint.aggregate if aggregate else endpoint.raw
-            if op is None:
-                raise ValueError(f"{dataset} has no {'aggregate' if aggregate else 'raw'} route")
-            op.check(dataset, params)
-            path = op.path
-        body = exports.request_body(
-            path,
+        catalog = None if dataset.startswith("/") else await self.catalog()
+        body = self._export_body(
+            catalog,
+            dataset,
+            aggregate,
             params,
             format=format,
             compression=compression,
@@ -104,24 +93,19 @@ class AsyncClient(BaseClient):
         return list((await self._get_json(exports.EXPORTS_PATH))["exports"])
 
     async def _download_file(self, target: str, dest: Path, expected: tuple[int, str]) -> None:
-        partial = dest.with_name(dest.name + ".part")
-        h = hashlib.sha256()
-        size = 0
+        sink = None
         try:
             async with self._http.stream("GET", target) as r:
                 if r.status_code >= 400:
                     await r.aread()
                     raise self._error(r)
-                with partial.open("wb") as out:
-                    async for chunk in r.aiter_bytes():
-                        h.update(chunk)
-                        size += len(chunk)
-                        out.write(chunk)
-            if (size, h.hexdigest()) != expected:
-                raise ChecksumMismatch(dest.name, expected, (size, h.hexdigest()))
-            partial.replace(dest)
+                sink = exports.FileSink(dest, expected)
+                async for chunk in r.aiter_bytes():
+                    sink.write(chunk)
+            sink.finish()
         finally:
-            partial.unlink(missing_ok=True)
+            if sink is not None:
+                sink.discard()
 
     async def catalog(self) -> Catalog:
         """The server's endpoints and parameters, read once."""
@@ -248,15 +232,13 @@ class AsyncClient(BaseClient):
             try:
                 async with aconnect_sse(self._http, "GET", path, params=query, headers=headers) as source:
                     r = source.response
-                    if r.status_code == 429 and attempt < self.max_retries:
-                        await r.aread()
-                        self.retries += 1
-                        await asyncio.sleep(self._retry_delay(r, attempt))
-                        attempt += 1
-                        continue
                     if r.status_code >= 400:
                         await r.aread()
-                        raise self._error(r)
+                        delay = self._retry_or_raise(r, attempt)
+                        assert delay is not None
+                        await asyncio.sleep(delay)
+                        attempt += 1
+                        continue
                     async for sse in source.aiter_sse():
                         event = state.event(sse)
                         if event is None:
@@ -272,9 +254,8 @@ class AsyncClient(BaseClient):
 
     async def pull(self, dataset: Dataset | str, *, cursor: str, **params: Any) -> Pull:
         """``Client.pull``, awaited."""
-        path = self._event_path(await self.catalog(), dataset, params, stream=False)
-        target = Request(path=path, params=tuple({**stream_params(params), "format": "json", "cursor": cursor}.items()))
-        return self._pull_answer(await self._send("GET", target.target))
+        target = self._pull_target(await self.catalog(), dataset, cursor, params)
+        return self._pull_answer(await self._send("GET", target))
 
     async def usage(self, charges: int | None = None) -> Any:
         return await self._get_json("/v1/usage", {"charges": str(charges)} if charges is not None else None)
@@ -311,19 +292,15 @@ class AsyncExport:
     async def wait(
         self, progress: bool | None = None, interval: float = 1.0, timeout: float | None = None
     ) -> dict[str, Any]:
-        shown = exports.progress_for(self.id, progress if progress is not None else bool(self._client.progress))
-        deadline = None if timeout is None else time.monotonic() + timeout
+        waiter = exports.Waiter(self.id, progress if progress is not None else bool(self._client.progress), timeout)
         try:
             while True:
                 s = await self.status()
-                shown.show(s)
-                if exports.finished(s):
+                if waiter.done(s):
                     return s
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise TimeoutError(f"export {self.id} still {s.get('status')} after {timeout} s")
                 await asyncio.sleep(interval)
         finally:
-            shown.close()
+            waiter.close()
 
     async def cancel(self) -> dict[str, Any]:
         return dict((await self._client._send("DELETE", exports.target_of(self.id))).json())
@@ -335,12 +312,9 @@ class AsyncExport:
         root = Path(directory)
         root.mkdir(parents=True, exist_ok=True)
         paths = []
-        for entry in (await self.manifest())["files"]:
-            name = exports.file_name(str(entry["name"]))
-            dest = root / name
-            expected = exports.expected_of(entry)
+        for dest, expected, target in exports.files_of(self.id, await self.manifest(), root):
             # Hashing a large file blocks; it runs in a thread so the event loop goes on.
             if await asyncio.to_thread(exports.digest, dest) != expected:
-                await self._client._download_file(exports.target_of(self.id, f"/files/{name}"), dest, expected)
+                await self._client._download_file(target, dest, expected)
             paths.append(dest)
         return paths

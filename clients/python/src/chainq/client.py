@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +17,7 @@ from . import exports, frames
 from ._base import BaseClient, Call, Cost, cost_of, coverage_params
 from .catalog import Catalog
 from .endpoints import Dataset
-from .errors import ChainqError, ChecksumMismatch
+from .errors import ChainqError
 from .plan import Request
 from .stream import End, Pull, StreamEvent, StreamState, stream_params
 
@@ -56,14 +55,11 @@ class Client(BaseClient):
                 r = self._http.request(method, target, json=json_body)
             except (httpx.RemoteProtocolError, httpx.ReadError) as e:
                 raise self._incomplete(e) from e
-            if r.status_code == 429 and attempt < self.max_retries:
-                self.retries += 1
-                time.sleep(self._retry_delay(r, attempt))
-                attempt += 1
-                continue
-            if r.status_code >= 400:
-                raise self._error(r)
-            return r
+            delay = self._retry_or_raise(r, attempt)
+            if delay is None:
+                return r
+            time.sleep(delay)
+            attempt += 1
 
     def _get_json(self, target: str, params: dict[str, str] | None = None) -> Any:
         if params:
@@ -200,9 +196,11 @@ class Client(BaseClient):
         server as Parquet (or CSV, ``compression="gzip"`` optional) files of ``partition_blocks`` blocks
         (``partition_days`` days for venues) each. Answers at once with an ``Export``; refusals
         (``max_cost``, budget, parameters) raise typed errors and charge nothing."""
-        path = dataset if dataset.startswith("/") else self._export_path(dataset, aggregate, params)
-        body = exports.request_body(
-            path,
+        catalog = None if dataset.startswith("/") else self.catalog
+        body = self._export_body(
+            catalog,
+            dataset,
+            aggregate,
             params,
             format=format,
             compression=compression,
@@ -213,13 +211,6 @@ class Client(BaseClient):
         accepted = self._send("POST", exports.EXPORTS_PATH, json_body=body).json()
         return Export(self, str(accepted["id"]), accepted)
 
-    def _export_path(self, dataset: str, aggregate: bool, params: dict[str, Any]) -> str:
-        op = self.catalog.endpoint(dataset).aggregate if aggregate else self.catalog.endpoint(dataset).raw
-        if op is None:
-            raise ValueError(f"{dataset} has no {'aggregate' if aggregate else 'raw'} route")
-        op.check(dataset, params)
-        return op.path
-
     def export_job(self, export_id: str) -> Export:
         """An export started earlier, by its id."""
         return Export(self, export_id, None)
@@ -229,24 +220,19 @@ class Client(BaseClient):
         return list(self._get_json(exports.EXPORTS_PATH)["exports"])
 
     def _download_file(self, target: str, dest: Path, expected: tuple[int, str]) -> None:
-        partial = dest.with_name(dest.name + ".part")
-        h = hashlib.sha256()
-        size = 0
+        sink = None
         try:
             with self._http.stream("GET", target) as r:
                 if r.status_code >= 400:
                     r.read()
                     raise self._error(r)
-                with partial.open("wb") as out:
-                    for chunk in r.iter_bytes():
-                        h.update(chunk)
-                        size += len(chunk)
-                        out.write(chunk)
-            if (size, h.hexdigest()) != expected:
-                raise ChecksumMismatch(dest.name, expected, (size, h.hexdigest()))
-            partial.replace(dest)
+                sink = exports.FileSink(dest, expected)
+                for chunk in r.iter_bytes():
+                    sink.write(chunk)
+            sink.finish()
         finally:
-            partial.unlink(missing_ok=True)
+            if sink is not None:
+                sink.discard()
 
     # --- streams and cursors ---------------------------------------------------------------------
 
@@ -274,15 +260,13 @@ class Client(BaseClient):
             try:
                 with connect_sse(self._http, "GET", path, params=query, headers=headers) as source:
                     r = source.response
-                    if r.status_code == 429 and attempt < self.max_retries:
-                        r.read()
-                        self.retries += 1
-                        time.sleep(self._retry_delay(r, attempt))
-                        attempt += 1
-                        continue
                     if r.status_code >= 400:
                         r.read()
-                        raise self._error(r)
+                        delay = self._retry_or_raise(r, attempt)
+                        assert delay is not None
+                        time.sleep(delay)
+                        attempt += 1
+                        continue
                     for sse in source.iter_sse():
                         event = state.event(sse)
                         if event is None:
@@ -299,9 +283,7 @@ class Client(BaseClient):
     def pull(self, dataset: Dataset | str, *, cursor: str, **params: Any) -> Pull:
         """The rows of a raw event dataset after ``cursor``, up to the range limit or the delivered head,
         and ``next_cursor`` to pull from next. A cursor whose block was rolled back raises ``CursorReorged``."""
-        path = self._event_path(self.catalog, dataset, params, stream=False)
-        target = Request(path=path, params=tuple({**stream_params(params), "format": "json", "cursor": cursor}.items()))
-        return self._pull_answer(self._send("GET", target.target))
+        return self._pull_answer(self._send("GET", self._pull_target(self.catalog, dataset, cursor, params)))
 
     # --- discovery and account ------------------------------------------------------------------
 
@@ -344,19 +326,15 @@ class Export:
         """Reads the status until the export is done and answers it; ``progress=True`` shows partitions done
         (a tqdm bar when tqdm is installed). A failed or cancelled export raises ``ExportFailed``; ``timeout``
         seconds without the end raise ``TimeoutError`` (the export goes on)."""
-        shown = exports.progress_for(self.id, progress if progress is not None else bool(self._client.progress))
-        deadline = None if timeout is None else time.monotonic() + timeout
+        waiter = exports.Waiter(self.id, progress if progress is not None else bool(self._client.progress), timeout)
         try:
             while True:
                 s = self.status()
-                shown.show(s)
-                if exports.finished(s):
+                if waiter.done(s):
                     return s
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise TimeoutError(f"export {self.id} still {s.get('status')} after {timeout} s")
                 time.sleep(interval)
         finally:
-            shown.close()
+            waiter.close()
 
     def cancel(self) -> dict[str, Any]:
         """Cancels a queued or running export (finished partitions stay charged and downloadable),
@@ -374,11 +352,8 @@ class Export:
         root = Path(directory)
         root.mkdir(parents=True, exist_ok=True)
         paths = []
-        for entry in self.manifest()["files"]:
-            name = exports.file_name(str(entry["name"]))
-            dest = root / name
-            expected = exports.expected_of(entry)
+        for dest, expected, target in exports.files_of(self.id, self.manifest(), root):
             if exports.digest(dest) != expected:
-                self._client._download_file(exports.target_of(self.id, f"/files/{name}"), dest, expected)
+                self._client._download_file(target, dest, expected)
             paths.append(dest)
         return paths

@@ -6,11 +6,12 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from .errors import ExportFailed, InvalidParameter
+from .errors import ChecksumMismatch, ExportFailed, InvalidParameter
 
 EXPORTS_PATH = "/v1/exports"
 FINISHED = ("done", "failed", "cancelled")
@@ -139,3 +140,64 @@ def progress_for(export_id: str, wanted: bool) -> Progress:
 
 def target_of(export_id: str, suffix: str = "") -> str:
     return f"{EXPORTS_PATH}/{export_id}{suffix}"
+
+
+def files_of(export_id: str, manifest: Mapping[str, Any], root: Path) -> list[tuple[Path, tuple[int, str], str]]:
+    """Each file of a manifest: where it goes in ``root``, its expected size and SHA-256, and where to fetch it."""
+    out = []
+    for entry in manifest["files"]:
+        name = file_name(str(entry["name"]))
+        out.append((root / name, expected_of(entry), target_of(export_id, f"/files/{name}")))
+    return out
+
+
+class FileSink:
+    """One file being downloaded: written beside its destination as ``.part``, hashed as it goes, and given its
+    name only once its size and SHA-256 match the manifest (else ``ChecksumMismatch``, and nothing is left)."""
+
+    def __init__(self, dest: Path, expected: tuple[int, str]) -> None:
+        self._dest = dest
+        self._expected = expected
+        self._partial = dest.with_name(dest.name + ".part")
+        self._hash = hashlib.sha256()
+        self._size = 0
+        self._out = self._partial.open("wb")
+
+    def write(self, chunk: bytes) -> None:
+        self._hash.update(chunk)
+        self._size += len(chunk)
+        self._out.write(chunk)
+
+    def finish(self) -> None:
+        self._out.close()
+        got = (self._size, self._hash.hexdigest())
+        if got != self._expected:
+            raise ChecksumMismatch(self._dest.name, self._expected, got)
+        self._partial.replace(self._dest)
+
+    def discard(self) -> None:
+        """Removes what is left of an unfinished download (nothing once ``finish`` succeeded)."""
+        self._out.close()
+        self._partial.unlink(missing_ok=True)
+
+
+class Waiter:
+    """The rule of ``Export.wait``: shows each status, answers once done, raises ``ExportFailed`` when the
+    export failed or was cancelled and ``TimeoutError`` after ``timeout`` seconds (the export goes on)."""
+
+    def __init__(self, export_id: str, progress: bool, timeout: float | None) -> None:
+        self._id = export_id
+        self._timeout = timeout
+        self._deadline = None if timeout is None else time.monotonic() + timeout
+        self._shown = progress_for(export_id, progress)
+
+    def done(self, status: Mapping[str, Any]) -> bool:
+        self._shown.show(status)
+        if finished(status):
+            return True
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            raise TimeoutError(f"export {self._id} still {status.get('status')} after {self._timeout} s")
+        return False
+
+    def close(self) -> None:
+        self._shown.close()
