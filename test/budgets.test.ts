@@ -42,8 +42,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'ingest/evm/verifyEvm.ts#verifyEvm': 219,
   'ingest/http/nodePool.ts#createNodePool': 172,
   'ingest/rpc/createRpc.ts#createRpc': 238,
-  'operator/jobManager.ts#createJobManager': 124,
-  'output/links/linkStore.ts#createLinkStore': 124,
   'protocols/staking/decoder.ts#createStakingDecoder': 127,
   'query/plan/filters.ts#buildFilters': 125,
   'store/clickhouse/createClickHouseStore.ts#createClickHouseStore': 125,
