@@ -10,7 +10,7 @@ import type { Store } from '../store/types.ts';
 import { backoffDelay } from '../utils/backoff.ts';
 import { sleep } from '../utils/sleep.ts';
 import { jobLabel, type JobSpec } from './jobSpec.ts';
-import { runJob, type JobMessage, type JobObserver, type JobResult } from './runJob.ts';
+import type { JobMessage, JobObserver, JobResult } from './runJob.ts';
 import { ConflictError } from '../errors/chainqError.ts';
 
 export type JobState = 'running' | 'retrying' | 'done' | 'failed' | 'stopped';
@@ -110,6 +110,8 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         attempts++;
         try {
           log?.info({ event: 'job_start', attempt: attempts }, 'ingestion job started');
+          // Loaded with the first job: a server that runs none never holds ingestion's code.
+          const { runJob } = await import('./runJob.ts');
           const result: JobResult = await runJob({ store: opts.store, dataDir: opts.dataDir, signal: controller.signal, emit, ...(opts.observe ? { observe: opts.observe } : {}) }, spec);
           const interrupted = controller.signal.aborted;
           emit({ type: 'done', result, interrupted });

@@ -11,8 +11,25 @@
  * we read and for every value type); addresses come out lowercase, the store's
  * form.
  */
-import { decodeAbiParameters, toEventSelector, type AbiEvent, type AbiParameter, type AbiParameterToPrimitiveType } from 'viem';
+import { createRequire } from 'node:module';
+import type { AbiEvent, AbiParameter, AbiParameterToPrimitiveType, decodeAbiParameters } from 'viem';
+import { eventSelector } from './eventSelector.ts';
 import type { Hex, RpcLog } from './evmNode.ts';
+
+let codec: typeof decodeAbiParameters | undefined;
+/**
+ * viem's codec, loaded by the first decoder of an event whose data is not
+ * plain words (a bridge's `bytes`, a custom event's string or array), which
+ * only ingestion creates. Every catalog loads the protocols' decoders, the
+ * server's too, and viem held there for good cost the idle server about
+ * 14 MiB. Synchronous, as decoders are made: `require` loads viem's CommonJS
+ * build.
+ */
+function viemCodec(): typeof decodeAbiParameters {
+  codec ??= createRequire(import.meta.url)('viem').decodeAbiParameters;
+  if (!codec) throw new Error('viem has no decodeAbiParameters');
+  return codec;
+}
 
 /**
  * A log's arguments by input name, typed from the event's ABI when it is
@@ -34,7 +51,7 @@ export interface EventDecoder<E extends AbiEvent = AbiEvent> {
 type Reader = (topics: readonly Hex[], data: string, values: readonly unknown[]) => unknown;
 
 export function createEventDecoder<const E extends AbiEvent>(event: E): EventDecoder<E> {
-  const selector = toEventSelector(event);
+  const selector = eventSelector(event);
   const indexed = event.inputs.filter((p) => p.indexed);
   const data = event.inputs.filter((p) => !p.indexed);
   const names = event.inputs.map((p, i) => p.name || String(i));
@@ -62,6 +79,7 @@ export function createEventDecoder<const E extends AbiEvent>(event: E): EventDec
     return (_topics, _hex, values) => (p.type === 'address' ? String(values[at]).toLowerCase() : values[at]);
   });
   const count = readers.length;
+  const decodeData = data.length && !wordsOnly ? viemCodec() : null;
   return {
     event,
     selector,
@@ -70,7 +88,7 @@ export function createEventDecoder<const E extends AbiEvent>(event: E): EventDec
       const bytes = (log.data.length - 2) / 2;
       if (staticDataSize !== null ? bytes !== staticDataSize : bytes < headSize) return null;
       try {
-        const values = data.length && !wordsOnly ? decodeAbiParameters(data, log.data) : NONE;
+        const values = decodeData ? decodeData(data, log.data) : NONE;
         const out: Record<string, unknown> = {};
         for (let i = 0; i < count; i++) out[names[i]!] = readers[i]!(log.topics, log.data, values);
         return out as EventArgs<E>;

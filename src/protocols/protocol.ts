@@ -5,7 +5,7 @@
  * folder builds one with `defineProtocol`; the registry (index.ts) derives the
  * rest of the service from a list of them.
  */
-import { Ajv, type ErrorObject, type Schema } from 'ajv';
+import { Ajv, type ErrorObject, type Schema, type ValidateFunction } from 'ajv';
 import type { ChainEndpoint } from '../catalog/types.ts';
 import type { Hex } from './evmNode.ts';
 import type { PlanProtocol, ProtocolPlan } from './types.ts';
@@ -95,9 +95,12 @@ const fail = (message: string): never => {
 
 export function defineProtocol<In = never, C = undefined>(spec: ProtocolSpec<In, C>): Protocol<C> {
   const config = spec.config;
-  const validate = config ? ajv.compile<In>(config.schema) : undefined;
+  // Compiled when a protocols file is first read, not when the catalog loads: a server that reads none never pays for it.
+  let compiled: ValidateFunction<In> | undefined;
   const check = (at: string, entry: unknown, fail: (message: string) => never): In => {
-    if (!config || !validate) return fail(`${at}: ${spec.name} has no contracts to configure`);
+    if (!config) return fail(`${at}: ${spec.name} has no contracts to configure`);
+    compiled ??= ajv.compile<In>(config.schema);
+    const validate = compiled;
     if (!validate(entry)) return fail(messageOf(at, validate.errors?.[0] ?? { keyword: '', instancePath: '', schemaPath: '', params: {}, message: 'is not valid' }));
     return entry;
   };

@@ -40,6 +40,8 @@ import { createExportRunner, type ExportRunner } from './exports/runner.ts';
 import type { S3LinkOptions } from '../output/links/s3Backend.ts';
 import { registerUsage } from './routes/usage.ts';
 import { registerV1Fallback } from './routes/v1Fallback.ts';
+import { lazyValidatorCompiler } from './lazyValidators.ts';
+import type { Options } from 'ajv';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -161,6 +163,12 @@ function registerErrorHandlers(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Repeated parameters arrive as arrays and fail the schema's scalar types;
+ * unknown ones must stay in the query to be reported, not be removed.
+ */
+const AJV_OPTIONS: Options = { coerceTypes: true, removeAdditional: false, useDefaults: false, allErrors: false };
+
 export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   validateCatalog(opts.catalog);
   const app = Fastify({
@@ -169,11 +177,9 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     // While draining (README "Operating": Shutdown), a request that still
     // arrives on an open connection gets the API's own 503 (registerDrain), not Fastify's.
     return503OnClosing: false,
-    // Repeated parameters arrive as arrays and fail the schema's scalar types;
-    // unknown ones must stay in the query to be reported, not be removed.
-    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: false, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance;
+  app.setValidatorCompiler(lazyValidatorCompiler(AJV_OPTIONS));
   const ctx: PlanContext = { store: opts.store };
   app.decorate('stalledReaderMs', opts.stalledReaderMs ?? DEFAULT_STALLED_READER_MS);
 

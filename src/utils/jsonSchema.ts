@@ -9,12 +9,26 @@ import { Ajv, type ErrorObject, type Schema, type ValidateFunction } from 'ajv';
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 
-/** A compiled schema: a value it accepts is a T. */
-export type Validator<T> = ValidateFunction<T>;
+/** A compiled schema: a value it accepts is a T; `errors` says why the last value was refused. */
+export interface Validator<T> {
+  (value: unknown): value is T;
+  readonly errors?: ErrorObject[] | null;
+}
 
-/** Compiles `schema` as the description of T; the schema is the single place T's shape is checked at run time. */
+/**
+ * The schema as the description of T; the schema is the single place T's
+ * shape is checked at run time. Compiled on first use: modules declare their
+ * schemas when they load, and a command that never reads such a document
+ * (the server reads few) should not hold their generated code.
+ */
 export function compileSchema<T>(schema: Schema): Validator<T> {
-  return ajv.compile<T>(schema);
+  let compiled: ValidateFunction<T> | undefined;
+  const validate = (value: unknown): value is T => {
+    compiled ??= ajv.compile<T>(schema);
+    return compiled(value);
+  };
+  Object.defineProperty(validate, 'errors', { get: () => compiled?.errors });
+  return validate;
 }
 
 /** `where` followed by the path of the bad value: `jobs[2]` and `/rpc/0` → `jobs[2].rpc[0]`. */

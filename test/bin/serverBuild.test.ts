@@ -64,6 +64,26 @@ describe('bin/chainq.js and the server build', () => {
     expect(runBin(root)).toBe(`edited from ${path.join(root, 'dist', 'server', 'main.js')}`);
   });
 
+  it('trusts the build on the sources’ sizes and times alone while they are unchanged, without reading them', () => {
+    const root = makePackage();
+    build(root);
+    // A content hash that no longer matches is not looked at while no file's size or time changed.
+    fs.writeFileSync(path.join(root, 'dist', 'server', '.source-hash'), 'not the hash');
+    expect(runBin(root)).toBe(`hello from ${path.join(root, 'dist', 'server', 'main.js')}`);
+  });
+
+  it('runs the build when a source file was rewritten with the same bytes after it (its time changed, its hash did not)', () => {
+    const root = makePackage();
+    build(root);
+    const file = path.join(root, 'src', 'cli', 'greeting.ts');
+    const later = new Date(Date.now() + 5_000);
+    fs.utimesSync(file, later, later);
+    expect(runBin(root)).toBe(`hello from ${path.join(root, 'dist', 'server', 'main.js')}`);
+    fs.writeFileSync(file, "export const greeting: string = 'bye';\n");
+    fs.utimesSync(file, later, later);
+    expect(runBin(root)).toBe(`bye from ${path.join(root, 'src', 'cli', 'main.ts')}`);
+  });
+
   it('runs src/ through tsx once a source file is added after the build', () => {
     const root = makePackage();
     build(root);

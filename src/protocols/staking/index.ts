@@ -1,5 +1,5 @@
 /** Liquid staking: Lido's contracts on Ethereum and its wstETH bridges on L2s. */
-import { toEventSelector } from 'viem';
+import { eventSelector } from '../eventSelector.ts';
 import { defineProtocol } from '../protocol.ts';
 import { STAKING_BRIDGE_ABI, stakingEndpoints } from './catalog.ts';
 import { stakingConfig } from './config.ts';
@@ -14,5 +14,5 @@ export const staking = defineProtocol({
   // Each bridge dialect's events: which one a network's bridge speaks is configured.
   extraTopics: Object.values(STAKING_BRIDGE_ABI)
     .flatMap((d) => Object.values(d).flat())
-    .map((a) => toEventSelector(a)),
+    .map((a) => eventSelector(a)),
 });
