@@ -36,6 +36,7 @@ import { registerMcpRoute } from './routes/mcp.ts';
 import { registerExplore } from './routes/explore.ts';
 import { exportResolver, registerExports } from './routes/exports.ts';
 import { createExportFiles } from './exports/exportFiles.ts';
+import { createInteractiveGate, INTERACTIVE_GATE, registerInteractiveGate } from './exports/interactiveGate.ts';
 import { createExportRunner, type ExportRunner } from './exports/runner.ts';
 import type { S3LinkOptions } from '../output/links/s3Backend.ts';
 import { registerUsage } from './routes/usage.ts';
@@ -209,6 +210,8 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(async (v1) => {
     registerAuth(v1, opts.store);
     registerMetering(v1, meter);
+    const gate = createInteractiveGate(INTERACTIVE_GATE);
+    registerInteractiveGate(v1, gate);
     registerDiscovery(v1, opts.store, opts.catalog);
     const routes = dataRoutes(opts.catalog);
     for (const route of routes) registerDataRoute(v1, ctx, route, links);
@@ -234,6 +237,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
         return resolve(job.endpoint, isRecord(params) ? params : {});
       },
       meterClock: meter.clock,
+      throttle: gate,
       onError: (err, job) => app.log.error({ err, export: job?.id ?? null }, job ? 'export failed' : 'export expiry sweep failed'),
     });
     registerExports(v1, ctx, runner, resolve);

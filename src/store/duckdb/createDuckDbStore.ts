@@ -11,6 +11,7 @@ import net from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { Format } from '../../catalog/types.ts';
 import { createLookupCache } from '../lookupCache.ts';
+import { writeThrottled } from '../exportThrottle.ts';
 import { createExportLanes, defaultLaneLimits, type ExportLane, type ExportLaneLimits } from '../exportLanes.ts';
 import { createFifoMaker, createFifoPool } from '../fifoMaker.ts';
 import { type OnePiece, onePieceStream, readOnePiece } from './onePiece.ts';
@@ -200,6 +201,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, null, o),
 
     async copyToFile(sql, params, format, file, o) {
+      if (o?.throttle) return writeThrottled(await copyToStream(sql, params, format, null, { lane: o.lane ?? 'light' }), file, o.throttle);
       const conn = await instance.connect();
       try {
         return await copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light');
@@ -230,7 +232,10 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
         reference: duckDbReference(viewStatements),
         exports: duckDbExports(viewStatements, (sql, params) => describeOn(conn, sql, params)),
         copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o),
-        copyToFile: (sql, params, format, file, o) => copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
+        copyToFile: async (sql, params, format, file, o) =>
+          o?.throttle
+            ? writeThrottled(await copyToStream(sql, params, format, conn, { lane: o.lane ?? 'light' }), file, o.throttle)
+            : copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
         snapshot: () => Promise.resolve(view),
         lookup: <T>(key: string, compute: () => Promise<T>): Promise<T> => (exact ? lookups.get(seen, key, compute, () => true) : compute()),
         close: () => (ended ??= endView(conn)),
