@@ -121,6 +121,30 @@ async function exportInFreshServer(ctx: BenchContext, dataDir: string, key: stri
   }
 }
 
+/** Small queries' times on the quiet server and during exports, and how long those exports took. */
+interface Phases {
+  readonly quiet: number[];
+  readonly during: number[];
+  readonly exportMs: number[];
+}
+
+/** In a freshly started server (with `flags`): a quiet phase of small queries, then small queries while one export runs. */
+async function latencyRound(ctx: BenchContext, dataDir: string, key: string, flags: string[], into: Phases): Promise<void> {
+  const server = await startServer(ctx.root, dataDir, flags);
+  try {
+    for (let i = 0; i < 20; i++) await request(server.url, key, 'GET', SMALL);
+    into.quiet.push(...(await smallQueries(server, key, () => false, SMALL_RUNS / SMALL_ROUNDS)));
+    let done = false;
+    const running = exportOnce(server, key, 200).finally(() => {
+      done = true;
+    });
+    into.during.push(...(await smallQueries(server, key, () => done)));
+    into.exportMs.push((await running).ms);
+  } finally {
+    await server.stop();
+  }
+}
+
 /** The demo's transfers: generated here, or copied from a store generated before (CHAINQ_BENCH_EXPORTS_DATA, for development). */
 function prepareStore(ctx: BenchContext, dataDir: string): void {
   const cached = process.env.CHAINQ_BENCH_EXPORTS_DATA;
@@ -156,26 +180,16 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
   const exportMs = median(exports.map((e) => e.ms));
   const serverMs = median(exports.map((e) => Date.parse(e.status.finished_at ?? '') - Date.parse(e.status.created_at)));
 
-  const server = await startServer(ctx.root, dataDir);
-  const quiet: number[] = [];
-  const during: number[] = [];
-  // How long an export takes while the client queries back to back (it gives way to them).
-  const throttledMs: number[] = [];
-  try {
-    for (let i = 0; i < 20; i++) await request(server.url, key, 'GET', SMALL);
-    ctx.log(`one client: small queries on the quiet server and while an export runs, in turn, until ${SMALL_RUNS} of each are timed`);
-    while (quiet.length < SMALL_RUNS || during.length < SMALL_RUNS) {
-      quiet.push(...(await smallQueries(server, key, () => false, SMALL_RUNS / SMALL_ROUNDS)));
-      let done = false;
-      const running = exportOnce(server, key, 200).finally(() => {
-        done = true;
-      });
-      during.push(...(await smallQueries(server, key, () => done)));
-      throttledMs.push((await running).ms);
-    }
-  } finally {
-    await server.stop();
+  // Each round: the server as shipped (exports give way to requests), then the same server with
+  // --no-export-yield (exports at full speed), each with a quiet phase and an export phase.
+  const yielding: Phases = { quiet: [], during: [], exportMs: [] };
+  const fullSpeed: Phases = { quiet: [], during: [], exportMs: [] };
+  ctx.log(`one client: small queries on the quiet server and while an export runs, with and without --no-export-yield, in turn, until ${SMALL_RUNS} of each are timed`);
+  while (yielding.quiet.length < SMALL_RUNS || yielding.during.length < SMALL_RUNS) {
+    await latencyRound(ctx, dataDir, key, [], yielding);
+    await latencyRound(ctx, dataDir, key, ['--no-export-yield'], fullSpeed);
   }
+  const { quiet, during } = yielding;
   const figures: BenchFigure[] = [
     {
       name: `export of ${engineRows} rows as Parquet, ${partitions.length} partitions of ${PARTITION_BLOCKS} blocks`,
@@ -204,7 +218,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         quiet_p50_ms: quantile(quiet, 0.5),
         during_requests: during.length,
         quiet_requests: quiet.length,
-        export_during_queries_ms: median(throttledMs),
+        export_during_queries_ms: median(yielding.exportMs),
       }),
     },
     {
@@ -214,6 +228,21 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       baseline: 'the same client and query on the same server with no export running, in turn with the export phases',
       target: '<= 2',
       measured: round({ during_p99_ms: quantile(during, 0.99), quiet_p99_ms: quantile(quiet, 0.99) }),
+    },
+    {
+      name: 'small query (10 blocks, JSON) p50 / p99, one client, while an export runs at full speed (--no-export-yield), for comparison',
+      ratio: quantile(fullSpeed.during, 0.5) / quantile(fullSpeed.quiet, 0.5),
+      ratio_meaning: 'p50 during an export that does not give way / p50 on the quiet server (p99 in measured)',
+      baseline: 'the same client and query on the same server with no export running, in turn with the other phases',
+      measured: round({
+        during_p50_ms: quantile(fullSpeed.during, 0.5),
+        quiet_p50_ms: quantile(fullSpeed.quiet, 0.5),
+        p99_ratio: quantile(fullSpeed.during, 0.99) / quantile(fullSpeed.quiet, 0.99),
+        during_p99_ms: quantile(fullSpeed.during, 0.99),
+        quiet_p99_ms: quantile(fullSpeed.quiet, 0.99),
+        during_requests: fullSpeed.during.length,
+        export_during_queries_ms: median(fullSpeed.exportMs),
+      }),
     },
   ];
   return { scenario: 'exports', figures };

@@ -83,6 +83,8 @@ export interface ExportOptions {
   readonly sweepSeconds?: number;
   /** Clock, epoch milliseconds; tests move it forward. */
   readonly now?: () => number;
+  /** Exports give way to interactive requests (docs/api.md, "Exports"); false writes at full speed. Default true. */
+  readonly yieldToRequests?: boolean;
 }
 
 export const DEFAULT_EXPORT_TTL_SECONDS = 7 * 86_400;
@@ -237,7 +239,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
         return resolve(job.endpoint, isRecord(params) ? params : {});
       },
       meterClock: meter.clock,
-      throttle: gate,
+      ...(opts.exports?.yieldToRequests === false ? {} : { throttle: gate }),
       onError: (err, job) => app.log.error({ err, export: job?.id ?? null }, job ? 'export failed' : 'export expiry sweep failed'),
     });
     registerExports(v1, ctx, runner, resolve);
