@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { linkOptions } from './linkOptions.ts';
+import { exportOptions, linkOptions } from './linkOptions.ts';
 
 describe('link options of chainq serve', () => {
   it('defaults to one hour in <data>/links, taking the URL base from the request', () => {
@@ -12,5 +12,14 @@ describe('link options of chainq serve', () => {
     expect(linkOptions({ data: '/d' }, env)).toMatchObject({ ttlSeconds: 600, publicUrl: 'https://a.example', s3: { bucket: 'b', endpoint: 'http://minio:9000', forcePathStyle: true } });
     expect(linkOptions({ data: '/d', linkTtl: 60, publicUrl: 'https://b.example' }, env)).toMatchObject({ ttlSeconds: 60, publicUrl: 'https://b.example' });
     expect(() => linkOptions({ data: '/d' }, { CHAINQ_LINK_TTL: 'soon' })).toThrow(/CHAINQ_LINK_TTL/);
+  });
+});
+
+describe('export options of chainq serve', () => {
+  const flags = { data: '/srv/chainq', exportJobs: 1, exportTtl: 60 };
+  it('exports give way to interactive requests unless --no-export-yield is given', () => {
+    expect(exportOptions({ ...flags, exportYield: true }, {}).yieldToRequests).toBeUndefined();
+    expect(exportOptions(flags, {}).yieldToRequests).toBeUndefined();
+    expect(exportOptions({ ...flags, exportYield: false }, {}).yieldToRequests).toBe(false);
   });
 });

@@ -46,10 +46,12 @@ export interface ExportFlags {
   readonly exportJobs: number;
   readonly exportTtl: number;
   readonly exportDir?: string;
+  /** false with --no-export-yield. */
+  readonly exportYield?: boolean;
 }
 
 /**
- * Export jobs' configuration: --export-jobs, --export-ttl, --export-dir
+ * Export jobs' configuration: --export-jobs, --export-ttl, --export-dir, --no-export-yield
  * (default <data>/exports). CHAINQ_EXPORT_S3_BUCKET delivers the files to a
  * bucket instead, with the endpoint, region and path style of the link
  * bucket's variables (CHAINQ_LINK_S3_ENDPOINT, …) and the same credentials.
@@ -68,6 +70,7 @@ export function exportOptions(flags: ExportFlags, env: NodeJS.ProcessEnv = proce
     dir: flags.exportDir ? path.resolve(flags.exportDir) : path.join(path.resolve(flags.data), 'exports'),
     jobs: flags.exportJobs,
     ttlSeconds: flags.exportTtl,
+    ...(flags.exportYield === false ? { yieldToRequests: false } : {}),
     ...(s3 ? { s3 } : {}),
   };
 }

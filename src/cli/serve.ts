@@ -39,6 +39,7 @@ interface ServeOptions extends OperateFlags {
   exportJobs: number;
   exportTtl: number;
   exportDir?: string;
+  exportYield?: boolean;
   plans?: string;
   redis?: string;
   redisPrefix?: string;
@@ -192,6 +193,7 @@ export function registerServe(program: Command): void {
     .option('--export-jobs <n>', 'export jobs (POST /v1/exports) running at once; the others wait their turn', positiveInteger, 1)
     .option('--export-ttl <seconds>', 'how long the files of a finished export are kept before they are removed (default 7 days)', positiveNumber, DEFAULT_EXPORT_TTL_SECONDS)
     .option('--export-dir <dir>', 'folder of export files (default <data>/exports); also where a ClickHouse server writes them')
+    .option('--no-export-yield', 'export jobs write at full speed while API requests are answered (by default they give way to them)')
     .option('--public-url <url>', 'base of link download URLs, e.g. https://data.example.com (or CHAINQ_PUBLIC_URL)')
     .option('--plans <file>', `${PLANS_HELP}; reread on SIGHUP or \`chainq plans reload\``)
     .option('--redis <url>', REDIS_HELP)

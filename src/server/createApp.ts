@@ -36,6 +36,7 @@ import { registerMcpRoute } from './routes/mcp.ts';
 import { registerExplore } from './routes/explore.ts';
 import { exportResolver, registerExports } from './routes/exports.ts';
 import { createExportFiles } from './exports/exportFiles.ts';
+import { createInteractiveGate, INTERACTIVE_GATE, registerInteractiveGate } from './exports/interactiveGate.ts';
 import { createExportRunner, type ExportRunner } from './exports/runner.ts';
 import type { S3LinkOptions } from '../output/links/s3Backend.ts';
 import { registerUsage } from './routes/usage.ts';
@@ -84,6 +85,8 @@ export interface ExportOptions {
   readonly sweepSeconds?: number;
   /** Clock, epoch milliseconds; tests move it forward. */
   readonly now?: () => number;
+  /** Exports give way to interactive requests (docs/api.md, "Exports"); false writes at full speed. Default true. */
+  readonly yieldToRequests?: boolean;
 }
 
 export const DEFAULT_EXPORT_TTL_SECONDS = 7 * 86_400;
@@ -215,6 +218,8 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(async (v1) => {
     registerAuth(v1, opts.store);
     registerMetering(v1, meter);
+    const gate = createInteractiveGate(INTERACTIVE_GATE);
+    registerInteractiveGate(v1, gate);
     registerDiscovery(v1, opts.store, opts.catalog);
     const routes = dataRoutes(opts.catalog);
     for (const route of routes) registerDataRoute(v1, ctx, route, links);
@@ -240,6 +245,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
         return resolve(job.endpoint, isRecord(params) ? params : {});
       },
       meterClock: meter.clock,
+      ...(opts.exports?.yieldToRequests === false ? {} : { throttle: gate }),
       onError: (err, job) => app.log.error({ err, export: job?.id ?? null }, job ? 'export failed' : 'export expiry sweep failed'),
     });
     registerExports(v1, ctx, runner, resolve);

@@ -38,3 +38,14 @@ export function createExportLanes(limits: ExportLaneLimits): ExportLanes {
 export function defaultLaneLimits(threads: number): ExportLaneLimits {
   return { light: 8, heavy: Math.max(2, threads - 1) };
 }
+
+/**
+ * Background work that gives way to interactive work: an engine export given
+ * one writes its output piece by piece and asks for a turn before each piece,
+ * so that while the engine waits on a piece nobody takes, its threads are
+ * free for small queries. A store may ignore it (it then writes at full speed).
+ */
+export interface ExportThrottle {
+  /** Resolves when the export may write its next piece. */
+  turn(): Promise<void>;
+}

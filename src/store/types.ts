@@ -8,7 +8,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Format, TableDef } from '../catalog/types.ts';
-import type { ExportLane } from './exportLanes.ts';
+import type { ExportLane, ExportThrottle } from './exportLanes.ts';
 import type { ChargeLedger } from './ledger.ts';
 import type { LogFileTransfers } from '../protocols/types.ts';
 import type { BoundQuery } from './query.ts';
@@ -31,6 +31,8 @@ export interface ExportOptions {
    * in one piece"). The bytes are the same either way.
    */
   readonly small?: boolean;
+  /** A file export that gives way to interactive work (DuckDB; ClickHouse writes at full speed). */
+  readonly throttle?: ExportThrottle;
 }
 
 export interface CopyStream {

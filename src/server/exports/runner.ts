@@ -14,6 +14,7 @@ import type { MeterBackend, Reservation } from '../../metering/backend.ts';
 import { monthPeriod } from '../../metering/period.ts';
 import { plannerFor } from '../../query/planner.ts';
 import { storedBlockHashes } from '../../store/chainReads.ts';
+import type { ExportThrottle } from '../../store/exportLanes.ts';
 import type { Store, StoredExport, StoredExportPart } from '../../store/types.ts';
 import type { ExportFiles } from './exportFiles.ts';
 import { partitionName, partitionsOf, shareCost, type ExportRange, type Partition } from './partitions.ts';
@@ -41,6 +42,8 @@ export interface ExportRunnerOptions {
   readonly meterClock: () => number;
   /** The clock of expiry. */
   readonly now?: () => number;
+  /** Partitions give way to interactive requests through it (./interactiveGate.ts). */
+  readonly throttle?: ExportThrottle;
 }
 
 /** What a running export has done since this server started it: for its ETA. */
@@ -134,7 +137,9 @@ async function runPartition(
       await store.exports.save(state.job);
     }
     const started = performance.now();
-    written = await files.put(job.id, name, job.compression === 'gzip', (file) => snap.copyToFile(plan.sql, plan.params, plan.format, file, { lane: 'heavy' }));
+    written = await files.put(job.id, name, job.compression === 'gzip', (file) =>
+      snap.copyToFile(plan.sql, plan.params, plan.format, file, { lane: 'heavy', ...(opts.throttle ? { throttle: opts.throttle } : {}) }),
+    );
     opts.metrics.engine.query({ route: resolved.route.path, format: plan.format, seconds: (performance.now() - started) / 1000 });
     if (job.partitionBy === 'blocks') {
       const e = resolved.route.endpoint;

@@ -65,8 +65,12 @@ const BLOCKS: TableDef = {
 
 /** Reference tables whose columns are the same in both engines, copied whole. */
 const REFERENCE_TABLES = ['tokens', 'token_cache', 'labels', 'pools', 'prices', 'ingest_files'];
-/** What belongs to customers: copied with the store, never with a demo. */
-const CUSTOMER_TABLES = ['label_namespaces', 'user_labels', 'usage_charges'];
+/**
+ * What belongs to customers: copied with the store, never with a demo. Export
+ * jobs and their partitions are copied as rows (with version 0, so any later
+ * change on ClickHouse wins); their files stay where they are.
+ */
+const CUSTOMER_TABLES = ['label_namespaces', 'user_labels', 'usage_charges', 'export_jobs', 'export_parts'];
 /** The operator's own records: copied with the store (verified ranges show in coverage), never with a demo. */
 const OPERATOR_TABLES = ['verifications'];
 

@@ -11,7 +11,8 @@ import net from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { Format } from '../../catalog/types.ts';
 import { createLookupCache } from '../lookupCache.ts';
-import { createExportLanes, defaultLaneLimits, type ExportLane, type ExportLaneLimits } from '../exportLanes.ts';
+import { writeThrottled } from '../exportThrottle.ts';
+import { createExportLanes, defaultLaneLimits, type ExportLaneLimits } from '../exportLanes.ts';
 import { createFifoMaker, createFifoPool } from '../fifoMaker.ts';
 import { type OnePiece, onePieceStream, readOnePiece } from './onePiece.ts';
 import { createDirectLedger, createJournalLedger, recoverJournal, type ApplyCharges } from './chargeLedger.ts';
@@ -202,7 +203,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     async copyToFile(sql, params, format, file, o) {
       const conn = await instance.connect();
       try {
-        return await copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light');
+        return await copyToFileOn(conn, sql, params, format, file, o);
       } finally {
         conn.closeSync();
       }
@@ -230,7 +231,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
         reference: duckDbReference(viewStatements),
         exports: duckDbExports(viewStatements, (sql, params) => describeOn(conn, sql, params)),
         copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o),
-        copyToFile: (sql, params, format, file, o) => copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
+        copyToFile: (sql, params, format, file, o) => copyToFileOn(conn, sql, params, format, file, o),
         snapshot: () => Promise.resolve(view),
         lookup: <T>(key: string, compute: () => Promise<T>): Promise<T> => (exact ? lookups.get(seen, key, compute, () => true) : compute()),
         close: () => (ended ??= endView(conn)),
@@ -486,12 +487,12 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     });
     return { stream, done, cancel };
   }
-  /** A file export (a download link's artifact) waits in its lane as a streamed one does. */
-  async function copyToFileOn(conn: DuckDBConnection, sql: string, params: SqlParams, format: Format, file: string, lane: ExportLane): Promise<number> {
-    const release = await lanes.acquire(lane);
+  /** A file export (a download link's artifact) waits in its lane as a streamed one does; one given a throttle streams into the file (../exportThrottle.ts). */
+  async function copyToFileOn(conn: DuckDBConnection, sql: string, params: SqlParams, format: Format, file: string, o: ExportOptions | undefined): Promise<number> {
+    if (o?.throttle) return writeThrottled(await copyToStream(sql, params, format, conn, { lane: o.lane ?? 'light' }), file, o.throttle);
+    const release = await lanes.acquire(o?.lane ?? 'light');
     try {
-      const r = await conn.run(`COPY (${sql}) TO '${file.replaceAll("'", "''")}' ${copyOptions(format)}`, params);
-      return await rowCount(r);
+      return await rowCount(await conn.run(`COPY (${sql}) TO '${file.replaceAll("'", "''")}' ${copyOptions(format)}`, params));
     } finally {
       release();
     }

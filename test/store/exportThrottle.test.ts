@@ -1,0 +1,99 @@
+/**
+ * A file export given a throttle (an export job's partition) writes the same
+ * file as the engine's own COPY to a file, writes nothing more while the
+ * throttle gives no turn, finishes once turns come again, and when the
+ * throttle fails it stops the engine, leaves its lane free and fails.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ExportThrottle } from '../../src/store/exportLanes.ts';
+import { createStore } from '../../src/store/openStore.ts';
+import type { Store } from '../../src/store/types.ts';
+
+/** Some 30 MB of CSV, several MB of Parquet: many pieces through the pipe. */
+const LARGE = 'SELECT range AS n, md5(range::VARCHAR) AS h FROM range(600000) ORDER BY n';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-export-throttle-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+let store: Store;
+beforeEach(async () => {
+  store = await createStore({ dataDir: null, threads: 2, exportLanes: { light: 1, heavy: 1 } });
+});
+afterEach(async () => {
+  await store.close();
+});
+
+const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+const always: ExportThrottle = { turn: () => Promise.resolve() };
+
+/** A throttle that gives turns only while open; counts the turns asked for. */
+function gate() {
+  let open = false;
+  let asked = 0;
+  const waiting: (() => void)[] = [];
+  const throttle: ExportThrottle = {
+    turn() {
+      asked++;
+      if (open) return Promise.resolve();
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+  };
+  return {
+    throttle,
+    asked: () => asked,
+    open() {
+      open = true;
+      for (const w of waiting.splice(0)) w();
+    },
+  };
+}
+
+describe('a throttled file export', () => {
+  it.each(['parquet', 'csv'] as const)('writes the same %s file and row count as the engine writing the file itself', async (format) => {
+    const own = path.join(dir, `own.${format}`);
+    const throttled = path.join(dir, `throttled.${format}`);
+    expect(await store.copyToFile(LARGE, {}, format, own, { lane: 'heavy' })).toBe(600000);
+    expect(await store.copyToFile(LARGE, {}, format, throttled, { lane: 'heavy', throttle: always })).toBe(600000);
+    expect(sha(throttled)).toBe(sha(own));
+    // A snapshot's export (as an export job's partition runs) too.
+    const snap = await store.snapshot();
+    const fromSnap = path.join(dir, `snap.${format}`);
+    try {
+      expect(await snap.copyToFile(LARGE, {}, format, fromSnap, { lane: 'heavy', throttle: always })).toBe(600000);
+    } finally {
+      await snap.close();
+    }
+    expect(sha(fromSnap)).toBe(sha(own));
+  });
+
+  it('writes nothing while no turn is given, and finishes the file once turns come', async () => {
+    const file = path.join(dir, 'held.csv');
+    const g = gate();
+    let settled = false;
+    const done = store.copyToFile(LARGE, {}, 'csv', file, { lane: 'heavy', throttle: g.throttle }).finally(() => {
+      settled = true;
+    });
+    while (g.asked() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The first piece waits for its turn: nothing is in the file, the export has not ended, one turn was asked for.
+    expect(settled).toBe(false);
+    expect(fs.statSync(file).size).toBe(0);
+    expect(g.asked()).toBe(1);
+    g.open();
+    expect(await done).toBe(600000);
+    const own = path.join(dir, 'held-own.csv');
+    await store.copyToFile(LARGE, {}, 'csv', own);
+    expect(sha(file)).toBe(sha(own));
+  });
+
+  it('fails when its throttle fails, stops the engine and frees its lane', async () => {
+    const failing: ExportThrottle = { turn: () => Promise.reject(new Error('the throttle broke')) };
+    await expect(store.copyToFile(LARGE, {}, 'parquet', path.join(dir, 'failed.parquet'), { lane: 'heavy', throttle: failing })).rejects.toThrow('the throttle broke');
+    // The one heavy slot is free again.
+    expect(await store.copyToFile('SELECT 1 AS one', {}, 'csv', path.join(dir, 'next.csv'), { lane: 'heavy', throttle: always })).toBe(1);
+  });
+});
