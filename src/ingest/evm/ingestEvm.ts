@@ -21,7 +21,7 @@
 import fs from 'node:fs';
 import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
 import type { Store } from '../../store/types.ts';
-import { sleep } from '../../utils/sleep.ts';
+import { followHead } from '../chain/followHead.ts';
 import { getBlockNumber, getBlocks } from '../rpc/actions.ts';
 import { createEvmBackfill, type EvmBackfill } from './evmBackfill.ts';
 import { IngestError, type EvmIngestSummary, type IngestEvmOptions } from './evmTypes.ts';
@@ -79,8 +79,8 @@ async function follow(run: EvmRun, batches: EvmBackfill, opts: IngestEvmOptions)
   const from = opts.from ?? (startTip !== null ? startTip + 1 : Math.max(0, run.head - confirmations));
   let reingest = opts.reingest === true;
   let lastCaughtUp: number | null = null;
-  const poll = opts.pollIntervalMs ?? 2_000;
-  while (!signal?.aborted) {
+  /** Checks the stored tip against the node, then ingests what became confirmed; false once stopped. */
+  const round = async (): Promise<boolean> => {
     try {
       const head = await getBlockNumber(rpc);
       const tip = await storedTip(store, network, from);
@@ -90,16 +90,17 @@ async function follow(run: EvmRun, batches: EvmBackfill, opts: IngestEvmOptions)
         if (stored && remote?.hash.toLowerCase() !== stored.hash) await batches.reconcile(tip);
       }
       const safe = head - confirmations;
-      if (safe >= from && (await batches.backfill(from, safe, reingest)) === 'stopped') break;
+      if (safe >= from && (await batches.backfill(from, safe, reingest)) === 'stopped') return false;
       reingest = false;
       // Once per new safe block, not on every poll.
       if (safe !== lastCaughtUp) run.emit({ type: 'caught_up', block: safe, head });
       lastCaughtUp = safe;
+      return true;
     } catch (e) {
-      if (signal?.aborted) break;
+      if (signal?.aborted) return false;
       throw e;
     }
-    await sleep(poll, signal);
-  }
+  };
+  if (!signal?.aborted && (await round())) await followHead({ pollMs: opts.pollIntervalMs ?? 2_000, signal, round });
   return true;
 }

@@ -13,7 +13,7 @@ import { chainEndpoints } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
 import { customTables } from '../../store/customDatasets.ts';
 import type { Store, TableRow } from '../../store/types.ts';
-import { POOLS_DATASET } from '../../protocols/dex_v3/catalog.ts';
+import { protocolRegistry } from '../../protocols/index.ts';
 import { NATIVE_TRACES_DATASET } from '../../protocols/native/decoder.ts';
 import type { DecodedBatch } from './decodeBatch.ts';
 import { poolRows } from './poolBook.ts';
@@ -109,7 +109,8 @@ export async function rollbackAbove(store: Store, network: string, ancestor: num
     ancestor,
     through: FAR,
     datasets: [...all].map(([id, table]) => ({ id, table: table.name })),
-    coverageOnly: [POOLS_DATASET, NATIVE_TRACES_DATASET],
+    // What protocols cover beside their datasets (pools discovered, internal transfers traced) goes with them.
+    coverageOnly: protocolRegistry.protocols.flatMap((p) => p.extraCoverage),
     pools: true,
   });
 }
