@@ -29,7 +29,7 @@ const TARGET_FUNCTION_LINES = 120;
  * ingestion, the stores, the protocol catalog) hold most of what remains.
  */
 const REACHED_AS = 160;
-const REACHED_NON_NULL = 139;
+const REACHED_NON_NULL = 131;
 /**
  * Functions still longer than TARGET_FUNCTION_LINES, with their length when
  * this list was made: each may shrink, none may grow, and no other function
@@ -38,7 +38,6 @@ const REACHED_NON_NULL = 139;
 const LONG_FUNCTIONS: Record<string, number> = {
   'cli/ingest-sources.ts#registerIngestSources': 142,
   'ingest/chain/verifyChain.ts#verifyChain': 121,
-  'ingest/evm/ingestEvm.ts#ingestEvm': 322,
   'ingest/evm/verifyEvm.ts#verifyEvm': 219,
   'ingest/http/nodePool.ts#createNodePool': 172,
   'ingest/rpc/createRpc.ts#createRpc': 238,

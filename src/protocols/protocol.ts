@@ -31,6 +31,8 @@ export interface ProtocolSpec<In, C> {
   readonly plan: PlanProtocol<C>;
   /** Events its decoder asks the node for beside its datasets' own (pool discovery, bridge dialects). */
   readonly extraTopics?: readonly Hex[];
+  /** Coverage datasets its runs record beside its datasets' own (pools discovered, internal transfers traced): a reorg rolls them back too. */
+  readonly extraCoverage?: readonly string[];
 }
 
 /**
@@ -49,6 +51,7 @@ export interface EvmProtocol {
   readonly summary: string;
   readonly endpoints: readonly ChainEndpoint[];
   readonly extraTopics: readonly Hex[];
+  readonly extraCoverage: readonly string[];
   /** Present when the protocol has a section in the protocols file. */
   readonly readEntry: ReadEntry | undefined;
   /** Plans a network given the protocol's configured entry there (as `readEntry` gave it back), if any. */
@@ -111,6 +114,7 @@ export function defineProtocol<In = never, C = undefined>(spec: ProtocolSpec<In,
     summary: spec.summary,
     endpoints: spec.endpoints,
     extraTopics: spec.extraTopics ?? [],
+    extraCoverage: spec.extraCoverage ?? [],
     readEntry: config ? check : undefined,
     plan: (network, endpoints, entry) => spec.plan({ network, endpoints, config: entryOf(entry, network) }),
     configOf: (settings, network) => entryOf(settings[spec.name]?.[network], network),

@@ -61,8 +61,12 @@ describe('ingest evm over two nodes, one dying mid-backfill', () => {
     to = await chain.blockNumber();
     second = await startAnvil({ chainId: 1 });
     await second.rpc('anvil_loadState', [await first.rpc<string>('anvil_dumpState')]);
-    proxyA = await startFaultyProxy(first.url);
-    proxyB = await startFaultyProxy(second.url);
+    // The pool sends each request to the node it measured fastest. Unpaced, on a busy machine the second anvil often
+    // measures several times slower than the first (13-57 ms against 4-19 ms), gets only the overflow, and in about a
+    // third of the runs never reached the request it is meant to die on. The same added delay on both makes them
+    // measure alike, as two remote nodes would, so both serve throughout the run.
+    proxyA = await startFaultyProxy(first.url, () => null, { latencyMs: 20 });
+    proxyB = await startFaultyProxy(second.url, () => null, { latencyMs: 20 });
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-nodes-'));
     protocols = path.join(root, 'protocols.json');
     fs.writeFileSync(protocols, JSON.stringify({ dex_v3: { ETH: { factory, deployed_block: 0 } } }));
@@ -117,10 +121,7 @@ describe('ingest evm over two nodes, one dying mid-backfill', () => {
     }
   });
 
-  // Skipped: since the typed-edges change (RPC errors in the internal error hierarchy), the second node no longer
-  // receives its 12th request in this run, so the kill never happens; the failover itself is not yet shown broken.
-  // To be diagnosed (closing note of this session); the single-node run above still passes.
-  it.skip('the store equals, table by table and row for row, one uninterrupted single-node run', async () => {
+  it('the store equals, table by table and row for row, one uninterrupted single-node run', async () => {
     const { tables: reference } = await ingest(path.join(root, 'single'), first.url);
     expect(reference.evm_erc20_transfer!.length).toBeGreaterThan(100);
 

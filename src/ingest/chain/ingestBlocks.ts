@@ -5,15 +5,16 @@
  * for those blocks. So a crash loses at most the batches in flight, a rerun
  * fetches only what coverage lacks, and nothing is ever stored twice.
  *
- * Batches are fetched ahead (bounded) and committed strictly in order, which
- * lets each batch check that it continues the stored chain: a first block
+ * Batches are fetched ahead (bounded) and committed strictly in order
+ * (commitInOrder.ts: a batch's write overlaps the next one's fetch and check),
+ * which lets each batch check that it continues the stored chain: a first block
  * whose parent is not the stored block before it is a reorg, rolled back to
  * the common ancestor before going on.
  */
 import { ChainBreakError } from '../../store/chainBreak.ts';
 import { storedTip } from '../../store/chainReads.ts';
 import { findCommonAncestor } from './commonAncestor.ts';
-import { fetchAhead } from './fetchAhead.ts';
+import { commitInOrder } from './commitInOrder.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
 import type { ChainDataset, Store, TableRow } from '../../store/types.ts';
@@ -111,24 +112,31 @@ async function runOnce(opts: IngestBlocksOptions, from: number, summary: IngestS
   summary.skipped += Math.max(0, total - batches.reduce((n, b) => n + b.hi - b.lo + 1, 0));
   if (batches.length > 0) progress.start(`${opts.network} blocks ${from}–${opts.to}`, batches.length);
   let next = 0;
-  const ahead = fetchAhead(() => batches[next++] ?? null, opts.fetchBatch, opts.prefetch);
   try {
-    for (const b of batches) {
-      opts.hooks?.signal?.throwIfAborted();
-      let fetched = (await ahead.take())!;
-      // A batch whose blocks do not chain was read while the node switched
-      // forks: read it again rather than store a mix of two chains.
-      for (let attempt = 1; !isConsistent(opts.network, b, fetched); attempt++) {
-        if (attempt > 3) throw new Error(`${opts.network}: blocks ${b.lo}–${b.hi} do not form a chain after ${attempt} reads; is the node syncing?`);
-        fetched = await opts.fetchBatch(b.lo, b.hi);
-      }
-      const rows = await commitBatch(opts, b, fetched);
-      summary.done += b.hi - b.lo + 1;
-      summary.rows += rows;
-      progress.advance(1, `blocks ${b.lo}–${b.hi}`);
-      opts.hooks?.onBatch?.({ network: opts.network, newest: b.hi, datasets: Object.fromEntries(opts.datasets.map((d) => [d.id, fetched.rows.get(d.table)?.length ?? 0])) });
-      await opts.hooks?.afterCommit?.(`${opts.network}:${b.lo}-${b.hi}`);
-    }
+    const outcome = await commitInOrder<{ readonly range: Interval; readonly fetched: FetchedBatch }>({
+      next: () => batches[next++] ?? null,
+      fetch: async (lo, hi) => ({ range: { lo, hi }, fetched: await opts.fetchBatch(lo, hi) }),
+      window: opts.prefetch,
+      signal: opts.hooks?.signal,
+      prepare: async ({ range: b, fetched: first }) => {
+        let fetched = first;
+        // A batch whose blocks do not chain was read while the node switched
+        // forks: read it again rather than store a mix of two chains.
+        for (let attempt = 1; !isConsistent(opts.network, b, fetched); attempt++) {
+          if (attempt > 3) throw new Error(`${opts.network}: blocks ${b.lo}–${b.hi} do not form a chain after ${attempt} reads; is the node syncing?`);
+          fetched = await opts.fetchBatch(b.lo, b.hi);
+        }
+        return async () => {
+          const rows = await commitBatch(opts, b, fetched);
+          summary.done += b.hi - b.lo + 1;
+          summary.rows += rows;
+          progress.advance(1, `blocks ${b.lo}–${b.hi}`);
+          opts.hooks?.onBatch?.({ network: opts.network, newest: b.hi, datasets: Object.fromEntries(opts.datasets.map((d) => [d.id, fetched.rows.get(d.table)?.length ?? 0])) });
+          await opts.hooks?.afterCommit?.(`${opts.network}:${b.lo}-${b.hi}`);
+        };
+      },
+    });
+    if (outcome === 'stopped') opts.hooks?.signal?.throwIfAborted();
   } finally {
     progress.stop();
   }

@@ -1,12 +1,13 @@
 /**
  * Range resolution and `--follow` for block-based adapters: backfill
  * [from, to], then keep ingesting new blocks once they are `confirmations`
- * deep, until the signal aborts. Only confirmed blocks are ever stored.
+ * deep (followHead.ts), until the signal aborts. Only confirmed blocks are
+ * ever stored.
  */
 import { coveredIntervals } from '../../store/coverage.ts';
 import type { Store } from '../../store/types.ts';
-import { sleep } from '../../utils/sleep.ts';
 import type { IngestSummary } from '../progress.ts';
+import { followHead } from './followHead.ts';
 import type { ChainDataset } from './ingestBlocks.ts';
 
 export interface RunChainOptions {
@@ -34,7 +35,7 @@ export async function runChain(opts: RunChainOptions): Promise<IngestSummary> {
   const safeHead = async () => (await opts.getHead()) - opts.confirmations;
   let from = opts.from ?? (await nextUncovered(opts.store, opts.network, opts.datasets));
   const confirmed = await safeHead();
-  let to = Math.min(opts.to ?? confirmed, confirmed);
+  const to = Math.min(opts.to ?? confirmed, confirmed);
   if (opts.to !== undefined && opts.to > confirmed && !opts.follow) {
     opts.note?.(`${opts.network}: stopping at block ${confirmed}, the head less ${opts.confirmations} confirmations (asked for ${opts.to})`);
   }
@@ -46,17 +47,19 @@ export async function runChain(opts: RunChainOptions): Promise<IngestSummary> {
   if (to >= from) add(await opts.ingest(from, to));
   if (!opts.follow) return total;
   let next = Math.max(from, to + 1);
-  while (!opts.signal?.aborted) {
-    await sleep(opts.pollMs, opts.signal);
-    if (opts.signal?.aborted) break;
-    to = await safeHead();
-    if (opts.to !== undefined) to = Math.min(to, opts.to);
-    if (to >= next) {
-      add(await opts.ingest(next, to));
-      next = to + 1;
-    }
-    if (opts.to !== undefined && next > opts.to) break;
-  }
+  await followHead({
+    pollMs: opts.pollMs,
+    signal: opts.signal,
+    round: async () => {
+      let head = await safeHead();
+      if (opts.to !== undefined) head = Math.min(head, opts.to);
+      if (head >= next) {
+        add(await opts.ingest(next, head));
+        next = head + 1;
+      }
+      return opts.to === undefined || next <= opts.to;
+    },
+  });
   return total;
 }
 

@@ -67,7 +67,7 @@ export async function discoverPools(p: DiscoverPoolsParams): Promise<number> {
         emit: () => undefined,
       };
       for (const log of logs) if (log.topics[0] === topic0) p.decoder.decode(log, ctx);
-      await writePools(p.store, p.network, lo, hi, { newPools }, p.tokens);
+      await writePools(p.store, p.network, lo, hi, { newPools }, p.tokens, dataset);
       found += newPools.length;
     }
   }

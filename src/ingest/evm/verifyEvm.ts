@@ -27,7 +27,7 @@ import { createLogCheck } from './completeness.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
 import { NATIVE_TRACES_DATASET } from '../../protocols/native/decoder.ts';
 import { fetchSettled, nextBatchSize, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
-import { IngestError } from './ingestEvm.ts';
+import { IngestError } from './evmTypes.ts';
 import { createLogDir } from './logFile.ts';
 import { planDatasets, type DatasetPlan } from './planDatasets.ts';
 import { createPoolBook } from './poolBook.ts';
@@ -279,7 +279,7 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
               decoded: rows,
               blocks: batch.blocks,
               tokens,
-              pools: false,
+              pools: undefined,
               traces: plan.native ? isTraced(batch.lo) : null,
               engine: plan.engineDecoders.filter((d) => compared.includes(d.datasets[0]!)).map((decoder) => ({ decoder, batch: batch.engine.get(decoder.datasets[0]!) ?? NO_ROWS })),
               logFile: batch.logFile,

@@ -13,7 +13,7 @@ import { chainEndpoints } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
 import { customTables } from '../../store/customDatasets.ts';
 import type { Store, TableRow } from '../../store/types.ts';
-import { POOLS_DATASET } from '../../protocols/dex_v3/catalog.ts';
+import { protocolRegistry } from '../../protocols/index.ts';
 import { NATIVE_TRACES_DATASET } from '../../protocols/native/decoder.ts';
 import type { DecodedBatch } from './decodeBatch.ts';
 import { poolRows } from './poolBook.ts';
@@ -48,8 +48,8 @@ export interface WriteBatchParams {
   readonly logFile: string | null;
   readonly blocks: readonly BlockInfo[];
   readonly tokens: TokenBook;
-  /** Whether pools were discovered over this range (dex planned). */
-  readonly pools: boolean;
+  /** The coverage dataset of the pools discovered over this range, when a planned decoder discovers pools. */
+  readonly pools: string | undefined;
   /** Native transfers planned: whether internal transfers (traces) are included. */
   readonly traces: boolean | null;
   /** Datasets that held nothing in [lo, hi] (never covered there): their delete is skipped. */
@@ -57,7 +57,7 @@ export interface WriteBatchParams {
 }
 
 /** Coverage a batch gains: its datasets, pools when discovered, internal transfers when traced. */
-const coveredBy = (p: WriteBatchParams) => [...p.datasets, ...(p.pools ? [POOLS_DATASET] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])];
+const coveredBy = (p: WriteBatchParams) => [...p.datasets, ...(p.pools ? [p.pools] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])];
 
 export async function writeBatch(store: Store, p: WriteBatchParams): Promise<void> {
   const transfers = p.engine.flatMap(({ decoder, batch }) => {
@@ -85,8 +85,8 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
   });
 }
 
-/** Pools found by the discovery pre-scan over [lo, hi] (no dataset rows). */
-export async function writePools(store: Store, network: string, lo: number, hi: number, decoded: Pick<DecodedBatch, 'newPools'>, tokens: TokenBook): Promise<void> {
+/** Pools found by the discovery pre-scan over [lo, hi] (no dataset rows), covering `dataset` (the discovery's). */
+export async function writePools(store: Store, network: string, lo: number, hi: number, decoded: Pick<DecodedBatch, 'newPools'>, tokens: TokenBook, dataset: string): Promise<void> {
   await store.chain.publish({
     network,
     lo,
@@ -94,7 +94,7 @@ export async function writePools(store: Store, network: string, lo: number, hi: 
     tables: [],
     pools: poolRows(network, decoded.newPools),
     tokenCache: tokens.takeUnsaved(),
-    covers: [POOLS_DATASET],
+    covers: [dataset],
     uncovers: [],
   });
 }
@@ -109,7 +109,8 @@ export async function rollbackAbove(store: Store, network: string, ancestor: num
     ancestor,
     through: FAR,
     datasets: [...all].map(([id, table]) => ({ id, table: table.name })),
-    coverageOnly: [POOLS_DATASET, NATIVE_TRACES_DATASET],
+    // What protocols cover beside their datasets (pools discovered, internal transfers traced) goes with them.
+    coverageOnly: protocolRegistry.protocols.flatMap((p) => p.extraCoverage),
     pools: true,
   });
 }

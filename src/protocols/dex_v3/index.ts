@@ -1,6 +1,6 @@
 /** Uniswap-v3-style pools of the factory configured per network; the factory's PoolCreated logs discover them. */
 import { defineProtocol } from '../protocol.ts';
-import { dexEndpoints } from './catalog.ts';
+import { dexEndpoints, POOLS_DATASET } from './catalog.ts';
 import { dexConfig } from './config.ts';
 import { planDex, POOL_CREATED_TOPIC } from './decoder.ts';
 
@@ -11,4 +11,5 @@ export const dexV3 = defineProtocol({
   config: dexConfig,
   plan: planDex,
   extraTopics: [POOL_CREATED_TOPIC],
+  extraCoverage: [POOLS_DATASET],
 });
