@@ -104,6 +104,8 @@ export interface Store {
   readonly reference: ReferenceOperations;
   /** Export jobs and their finished partitions (src/server/exports/ runs them). */
   readonly exports: ExportOperations;
+  /** Venue ingestion's writes: a unit of a token's rows over a time range, replaced and covered whole. */
+  readonly venues: VenueOperations;
   close(): Promise<void>;
 }
 
@@ -479,4 +481,109 @@ export interface ChainOperations {
   rollback(r: ChainRollback): Promise<void>;
   /** Reads a batch's log file (on ClickHouse, with the scratch DuckDB that decodes batches). */
   scanLogFile(file: string, spec: LogFileScanSpec): Promise<LogFileScan>;
+}
+
+/**
+ * A token's rows of one venue table over a time range, replaced whole with
+ * the range's coverage (docs/storage.md, "Venue writes"). Times are epoch
+ * milliseconds, inclusive.
+ */
+export interface VenuePeriod {
+  /** The token as stored (upper-case). */
+  readonly token: string;
+  readonly table: string;
+  readonly lo: number;
+  readonly hi: number;
+  /** The coverage datasets of the table's rows. */
+  readonly datasets: readonly string[];
+  /** Runs after each step of a publish on an engine without transactions; a test throws here to simulate a crash. */
+  readonly onStep?: ((step: PublishStep) => void | Promise<void>) | undefined;
+}
+
+/**
+ * How a table column is read from a CSV column's text (the text is trimmed
+ * first): `token` is the unit's token; `timestamp` takes epoch seconds,
+ * milliseconds or microseconds by their magnitude, or 'YYYY-MM-DD HH:MM:SS';
+ * `double` and `integer` read an empty text as null; `bigint` requires a
+ * value; `negatedBoolean` is the opposite of a true/false text;
+ * `basisPoints` reads a percentage and stores it ×100, rounded, as an integer.
+ */
+export type CsvValue = { readonly kind: 'token' } | { readonly kind: 'timestamp' | 'double' | 'integer' | 'bigint' | 'negatedBoolean' | 'basisPoints'; readonly column: string };
+
+/** A CSV file of one token and period, loaded into a venue table. */
+export interface VenueCsvImport extends VenuePeriod {
+  readonly file: string;
+  /** Whether the file's first line names its columns (it is skipped). */
+  readonly header: boolean;
+  /** The file's columns, in file order. */
+  readonly csvColumns: readonly string[];
+  /** The table's columns, in table order, each read from the file. */
+  readonly values: readonly CsvValue[];
+  /** Table columns the rows are stored in order of. */
+  readonly orderBy: readonly string[];
+  /** The source file, recorded with the rows so that a replaced file can be noticed. */
+  readonly source: string;
+  readonly path: string;
+  readonly sha256: string;
+}
+
+/** Rows for a venue table's token and period, columns in table order. */
+export interface VenueRowsImport extends VenuePeriod {
+  readonly rows: readonly TableRow[];
+  /** Whether the rows complete the period (else they are stored and the period stays a gap). */
+  readonly complete: boolean;
+}
+
+/** A fill of one token as read from a fills file, for deriving positions. */
+export interface StagedFill {
+  readonly timeMs: number;
+  readonly wallet: string;
+  readonly price: number;
+  readonly size: number;
+  /** B (buy) or A (sell). */
+  readonly side: string;
+  readonly startPosition: number;
+  readonly closedPnl: number;
+}
+
+/** A wallet's latest stored position snapshot before the fills at hand. */
+export interface PriorPosition {
+  readonly wallet: string;
+  readonly side: string;
+  readonly size: number;
+  readonly avgEntry: number | null;
+}
+
+/**
+ * One hour file of venue_b fills (JSON lines, one block per line:
+ * `{"block_number", "events": [[user, fill], …]}`): for each coin, its fills,
+ * the trades derived from them and the position snapshots `positions`
+ * derives are replaced, keyed by what identifies them, and the hour covered.
+ */
+export interface VenueFillsImport {
+  readonly file: string;
+  /** Coins as the venue spells them; stored upper-case. */
+  readonly coins: readonly string[];
+  readonly lo: number;
+  readonly hi: number;
+  /** The coverage datasets of fills, trades and positions. */
+  readonly datasets: readonly string[];
+  /** Position snapshots (rows of venue_b_positions, in storage order) of a token's fills, in block order, from the prior snapshots. */
+  readonly positions: (token: string, prior: readonly PriorPosition[], fills: readonly StagedFill[]) => readonly TableRow[];
+  readonly onStep?: ((step: PublishStep) => void | Promise<void>) | undefined;
+}
+
+export interface VenueOperations {
+  /** The sha256 recorded for a source file, or null when none was. */
+  recordedChecksum(source: string, path: string): Promise<string | null>;
+  /**
+   * Replaces the token's rows of the period with the file's rows inside it
+   * (rows outside belong to a neighbouring file), covers the period and
+   * records the file; returns the rows stored.
+   */
+  importCsv(f: VenueCsvImport): Promise<number>;
+  /** Replaces the token's rows of the period with `rows`, covering it when they are complete. */
+  replaceRows(r: VenueRowsImport): Promise<void>;
+  /** Stores an hour of fills (VenueFillsImport); returns the rows stored in the three tables. */
+  importFills(f: VenueFillsImport): Promise<number>;
 }

@@ -31,6 +31,7 @@ import { clickHouseUsage } from './usage.ts';
 import { clickHouseChainWrites } from './chainWrites.ts';
 import { clickHouseReference } from './reference.ts';
 import { clickHouseExports } from './exports.ts';
+import { clickHouseVenues } from './venues.ts';
 import { clickHouseTime } from './time.ts';
 import type { ClickHouseStore, ClickHouseValue } from './types.ts';
 
@@ -181,6 +182,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     labelNamespaces: clickHouseLabelNamespaces(() => store),
     reference: clickHouseReference(() => store),
     exports: clickHouseExports(() => store),
+    venues: clickHouseVenues(() => store),
     copyToStream,
     async copyToFile(sql, params, format, file) {
       const exp = await copyToStream(sql, params, format);

@@ -24,6 +24,7 @@ import { duckDbUsage } from './usage.ts';
 import { duckDbChainWrites } from './chainWrites.ts';
 import { duckDbReference } from './reference.ts';
 import { duckDbExports } from './exports.ts';
+import { duckDbVenues } from './venues.ts';
 import { SCHEMA_VERSION, schemaDdl } from '../schema.ts';
 import type { AppendValue, CopyStream, ExportOptions, ResultColumn, SqlParams, Store, Tx } from '../types.ts';
 import { repairBignumZeros } from './repairBignumZeros.ts';
@@ -197,6 +198,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     labelNamespaces: duckDbLabelNamespaces(statements),
     reference: duckDbReference(statements),
     exports: duckDbExports(statements, (sql, params) => describeOn(shared, sql, params)),
+    venues: duckDbVenues(statements),
     copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, null, o),
 
     async copyToFile(sql, params, format, file, o) {
@@ -229,6 +231,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
         labelNamespaces: duckDbLabelNamespaces(viewStatements),
         reference: duckDbReference(viewStatements),
         exports: duckDbExports(viewStatements, (sql, params) => describeOn(conn, sql, params)),
+        venues: duckDbVenues(viewStatements),
         copyToStream: (sql, params, format, o) => copyToStream(sql, params, format, conn, o),
         copyToFile: (sql, params, format, file, o) => copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
         snapshot: () => Promise.resolve(view),
