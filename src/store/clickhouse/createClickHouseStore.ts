@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ClickHouseClient } from '@clickhouse/client';
 import type { Format } from '../../catalog/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import type { CopyStream, SqlParams, Store } from '../types.ts';
@@ -79,7 +80,6 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
   const client = await connectClickHouse(target);
   const releaseScratch = holdScratch();
   const readOnly = opts.readOnly ?? false;
-  const exports = new Semaphore(opts.maxConcurrentExports ?? 8);
   const table = (name: string) => `${ident(database)}.${ident(name)}`;
 
   const query = async <T>(sql: string, params: Record<string, ClickHouseValue> = {}): Promise<T[]> => {
@@ -91,19 +91,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
   };
 
   try {
-    if (!readOnly) {
-      // Every server and command opens the store: the tables are created only when some are missing, so
-      // an open is one read, not a DDL statement per table (each ON CLUSTER statement goes through Keeper).
-      const ddlOptions = { database, cluster: opts.cluster ?? null };
-      const existing = new Set((await query<{ name: string }>('SELECT name FROM system.tables WHERE database = {database:String}', { database })).map((r) => r.name));
-      if (!clickHouseTableNames(ddlOptions).every((t) => existing.has(t))) {
-        for (const ddl of clickHouseSchemaDdl(ddlOptions)) await command(ddl);
-      }
-      const v = await query<{ version: number }>(`SELECT version FROM ${table('schema_version')}`);
-      if (v.length === 0) await command(`INSERT INTO ${table('schema_version')} VALUES ({v:Int32})`, { v: CLICKHOUSE_SCHEMA_VERSION });
-    } else {
-      await query(`SELECT version FROM ${table('schema_version')}`);
-    }
+    await ensureSchema(query, command, database, readOnly ? null : { cluster: opts.cluster ?? null });
   } catch (e) {
     await client.close();
     await releaseScratch();
@@ -112,45 +100,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
 
   const render = (bound: BoundQuery, format: Format) => renderClickHouse(bound, format, { database });
 
-  async function copyToStream(sql: string, params: SqlParams, format: Format): Promise<CopyStream> {
-    const release = await exports.acquire();
-    const abort = new AbortController();
-    const out = clickHouseExport(format);
-    const stream = new PassThrough({ highWaterMark: 256 * 1024 });
-    stream.on('error', () => undefined);
-    let released = false;
-    const finish = () => {
-      if (released) return;
-      released = true;
-      release();
-    };
-    stream.on('close', finish);
-    let rows = 0;
-    const done = (async () => {
-      const result = await client.exec({
-        query: `${sql} FORMAT ${out.format}`,
-        query_params: params,
-        clickhouse_settings: { ...out.settings },
-        abort_signal: abort.signal,
-      });
-      rows = Number(result.summary?.result_rows ?? 0);
-      // The body ends only once the engine's stream has ended whole.
-      await pipeline(result.stream, slices, stream);
-      return rows;
-    })();
-    done.catch((e: unknown) => {
-      stream.destroy(e instanceof Error ? e : new Error(String(e)));
-      finish();
-    });
-    return {
-      stream,
-      done,
-      cancel() {
-        abort.abort();
-        stream.destroy();
-      },
-    };
-  }
+  const copyToStream = clickHouseCopier(client, new Semaphore(opts.maxConcurrentExports ?? 8));
 
   const store: ClickHouseStore = {
     engine: 'clickhouse',
@@ -198,6 +148,75 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     },
   };
   return store;
+}
+
+/**
+ * Creates the tables when some are missing (writable stores) and checks the
+ * schema version is readable. Every server and command opens the store, so
+ * an open is one read, not a DDL statement per table (each ON CLUSTER
+ * statement goes through Keeper).
+ */
+async function ensureSchema(
+  query: <T>(sql: string, params?: Record<string, ClickHouseValue>) => Promise<T[]>,
+  command: (sql: string, params?: Record<string, ClickHouseValue>) => Promise<void>,
+  database: string,
+  writable: { readonly cluster: string | null } | null,
+): Promise<void> {
+  const table = (name: string) => `${ident(database)}.${ident(name)}`;
+  if (!writable) {
+    await query(`SELECT version FROM ${table('schema_version')}`);
+    return;
+  }
+  const ddlOptions = { database, cluster: writable.cluster };
+  const existing = new Set((await query<{ name: string }>('SELECT name FROM system.tables WHERE database = {database:String}', { database })).map((r) => r.name));
+  if (!clickHouseTableNames(ddlOptions).every((t) => existing.has(t))) {
+    for (const ddl of clickHouseSchemaDdl(ddlOptions)) await command(ddl);
+  }
+  const v = await query<{ version: number }>(`SELECT version FROM ${table('schema_version')}`);
+  if (v.length === 0) await command(`INSERT INTO ${table('schema_version')} VALUES ({v:Int32})`, { v: CLICKHOUSE_SCHEMA_VERSION });
+}
+
+/** Streams a query's encoded result (`FORMAT …`), at most as many at once as `exports` lets through. */
+function clickHouseCopier(client: ClickHouseClient, exports: Semaphore): (sql: string, params: SqlParams, format: Format) => Promise<CopyStream> {
+  return async function copyToStream(sql: string, params: SqlParams, format: Format): Promise<CopyStream> {
+    const release = await exports.acquire();
+    const abort = new AbortController();
+    const out = clickHouseExport(format);
+    const stream = new PassThrough({ highWaterMark: 256 * 1024 });
+    stream.on('error', () => undefined);
+    let released = false;
+    const finish = () => {
+      if (released) return;
+      released = true;
+      release();
+    };
+    stream.on('close', finish);
+    let rows = 0;
+    const done = (async () => {
+      const result = await client.exec({
+        query: `${sql} FORMAT ${out.format}`,
+        query_params: params,
+        clickhouse_settings: { ...out.settings },
+        abort_signal: abort.signal,
+      });
+      rows = Number(result.summary?.result_rows ?? 0);
+      // The body ends only once the engine's stream has ended whole.
+      await pipeline(result.stream, slices, stream);
+      return rows;
+    })();
+    done.catch((e: unknown) => {
+      stream.destroy(e instanceof Error ? e : new Error(String(e)));
+      finish();
+    });
+    return {
+      stream,
+      done,
+      cancel() {
+        abort.abort();
+        stream.destroy();
+      },
+    };
+  };
 }
 
 /** The ClickHouse store behind a `Store` (its snapshots included), or null for another engine. */
