@@ -106,6 +106,8 @@ export interface Store {
   readonly exports: ExportOperations;
   /** Venue ingestion's writes: a unit of a token's rows over a time range, replaced and covered whole. */
   readonly venues: VenueOperations;
+  /** What ingestion and streams read back of a network's chain: stored blocks, the chain log, tokens and pools. */
+  readonly chainReads: ChainReadOperations;
   close(): Promise<void>;
 }
 
@@ -586,4 +588,59 @@ export interface VenueOperations {
   replaceRows(r: VenueRowsImport): Promise<void>;
   /** Stores an hour of fills (VenueFillsImport); returns the rows stored in the three tables. */
   importFills(f: VenueFillsImport): Promise<number>;
+}
+
+/** A cheap fingerprint of a network's chain: a new block or a rollback changes it. */
+export interface ChainMark {
+  readonly newest: number | null;
+  readonly orphans: number;
+}
+
+export interface StoredBlock {
+  readonly hash: string;
+  readonly parentHash: string;
+}
+
+export interface RegistryToken {
+  readonly address: string;
+  readonly symbol: string;
+  readonly decimals: number;
+}
+
+export interface CachedToken {
+  readonly address: string;
+  readonly symbol: string | null;
+  readonly decimals: number | null;
+}
+
+export interface StoredPool {
+  readonly pool_address: string;
+  readonly fee: number;
+  readonly created_block: number | bigint | null;
+  readonly token0_address: string;
+  readonly token0: string;
+  readonly token0_decimals: number;
+  readonly token1_address: string;
+  readonly token1: string;
+  readonly token1_decimals: number;
+}
+
+/** Reads of a network's stored chain (src/store/chainLog.ts and chainReads.ts say what each is for). */
+export interface ChainReadOperations {
+  /** The newest stored block and the number of blocks the chain log kept. */
+  mark(network: string): Promise<ChainMark>;
+  /** The hash of canonical block `n` as stored, or null. */
+  canonicalHash(network: string, n: number): Promise<string | null>;
+  /** The parent of a block the chain log kept, or null when it never saw that block. */
+  orphanParent(network: string, n: number, hash: string): Promise<string | null>;
+  /** The stored headers of these blocks, by number. */
+  blockHashes(network: string, numbers: readonly number[]): Promise<Map<number, StoredBlock>>;
+  /** The newest stored block at or above `from`, or null. */
+  tip(network: string, from: number): Promise<number | null>;
+  /** The registry's deployments on `network`, by symbol. */
+  registryTokens(network: string): Promise<RegistryToken[]>;
+  /** What ingestion read on chain about tokens the registry does not list. */
+  cachedTokens(network: string): Promise<CachedToken[]>;
+  /** The pools discovered on `network`. */
+  pools(network: string): Promise<StoredPool[]>;
 }

@@ -33,6 +33,7 @@ import { clickHouseChainWrites } from './chainWrites.ts';
 import { clickHouseReference } from './reference.ts';
 import { clickHouseExports } from './exports.ts';
 import { clickHouseVenues } from './venues.ts';
+import { clickHouseChainReads } from './chainReads.ts';
 import { clickHouseTime } from './time.ts';
 import type { ClickHouseStore, ClickHouseValue } from './types.ts';
 
@@ -133,6 +134,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     reference: clickHouseReference(() => store),
     exports: clickHouseExports(() => store),
     venues: clickHouseVenues(() => store),
+    chainReads: clickHouseChainReads(() => store),
     copyToStream,
     async copyToFile(sql, params, format, file) {
       const exp = await copyToStream(sql, params, format);

@@ -13,6 +13,7 @@ import type { ResultColumn, SqlParams, Store } from '../types.ts';
 import { createChargeApplier } from './applyCharges.ts';
 import { createDirectLedger, createJournalLedger, recoverJournal } from './chargeLedger.ts';
 import { createCopier, describeOn } from './copy.ts';
+import { duckDbChainReads } from './chainReads.ts';
 import { duckDbChainWrites } from './chainWrites.ts';
 import { duckDbExports } from './exports.ts';
 import { runKept } from './keptStatements.ts';
@@ -62,6 +63,7 @@ function operations(statements: Statements, describe: (sql: string, params: SqlP
     reference: duckDbReference(statements),
     exports: duckDbExports(statements, describe),
     venues: duckDbVenues(statements),
+    chainReads: duckDbChainReads(statements),
   };
 }
 
