@@ -108,6 +108,8 @@ export interface Store {
   readonly venues: VenueOperations;
   /** What ingestion and streams read back of a network's chain: stored blocks, the chain log, tokens and pools. */
   readonly chainReads: ChainReadOperations;
+  /** Coverage reads (src/store/coverage.ts says what each is for) and the chain state ingestion records. */
+  readonly coverage: CoverageOperations;
   close(): Promise<void>;
 }
 
@@ -643,4 +645,22 @@ export interface ChainReadOperations {
   cachedTokens(network: string): Promise<CachedToken[]>;
   /** The pools discovered on `network`. */
   pools(network: string): Promise<StoredPool[]>;
+}
+
+/** Coverage: the intervals ingestion completed, per dataset and scope (network, or token for venues). */
+export interface CoverageOperations {
+  /** The covered intervals of a dataset and scope, by lo. */
+  intervals(dataset: string, scope: string): Promise<{ lo: number; hi: number }[]>;
+  /** Scopes that hold any coverage of `dataset`, sorted. */
+  scopes(dataset: string): Promise<string[]>;
+  /** The last stored block of `network` before `sinceMs` and the first at or after `untilMs`; null where there is none. */
+  blocksAround(network: string, sinceMs: number, untilMs: number): Promise<{ before: number | null; after: number | null }>;
+  /** Whether the store has never held data nor keys. */
+  isEmpty(): Promise<boolean>;
+  /** Records what ingestion of a chain last saw: its confirmation depth and the head. */
+  recordChainState(scope: string, state: { confirmations: number; head: number | null }): Promise<void>;
+  /** Every covered interval of the datasets, in (dataset, scope, lo) order. */
+  rows(datasets: readonly string[]): Promise<CoverageRow[]>;
+  /** Whether the rows of a dataset and scope sit in the table in their output order (an engine that never streams unsorted says false). */
+  isPhysicallyOrdered(dataset: string, scope: string): Promise<boolean>;
 }

@@ -34,6 +34,7 @@ import { clickHouseReference } from './reference.ts';
 import { clickHouseExports } from './exports.ts';
 import { clickHouseVenues } from './venues.ts';
 import { clickHouseChainReads } from './chainReads.ts';
+import { clickHouseCoverage } from './coverageReads.ts';
 import { clickHouseTime } from './time.ts';
 import type { ClickHouseStore, ClickHouseValue } from './types.ts';
 
@@ -135,6 +136,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     exports: clickHouseExports(() => store),
     venues: clickHouseVenues(() => store),
     chainReads: clickHouseChainReads(() => store),
+    coverage: clickHouseCoverage(() => store),
     copyToStream,
     async copyToFile(sql, params, format, file) {
       const exp = await copyToStream(sql, params, format);

@@ -14,6 +14,7 @@ import { createChargeApplier } from './applyCharges.ts';
 import { createDirectLedger, createJournalLedger, recoverJournal } from './chargeLedger.ts';
 import { createCopier, describeOn } from './copy.ts';
 import { duckDbChainReads } from './chainReads.ts';
+import { duckDbCoverage } from './coverageReads.ts';
 import { duckDbChainWrites } from './chainWrites.ts';
 import { duckDbExports } from './exports.ts';
 import { runKept } from './keptStatements.ts';
@@ -54,7 +55,12 @@ const DEFAULT_STREAM_BUFFER = 256 * 1024;
 type Statements = Pick<Store, 'all' | 'run' | 'transaction'>;
 
 /** The named operations of a store or a snapshot, over its statements. */
-function operations(statements: Statements, describe: (sql: string, params: SqlParams) => Promise<ResultColumn[]>, ledger: () => ChargeLedger | undefined) {
+function operations(
+  statements: Statements,
+  describe: (sql: string, params: SqlParams) => Promise<ResultColumn[]>,
+  ledger: () => ChargeLedger | undefined,
+  lookup: <T>(key: string, compute: () => Promise<T>) => Promise<T>,
+) {
   return {
     keys: duckDbKeys(statements),
     usage: duckDbUsage(statements, ledger),
@@ -64,6 +70,7 @@ function operations(statements: Statements, describe: (sql: string, params: SqlP
     exports: duckDbExports(statements, describe),
     venues: duckDbVenues(statements),
     chainReads: duckDbChainReads(statements),
+    coverage: duckDbCoverage(statements, lookup),
   };
 }
 
@@ -108,6 +115,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
       run: () => Promise.reject(new Error('a snapshot is read-only')),
       transaction: () => Promise.reject(new Error('a snapshot is read-only')),
     };
+    const lookup = <T>(key: string, compute: () => Promise<T>): Promise<T> => (exact ? clock.lookupAt(seen, key, compute) : compute());
     const view: Store = {
       engine: 'duckdb',
       dataDir: opts.dataDir,
@@ -118,11 +126,12 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
         viewStatements,
         (sql, params) => describeOn(conn, sql, params),
         () => undefined,
+        lookup,
       ),
       copyToStream: (sql, params, format, o) => copier.copyToStream(sql, params, format, conn, o),
       copyToFile: (sql, params, format, file, o) => copier.copyToFileOn(conn, sql, params, format, file, o?.lane ?? 'light'),
       snapshot: () => Promise.resolve(view),
-      lookup: <T>(key: string, compute: () => Promise<T>): Promise<T> => (exact ? clock.lookupAt(seen, key, compute) : compute()),
+      lookup,
       close: () => (ended ??= views.end(conn)),
     };
     return view;
@@ -140,6 +149,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
       statements,
       (sql, params) => describeOn(shared, sql, params),
       () => ledger,
+      (key, compute) => clock.lookup(key, compute),
     ),
     copyToStream: (sql, params, format, o) => copier.copyToStream(sql, params, format, null, o),
     async copyToFile(sql, params, format, file, o) {
