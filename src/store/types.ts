@@ -110,6 +110,8 @@ export interface Store {
   readonly chainReads: ChainReadOperations;
   /** Coverage reads (src/store/coverage.ts says what each is for) and the chain state ingestion records. */
   readonly coverage: CoverageOperations;
+  /** Lookups in the token registry and pools for the planners (src/store/registry.ts says what each is for). */
+  readonly registry: RegistryOperations;
   close(): Promise<void>;
 }
 
@@ -663,4 +665,14 @@ export interface CoverageOperations {
   rows(datasets: readonly string[]): Promise<CoverageRow[]>;
   /** Whether the rows of a dataset and scope sit in the table in their output order (an engine that never streams unsorted says false). */
   isPhysicallyOrdered(dataset: string, scope: string): Promise<boolean>;
+}
+
+/** Lookups in the reference tables (tokens, token_cache, pools); each engine caches them as it may. */
+export interface RegistryOperations {
+  tokensBySymbol(network: string, symbol: string): Promise<TokenDeployment[]>;
+  registryAddress(network: string, input: string): Promise<string | null>;
+  contractDecimals(network: string, address: string): Promise<number | null>;
+  symbolsWithAlias(network: string, alias: string): Promise<string[]>;
+  poolsBetween(network: string, a: readonly string[], b: readonly string[]): Promise<PoolRow[]>;
+  tokenDirectory(): Promise<TokenListing[]>;
 }

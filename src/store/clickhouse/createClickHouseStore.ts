@@ -35,6 +35,7 @@ import { clickHouseExports } from './exports.ts';
 import { clickHouseVenues } from './venues.ts';
 import { clickHouseChainReads } from './chainReads.ts';
 import { clickHouseCoverage } from './coverageReads.ts';
+import { clickHouseRegistry } from './registry.ts';
 import { clickHouseTime } from './time.ts';
 import type { ClickHouseStore, ClickHouseValue } from './types.ts';
 
@@ -137,6 +138,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     venues: clickHouseVenues(() => store),
     chainReads: clickHouseChainReads(() => store),
     coverage: clickHouseCoverage(() => store),
+    registry: clickHouseRegistry(() => store),
     copyToStream,
     async copyToFile(sql, params, format, file) {
       const exp = await copyToStream(sql, params, format);
@@ -145,7 +147,11 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     },
     // Coverage is published after the rows it covers and a query never reads
     // past coverage, so reads need no pinned view: the store is its own snapshot.
-    snapshot: () => Promise.resolve({ ...store, close: () => Promise.resolve() }),
+    // Each snapshot keeps its own registry lookups (ttlLookup keys its cache by the store object it is given).
+    snapshot: () => {
+      const snap: ClickHouseStore = { ...store, registry: clickHouseRegistry(() => snap), close: () => Promise.resolve() };
+      return Promise.resolve(snap);
+    },
     async close() {
       await client.close();
       await releaseScratch();

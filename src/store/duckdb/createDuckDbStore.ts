@@ -22,6 +22,7 @@ import { duckDbKeys } from './keys.ts';
 import { duckDbLabelNamespaces } from './labelNamespaces.ts';
 import { openInstance } from './open.ts';
 import { duckDbReference } from './reference.ts';
+import { duckDbRegistry } from './registry.ts';
 import { renderDuckDb } from './render.ts';
 import { repairBignumZeros } from './repairBignumZeros.ts';
 import { allOn, inTransaction } from './transaction.ts';
@@ -71,6 +72,7 @@ function operations(
     venues: duckDbVenues(statements),
     chainReads: duckDbChainReads(statements),
     coverage: duckDbCoverage(statements, lookup),
+    registry: duckDbRegistry(statements, lookup),
   };
 }
 
