@@ -168,15 +168,7 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
-  /**
-   * Engine code outside src/store/ that has not yet become store operations
-   * (src/store/types.ts): folders, or single files of folders otherwise
-   * clean. This list only shrinks: a path that no longer holds engine code is
-   * an error until it is removed from here.
-   */
-  const NOT_YET_STORE_OPERATIONS = ['ingest/venues/'];
   const outsideStore = all.filter((file) => !path.relative(SRC, file).startsWith(`store${path.sep}`));
-  const allowedEngineCode = (file: string) => NOT_YET_STORE_OPERATIONS.some((p) => path.relative(SRC, file).split(path.sep).join('/').startsWith(p));
   // SQL statements and clauses, engine functions and casts, engine column
   // types, placeholders of either dialect ($name, {name:Type}), and branches
   // on the engine.
@@ -201,33 +193,25 @@ describe('architecture', () => {
       .split('\n')
       .map((line, i) => ({ line, n: i + 1 }))
       .filter(({ line }) => ENGINE_TEXT.some((re) => re.test(line)));
-  const holdsEngineCode = (file: string) => engineLines(file).length > 0 || RAW_STATEMENT.test(fs.readFileSync(file, 'utf8'));
 
   it('keeps engine SQL, engine types and engine branches inside src/store/', () => {
-    const offenders = outsideStore.filter((file) => !allowedEngineCode(file)).flatMap((file) => engineLines(file).map(({ line, n }) => `${path.relative(SRC, file)}:${n}: ${line.trim()}`));
+    const offenders = outsideStore.flatMap((file) => engineLines(file).map(({ line, n }) => `${path.relative(SRC, file)}:${n}: ${line.trim()}`));
     expect(offenders).toEqual([]);
   });
 
   it('lets code outside src/store/ reach the engine only through store operations, never raw statements', () => {
-    const offenders = outsideStore.filter((file) => !allowedEngineCode(file) && RAW_STATEMENT.test(fs.readFileSync(file, 'utf8'))).map((file) => path.relative(SRC, file));
+    const offenders = outsideStore.filter((file) => RAW_STATEMENT.test(fs.readFileSync(file, 'utf8'))).map((file) => path.relative(SRC, file));
     expect(offenders).toEqual([]);
   });
 
   it('lets only src/store/ import an engine folder (src/store/openStore.ts picks the engine)', () => {
     const engineFolders = ['duckdb', 'clickhouse'].map((f) => path.join(SRC, 'store', f) + path.sep);
-    const offenders = outsideStore
-      .filter((file) => !allowedEngineCode(file))
-      .flatMap((file) =>
-        imports(file)
-          .filter((spec) => spec.startsWith('.') && engineFolders.some((dir) => path.resolve(path.dirname(file), spec).startsWith(dir)))
-          .map((spec) => `${path.relative(SRC, file)} imports ${spec}`),
-      );
+    const offenders = outsideStore.flatMap((file) =>
+      imports(file)
+        .filter((spec) => spec.startsWith('.') && engineFolders.some((dir) => path.resolve(path.dirname(file), spec).startsWith(dir)))
+        .map((spec) => `${path.relative(SRC, file)} imports ${spec}`),
+    );
     expect(offenders).toEqual([]);
-  });
-
-  it('lists in NOT_YET_STORE_OPERATIONS only paths that still hold engine code', () => {
-    const stale = NOT_YET_STORE_OPERATIONS.filter((p) => !outsideStore.some((file) => path.relative(SRC, file).split(path.sep).join('/').startsWith(p) && holdsEngineCode(file)));
-    expect(stale).toEqual([]);
   });
 
   it('cites only documents of this repository in src/, test/, bench/, scripts/, web/ and docs/', () => {

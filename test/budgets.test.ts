@@ -28,7 +28,7 @@ const TARGET_FUNCTION_LINES = 120;
  * targets. Several files other work is reshaping at the same time (EVM
  * ingestion, the stores, the protocol catalog) hold most of what remains.
  */
-const REACHED_AS = 160;
+const REACHED_AS = 158;
 const REACHED_NON_NULL = 131;
 /**
  * Functions still longer than TARGET_FUNCTION_LINES, with their length when
@@ -43,9 +43,7 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'ingest/rpc/createRpc.ts#createRpc': 238,
   'protocols/staking/decoder.ts#createStakingDecoder': 127,
   'query/plan/filters.ts#buildFilters': 125,
-  'store/clickhouse/createClickHouseStore.ts#createClickHouseStore': 125,
   'store/duckdb/chargeLedger.ts#createJournalLedger': 230,
-  'store/duckdb/createDuckDbStore.ts#createDuckDbStore': 428,
 };
 
 /** Code written by a generator: its length is the generator's business. */

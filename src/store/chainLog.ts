@@ -5,45 +5,14 @@
  * itself, in its transaction (DuckDB, src/store/duckdb/chainLog.ts) or just
  * before its deletes (ClickHouse, src/store/clickhouse/chainLog.ts), so a removed block is never forgotten.
  */
-import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
-import * as clickhouse from './clickhouse/chainLog.ts';
-import type { Store } from './types.ts';
+import type { ChainMark, Store } from './types.ts';
 
-/** A cheap fingerprint of a network's chain: a new block or a rollback changes it. */
-export interface ChainMark {
-  readonly newest: number | null;
-  readonly orphans: number;
-}
+export type { ChainMark } from './types.ts';
 
-export async function chainMark(store: Store, network: string): Promise<ChainMark> {
-  const ch = clickHouseOf(store);
-  if (ch) return clickhouse.chainMark(ch, network);
-  const [r] = await store.all<{ newest: bigint | null; orphans: bigint }>(
-    `SELECT (SELECT max(number) FROM blocks WHERE network = $network) AS newest, (SELECT count(*) FROM orphaned_blocks WHERE network = $network) AS orphans`,
-    { network },
-  );
-  return { newest: r?.newest == null ? null : Number(r.newest), orphans: Number(r?.orphans ?? 0) };
-}
+export const chainMark = (store: Store, network: string): Promise<ChainMark> => store.chainReads.mark(network);
 
 /** The hash of canonical block `n` of `network` as stored, or null when the store holds no such block. */
-export async function canonicalHash(store: Store, network: string, n: number): Promise<string | null> {
-  const ch = clickHouseOf(store);
-  if (ch) return clickhouse.canonicalHash(ch, network, n);
-  const [r] = await store.all<{ hash: string }>(`SELECT hash FROM blocks WHERE network = $network AND number = $n LIMIT 1`, { network, n });
-  return r?.hash ?? null;
-}
-
-/** The parent of a block the chain log kept, or null when it never saw that block. */
-async function orphanParent(store: Store, network: string, n: number, hash: string): Promise<string | null> {
-  const ch = clickHouseOf(store);
-  if (ch) return clickhouse.orphanParent(ch, network, n, hash);
-  const [r] = await store.all<{ parent_hash: string }>(`SELECT parent_hash FROM orphaned_blocks WHERE network = $network AND number = $n AND hash = $hash LIMIT 1`, {
-    network,
-    n,
-    hash,
-  });
-  return r?.parent_hash ?? null;
-}
+export const canonicalHash = (store: Store, network: string, n: number): Promise<string | null> => store.chainReads.canonicalHash(network, n);
 
 export interface BlockRef {
   readonly number: number;
@@ -61,7 +30,7 @@ export async function commonAncestor(store: Store, network: string, n: number, h
   let h = hash;
   while (at >= 0) {
     if ((await canonicalHash(store, network, at)) === h) return { number: at, hash: h };
-    const parent = await orphanParent(store, network, at, h);
+    const parent = await store.chainReads.orphanParent(network, at, h);
     if (parent === null) return null;
     at--;
     h = parent;

@@ -106,6 +106,14 @@ export interface Store {
   readonly reference: ReferenceOperations;
   /** Export jobs and their finished partitions (src/server/exports/ runs them). */
   readonly exports: ExportOperations;
+  /** Venue ingestion's writes: a unit of a token's rows over a time range, replaced and covered whole. */
+  readonly venues: VenueOperations;
+  /** What ingestion and streams read back of a network's chain: stored blocks, the chain log, tokens and pools. */
+  readonly chainReads: ChainReadOperations;
+  /** Coverage reads (src/store/coverage.ts says what each is for) and the chain state ingestion records. */
+  readonly coverage: CoverageOperations;
+  /** Lookups in the token registry and pools for the planners (src/store/registry.ts says what each is for). */
+  readonly registry: RegistryOperations;
   close(): Promise<void>;
 }
 
@@ -481,4 +489,192 @@ export interface ChainOperations {
   rollback(r: ChainRollback): Promise<void>;
   /** Reads a batch's log file (on ClickHouse, with the scratch DuckDB that decodes batches). */
   scanLogFile(file: string, spec: LogFileScanSpec): Promise<LogFileScan>;
+}
+
+/**
+ * A token's rows of one venue table over a time range, replaced whole with
+ * the range's coverage (docs/storage.md, "Venue writes"). Times are epoch
+ * milliseconds, inclusive.
+ */
+export interface VenuePeriod {
+  /** The token as stored (upper-case). */
+  readonly token: string;
+  readonly table: string;
+  readonly lo: number;
+  readonly hi: number;
+  /** The coverage datasets of the table's rows. */
+  readonly datasets: readonly string[];
+  /** Runs after each step of a publish on an engine without transactions; a test throws here to simulate a crash. */
+  readonly onStep?: ((step: PublishStep) => void | Promise<void>) | undefined;
+}
+
+/**
+ * How a table column is read from a CSV column's text (the text is trimmed
+ * first): `token` is the unit's token; `timestamp` takes epoch seconds,
+ * milliseconds or microseconds by their magnitude, or 'YYYY-MM-DD HH:MM:SS';
+ * `double` and `integer` read an empty text as null; `bigint` requires a
+ * value; `negatedBoolean` is the opposite of a true/false text;
+ * `basisPoints` reads a percentage and stores it ×100, rounded, as an integer.
+ */
+export type CsvValue = { readonly kind: 'token' } | { readonly kind: 'timestamp' | 'double' | 'integer' | 'bigint' | 'negatedBoolean' | 'basisPoints'; readonly column: string };
+
+/** A CSV file of one token and period, loaded into a venue table. */
+export interface VenueCsvImport extends VenuePeriod {
+  readonly file: string;
+  /** Whether the file's first line names its columns (it is skipped). */
+  readonly header: boolean;
+  /** The file's columns, in file order. */
+  readonly csvColumns: readonly string[];
+  /** The table's columns, in table order, each read from the file. */
+  readonly values: readonly CsvValue[];
+  /** Table columns the rows are stored in order of. */
+  readonly orderBy: readonly string[];
+  /** The source file, recorded with the rows so that a replaced file can be noticed. */
+  readonly source: string;
+  readonly path: string;
+  readonly sha256: string;
+}
+
+/** Rows for a venue table's token and period, columns in table order. */
+export interface VenueRowsImport extends VenuePeriod {
+  readonly rows: readonly TableRow[];
+  /** Whether the rows complete the period (else they are stored and the period stays a gap). */
+  readonly complete: boolean;
+}
+
+/** A fill of one token as read from a fills file, for deriving positions. */
+export interface StagedFill {
+  readonly timeMs: number;
+  readonly wallet: string;
+  readonly price: number;
+  readonly size: number;
+  /** B (buy) or A (sell). */
+  readonly side: string;
+  readonly startPosition: number;
+  readonly closedPnl: number;
+}
+
+/** A wallet's latest stored position snapshot before the fills at hand. */
+export interface PriorPosition {
+  readonly wallet: string;
+  readonly side: string;
+  readonly size: number;
+  readonly avgEntry: number | null;
+}
+
+/**
+ * One hour file of venue_b fills (JSON lines, one block per line:
+ * `{"block_number", "events": [[user, fill], …]}`): for each coin, its fills,
+ * the trades derived from them and the position snapshots `positions`
+ * derives are replaced, keyed by what identifies them, and the hour covered.
+ */
+export interface VenueFillsImport {
+  readonly file: string;
+  /** Coins as the venue spells them; stored upper-case. */
+  readonly coins: readonly string[];
+  readonly lo: number;
+  readonly hi: number;
+  /** The coverage datasets of fills, trades and positions. */
+  readonly datasets: readonly string[];
+  /** Position snapshots (rows of venue_b_positions, in storage order) of a token's fills, in block order, from the prior snapshots. */
+  readonly positions: (token: string, prior: readonly PriorPosition[], fills: readonly StagedFill[]) => readonly TableRow[];
+  readonly onStep?: ((step: PublishStep) => void | Promise<void>) | undefined;
+}
+
+export interface VenueOperations {
+  /** The sha256 recorded for a source file, or null when none was. */
+  recordedChecksum(source: string, path: string): Promise<string | null>;
+  /**
+   * Replaces the token's rows of the period with the file's rows inside it
+   * (rows outside belong to a neighbouring file), covers the period and
+   * records the file; returns the rows stored.
+   */
+  importCsv(f: VenueCsvImport): Promise<number>;
+  /** Replaces the token's rows of the period with `rows`, covering it when they are complete. */
+  replaceRows(r: VenueRowsImport): Promise<void>;
+  /** Stores an hour of fills (VenueFillsImport); returns the rows stored in the three tables. */
+  importFills(f: VenueFillsImport): Promise<number>;
+}
+
+/** A cheap fingerprint of a network's chain: a new block or a rollback changes it. */
+export interface ChainMark {
+  readonly newest: number | null;
+  readonly orphans: number;
+}
+
+export interface StoredBlock {
+  readonly hash: string;
+  readonly parentHash: string;
+}
+
+export interface RegistryToken {
+  readonly address: string;
+  readonly symbol: string;
+  readonly decimals: number;
+}
+
+export interface CachedToken {
+  readonly address: string;
+  readonly symbol: string | null;
+  readonly decimals: number | null;
+}
+
+export interface StoredPool {
+  readonly pool_address: string;
+  readonly fee: number;
+  readonly created_block: number | bigint | null;
+  readonly token0_address: string;
+  readonly token0: string;
+  readonly token0_decimals: number;
+  readonly token1_address: string;
+  readonly token1: string;
+  readonly token1_decimals: number;
+}
+
+/** Reads of a network's stored chain (src/store/chainLog.ts and chainReads.ts say what each is for). */
+export interface ChainReadOperations {
+  /** The newest stored block and the number of blocks the chain log kept. */
+  mark(network: string): Promise<ChainMark>;
+  /** The hash of canonical block `n` as stored, or null. */
+  canonicalHash(network: string, n: number): Promise<string | null>;
+  /** The parent of a block the chain log kept, or null when it never saw that block. */
+  orphanParent(network: string, n: number, hash: string): Promise<string | null>;
+  /** The stored headers of these blocks, by number. */
+  blockHashes(network: string, numbers: readonly number[]): Promise<Map<number, StoredBlock>>;
+  /** The newest stored block at or above `from`, or null. */
+  tip(network: string, from: number): Promise<number | null>;
+  /** The registry's deployments on `network`, by symbol. */
+  registryTokens(network: string): Promise<RegistryToken[]>;
+  /** What ingestion read on chain about tokens the registry does not list. */
+  cachedTokens(network: string): Promise<CachedToken[]>;
+  /** The pools discovered on `network`. */
+  pools(network: string): Promise<StoredPool[]>;
+}
+
+/** Coverage: the intervals ingestion completed, per dataset and scope (network, or token for venues). */
+export interface CoverageOperations {
+  /** The covered intervals of a dataset and scope, by lo. */
+  intervals(dataset: string, scope: string): Promise<{ lo: number; hi: number }[]>;
+  /** Scopes that hold any coverage of `dataset`, sorted. */
+  scopes(dataset: string): Promise<string[]>;
+  /** The last stored block of `network` before `sinceMs` and the first at or after `untilMs`; null where there is none. */
+  blocksAround(network: string, sinceMs: number, untilMs: number): Promise<{ before: number | null; after: number | null }>;
+  /** Whether the store has never held data nor keys. */
+  isEmpty(): Promise<boolean>;
+  /** Records what ingestion of a chain last saw: its confirmation depth and the head. */
+  recordChainState(scope: string, state: { confirmations: number; head: number | null }): Promise<void>;
+  /** Every covered interval of the datasets, in (dataset, scope, lo) order. */
+  rows(datasets: readonly string[]): Promise<CoverageRow[]>;
+  /** Whether the rows of a dataset and scope sit in the table in their output order (an engine that never streams unsorted says false). */
+  isPhysicallyOrdered(dataset: string, scope: string): Promise<boolean>;
+}
+
+/** Lookups in the reference tables (tokens, token_cache, pools); each engine caches them as it may. */
+export interface RegistryOperations {
+  tokensBySymbol(network: string, symbol: string): Promise<TokenDeployment[]>;
+  registryAddress(network: string, input: string): Promise<string | null>;
+  contractDecimals(network: string, address: string): Promise<number | null>;
+  symbolsWithAlias(network: string, alias: string): Promise<string[]>;
+  poolsBetween(network: string, a: readonly string[], b: readonly string[]): Promise<PoolRow[]>;
+  tokenDirectory(): Promise<TokenListing[]>;
 }

@@ -1,7 +1,7 @@
 /**
  * The venue_a adapter: download each archive file (or read it from a local
- * mirror), verify it against its .CHECKSUM, unzip the CSV, and let DuckDB
- * load it. The unit and checkpoint is one file = one (kind, token, day or
+ * mirror), verify it against its .CHECKSUM, unzip the CSV, and let the
+ * store load it. The unit and checkpoint is one file = one (kind, token, day or
  * month): its rows replace the period's rows and its coverage is recorded
  * in the same transaction (on ClickHouse: published as one unit,
  * docs/storage.md), together with the file's sha256.
@@ -10,8 +10,6 @@ import { refreshPrices } from '../../reference/prices.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { catalog } from '../../catalog/index.ts';
-import { toSqlTimestamp } from '../../query/time.ts';
 import type { Store } from '../../store/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
@@ -20,7 +18,7 @@ import { emptySummary, silentProgress, type IngestHooks, type IngestProgress, ty
 import { utcDays, utcMonths, type Period } from './periods.ts';
 import { hasHeaderRow, unzipCsv } from './unzip.ts';
 import { archivePath, checksumFileName, parseChecksum, VENUE_A_KINDS, VENUE_A_SPECS, type VenueAKind, type VenueAKindSpec } from './venueAArchive.ts';
-import { commitUnit, deletePeriod, isCovered, markCovered, recordedChecksum, recordFile } from './venueCoverage.ts';
+import { isCovered } from './venueCoverage.ts';
 
 export const VENUE_A_DEFAULT_ARCHIVE = 'https://data.binance.vision';
 const SOURCE = 'venue_a';
@@ -150,7 +148,7 @@ export async function ingestVenueA(opts: VenueAIngestOptions): Promise<IngestSum
 }
 
 async function replacedUpstream(store: Store, source: FileSource, rel: string): Promise<boolean> {
-  const stored = await recordedChecksum(store, SOURCE, rel);
+  const stored = await store.venues.recordedChecksum(SOURCE, rel);
   const text = await source.readText(`${rel}.CHECKSUM`);
   const current = text === null ? null : parseChecksum(text);
   return current !== null && current !== stored;
@@ -186,38 +184,23 @@ async function fetchVerified(source: FileSource, rel: string, tmpDir: string, pr
   }
 }
 
-const tableColumns = (table: string): string[] => {
-  const t = catalog.find((e) => e.table.name === table)?.table;
-  if (!t) throw new Error(`no catalog table ${table}`);
-  return t.columns.map((c) => c.name);
-};
-
 /** Replaces the period's rows with the file's, and records coverage and the file's checksum, as one unit. */
-async function commitFile(store: Store, u: Unit, csv: string, sha256: string, hooks: IngestHooks | undefined): Promise<number> {
+function commitFile(store: Store, u: Unit, csv: string, sha256: string, hooks: IngestHooks | undefined): Promise<number> {
   const spec = u.spec;
-  const header = hasHeaderRow(csv);
-  const columns = `{${spec.csvColumns.map((c) => `'${c}': 'VARCHAR'`).join(', ')}}`;
-  const names = tableColumns(spec.table)
-    .map((c) => `"${c}"`)
-    .join(', ');
-  const unit = { tokens: [u.token], lo: u.period.lo, hi: u.period.hi, tables: [spec.table], datasets: spec.datasets, complete: true, extraTables: ['ingest_files'] };
-  return commitUnit(store, unit, hooks, async (tx) => {
-    await deletePeriod(tx, spec.table, u.token, u.period.lo, u.period.hi);
-    // Rows outside the file's own period belong to a neighbouring file: keeping them would store them twice.
-    const inserted = await tx.all<{ Count: bigint }>(
-      `INSERT INTO ${spec.table}
-       SELECT * FROM (
-         SELECT ${spec.select}
-         FROM read_csv($file, header = false, skip = ${header ? 1 : 0}, delim = ',', quote = '"', escape = '"',
-                       auto_detect = false, columns = ${columns})
-       ) AS t(${names})
-       WHERE time BETWEEN CAST($lo AS TIMESTAMP) AND CAST($hi AS TIMESTAMP)
-       ORDER BY ${spec.orderBy}`,
-      { file: csv, token: u.token, lo: toSqlTimestamp(u.period.lo), hi: toSqlTimestamp(u.period.hi) },
-    );
-    const rows = Number(inserted[0]?.Count ?? 0);
-    await markCovered(tx, spec.datasets, u.token, u.period.lo, u.period.hi);
-    await recordFile(tx, SOURCE, u.rel, sha256, rows);
-    return rows;
+  return store.venues.importCsv({
+    token: u.token,
+    table: spec.table,
+    lo: u.period.lo,
+    hi: u.period.hi,
+    datasets: spec.datasets,
+    file: csv,
+    header: hasHeaderRow(csv),
+    csvColumns: spec.csvColumns,
+    values: spec.values,
+    orderBy: spec.orderBy,
+    source: SOURCE,
+    path: u.rel,
+    sha256,
+    onStep: hooks?.duringPublish,
   });
 }

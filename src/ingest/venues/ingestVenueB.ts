@@ -9,8 +9,8 @@
  *   hour file: for each token, its fills, the trades derived from them (the
  *   taker side: `crossed` fills, one per trade id) and the position
  *   snapshots derived from them (venueBPositions.ts) are replaced and the
- *   hour covered, in one transaction (on ClickHouse, one published unit:
- *   docs/storage.md). Hours go in time order, because each hour's positions
+ *   hour covered, as one unit of the store (docs/storage.md, "Venue
+ *   writes"). Hours go in time order, because each hour's positions
  *   start from the previous snapshots.
  * - candles: the info API's candleSnapshot, 1-minute, one request per day.
  * - funding: the info API's fundingHistory, paginated, stored per day.
@@ -21,19 +21,18 @@ import path from 'node:path';
 import { decompressFrame } from 'lz4-napi';
 import { venueBFills, venueBFunding, venueBOhlcv, venueBPositions, venueBRawTrades } from '../../catalog/venues/venue_b.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
-import type { Store, Tx } from '../../store/types.ts';
+import type { PriorPosition, StagedFill, Store, TableRow } from '../../store/types.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
 import { createFileSource, type FileSource } from '../http/fileSource.ts';
 import { emptySummary, silentProgress, type IngestHooks, type IngestProgress, type IngestSummary } from '../progress.ts';
 import { utcDays, utcHours, type Period } from './periods.ts';
 import { CANDLE_HISTORY, createVenueBInfoClient, VENUE_B_DEFAULT_INFO_URL, type VenueBInfoClient } from './venueBInfo.ts';
 import { VENUE_B_DATASETS, type VenueBDataset } from './venueBDatasets.ts';
-import { derivePositions, type PositionFill, type PositionState } from './venueBPositions.ts';
-import { commitUnit, deletePeriod, isCovered, markCovered, type UnitSpan } from './venueCoverage.ts';
+import { derivePositions, type PositionState } from './venueBPositions.ts';
+import { isCovered } from './venueCoverage.ts';
 
-/** Coverage datasets completed by one hour file, and their tables. */
+/** Coverage datasets completed by one hour file. */
 const FILL_DATASETS = [venueBFills.id, venueBRawTrades.id, venueBPositions.id];
-const FILL_TABLES = [venueBFills.table.name, venueBRawTrades.table.name, venueBPositions.table.name];
 
 export interface VenueBIngestOptions {
   readonly store: Store;
@@ -137,126 +136,22 @@ async function fetchFillsFile(source: FileSource, rel: string, tmpDir: string): 
   }
 }
 
-const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
-
 /**
- * Loads the hour's fills of `coins` into a staging table and replaces, per
- * token, its fills, trades and position snapshots, then covers the hour.
- * Rows are keyed by what identifies them (trade id and wallet), not by time,
- * so a fill stored under a neighbouring hour's file is replaced, not doubled.
+ * Replaces, per token, the hour's fills, the trades derived from them and
+ * the position snapshots derived from them, keyed by what identifies them
+ * (a fill stored under a neighbouring hour's file is replaced, not
+ * doubled), and covers the hour.
  */
-async function commitHour(store: Store, file: string, coins: readonly string[], hour: Period, hooks: IngestHooks | undefined): Promise<number> {
-  const unit = { tokens: coins.map((c) => c.toUpperCase()), lo: hour.lo, hi: hour.hi, tables: FILL_TABLES, datasets: FILL_DATASETS, complete: true };
-  return commitUnit(store, unit, hooks, async (tx, span) => {
-    await stageHour(tx, file, coins);
-    // On ClickHouse the transaction sees only this hour: read first what the store holds where the staged
-    // fills fall (their times may reach into the hour before), and each wallet's last position before that.
-    if (span) await readAround(tx, span);
-    let rows = 0;
-    for (const coin of coins) {
-      const token = coin.toUpperCase();
-      const p = { token };
-      await tx.run(`DELETE FROM venue_b_fills WHERE token = $token AND (tid, wallet) IN (SELECT tid, wallet FROM vb_stage WHERE token = $token)`, p);
-      const [f] = await tx.all<{ Count: bigint }>(
-        `INSERT INTO venue_b_fills
-        SELECT token, time, wallet, price, size, side, dir, start_position, closed_pnl, fee, fee_token, crossed, tid, oid, hash, block_number
-        FROM vb_stage WHERE token = $token ORDER BY time, tid, wallet`,
-        p,
-      );
-      rows += Number(f?.Count ?? 0);
-      // One trade per trade id: the taker's fill (crossed), whose side is the aggressor's.
-      await tx.run(`DELETE FROM venue_b_trades WHERE token = $token AND tid IN (SELECT tid FROM vb_stage WHERE token = $token)`, p);
-      const [t] = await tx.all<{ Count: bigint }>(
-        `INSERT INTO venue_b_trades
-        SELECT token, time, tid, price, size, side = 'B', hash FROM vb_stage WHERE token = $token AND crossed
-        QUALIFY row_number() OVER (PARTITION BY tid ORDER BY block_number, seq) = 1 ORDER BY time, tid`,
-        p,
-      );
-      rows += Number(t?.Count ?? 0);
-      rows += await replacePositions(tx, token);
-      await markCovered(tx, FILL_DATASETS, token, hour.lo, hour.hi);
-    }
-    await tx.run(`DROP TABLE vb_stage`);
-    return rows;
-  });
+function commitHour(store: Store, file: string, coins: readonly string[], hour: Period, hooks: IngestHooks | undefined): Promise<number> {
+  return store.venues.importFills({ file, coins, lo: hour.lo, hi: hour.hi, datasets: FILL_DATASETS, positions: positionRows, onStep: hooks?.duringPublish });
 }
 
-/** The hour file's fills of `coins`, one row per fill, in the temporary table vb_stage. */
-async function stageHour(tx: Tx, file: string, coins: readonly string[]): Promise<void> {
-  await tx.run(
-    `CREATE TEMP TABLE vb_stage AS
-    SELECT upper(f->>'coin') AS token, epoch_ms((f->>'time')::BIGINT) AS time, ev->>'$[0]' AS wallet,
-           (f->>'px')::DOUBLE AS price, (f->>'sz')::DOUBLE AS size, f->>'side' AS side, f->>'dir' AS dir,
-           (f->>'startPosition')::DOUBLE AS start_position, (f->>'closedPnl')::DOUBLE AS closed_pnl,
-           (f->>'fee')::DOUBLE AS fee, f->>'feeToken' AS fee_token, (f->>'crossed')::BOOLEAN AS crossed,
-           (f->>'tid')::BIGINT AS tid, (f->>'oid')::BIGINT AS oid, f->>'hash' AS hash, block_number, seq
-    FROM (
-      SELECT b.block_number, e.seq, e.ev, e.ev->'$[1]' AS f
-      FROM read_json($file, format = 'newline_delimited', columns = {block_number: 'BIGINT', events: 'JSON[]'},
-                     maximum_object_size = 536870912) b,
-           LATERAL (SELECT unnest(b.events) AS ev, generate_subscripts(b.events, 1) AS seq) e
-    ) WHERE f->>'coin' IN (${coins.map(quote).join(', ')})`,
-    { file },
-  );
-}
-
-/**
- * What the keyed replacement below reads beyond the staged rows, brought
- * into the scratch store: the rows held over the span from the earliest
- * staged fill (or the hour's start) to the hour's end, which the publish
- * then replaces whole, and each staged wallet's newest snapshot before it.
- */
-async function readAround(tx: Tx, span: UnitSpan): Promise<void> {
-  const [edges] = await tx.all<{ lo: bigint | null; hi: bigint | null }>(`SELECT epoch_ms(min(time)) AS lo, epoch_ms(max(time)) AS hi FROM vb_stage`);
-  if (edges?.lo == null || edges.hi == null) return;
-  await span.replace(Number(edges.lo), Number(edges.hi));
-  const wallets = await tx.all<{ token: string; wallet: string }>(`SELECT DISTINCT token, wallet FROM vb_stage ORDER BY token, wallet`);
-  const byToken = new Map<string, string[]>();
-  for (const w of wallets) byToken.set(w.token, [...(byToken.get(w.token) ?? []), w.wallet]);
-  await span.loadLatest(venueBPositions.table.name, 'wallet', byToken);
-}
-
-async function replacePositions(tx: Tx, token: string): Promise<number> {
-  const p = { token };
-  await tx.run(`DELETE FROM venue_b_positions WHERE token = $token AND (wallet, time) IN (SELECT wallet, time FROM vb_stage WHERE token = $token)`, p);
-  // Each wallet's latest snapshot before its first fill of this hour.
-  const prior = await tx.all<{ wallet: string; side: string; size: number; avg_entry: number | null }>(
-    `
-    SELECT p.wallet, p.side, p.size, p.avg_entry
-    FROM venue_b_positions p JOIN (SELECT wallet, min(time) AS t0 FROM vb_stage WHERE token = $token GROUP BY wallet) s
-      ON p.wallet = s.wallet AND p.time < s.t0
-    WHERE p.token = $token
-    QUALIFY row_number() OVER (PARTITION BY p.wallet ORDER BY p.time DESC) = 1`,
-    p,
-  );
-  const state = new Map<string, PositionState>(prior.map((r) => [r.wallet, { size: r.side === 'short' ? -r.size : r.size, entry: r.avg_entry }]));
-  const fills = await tx.all<{ time: Date; wallet: string; price: number; size: number; side: string; start_position: number; closed_pnl: number }>(
-    `
-    SELECT time, wallet, price, size, side, start_position, closed_pnl FROM vb_stage WHERE token = $token ORDER BY block_number, seq`,
-    p,
-  );
-  const snapshots = derivePositions(
-    fills.map(
-      (f): PositionFill => ({
-        timeMs: f.time.getTime(),
-        wallet: f.wallet,
-        price: f.price,
-        size: f.size,
-        side: f.side,
-        startPosition: f.start_position,
-        closedPnl: f.closed_pnl,
-      }),
-    ),
-    state,
-  );
+/** A token's position snapshots (rows of venue_b_positions, by time then wallet) from its fills and each wallet's prior snapshot. */
+function positionRows(token: string, prior: readonly PriorPosition[], fills: readonly StagedFill[]): TableRow[] {
+  const state = new Map<string, PositionState>(prior.map((r) => [r.wallet, { size: r.side === 'short' ? -r.size : r.size, entry: r.avgEntry }]));
+  const snapshots = derivePositions(fills, state);
   snapshots.sort((a, b) => a.timeMs - b.timeMs || (a.wallet < b.wallet ? -1 : 1));
-  if (snapshots.length) {
-    await tx.append(
-      venueBPositions.table.name,
-      snapshots.map((s) => [token, toSqlTimestamp(s.timeMs), s.wallet, s.side, s.size, s.avgEntry, s.markPrice, s.unrealizedPnl]),
-    );
-  }
-  return snapshots.length;
+  return snapshots.map((s) => [token, toSqlTimestamp(s.timeMs), s.wallet, s.side, s.size, s.avgEntry, s.markPrice, s.unrealizedPnl]);
 }
 
 // ---------------------------------------------------------------------------
@@ -281,14 +176,15 @@ async function ingestCandles(opts: VenueBIngestOptions, info: VenueBInfoClient, 
           if (candles.length === 0) {
             summary.missing.push(`${label} (the info API has no candles for it; it keeps only the latest ${CANDLE_HISTORY})`);
           } else {
-            const unit = { tokens: [token], lo: day.lo, hi: day.hi, tables: [venueBOhlcv.table.name], datasets: [venueBOhlcv.id], complete };
-            await commitUnit(opts.store, unit, opts.hooks, async (tx) => {
-              await deletePeriod(tx, venueBOhlcv.table.name, token, day.lo, day.hi);
-              await tx.append(
-                venueBOhlcv.table.name,
-                candles.map((c) => [token, toSqlTimestamp(c.t), Number(c.o), Number(c.h), Number(c.l), Number(c.c), Number(c.v), c.n]),
-              );
-              if (complete) await markCovered(tx, [venueBOhlcv.id], token, day.lo, day.hi);
+            await opts.store.venues.replaceRows({
+              token,
+              table: venueBOhlcv.table.name,
+              lo: day.lo,
+              hi: day.hi,
+              datasets: [venueBOhlcv.id],
+              rows: candles.map((c) => [token, toSqlTimestamp(c.t), Number(c.o), Number(c.h), Number(c.l), Number(c.c), Number(c.v), c.n]),
+              complete,
+              onStep: opts.hooks?.duringPublish,
             });
             summary.rows += candles.length;
             if (complete) summary.done++;
@@ -326,14 +222,15 @@ async function ingestFunding(opts: VenueBIngestOptions, info: VenueBInfoClient, 
             progress.advance(1, `funding ${coin} ${day.label}`);
             continue;
           }
-          const unit = { tokens: [token], lo: day.lo, hi: day.hi, tables: [venueBFunding.table.name], datasets: [venueBFunding.id], complete: true };
-          await commitUnit(opts.store, unit, opts.hooks, async (tx) => {
-            await deletePeriod(tx, venueBFunding.table.name, token, day.lo, day.hi);
-            await tx.append(
-              venueBFunding.table.name,
-              rows.map((e) => [token, toSqlTimestamp(e.time), Number(e.fundingRate), Number(e.premium)]),
-            );
-            await markCovered(tx, [venueBFunding.id], token, day.lo, day.hi);
+          await opts.store.venues.replaceRows({
+            token,
+            table: venueBFunding.table.name,
+            lo: day.lo,
+            hi: day.hi,
+            datasets: [venueBFunding.id],
+            rows: rows.map((e) => [token, toSqlTimestamp(e.time), Number(e.fundingRate), Number(e.premium)]),
+            complete: true,
+            onStep: opts.hooks?.duringPublish,
           });
           summary.rows += rows.length;
           summary.done++;

@@ -11,11 +11,12 @@
  * | metrics     | data/futures/um/daily/metrics/SYM/SYM-metrics-YYYY-MM-DD.zip           | day     |
  * | fundingRate | data/futures/um/monthly/fundingRate/SYM/SYM-fundingRate-YYYY-MM.zip    | month   |
  *
- * Every column is read as text and cast here, so the header and headerless
- * variants load the same way, and timestamps are read as seconds,
- * milliseconds or microseconds by their magnitude (the archive moved spot
- * files from ms to µs on 2025-01-01; futures files may follow).
+ * Every column is read as text and converted by the store (CsvValue), so the
+ * header and headerless variants load the same way, and timestamps are read
+ * as seconds, milliseconds or microseconds by their magnitude (the archive
+ * moved spot files from ms to µs on 2025-01-01; futures files may follow).
  */
+import type { CsvValue } from '../../store/types.ts';
 import { venueABookDepth, venueAFundingRate, venueALongShortRatios, venueAOhlcv, venueAOpenInterest, venueARawTrades } from '../../catalog/venues/venue_a.ts';
 
 export type VenueAKind = 'trades' | 'klines' | 'bookDepth' | 'metrics' | 'fundingRate';
@@ -30,22 +31,17 @@ export interface VenueAKindSpec {
   readonly datasets: readonly string[];
   /** CSV columns in file order. */
   readonly csvColumns: readonly string[];
-  /** SELECT list producing the table's columns in order, over the CSV columns (text) and $token. */
-  readonly select: string;
-  readonly orderBy: string;
+  /** The table's columns in order, each read from the CSV columns' text or the token. */
+  readonly values: readonly CsvValue[];
+  readonly orderBy: readonly string[];
 }
 
-/** Epoch s/ms/µs digits, or a 'YYYY-MM-DD HH:MM:SS' text, as a UTC TIMESTAMP. */
-export function timestampSql(col: string): string {
-  const c = `trim("${col}")`;
-  return `(CASE WHEN regexp_full_match(${c}, '[0-9]+') THEN
-      CASE WHEN ${c}::BIGINT >= 100000000000000 THEN make_timestamp(${c}::BIGINT)
-           WHEN ${c}::BIGINT >= 100000000000 THEN epoch_ms(${c}::BIGINT)
-           ELSE make_timestamp(${c}::BIGINT * 1000000) END
-    ELSE ${c}::TIMESTAMP END)`;
-}
-
-const num = (col: string) => `nullif(trim("${col}"), '')::DOUBLE`;
+const col =
+  (kind: Exclude<CsvValue['kind'], 'token'>) =>
+  (column: string): CsvValue => ({ kind, column });
+const time = col('timestamp');
+const num = col('double');
+const TOKEN: CsvValue = { kind: 'token' };
 
 export const VENUE_A_SPECS: Readonly<Record<VenueAKind, VenueAKindSpec>> = {
   trades: {
@@ -55,8 +51,8 @@ export const VENUE_A_SPECS: Readonly<Record<VenueAKind, VenueAKindSpec>> = {
     datasets: [venueARawTrades.id],
     csvColumns: ['id', 'price', 'qty', 'quote_qty', 'time', 'is_buyer_maker'],
     // buy = the taker bought = the buyer was not the maker.
-    select: `$token, ${timestampSql('time')}, trim("id")::BIGINT, ${num('price')}, ${num('qty')}, ${num('quote_qty')}, NOT trim("is_buyer_maker")::BOOLEAN`,
-    orderBy: 'time, id',
+    values: [TOKEN, time('time'), col('bigint')('id'), num('price'), num('qty'), num('quote_qty'), col('negatedBoolean')('is_buyer_maker')],
+    orderBy: ['time', 'id'],
   },
   klines: {
     kind: 'klines',
@@ -64,8 +60,8 @@ export const VENUE_A_SPECS: Readonly<Record<VenueAKind, VenueAKindSpec>> = {
     table: venueAOhlcv.table.name,
     datasets: [venueAOhlcv.id],
     csvColumns: ['open_time', 'open', 'high', 'low', 'close', 'volume', 'close_time', 'quote_volume', 'count', 'taker_buy_volume', 'taker_buy_quote_volume', 'ignore'],
-    select: `$token, ${timestampSql('open_time')}, ${num('open')}, ${num('high')}, ${num('low')}, ${num('close')}, ${num('volume')}, ${num('quote_volume')}, trim("count")::BIGINT, ${num('taker_buy_volume')}`,
-    orderBy: 'time',
+    values: [TOKEN, time('open_time'), num('open'), num('high'), num('low'), num('close'), num('volume'), num('quote_volume'), col('bigint')('count'), num('taker_buy_volume')],
+    orderBy: ['time'],
   },
   bookDepth: {
     kind: 'bookDepth',
@@ -74,8 +70,8 @@ export const VENUE_A_SPECS: Readonly<Record<VenueAKind, VenueAKindSpec>> = {
     datasets: [venueABookDepth.id],
     csvColumns: ['timestamp', 'percentage', 'depth', 'notional'],
     // The file gives percent (-5 … -0.2, 0.2 … 5); the store keeps basis points.
-    select: `$token, ${timestampSql('timestamp')}, round(trim("percentage")::DOUBLE * 100)::INTEGER, ${num('depth')}, ${num('notional')}`,
-    orderBy: 'time, percentage',
+    values: [TOKEN, time('timestamp'), col('basisPoints')('percentage'), num('depth'), num('notional')],
+    orderBy: ['time', 'percentage'],
   },
   metrics: {
     kind: 'metrics',
@@ -93,9 +89,17 @@ export const VENUE_A_SPECS: Readonly<Record<VenueAKind, VenueAKindSpec>> = {
       'sum_taker_long_short_vol_ratio',
     ],
     // count_* are account ratios, sum_* position/volume ratios (the top 20% of traders for "toptrader").
-    select: `$token, ${timestampSql('create_time')}, ${num('sum_open_interest')}, ${num('sum_open_interest_value')},
-      ${num('count_toptrader_long_short_ratio')}, ${num('sum_toptrader_long_short_ratio')}, ${num('count_long_short_ratio')}, ${num('sum_taker_long_short_vol_ratio')}`,
-    orderBy: 'time',
+    values: [
+      TOKEN,
+      time('create_time'),
+      num('sum_open_interest'),
+      num('sum_open_interest_value'),
+      num('count_toptrader_long_short_ratio'),
+      num('sum_toptrader_long_short_ratio'),
+      num('count_long_short_ratio'),
+      num('sum_taker_long_short_vol_ratio'),
+    ],
+    orderBy: ['time'],
   },
   fundingRate: {
     kind: 'fundingRate',
@@ -103,8 +107,8 @@ export const VENUE_A_SPECS: Readonly<Record<VenueAKind, VenueAKindSpec>> = {
     table: venueAFundingRate.table.name,
     datasets: [venueAFundingRate.id],
     csvColumns: ['calc_time', 'funding_interval_hours', 'last_funding_rate'],
-    select: `$token, ${timestampSql('calc_time')}, ${num('last_funding_rate')}, nullif(trim("funding_interval_hours"), '')::INTEGER`,
-    orderBy: 'time',
+    values: [TOKEN, time('calc_time'), num('last_funding_rate'), col('integer')('funding_interval_hours')],
+    orderBy: ['time'],
   },
 };
 

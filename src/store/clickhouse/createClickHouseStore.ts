@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ClickHouseClient } from '@clickhouse/client';
 import type { Format } from '../../catalog/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import type { CopyStream, SqlParams, Store } from '../types.ts';
@@ -31,6 +32,10 @@ import { clickHouseUsage } from './usage.ts';
 import { clickHouseChainWrites } from './chainWrites.ts';
 import { clickHouseReference } from './reference.ts';
 import { clickHouseExports } from './exports.ts';
+import { clickHouseVenues } from './venues.ts';
+import { clickHouseChainReads } from './chainReads.ts';
+import { clickHouseCoverage } from './coverageReads.ts';
+import { clickHouseRegistry } from './registry.ts';
 import { clickHouseTime } from './time.ts';
 import type { ClickHouseStore, ClickHouseValue } from './types.ts';
 
@@ -78,7 +83,6 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
   const client = await connectClickHouse(target);
   const releaseScratch = holdScratch();
   const readOnly = opts.readOnly ?? false;
-  const exports = new Semaphore(opts.maxConcurrentExports ?? 8);
   const table = (name: string) => `${ident(database)}.${ident(name)}`;
 
   const query = async <T>(sql: string, params: Record<string, ClickHouseValue> = {}): Promise<T[]> => {
@@ -90,19 +94,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
   };
 
   try {
-    if (!readOnly) {
-      // Every server and command opens the store: the tables are created only when some are missing, so
-      // an open is one read, not a DDL statement per table (each ON CLUSTER statement goes through Keeper).
-      const ddlOptions = { database, cluster: opts.cluster ?? null };
-      const existing = new Set((await query<{ name: string }>('SELECT name FROM system.tables WHERE database = {database:String}', { database })).map((r) => r.name));
-      if (!clickHouseTableNames(ddlOptions).every((t) => existing.has(t))) {
-        for (const ddl of clickHouseSchemaDdl(ddlOptions)) await command(ddl);
-      }
-      const v = await query<{ version: number }>(`SELECT version FROM ${table('schema_version')}`);
-      if (v.length === 0) await command(`INSERT INTO ${table('schema_version')} VALUES ({v:Int32})`, { v: CLICKHOUSE_SCHEMA_VERSION });
-    } else {
-      await query(`SELECT version FROM ${table('schema_version')}`);
-    }
+    await ensureSchema(query, command, database, readOnly ? null : { cluster: opts.cluster ?? null });
   } catch (e) {
     await client.close();
     await releaseScratch();
@@ -111,7 +103,92 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
 
   const render = (bound: BoundQuery, format: Format) => renderClickHouse(bound, format, { database });
 
-  async function copyToStream(sql: string, params: SqlParams, format: Format): Promise<CopyStream> {
+  const copyToStream = clickHouseCopier(client, new Semaphore(opts.maxConcurrentExports ?? 8));
+
+  const store: ClickHouseStore = {
+    engine: 'clickhouse',
+    dataDir: target.engine === 'chdb' ? target.dir : null,
+    readOnly,
+    database,
+    cluster: opts.cluster ?? null,
+    client,
+    table,
+    query,
+    command,
+    render,
+    async insert(name, rows) {
+      if (rows.length === 0) return;
+      await client.insert({
+        table: `${database}.${name}`,
+        values: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsonValue(v)]))),
+        format: 'JSONEachRow',
+      });
+    },
+    all: (sql, params) => query(sql, params),
+    run: (sql, params) => command(sql, params),
+    transaction: () => Promise.reject(new Error('ClickHouse has no transactions: this write has no ClickHouse form yet (docs/storage.md)')),
+    // One INSERT per group of charges: ClickHouse applies it whole.
+    ledger: createGroupedLedger((charges) => appendCharges(store, charges)),
+    keys: clickHouseKeys(() => store),
+    usage: clickHouseUsage(() => store),
+    chain: clickHouseChainWrites(() => store),
+    labelNamespaces: clickHouseLabelNamespaces(() => store),
+    reference: clickHouseReference(() => store),
+    exports: clickHouseExports(() => store),
+    venues: clickHouseVenues(() => store),
+    chainReads: clickHouseChainReads(() => store),
+    coverage: clickHouseCoverage(() => store),
+    registry: clickHouseRegistry(() => store),
+    copyToStream,
+    async copyToFile(sql, params, format, file) {
+      const exp = await copyToStream(sql, params, format);
+      await pipeline(exp.stream, fs.createWriteStream(file));
+      return exp.done;
+    },
+    // Coverage is published after the rows it covers and a query never reads
+    // past coverage, so reads need no pinned view: the store is its own snapshot.
+    // Each snapshot keeps its own registry lookups (ttlLookup keys its cache by the store object it is given).
+    snapshot: () => {
+      const snap: ClickHouseStore = { ...store, registry: clickHouseRegistry(() => snap), close: () => Promise.resolve() };
+      return Promise.resolve(snap);
+    },
+    async close() {
+      await client.close();
+      await releaseScratch();
+    },
+  };
+  return store;
+}
+
+/**
+ * Creates the tables when some are missing (writable stores) and checks the
+ * schema version is readable. Every server and command opens the store, so
+ * an open is one read, not a DDL statement per table (each ON CLUSTER
+ * statement goes through Keeper).
+ */
+async function ensureSchema(
+  query: <T>(sql: string, params?: Record<string, ClickHouseValue>) => Promise<T[]>,
+  command: (sql: string, params?: Record<string, ClickHouseValue>) => Promise<void>,
+  database: string,
+  writable: { readonly cluster: string | null } | null,
+): Promise<void> {
+  const table = (name: string) => `${ident(database)}.${ident(name)}`;
+  if (!writable) {
+    await query(`SELECT version FROM ${table('schema_version')}`);
+    return;
+  }
+  const ddlOptions = { database, cluster: writable.cluster };
+  const existing = new Set((await query<{ name: string }>('SELECT name FROM system.tables WHERE database = {database:String}', { database })).map((r) => r.name));
+  if (!clickHouseTableNames(ddlOptions).every((t) => existing.has(t))) {
+    for (const ddl of clickHouseSchemaDdl(ddlOptions)) await command(ddl);
+  }
+  const v = await query<{ version: number }>(`SELECT version FROM ${table('schema_version')}`);
+  if (v.length === 0) await command(`INSERT INTO ${table('schema_version')} VALUES ({v:Int32})`, { v: CLICKHOUSE_SCHEMA_VERSION });
+}
+
+/** Streams a query's encoded result (`FORMAT …`), at most as many at once as `exports` lets through. */
+function clickHouseCopier(client: ClickHouseClient, exports: Semaphore): (sql: string, params: SqlParams, format: Format) => Promise<CopyStream> {
+  return async function copyToStream(sql: string, params: SqlParams, format: Format): Promise<CopyStream> {
     const release = await exports.acquire();
     const abort = new AbortController();
     const out = clickHouseExport(format);
@@ -149,53 +226,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
         stream.destroy();
       },
     };
-  }
-
-  const store: ClickHouseStore = {
-    engine: 'clickhouse',
-    dataDir: target.engine === 'chdb' ? target.dir : null,
-    readOnly,
-    database,
-    cluster: opts.cluster ?? null,
-    client,
-    table,
-    query,
-    command,
-    render,
-    async insert(name, rows) {
-      if (rows.length === 0) return;
-      await client.insert({
-        table: `${database}.${name}`,
-        values: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsonValue(v)]))),
-        format: 'JSONEachRow',
-      });
-    },
-    all: (sql, params) => query(sql, params),
-    run: (sql, params) => command(sql, params),
-    transaction: () => Promise.reject(new Error('ClickHouse has no transactions: this write has no ClickHouse form yet (docs/storage.md)')),
-    // One INSERT per group of charges: ClickHouse applies it whole.
-    ledger: createGroupedLedger((charges) => appendCharges(store, charges)),
-    keys: clickHouseKeys(() => store),
-    usage: clickHouseUsage(() => store),
-    chain: clickHouseChainWrites(() => store),
-    labelNamespaces: clickHouseLabelNamespaces(() => store),
-    reference: clickHouseReference(() => store),
-    exports: clickHouseExports(() => store),
-    copyToStream,
-    async copyToFile(sql, params, format, file) {
-      const exp = await copyToStream(sql, params, format);
-      await pipeline(exp.stream, fs.createWriteStream(file));
-      return exp.done;
-    },
-    // Coverage is published after the rows it covers and a query never reads
-    // past coverage, so reads need no pinned view: the store is its own snapshot.
-    snapshot: () => Promise.resolve({ ...store, close: () => Promise.resolve() }),
-    async close() {
-      await client.close();
-      await releaseScratch();
-    },
   };
-  return store;
 }
 
 /** The ClickHouse store behind a `Store` (its snapshots included), or null for another engine. */

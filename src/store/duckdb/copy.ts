@@ -1,0 +1,194 @@
+/**
+ * Exports from DuckDB: a query's encoded result (COPY) streamed through a
+ * named pipe, or written to a file, each waiting its turn in its lane.
+ */
+import type { DuckDBConnection, DuckDBInstance, DuckDBMaterializedResult } from '@duckdb/node-api';
+import fs from 'node:fs';
+import net from 'node:net';
+import { PassThrough } from 'node:stream';
+import type { Format } from '../../catalog/types.ts';
+import type { ExportLanes } from '../exportLanes.ts';
+import { writeThrottled } from '../exportThrottle.ts';
+import type { FifoPool } from '../fifoMaker.ts';
+import type { CopyStream, ExportOptions, ResultColumn, SqlParams } from '../types.ts';
+import { type OnePiece, onePieceStream, readOnePiece } from './onePiece.ts';
+
+export function copyOptions(format: Format): string {
+  switch (format) {
+    case 'csv':
+      return `(FORMAT csv, HEADER true)`;
+    case 'parquet':
+      return `(FORMAT parquet, COMPRESSION zstd)`;
+    case 'json':
+      return `(FORMAT json)`;
+  }
+}
+
+export interface Copier {
+  /** Streams a query's encoded result; on `onConn` (a snapshot's connection, left open) or on a connection of its own. */
+  copyToStream(sql: string, params: SqlParams, format: Format, onConn: DuckDBConnection | null, o: ExportOptions | undefined): Promise<CopyStream>;
+  /** A file export (a download link's artifact) waits in its lane as a streamed one does; one given a throttle streams into the file (../exportThrottle.ts). */
+  copyToFileOn(conn: DuckDBConnection, sql: string, params: SqlParams, format: Format, file: string, o: ExportOptions | undefined): Promise<number>;
+  /** Stops every export whose COPY has not settled, and waits for them. */
+  stopAll(): Promise<void>;
+}
+
+type Running = Set<{ readonly cancel: () => void; readonly stopped: Promise<void> }>;
+
+export function createCopier(instance: DuckDBInstance, lanes: ExportLanes, fifoPool: FifoPool, streamBufferBytes: number): Copier {
+  /** Exports whose COPY into a fifo has not settled: close() stops them before it removes their folder. */
+  const running: Running = new Set();
+
+  /** Streams a query's encoded result; on `onConn` (a snapshot's connection, left open) or on a connection of its own. */
+  async function copyToStream(sql: string, params: SqlParams, format: Format, onConn: DuckDBConnection | null, o: ExportOptions | undefined): Promise<CopyStream> {
+    const release = await lanes.acquire(o?.lane ?? 'light');
+    if (o?.small && format === 'json') {
+      let piece: OnePiece | null;
+      try {
+        piece = await readOnePiece(onConn ?? (await instance.connect()), sql, params, !onConn);
+      } catch (e) {
+        release();
+        throw e;
+      }
+      if (piece) {
+        release();
+        return onePieceStream(piece);
+      }
+      // More rows than one piece takes: the same query streams through a fifo after all.
+    }
+    return copyThroughFifo({ instance, fifoPool, streamBufferBytes, running }, sql, params, format, onConn, release);
+  }
+
+  async function copyToFileOn(conn: DuckDBConnection, sql: string, params: SqlParams, format: Format, file: string, o: ExportOptions | undefined): Promise<number> {
+    if (o?.throttle) return writeThrottled(await copyToStream(sql, params, format, conn, { lane: o.lane ?? 'light' }), file, o.throttle);
+    const release = await lanes.acquire(o?.lane ?? 'light');
+    try {
+      return await rowCount(await conn.run(`COPY (${sql}) TO '${file.replaceAll("'", "''")}' ${copyOptions(format)}`, params));
+    } finally {
+      release();
+    }
+  }
+  return {
+    copyToStream,
+    copyToFileOn,
+    async stopAll() {
+      for (const e of running) e.cancel();
+      await Promise.all([...running].map((e) => e.stopped));
+    },
+  };
+}
+
+/** What a streamed export needs: fifos to write to, and the set of exports not settled yet. */
+interface FifoExports {
+  readonly instance: DuckDBInstance;
+  readonly fifoPool: FifoPool;
+  readonly streamBufferBytes: number;
+  readonly running: Running;
+}
+
+/** Streams a query's encoded result through a fifo the engine's COPY writes; `release` frees its lane. */
+async function copyThroughFifo(f: FifoExports, sql: string, params: SqlParams, format: Format, onConn: DuckDBConnection | null, release: () => void): Promise<CopyStream> {
+  const { instance, fifoPool, streamBufferBytes, running } = f;
+  let fifo: string | undefined;
+  let conn: DuckDBConnection | undefined;
+  let socket: net.Socket | undefined;
+  try {
+    fifo = await fifoPool.take();
+    // The read end is opened first and non-blocking, and read through the
+    // event loop (epoll) rather than the thread pool: a slow client then
+    // holds no libuv thread, and the engine's open-for-write never waits.
+    // Linux reports hang-up on a FIFO only after a writer has come and
+    // gone, so the reader simply waits until the engine opens the pipe.
+    const fd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    socket = new net.Socket({ fd, readable: true, writable: false });
+    conn = onConn ?? (await instance.connect());
+  } catch (e) {
+    socket?.destroy();
+    if (fifo) fs.unlink(fifo, () => undefined);
+    release();
+    throw e;
+  }
+  const fifoPath = fifo;
+  const connection = conn;
+  const source = socket;
+  // The fifo path is ours, never user text; the user's values are bound parameters.
+  const done = connection.run(`COPY (${sql}) TO '${fifoPath}' ${copyOptions(format)}`, params).then(rowCount);
+  // The body ends only once the engine has reported success, so that a
+  // failure after the pipe closed can never pass for a complete result.
+  const stream = new PassThrough({ highWaterMark: streamBufferBytes });
+  source.pipe(stream, { end: false });
+  source.on('end', () => {
+    done.then(
+      () => stream.end(),
+      (e: unknown) => stream.destroy(asError(e)),
+    );
+  });
+  source.on('error', (e) => stream.destroy(e));
+  done.catch((e: unknown) => {
+    stream.destroy(asError(e));
+    source.destroy();
+  });
+  // Failures reach the caller through `done`; a stream error must never be unhandled.
+  stream.on('error', () => undefined);
+  const cancel = () => {
+    connection.interrupt();
+    stream.destroy();
+  };
+  /** The COPY has settled, whichever way. */
+  let settled = false;
+  const exporting = {
+    cancel,
+    stopped: done
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        settled = true;
+        running.delete(exporting);
+      }),
+  };
+  running.add(exporting);
+  let released = false;
+  const finish = () => {
+    if (released) return;
+    released = true;
+    // A body given up before the COPY settled (a client that left): until it settles, the fifo stays
+    // and is read to nothing, and the engine is told to stop again and again. An interrupt that comes
+    // before the engine has begun the query is lost, and a COPY that opens the fifo after it was
+    // removed writes the whole result into a regular file at its path (or, were it only closed,
+    // waits for a reader forever).
+    source.unpipe(stream);
+    source.on('data', () => undefined);
+    source.resume();
+    const stopping = settled ? undefined : setInterval(() => connection.interrupt(), 20);
+    void exporting.stopped.then(() => {
+      clearInterval(stopping);
+      source.destroy();
+      // unlink, not rm: rm stats the path twice before unlinking it, on every response.
+      fs.unlink(fifoPath, () => undefined);
+      release();
+    });
+  };
+  stream.on('close', () => {
+    // Closing the connection before the query settles would abort it mid-write; a snapshot closes its own.
+    if (!onConn) done.finally(() => connection.closeSync()).catch(() => undefined);
+    finish();
+  });
+  return { stream, done, cancel };
+}
+
+/** The columns a query answers, read from its empty result. */
+export async function describeOn(conn: DuckDBConnection, sql: string, params: SqlParams): Promise<ResultColumn[]> {
+  const r = await conn.run(`SELECT * FROM (${sql}) LIMIT 0`, params);
+  const types = r.columnTypes();
+  return r.columnNames().map((name, i) => ({ name, type: String(types[i]) }));
+}
+
+/** COPY answers one row holding the number of rows it wrote. */
+async function rowCount(result: DuckDBMaterializedResult): Promise<number> {
+  const rows = await result.getRows();
+  return Number(rows[0]?.[0] ?? 0);
+}
+
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
