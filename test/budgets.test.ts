@@ -28,8 +28,8 @@ const TARGET_FUNCTION_LINES = 120;
  * targets. Several files other work is reshaping at the same time (EVM
  * ingestion, the stores, the protocol catalog) hold most of what remains.
  */
-const REACHED_AS = 142;
-const REACHED_NON_NULL = 132;
+const REACHED_AS = 95;
+const REACHED_NON_NULL = 109;
 /**
  * Functions still longer than TARGET_FUNCTION_LINES, with their length when
  * this list was made: each may shrink, none may grow, and no other function
@@ -44,7 +44,6 @@ const LONG_FUNCTIONS: Record<string, number> = {
   'ingest/rpc/createRpc.ts#createRpc': 238,
   'operator/jobManager.ts#createJobManager': 124,
   'output/links/linkStore.ts#createLinkStore': 124,
-  'protocols/staking/decoder.ts#createStakingDecoder': 127,
   'store/clickhouse/createClickHouseStore.ts#createClickHouseStore': 125,
   'store/duckdb/chargeLedger.ts#createJournalLedger': 230,
   'store/duckdb/createDuckDbStore.ts#createDuckDbStore': 428,
