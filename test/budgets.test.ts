@@ -28,22 +28,19 @@ const TARGET_FUNCTION_LINES = 120;
  * targets. Several files other work is reshaping at the same time (EVM
  * ingestion, the stores, the protocol catalog) hold most of what remains.
  */
-const REACHED_AS = 95;
-const REACHED_NON_NULL = 109;
+const REACHED_AS = 91;
+const REACHED_NON_NULL = 105;
 /**
  * Functions still longer than TARGET_FUNCTION_LINES, with their length when
  * this list was made: each may shrink, none may grow, and no other function
  * may pass the target.
  */
 const LONG_FUNCTIONS: Record<string, number> = {
-  'cli/ingest-sources.ts#registerIngestSources': 142,
   'ingest/chain/verifyChain.ts#verifyChain': 121,
   'ingest/evm/ingestEvm.ts#ingestEvm': 322,
   'ingest/evm/verifyEvm.ts#verifyEvm': 219,
   'ingest/http/nodePool.ts#createNodePool': 172,
   'ingest/rpc/createRpc.ts#createRpc': 238,
-  'operator/jobManager.ts#createJobManager': 124,
-  'output/links/linkStore.ts#createLinkStore': 124,
   'store/clickhouse/createClickHouseStore.ts#createClickHouseStore': 125,
   'store/duckdb/chargeLedger.ts#createJournalLedger': 230,
   'store/duckdb/createDuckDbStore.ts#createDuckDbStore': 428,
