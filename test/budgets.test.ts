@@ -6,10 +6,11 @@
  * or a function too long to read at once. Values read from outside are
  * parsed into their types at the edge rather than cast.
  *
- * The targets are the TARGET_* constants. Until the code reaches them, the
- * test holds the counts reached so far (REACHED_*): it fails when a change
- * adds to them, and when a change lowers a count without lowering its limit
- * here, so that the ratchet only turns one way.
+ * The targets are the TARGET_* constants; `as` is within its target and the
+ * test holds it there. Until the code reaches the others, the test holds the
+ * counts reached so far (REACHED_*): it fails when a change adds to them, and
+ * when a change lowers a count without lowering its limit here, so that the
+ * ratchet only turns one way.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,25 +25,21 @@ const TARGET_NON_NULL = 80;
 const TARGET_FUNCTION_LINES = 120;
 
 /**
- * The counts reached so far; lower them as code is cleaned, down to the
- * targets. Several files other work is reshaping at the same time (EVM
- * ingestion, the stores, the protocol catalog) hold most of what remains.
+ * The count reached so far where the target is not yet met; lower it as code
+ * is cleaned, down to the target. Several files other work is reshaping at
+ * the same time (EVM ingestion, the stores) hold most of what remains.
  */
-const REACHED_AS = 158;
-const REACHED_NON_NULL = 131;
+const REACHED_NON_NULL = 93;
 /**
  * Functions still longer than TARGET_FUNCTION_LINES, with their length when
  * this list was made: each may shrink, none may grow, and no other function
  * may pass the target.
  */
 const LONG_FUNCTIONS: Record<string, number> = {
-  'cli/ingest-sources.ts#registerIngestSources': 142,
   'ingest/chain/verifyChain.ts#verifyChain': 121,
   'ingest/evm/verifyEvm.ts#verifyEvm': 219,
   'ingest/http/nodePool.ts#createNodePool': 172,
   'ingest/rpc/createRpc.ts#createRpc': 238,
-  'protocols/staking/decoder.ts#createStakingDecoder': 127,
-  'query/plan/filters.ts#buildFilters': 125,
   'store/duckdb/chargeLedger.ts#createJournalLedger': 230,
 };
 
@@ -106,9 +103,8 @@ describe('budgets of src/', () => {
       .join('\n');
   };
 
-  it(`uses no more type assertions (\`as\`, except \`as const\`) than reached so far (target ${TARGET_AS})`, () => {
-    expect(counts.as.length, `as: ${counts.as.length} (reached ${REACHED_AS}, target ${TARGET_AS})\n${byFile(counts.as)}`).toBeLessThanOrEqual(REACHED_AS);
-    expect(counts.as.length, `fewer \`as\` than REACHED_AS: lower it to ${counts.as.length}`).toBe(REACHED_AS);
+  it(`uses no more type assertions (\`as\`, except \`as const\`) than ${TARGET_AS}`, () => {
+    expect(counts.as.length, `as: ${counts.as.length} (target ${TARGET_AS})\n${byFile(counts.as)}`).toBeLessThanOrEqual(TARGET_AS);
   });
 
   it(`uses no more non-null assertions (\`!\`) than reached so far (target ${TARGET_NON_NULL})`, () => {

@@ -56,7 +56,10 @@ export const FORMATS = {
   },
 } as const satisfies Readonly<Record<Format, FormatInfo>>;
 
-export const FORMAT_NAMES = Object.keys(FORMATS) as Format[];
+/** Whether `name` is one of the formats: a narrowing, so that a parameter's value becomes a Format without a cast. */
+export const isFormat = (name: string): name is Format => Object.hasOwn(FORMATS, name);
+
+export const FORMAT_NAMES: readonly Format[] = Object.keys(FORMATS).filter(isFormat);
 
 /** The formats a link can hand out. */
 export type LinkFormat = { [F in Format]: (typeof FORMATS)[F]['link'] extends true ? F : never }[Format];

@@ -64,7 +64,8 @@ export function finalityDepth(code: string): number {
 }
 
 export function networkInfo(code: string): NetworkInfo | undefined {
-  return (NETWORKS as Record<string, NetworkInfo>)[code];
+  const known: Readonly<Record<string, NetworkInfo>> = NETWORKS;
+  return Object.hasOwn(known, code) ? known[code] : undefined;
 }
 
 /** Seconds between blocks implied by the blocks-per-day table. */

@@ -43,9 +43,19 @@ const list =
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    for (const i of items) if (!allowed.includes(i as T)) throw new Error(`unknown ${what} '${i}'; expected ${allowed.join(', ')}`);
-    return items as T[];
+    const out: T[] = [];
+    for (const i of items) {
+      if (!isOneOf(allowed, i)) throw new Error(`unknown ${what} '${i}'; expected ${allowed.join(', ')}`);
+      out.push(i);
+    }
+    return out;
   };
+
+function isOneOf<T extends string>(allowed: readonly T[], v: string): v is T {
+  return allowed.some((a) => a === v);
+}
+
+const TRON_DATASET_NAMES = Object.keys(TRON_DATASETS).filter((k): k is TronDatasetName => Object.hasOwn(TRON_DATASETS, k));
 
 const tokens = (v: string): string[] => {
   const out = v
@@ -141,7 +151,13 @@ const httpSpec = (opts: CommonOptions) => ({ retries: opts.retries, retryDelay: 
 /** The options given, without the absent ones (a job description holds no undefined). */
 export function registerIngestSources(program: Command): void {
   const ingest = ingestGroup(program);
+  registerVenueA(ingest);
+  registerVenueB(ingest);
+  registerTron(ingest);
+  registerBtc(ingest);
+}
 
+function registerVenueA(ingest: Command): void {
   withCommon(
     ingest
       .command('venue_a')
@@ -172,7 +188,9 @@ export function registerIngestSources(program: Command): void {
       });
     },
   );
+}
 
+function registerVenueB(ingest: Command): void {
   withCommon(
     ingest
       .command('venue_b')
@@ -195,7 +213,9 @@ export function registerIngestSources(program: Command): void {
       ...httpSpec(opts),
     });
   });
+}
 
+function registerTron(ingest: Command): void {
   withCommon(
     ingest
       .command('tron')
@@ -205,7 +225,7 @@ export function registerIngestSources(program: Command): void {
       .option('--to <block>', 'last block (default: the head less --confirmations)', nonNegativeInt)
       .option('--follow', 'after the range, keep ingesting new blocks as they are confirmed')
       .option('--confirmations <n>', 'blocks behind the head treated as final', nonNegativeInt, 20)
-      .option('--datasets <list>', 'native,trc20', list(Object.keys(TRON_DATASETS) as TronDatasetName[], 'dataset'))
+      .option('--datasets <list>', 'native,trc20', list(TRON_DATASET_NAMES, 'dataset'))
       .option('--all-contracts', 'keep TRC-20 Transfer logs of every contract, not only tokens of the registry')
       .option('--batch <n>', 'blocks per batch (one checkpoint each)', positiveNumber, 100)
       .option('--concurrency <n>', 'transaction-info calls in flight', positiveNumber, 8)
@@ -245,7 +265,9 @@ export function registerIngestSources(program: Command): void {
       });
     },
   );
+}
 
+function registerBtc(ingest: Command): void {
   withCommon(
     ingest
       .command('btc')

@@ -19,12 +19,15 @@ const pascal = (s: string) =>
   s
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
-    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
     .join('');
 const camel = (s: string) => {
   const p = pascal(s);
-  return p[0]!.toLowerCase() + p.slice(1);
+  return p.charAt(0).toLowerCase() + p.slice(1);
 };
+
+/** `account/usage` → `usage`. */
+const lastSegment = (id: string) => id.slice(id.lastIndexOf('/') + 1);
 
 /** `evm/lending_v3/deposit` + aggregate → `evmLendingV3DepositAggregate`. */
 export function methodName(route: DataRoute): string {
@@ -56,7 +59,7 @@ const fieldTs = (f: ResponseField): string => {
 function accountTypes(): string {
   let out = '';
   for (const a of accountEndpoints) {
-    const name = pascal(a.id.split('/').pop()!);
+    const name = pascal(lastSegment(a.id));
     out += `/** Parameters of GET ${a.path}. */\nexport interface ${name}Params {\n`;
     for (const [pname, p] of Object.entries(a.params)) {
       out += comment(p.description + (p.default !== undefined ? ` Default: ${String(p.default)}.` : ''));
@@ -74,7 +77,7 @@ function paths(): string {
   const entries: [string, string][] = [
     ...Object.entries(DISCOVERY_PATHS).map(([kind, p]): [string, string] => [camel(kind), p]),
     ['calculateCost', CALCULATE_COST_PATH],
-    ...accountEndpoints.map((a): [string, string] => [camel(a.id.split('/').pop()!), a.path]),
+    ...accountEndpoints.map((a): [string, string] => [camel(lastSegment(a.id)), a.path]),
   ];
   let out = `/** Paths of the discovery answers, the cost preview and the account endpoints. */\n`;
   out += `export const PATHS = {\n${entries.map(([k, p]) => `  ${k}: ${literal(p)},\n`).join('')}} as const;\n\n`;

@@ -11,7 +11,8 @@ import type { ApiCall, ApiResponse } from './api.ts';
 
 /** Where export jobs are started and read (docs/api.md, "Exports"). */
 const EXPORTS_PATH = '/v1/exports';
-import { DEFAULT_ROWS, MAX_ROWS, describeEndpoint, routeOf, servedEndpointIds, type ToolName } from './tools.ts';
+import { DEFAULT_ROWS, MAX_ROWS, describeEndpoint, routeOf, servedEndpointIds } from './tools.ts';
+import { compileSchema, describeSchemaError, parseWith, type Validator } from '../utils/jsonSchema.ts';
 
 export interface ToolResult {
   readonly content: { type: 'text'; text: string }[];
@@ -30,8 +31,8 @@ const fail = (message: string, extra: Record<string, unknown> = {}): ToolResult 
 /** The API's error body as a tool error: its message, code and extra fields, and the HTTP status. */
 function apiError(r: ApiResponse): ToolResult {
   try {
-    const body = JSON.parse(r.text) as { error?: unknown; code?: unknown; status?: unknown };
-    if (typeof body.error === 'string') {
+    const body: unknown = JSON.parse(r.text);
+    if (isRecord(body) && typeof body.error === 'string') {
       const { status: _s, ...rest } = body;
       return fail(body.error, { ...rest, http_status: r.status });
     }
@@ -65,10 +66,79 @@ export function queryString(params: unknown, extra: Record<string, string> = {})
   return s ? `?${s}` : '';
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A JSON object the API answered. */
+function jsonObject(r: ApiResponse): Record<string, unknown> {
+  const body: unknown = JSON.parse(r.text);
+  if (!isRecord(body)) throw new Error(`the API answered ${r.status} with JSON that is not an object`);
+  return body;
+}
+
+/** The API's answer, checked against the parts of it a tool reads, so that an answer of another shape fails by name. */
+function answer<T>(validate: Validator<T>, r: ApiResponse): T {
+  return parseWith(validate, JSON.parse(r.text), (e) => new Error(`unexpected answer from the API: ${e ? describeSchemaError('answer', e) : 'invalid'}`));
+}
+
+interface CoverageEntry {
+  dataset: string;
+  network?: string;
+  token?: string;
+  unit: string;
+  ranges: unknown[];
+}
+const coverageAnswer = compileSchema<{ coverage: CoverageEntry[] }>({
+  type: 'object',
+  required: ['coverage'],
+  properties: {
+    coverage: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['dataset', 'unit', 'ranges'],
+        properties: { dataset: { type: 'string' }, network: { type: 'string' }, token: { type: 'string' }, unit: { type: 'string' }, ranges: { type: 'array' } },
+      },
+    },
+  },
+});
+
+interface Token {
+  symbol: string;
+  name: string;
+  aliases: string[];
+  networks: Record<string, unknown>;
+}
+const tokensAnswer = compileSchema<Token[]>({
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['symbol', 'name', 'aliases', 'networks'],
+    properties: { symbol: { type: 'string' }, name: { type: 'string' }, aliases: { type: 'array', items: { type: 'string' } }, networks: { type: 'object' } },
+  },
+});
+
+const eventsAnswer = compileSchema<{ events: unknown[]; count: number }>({ type: 'object', required: ['events', 'count'], properties: { events: { type: 'array' }, count: { type: 'number' } } });
+
+const manifestAnswer = compileSchema<{ files: ManifestFile[]; columns: unknown[] }>({
+  type: 'object',
+  required: ['files', 'columns'],
+  properties: {
+    columns: { type: 'array' },
+    files: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'rows', 'bytes', 'sha256'],
+        properties: { name: { type: 'string' }, rows: { type: 'number' }, bytes: { type: 'number' }, sha256: { type: 'string' }, url: { type: 'string' } },
+      },
+    },
+  },
+});
+
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
 export async function callTool(api: ApiCall, name: string, args: Args): Promise<ToolResult> {
-  switch (name as ToolName) {
+  switch (name) {
     case 'list_datasets':
       return listDatasets(api, args);
     case 'list_tokens':
@@ -102,17 +172,24 @@ function pathOf(args: Args, aggregate: boolean): string | ToolResult {
 }
 
 async function listDatasets(api: ApiCall, args: Args): Promise<ToolResult> {
-  const filter = Object.fromEntries(['family', 'protocol', 'network'].flatMap((k) => (str(args[k]) ? [[k, str(args[k])!]] : [])));
+  const filter = Object.fromEntries(
+    ['family', 'protocol', 'network'].flatMap((k) => {
+      const v = str(args[k]);
+      return v ? [[k, v]] : [];
+    }),
+  );
   const r = await api('GET', `${discoveryPath('coverage')}${queryString(filter)}`);
   if (r.status !== 200) return apiError(r);
-  type Entry = { dataset: string; network?: string; token?: string; unit: string; ranges: unknown[] };
-  const coverage = (JSON.parse(r.text) as { coverage: Entry[] }).coverage;
+  const { coverage } = answer(coverageAnswer, r);
   const network = filter.network?.toUpperCase();
   // Every served endpoint the filters select, with what the store covers of it (possibly nothing yet).
   const datasets = servedEndpointIds()
-    .map((id) => describeEndpoint(id)!)
+    .flatMap((id) => {
+      const d = describeEndpoint(id);
+      return d ? [d] : [];
+    })
     .filter((d) => (!filter.family || d.family === filter.family) && (!filter.protocol || d.protocol === filter.protocol))
-    .filter((d) => !network || d.family === 'exchange' || (d.networks as string[]).includes(network))
+    .filter((d) => !network || d.family === 'exchange' || (Array.isArray(d.networks) && d.networks.includes(network)))
     .map((d) => ({
       endpoint: d.endpoint,
       summary: d.summary,
@@ -130,8 +207,7 @@ async function listTokens(api: ApiCall, args: Args): Promise<ToolResult> {
   if (r.status !== 200) return apiError(r);
   const symbol = str(args.symbol)?.toUpperCase();
   const network = str(args.network)?.toUpperCase();
-  type Token = { symbol: string; name: string; aliases: string[]; networks: Record<string, unknown> };
-  const tokens = (JSON.parse(r.text) as Token[])
+  const tokens = answer(tokensAnswer, r)
     .filter((t) => !symbol || t.symbol.toUpperCase() === symbol || t.aliases.some((a) => a.toUpperCase() === symbol))
     .map((t) => (network ? { ...t, networks: network in t.networks ? { [network]: t.networks[network] } : {} } : t))
     .filter((t) => Object.keys(t.networks).length > 0);
@@ -143,7 +219,7 @@ async function estimateCost(api: ApiCall, args: Args): Promise<ToolResult> {
   if (typeof path !== 'string') return path;
   const r = await api('POST', CALCULATE_COST_PATH, { query: `${path}${queryString(args.params)}` });
   if (r.status !== 200) return apiError(r);
-  return ok(JSON.parse(r.text) as Record<string, unknown>);
+  return ok(jsonObject(r));
 }
 
 async function runQuery(api: ApiCall, args: Args, kind: 'raw' | 'aggregate'): Promise<ToolResult> {
@@ -153,7 +229,7 @@ async function runQuery(api: ApiCall, args: Args, kind: 'raw' | 'aggregate'): Pr
   // JSON, whatever the endpoint's default: the rows are read here.
   const r = await api('GET', `${path}${queryString(args.params, { format: 'json' })}`);
   if (r.status !== 200) return apiError(r);
-  const body = JSON.parse(r.text) as { events: unknown[]; count: number };
+  const body = answer(eventsAnswer, r);
   const shown = body.events.slice(0, cap);
   return ok({
     rows: shown,
@@ -174,7 +250,7 @@ async function downloadLink(api: ApiCall, args: Args): Promise<ToolResult> {
   const r = await api('GET', `${path}${queryString(args.params, { link: 'true' })}`);
   if (r.status !== 200) return apiError(r);
   return ok({
-    ...(JSON.parse(r.text) as Record<string, unknown>),
+    ...jsonObject(r),
     ...(r.headers[COVERED_RANGE_HEADER] ? { covered_range: r.headers[COVERED_RANGE_HEADER] } : {}),
     ...metering(r),
   });
@@ -190,7 +266,7 @@ async function startExport(api: ApiCall, args: Args): Promise<ToolResult> {
   const params = Object.fromEntries(new URLSearchParams(queryString(args.params).slice(1)));
   const r = await api('POST', EXPORTS_PATH, { endpoint: path, params, ...options });
   if (r.status !== 202 && r.status !== 200) return apiError(r);
-  return ok({ ...(JSON.parse(r.text) as Record<string, unknown>), note: 'call export_status with this id to follow it; its files are listed there once it is done' });
+  return ok({ ...jsonObject(r), note: 'call export_status with this id to follow it; its files are listed there once it is done' });
 }
 
 interface ManifestFile {
@@ -207,11 +283,11 @@ async function exportStatus(api: ApiCall, args: Args): Promise<ToolResult> {
   const base = `${EXPORTS_PATH}/${encodeURIComponent(id)}`;
   const r = await api('GET', base);
   if (r.status !== 200) return apiError(r);
-  const status = JSON.parse(r.text) as Record<string, unknown>;
+  const status = jsonObject(r);
   if (status.status !== 'done') return ok(status);
   const m = await api('GET', `${base}/manifest.json`);
   if (m.status !== 200) return apiError(m);
-  const manifest = JSON.parse(m.text) as { files: ManifestFile[]; columns: unknown[] };
+  const manifest = answer(manifestAnswer, m);
   return ok({
     ...status,
     columns: manifest.columns,

@@ -43,7 +43,7 @@ function paramsSchema(routes: readonly DataRoute[], drop: readonly string[]): Sc
         properties[name] = s;
         continue;
       }
-      if (Array.isArray(seen.enum) && Array.isArray(s.enum)) seen.enum = [...new Set([...(seen.enum as unknown[]), ...(s.enum as unknown[])])];
+      if (Array.isArray(seen.enum) && Array.isArray(s.enum)) seen.enum = [...new Set<unknown>([...seen.enum, ...s.enum])];
       else delete seen.enum;
       if (seen.default !== s.default) delete seen.default;
     }
@@ -236,7 +236,8 @@ function rangeLimits(e: Endpoint): Record<string, unknown> {
   for (const f of e.formats) {
     const byNetwork = Object.fromEntries(e.networks.map((n) => [n, rangeLimit(f, n)]));
     const distinct = new Set(Object.values(byNetwork).map((l) => JSON.stringify(l)));
-    out[f] = distinct.size === 1 ? rangeLimit(f, e.networks[0]!) : byNetwork;
+    const [first] = e.networks;
+    out[f] = distinct.size === 1 && first !== undefined ? rangeLimit(f, first) : byNetwork;
   }
   return { per_format: out, range: 'block_start/block_end (inclusive) or since/until' };
 }

@@ -5,13 +5,13 @@
  * a proper error rather than a cut-off stream.
  */
 import type { Readable } from 'node:stream';
-import { FORMAT_NAMES, FORMATS } from '../catalog/formats.ts';
+import { FORMATS } from '../catalog/formats.ts';
 import type { Format } from '../catalog/types.ts';
 import { pipeInto } from '../utils/pipeInto.ts';
 import { envelopeOf, JsonEnvelope } from './jsonEnvelope.ts';
 
 /** Content-Type by format, as the format table (catalog/formats.ts) has it. */
-export const CONTENT_TYPES: Readonly<Record<Format, string>> = Object.fromEntries(FORMAT_NAMES.map((f) => [f, FORMATS[f].contentType])) as Record<Format, string>;
+export const CONTENT_TYPES: Readonly<Record<Format, string>> = { json: FORMATS.json.contentType, csv: FORMATS.csv.contentType, parquet: FORMATS.parquet.contentType };
 
 export interface EncodedBody {
   readonly body: Readable;

@@ -54,7 +54,6 @@ export function createEventDecoder<const E extends AbiEvent>(event: E): EventDec
   const selector = eventSelector(event);
   const indexed = event.inputs.filter((p) => p.indexed);
   const data = event.inputs.filter((p) => !p.indexed);
-  const names = event.inputs.map((p, i) => p.name || String(i));
   // Fixed-size arrays and tuples of static values sit in the head in place, wider than one word.
   const headSize = data.reduce((n, p) => n + (isStatic(p) ? staticSize(p) : 32), 0);
   const staticDataSize = data.every((p) => isStatic(p)) ? headSize : null;
@@ -78,8 +77,9 @@ export function createEventDecoder<const E extends AbiEvent>(event: E): EventDec
     }
     return (_topics, _hex, values) => (p.type === 'address' ? String(values[at]).toLowerCase() : values[at]);
   });
-  const count = readers.length;
   const decodeData = data.length && !wordsOnly ? viemCodec() : null;
+  // Each value under its name, or its position when the ABI leaves it unnamed.
+  const fields = readers.map((read, i) => ({ name: event.inputs[i]?.name || String(i), read }));
   return {
     event,
     selector,
@@ -90,7 +90,7 @@ export function createEventDecoder<const E extends AbiEvent>(event: E): EventDec
       try {
         const values = decodeData ? decodeData(data, log.data) : NONE;
         const out: Record<string, unknown> = {};
-        for (let i = 0; i < count; i++) out[names[i]!] = readers[i]!(log.topics, log.data, values);
+        for (const f of fields) out[f.name] = f.read(log.topics, log.data, values);
         return out as EventArgs<E>;
       } catch {
         return null;
@@ -152,7 +152,7 @@ const elementOf = (p: AbiParameter, inner: string): AbiParameter => ({ ...p, typ
 function isStatic(p: AbiParameter): boolean {
   if (p.type === 'string' || p.type === 'bytes' || p.type.endsWith('[]')) return false;
   const fixed = FIXED_ARRAY.exec(p.type);
-  if (fixed) return isStatic(elementOf(p, fixed[1]!));
+  if (fixed) return isStatic(elementOf(p, fixed[1] ?? ''));
   if (p.type === 'tuple') return 'components' in p && p.components.every(isStatic);
   return true;
 }
@@ -160,7 +160,7 @@ function isStatic(p: AbiParameter): boolean {
 /** The bytes a static value takes in place. */
 function staticSize(p: AbiParameter): number {
   const fixed = FIXED_ARRAY.exec(p.type);
-  if (fixed) return Number(fixed[2]) * staticSize(elementOf(p, fixed[1]!));
+  if (fixed) return Number(fixed[2]) * staticSize(elementOf(p, fixed[1] ?? ''));
   if (p.type === 'tuple' && 'components' in p) return p.components.reduce((n, c) => n + staticSize(c), 0);
   return 32;
 }

@@ -6,6 +6,9 @@
  */
 export type Hex = `0x${string}`;
 
+/** `h` in lowercase, still a Hex: addresses and hashes are compared and stored lowercase. */
+export const lowerHex = (h: Hex): Hex => `0x${h.slice(2).toLowerCase()}`;
+
 export interface RpcLog {
   readonly address: Hex;
   readonly topics: readonly Hex[];

@@ -15,6 +15,8 @@ export type Bucketing =
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
 /** 1970-01-05T00:00Z, the first Monday after the epoch (a Thursday). */
+const isUnit = (u: string | undefined): u is keyof typeof UNIT_MS => u !== undefined && Object.hasOwn(UNIT_MS, u);
+
 export const MONDAY_ORIGIN_MS = 4 * UNIT_MS.d;
 
 /** A count and a lowercase unit; up to six digits keeps every bucket edge a valid timestamp. */
@@ -43,13 +45,14 @@ export function parseBucketing(e: ChainEndpoint, groupBy: GroupBy, period: strin
     if (!BLOCK_PERIOD.test(text)) reject(groupBy, period, 'a positive integer number of blocks, e.g. 1000', ['<positive integer>']);
     return { kind: 'block_number', period: text, width: Number(text) };
   }
-  if (!evm && !(LISTED_TIME_PERIODS as readonly string[]).includes(text)) {
+  if (!evm && !LISTED_TIME_PERIODS.some((p) => p === text)) {
     reject(groupBy, period, LISTED_TIME_PERIODS.join(', '), LISTED_TIME_PERIODS);
   }
   const m = TIME_PERIOD.exec(text);
   if (!m) {
     reject(groupBy, period, '<n>m, <n>h, <n>d or <n>w (minutes, hours, days, weeks) with n a whole number from 1 to 999999, e.g. 1m, 15m, 2h, 1d, 1w', EVM_TIME_ACCEPTED);
   }
-  const unit = m[2] as keyof typeof UNIT_MS;
+  const unit = m[2];
+  if (!isUnit(unit)) throw new Error(`period unit ${unit} unknown`);
   return { kind: 'time', period: text, widthMs: Number(m[1]) * UNIT_MS[unit], originMs: unit === 'w' ? MONDAY_ORIGIN_MS : 0 };
 }

@@ -3,10 +3,29 @@
  * mutual exclusions and network-restricted parameters. Runs after the schema
  * has checked types, required and unknown parameters.
  */
-import type { Params } from '../catalog/types.ts';
+import { isFormat } from '../catalog/formats.ts';
+import type { Format, Params } from '../catalog/types.ts';
 import { ApiError } from '../errors/apiError.ts';
 
 export type QueryValues = Record<string, string | number | boolean | undefined>;
+
+/** The value of a parameter the schema types as a string; undefined when absent. */
+export function stringValue(values: QueryValues, name: string): string | undefined {
+  const v = values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The value of a parameter the schema types as a number; undefined when absent. */
+export function numberValue(values: QueryValues, name: string): number | undefined {
+  const v = values[name];
+  return typeof v === 'number' ? v : undefined;
+}
+
+/** The `format` of a request, or the endpoint's default. */
+export function formatValue(values: QueryValues, defaultFormat: Format): Format {
+  const v = values.format;
+  return typeof v === 'string' && isFormat(v) ? v : defaultFormat;
+}
 
 export function normalizeQuery(params: Params, raw: Readonly<Record<string, unknown>>): QueryValues {
   const out: QueryValues = {};
@@ -26,7 +45,9 @@ export function normalizeQuery(params: Params, raw: Readonly<Record<string, unkn
       out[name] = hit;
       continue;
     }
-    out[name] = v as string | number | boolean;
+    // The schema has typed every parameter as one scalar; a repeated one is not a value.
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw new ApiError('invalid_parameter', `${name} must be given once`, { parameter: name });
+    out[name] = v;
   }
   for (const [name, p] of Object.entries(params)) {
     if (raw[name] === undefined) continue;

@@ -12,6 +12,7 @@ import { rangeText, selectionHeaders, type PlanContext, type QueryPlan } from '.
 import { planSelection, type Selection } from './planSelection.ts';
 import { aggregateQuery } from './plan/aggregateQuery.ts';
 import { rowValue } from './plan/rowValue.ts';
+import { stringValue } from './normalize.ts';
 import type { BoundQuery } from '../store/query.ts';
 
 /** The tokens a pivot expands over: the pool's two tokens (resolved by the selection's pool filter), in the order the request named them. */
@@ -26,8 +27,8 @@ export async function planAggregate(ctx: PlanContext, route: DataRoute, raw: Rea
   const sel = await planSelection(ctx.store, route, raw, ctx.keyId, ctx.unlimitedRange);
   const e = sel.endpoint;
   if (!e.aggregate) throw new Error(`${e.id} has no aggregate`);
-  const groupBy = (sel.values.group_by ?? 'time') as GroupBy;
-  const bucketing = parseBucketing(e, groupBy, sel.values.period as string | undefined);
+  const groupBy: GroupBy = sel.values.group_by === 'block_number' ? 'block_number' : 'time';
+  const bucketing = parseBucketing(e, groupBy, stringValue(sel.values, 'period'));
   const withValue = acceptsWithValue(e) && e.aggregate.valued && sel.values.with_value === true;
   const { query, columns } = aggregateQuery({
     endpoint: e,

@@ -5,7 +5,7 @@
 import type { DataRoute } from '../catalog/derive/routes.ts';
 import type { ChainEndpoint, Format } from '../catalog/types.ts';
 import type { Store } from '../store/types.ts';
-import { normalizeQuery, type QueryValues } from './normalize.ts';
+import { formatValue, normalizeQuery, numberValue, type QueryValues, stringValue } from './normalize.ts';
 import { checkRangeLimit, parseRange, type QueryRange } from './range.ts';
 import { pullRange, type PullRange } from './streamPosition.ts';
 import { ApiError } from '../errors/apiError.ts';
@@ -42,16 +42,16 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
   const values = normalizeQuery(route.params, raw);
   // normalizeQuery has checked `network` against the endpoint's networks (the
   // parameter's enum); single-network families (Tron, Bitcoin) take no network.
-  const network = typeof values.network === 'string' ? values.network : endpoint.networks[0]!;
-  const format = (values.format ?? endpoint.defaultFormat) as Format;
+  const network = typeof values.network === 'string' ? values.network : onlyNetwork(endpoint);
+  const format = formatValue(values, endpoint.defaultFormat);
   const pull = typeof values.cursor === 'string' ? await pullOf(store, endpoint, network, values, format) : null;
   const range: QueryRange = pull
     ? { kind: 'blocks', start: pull.start, end: pull.end }
     : parseRange({
-        block_start: values.block_start as number | undefined,
-        block_end: values.block_end as number | undefined,
-        since: values.since as string | undefined,
-        until: values.until as string | undefined,
+        block_start: numberValue(values, 'block_start'),
+        block_end: numberValue(values, 'block_end'),
+        since: stringValue(values, 'since'),
+        until: stringValue(values, 'until'),
       });
   if (!unlimitedRange) checkRangeLimit(range, format, network);
 
@@ -90,5 +90,12 @@ export async function planSelection(store: Store, route: DataRoute, raw: Readonl
 /** The range of a pull with `cursor=`: a start other than the cursor, or a time end, would contradict it. */
 async function pullOf(store: Store, endpoint: ChainEndpoint, network: string, values: QueryValues, format: Format): Promise<PullRange> {
   if (values.until !== undefined) throw new ApiError('conflicting_parameters', 'cursor cannot be combined with until; give block_end to stop early', { parameters: ['cursor', 'until'] });
-  return pullRange(store, endpoint, network, String(values.cursor), values.block_end as number | undefined, format);
+  return pullRange(store, endpoint, network, String(values.cursor), numberValue(values, 'block_end'), format);
+}
+
+/** The network of an endpoint whose family takes no `network` parameter (Tron, Bitcoin): its one network. */
+function onlyNetwork(endpoint: ChainEndpoint): string {
+  const [network] = endpoint.networks;
+  if (network === undefined) throw new Error(`${endpoint.id} lists no network`);
+  return network;
 }

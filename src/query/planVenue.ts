@@ -5,12 +5,12 @@
  * stored 1-minute candles in the same query.
  */
 import type { DataRoute } from '../catalog/derive/routes.ts';
-import type { FilterDef, Format, OutputColumn, VenueEndpoint } from '../catalog/types.ts';
+import type { FilterDef, OutputColumn, VenueEndpoint } from '../catalog/types.ts';
 import type { BoundQuery, Condition, DataQuery } from '../store/query.ts';
 import { normalizeAddress, splitList } from './addresses.ts';
 import { coveredRangeHeader } from './coveredRange.ts';
 import { computeCost } from './cost.ts';
-import { normalizeQuery, type QueryValues } from './normalize.ts';
+import { formatValue, normalizeQuery, type QueryValues, stringValue } from './normalize.ts';
 import type { PlanContext, QueryPlan } from './planRaw.ts';
 import { ParamBinder, column } from './plan/params.ts';
 import { assertVenueCoverage } from './venueCoverage.ts';
@@ -55,9 +55,9 @@ export async function planVenue(ctx: PlanContext, route: DataRoute, raw: Readonl
   const e = route.endpoint;
   if (e.family !== 'exchange') throw new Error('planVenue serves venue endpoints');
   const values = normalizeQuery(route.params, raw);
-  const format = (values.format ?? e.defaultFormat) as Format;
+  const format = formatValue(values, e.defaultFormat);
   const token = venueToken(values.token);
-  const range = parseVenueRange(e, values.since as string | undefined, values.until as string | undefined, ctx.unlimitedRange);
+  const range = parseVenueRange(e, stringValue(values, 'since'), stringValue(values, 'until'), ctx.unlimitedRange);
 
   const q = new ParamBinder();
   const where: Condition[] = [
@@ -75,7 +75,10 @@ export async function planVenue(ctx: PlanContext, route: DataRoute, raw: Readonl
   if (e.event === 'ohlcv') {
     // Candles of `window` from the stored 1-minute candles: only the minutes inside [since, until) count.
     const window = String(values.window ?? '1h');
-    query = { kind: 'candles', table: e.table.name, where, windowSeconds: q.bind(WINDOW_SECONDS[window]!, 'int64') };
+    const seconds = WINDOW_SECONDS[window];
+    // The parameter's enum is WINDOW_SECONDS's keys.
+    if (seconds === undefined) throw new Error(`window ${window} has no width`);
+    query = { kind: 'candles', table: e.table.name, where, windowSeconds: q.bind(seconds, 'int64') };
     columns = e.columns;
   } else {
     ({ query, columns } = rowsQuery(e, values, where));

@@ -15,11 +15,9 @@ export interface ResolvedToken {
 export async function resolveTokenSymbol(store: Store, network: string, text: string): Promise<ResolvedToken> {
   const sym = text.trim().toUpperCase();
   const rows = await tokensBySymbol(store, network, sym);
-  if (rows.length === 0) {
-    throw new ApiError('unknown_token', `unknown token '${text}' on ${network}: use a symbol listed by /v1/tokens or a contract address`, { parameter: 'token' });
-  }
   // An exact symbol match wins over aliases; one symbol may have several contracts.
-  const first = rows[0]!;
+  const [first] = rows;
+  if (first === undefined) throw new ApiError('unknown_token', `unknown token '${text}' on ${network}: use a symbol listed by /v1/tokens or a contract address`, { parameter: 'token' });
   const same = rows.filter((r) => r.symbol === first.symbol);
   return { addresses: same.map((r) => r.address), symbol: first.symbol, decimals: same.length === 1 ? first.decimals : null };
 }

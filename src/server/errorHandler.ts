@@ -3,9 +3,17 @@
  * Schema-validation failures become the 400 codes; anything unexpected
  * becomes `internal_error` with no SQL and no stack in the body.
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Params } from '../catalog/types.ts';
 import { ApiError } from '../errors/apiError.ts';
+import { errnoCode, statusCodeOf } from '../utils/errorText.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A data route's catalog parameters, so that a validation error can name accepted values. */
+    catalogParams?: Params;
+  }
+}
 
 interface AjvError {
   keyword: string;
@@ -66,7 +74,7 @@ export function validationToApiError(errors: readonly AjvError[], accepted: read
       return new ApiError('invalid_parameter', `${param} must be ${what}`, { parameter: param });
     }
     case 'enum': {
-      const allowed = (e.params.allowedValues as unknown[]) ?? [];
+      const allowed: unknown[] = Array.isArray(e.params.allowedValues) ? e.params.allowedValues : [];
       return new ApiError('invalid_parameter', `${param} must be one of ${allowed.join(', ')}`, { parameter: param, supported: allowed });
     }
     case 'minimum':
@@ -76,13 +84,31 @@ export function validationToApiError(errors: readonly AjvError[], accepted: read
   }
 }
 
+/** What Fastify's own errors carry, read from whatever was thrown. */
+interface FastifyFailure {
+  readonly validation: AjvError[] | undefined;
+  readonly code: string | undefined;
+  readonly statusCode: number | undefined;
+}
+
+function fastifyFailure(err: unknown): FastifyFailure {
+  const validation = typeof err === 'object' && err !== null && 'validation' in err && Array.isArray(err.validation) ? err.validation : undefined;
+  return { validation, code: errnoCode(err), statusCode: statusCodeOf(err) };
+}
+
+/** The properties a JSON Schema object declares (a route's query string). */
+function propertyNames(schema: unknown): string[] {
+  if (typeof schema !== 'object' || schema === null || !('properties' in schema)) return [];
+  const { properties } = schema;
+  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+}
+
 export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
-  const fe = err as FastifyError & { validation?: AjvError[] };
+  const fe = fastifyFailure(err);
   if (fe.validation) {
-    const schema = (request.routeOptions.schema?.querystring ?? {}) as { properties?: Record<string, unknown> };
-    const params = (request.routeOptions.config as { catalogParams?: Params } | undefined)?.catalogParams;
-    return validationToApiError(fe.validation, Object.keys(schema.properties ?? {}), params);
+    const params = request.routeOptions.config?.catalogParams;
+    return validationToApiError(fe.validation, propertyNames(request.routeOptions.schema?.querystring), params);
   }
   if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     // Label uploads are CSV; every other body is JSON.

@@ -87,7 +87,7 @@ export class ServerLogController extends LogController {
   override defaultErrorLog(error: Error, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
     if (reply.statusCode >= 500) reply.log.error({ res: reply, err: error }, 'internal error');
-    else reply.log.info({ res: reply, code: (error as { code?: string }).code }, 'request rejected');
+    else reply.log.info({ res: reply, code: errnoCode(error) }, 'request rejected');
   }
 
   override routeNotFound(request: FastifyRequest): void {

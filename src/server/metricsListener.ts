@@ -3,7 +3,7 @@
  * that the public API listener never exposes the service's internals. It
  * answers `GET /metrics` and nothing else, and does not log scrapes.
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { ApiError } from '../errors/apiError.ts';
 import type { Metrics } from '../internal/metrics.ts';
@@ -25,11 +25,13 @@ export interface MetricsListener {
 }
 
 export async function startMetricsListener(opts: MetricsListenerOptions): Promise<MetricsListener> {
+  // Typed as Fastify's own logger, so that the instance is a plain FastifyInstance.
+  const loggerInstance: FastifyBaseLogger = opts.logger ?? pino({ enabled: false });
   const app = Fastify({
-    loggerInstance: opts.logger ?? pino({ enabled: false }),
+    loggerInstance,
     // A scrape every few seconds would drown the request log.
     logController: new LogController({ disableRequestLogging: true }),
-  }) as unknown as FastifyInstance;
+  });
   registerMetricsRoute(app, opts.metrics);
   app.setNotFoundHandler((_request, reply) => sendError(new ApiError('not_found', 'this listener serves GET /metrics only'), reply));
   app.setErrorHandler((err, request, reply) => {

@@ -5,7 +5,7 @@
  * holds the store (src/operator/channel.ts); see the README's "Operating a
  * live server".
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -15,7 +15,7 @@ import { answersAt, findServer, OPERATOR_FILE, readOperatorInfo, socketPathFor, 
 import type { JobManager } from '../operator/jobManager.ts';
 import { parseJobSpec, withoutName } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
-import { errnoCode } from '../utils/errorText.ts';
+import { errnoCode, statusCodeOf } from '../utils/errorText.ts';
 import { describeSchemaError, parseWith } from '../utils/jsonSchema.ts';
 import { sleep } from '../utils/sleep.ts';
 import { ConflictError, InvalidInputError } from '../errors/chainqError.ts';
@@ -53,14 +53,16 @@ export async function startOperatorChannel(opts: OperatorChannelOptions): Promis
     if ((await answersAt(socket)) || (await settleThenAnswers(socket))) return null;
     fs.rmSync(socket, { force: true });
   }
+  // Typed as Fastify's own logger, so that the instance is a plain FastifyInstance.
+  const loggerInstance: FastifyBaseLogger = opts.logger?.child({ channel: 'operator' }) ?? pino({ enabled: false });
   const app = Fastify({
-    loggerInstance: opts.logger?.child({ channel: 'operator' }) ?? pino({ enabled: false }),
+    loggerInstance,
     logController: new LogController({ disableRequestLogging: true }),
-  }) as unknown as FastifyInstance;
+  });
   const startedAt = new Date().toISOString();
 
   app.setErrorHandler((err, request, reply) => {
-    const status = err instanceof InvalidInputError ? 400 : err instanceof ConflictError ? 409 : ((err as { statusCode?: number }).statusCode ?? 500);
+    const status = err instanceof InvalidInputError ? 400 : err instanceof ConflictError ? 409 : (statusCodeOf(err) ?? 500);
     if (status >= 500) request.log.error({ err }, 'operator command failed');
     return reply.code(status).send({ status: 'error', error: messageOf(err) });
   });

@@ -37,10 +37,11 @@ export function intersect(a: readonly Interval[], b: readonly Interval[]): Inter
   const out: Interval[] = [];
   let j = 0;
   for (const x of a) {
-    while (j < b.length && b[j]!.hi < x.lo) j++;
-    for (let k = j; k < b.length && b[k]!.lo <= x.hi; k++) {
-      const lo = Math.max(x.lo, b[k]!.lo);
-      const hi = Math.min(x.hi, b[k]!.hi);
+    // Past b's intervals wholly below x; they are below every later x too.
+    for (let y = b[j]; y !== undefined && y.hi < x.lo; y = b[++j]);
+    for (let k = j, y = b[k]; y !== undefined && y.lo <= x.hi; y = b[++k]) {
+      const lo = Math.max(x.lo, y.lo);
+      const hi = Math.min(x.hi, y.hi);
       if (lo <= hi) out.push({ lo, hi });
     }
   }

@@ -13,3 +13,9 @@ export function errnoCode(e: unknown): string | undefined {
   if (typeof e !== 'object' || e === null || !('code' in e)) return undefined;
   return typeof e.code === 'string' ? e.code : undefined;
 }
+
+/** The HTTP status an error carries (`statusCode`, as Fastify's and HTTP clients' errors do), when it carries one. */
+export function statusCodeOf(e: unknown): number | undefined {
+  if (typeof e !== 'object' || e === null || !('statusCode' in e)) return undefined;
+  return typeof e.statusCode === 'number' ? e.statusCode : undefined;
+}

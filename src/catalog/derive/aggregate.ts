@@ -73,7 +73,7 @@ export function pivotGroups(pivots: readonly PivotColumn[], tokens: readonly str
   for (const token of new Set(tokens)) {
     for (const pattern of patterns) {
       const group = pivots.filter((p) => p.output_pattern === pattern);
-      out.push({ name: pivotOutputName(group[0]!, token), token, pivots: group });
+      out.push({ name: pattern.replace(TOKEN_PLACEHOLDER, token), token, pivots: group });
     }
   }
   return out;

@@ -115,7 +115,7 @@ export function discoveryRoutes(entries: readonly Endpoint[] = catalog): Discove
     { kind: 'tokens', path: discoveryPath('tokens'), summary: 'Token registry.', answer: 'Array of tokens.' },
   ];
   for (const id of protocols(entries)) {
-    const [family, protocol] = id.split('/') as [string, string];
+    const [family = '', protocol = ''] = id.split('/');
     const endpoints = protocolEndpoints(family, protocol, entries);
     for (const a of PROTOCOL_ANSWERS) {
       if (a.evmOnly && family !== 'evm') continue;

@@ -14,7 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { FORMATS, type LinkFormat } from '../../catalog/formats.ts';
+import { FORMATS, LINK_FORMATS, type LinkFormat } from '../../catalog/formats.ts';
+import { compileSchema } from '../../utils/jsonSchema.ts';
 import type { LinkBackend } from './backend.ts';
 import type { ByteRange } from './byteRange.ts';
 import { createLocalBackend } from './localBackend.ts';
@@ -106,113 +107,72 @@ async function fileSha256(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/** A link record as stored: checked when read back, so that a damaged file is a missing link rather than a bad value. */
+const linkRecordSchema = compileSchema<LinkRecord>({
+  type: 'object',
+  required: ['id', 'format', 'filename', 'key', 'rows', 'bytes', 'created_at', 'expires_at'],
+  properties: {
+    id: { type: 'string' },
+    format: { enum: LINK_FORMATS },
+    filename: { type: 'string' },
+    key: { type: 'string' },
+    rows: { type: 'number' },
+    bytes: { type: 'number' },
+    sha256: { type: 'string' },
+    created_at: { type: 'number' },
+    expires_at: { type: 'number' },
+    removed: { type: 'boolean' },
+  },
+});
+
+/** Where a link store keeps its records and payloads, and its clock. */
+interface LinkFiles {
+  readonly dir: string;
+  readonly backend: LinkBackend;
+  readonly now: () => number;
+  readonly ttlSeconds: number;
+  readonly tombstoneMs: number;
+  readonly publicUrl: string | undefined;
+}
+
+const recordFile = (f: LinkFiles, id: string) => path.join(f.dir, `${id}.json`);
+
+async function writeRecord(f: LinkFiles, r: LinkRecord): Promise<void> {
+  const tmp = path.join(f.dir, `${TMP_PREFIX}${r.id}.json`);
+  await fs.promises.writeFile(tmp, JSON.stringify(r));
+  await fs.promises.rename(tmp, recordFile(f, r.id));
+}
+
+async function readRecord(f: LinkFiles, id: string): Promise<LinkRecord | null> {
+  try {
+    const parsed: unknown = JSON.parse(await fs.promises.readFile(recordFile(f, id), 'utf8'));
+    return linkRecordSchema(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+async function expire(f: LinkFiles, r: LinkRecord): Promise<void> {
+  if (r.removed) return;
+  await f.backend.remove(r.key);
+  await writeRecord(f, { ...r, removed: true });
+}
+
 export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
   const dir = path.resolve(opts.dir);
   await fs.promises.mkdir(dir, { recursive: true });
   const backend = opts.s3 ? await createS3Backend(opts.s3) : createLocalBackend(dir);
   const ttlSeconds = opts.ttlSeconds ?? 3600;
   if (!(ttlSeconds > 0)) throw new Error('links: ttlSeconds must be positive');
-  const tombstoneMs = (opts.tombstoneSeconds ?? 7 * 86_400) * 1000;
-  const now = opts.now ?? Date.now;
-  const recordFile = (id: string) => path.join(dir, `${id}.json`);
+  const f: LinkFiles = { dir, backend, now: opts.now ?? Date.now, ttlSeconds, tombstoneMs: (opts.tombstoneSeconds ?? 7 * 86_400) * 1000, publicUrl: opts.publicUrl };
   let timer: NodeJS.Timeout | undefined;
-
-  async function writeRecord(r: LinkRecord): Promise<void> {
-    const tmp = path.join(dir, `${TMP_PREFIX}${r.id}.json`);
-    await fs.promises.writeFile(tmp, JSON.stringify(r));
-    await fs.promises.rename(tmp, recordFile(r.id));
-  }
-
-  async function readRecord(id: string): Promise<LinkRecord | null> {
-    try {
-      return JSON.parse(await fs.promises.readFile(recordFile(id), 'utf8')) as LinkRecord;
-    } catch {
-      return null;
-    }
-  }
-
-  async function expire(r: LinkRecord): Promise<void> {
-    if (r.removed) return;
-    await backend.remove(r.key);
-    await writeRecord({ ...r, removed: true });
-  }
 
   const store: LinkStore = {
     ttlSeconds,
     backend: backend.name,
-
-    async create(req, requestBaseUrl) {
-      const id = randomBytes(32).toString('base64url');
-      const { extension, contentType } = FORMATS[req.format];
-      const key = `${id}.${extension}`;
-      const tmp = path.join(dir, `${TMP_PREFIX}${key}`);
-      let rows: number;
-      let bytes: number;
-      let sha256: string;
-      try {
-        rows = await req.write(tmp);
-        bytes = (await fs.promises.stat(tmp)).size;
-        sha256 = await fileSha256(tmp);
-        await backend.put(tmp, key, contentType, bytes);
-      } catch (e) {
-        await fs.promises.rm(tmp, { force: true });
-        throw e;
-      }
-      const created = now();
-      const record: LinkRecord = {
-        id,
-        format: req.format,
-        filename: `${req.basename}.${extension}`,
-        key,
-        rows,
-        bytes,
-        sha256,
-        created_at: created,
-        expires_at: created + ttlSeconds * 1000,
-      };
-      await writeRecord(record);
-      const base = (opts.publicUrl ?? requestBaseUrl).replace(/\/+$/, '');
-      return { status: 'success', url: `${base}/v1/links/${id}`, expires_at: isoMs(record.expires_at), format: req.format, rows, bytes, sha256 };
-    },
-
-    async open(id) {
-      if (!LINK_ID.test(id)) return { kind: 'missing' };
-      const record = await readRecord(id);
-      if (!record) return { kind: 'missing' };
-      if (now() >= record.expires_at || record.removed) {
-        // Expired but not yet swept: delete it now rather than wait.
-        await expire(record).catch(() => undefined);
-        return { kind: 'expired', record };
-      }
-      return { kind: 'ok', record, contentType: FORMATS[record.format].contentType, read: (range) => backend.get(record.key, range) };
-    },
-
-    async sweep() {
-      let removed = 0;
-      let forgotten = 0;
-      const t = now();
-      for (const name of await fs.promises.readdir(dir)) {
-        const full = path.join(dir, name);
-        if (name.startsWith(TMP_PREFIX)) {
-          // Left behind by a crash mid-write.
-          const st = await fs.promises.stat(full).catch(() => null);
-          if (st && t - st.mtimeMs > 3_600_000) await fs.promises.rm(full, { force: true });
-          continue;
-        }
-        if (!name.endsWith('.json')) continue;
-        const r = await readRecord(name.slice(0, -'.json'.length));
-        if (!r || t < r.expires_at) continue;
-        if (!r.removed) {
-          await expire(r);
-          removed++;
-        }
-        if (t - r.expires_at > tombstoneMs) {
-          await fs.promises.rm(full, { force: true });
-          forgotten++;
-        }
-      }
-      return { removed, forgotten };
-    },
+    create: (req, requestBaseUrl) => createLink(f, req, requestBaseUrl),
+    open: (id) => openLink(f, id),
+    sweep: () => sweepLinks(f),
 
     start(onError) {
       if (timer) return;
@@ -229,4 +189,77 @@ export async function createLinkStore(opts: LinkOptions): Promise<LinkStore> {
     },
   };
   return store;
+}
+
+async function createLink(f: LinkFiles, req: LinkRequest, requestBaseUrl: string): Promise<CreatedLink> {
+  const id = randomBytes(32).toString('base64url');
+  const { extension, contentType } = FORMATS[req.format];
+  const key = `${id}.${extension}`;
+  const tmp = path.join(f.dir, `${TMP_PREFIX}${key}`);
+  let rows: number;
+  let bytes: number;
+  let sha256: string;
+  try {
+    rows = await req.write(tmp);
+    bytes = (await fs.promises.stat(tmp)).size;
+    sha256 = await fileSha256(tmp);
+    await f.backend.put(tmp, key, contentType, bytes);
+  } catch (e) {
+    await fs.promises.rm(tmp, { force: true });
+    throw e;
+  }
+  const created = f.now();
+  const record: LinkRecord = {
+    id,
+    format: req.format,
+    filename: `${req.basename}.${extension}`,
+    key,
+    rows,
+    bytes,
+    sha256,
+    created_at: created,
+    expires_at: created + f.ttlSeconds * 1000,
+  };
+  await writeRecord(f, record);
+  const base = (f.publicUrl ?? requestBaseUrl).replace(/\/+$/, '');
+  return { status: 'success', url: `${base}/v1/links/${id}`, expires_at: isoMs(record.expires_at), format: req.format, rows, bytes, sha256 };
+}
+
+async function openLink(f: LinkFiles, id: string): Promise<OpenedLink> {
+  if (!LINK_ID.test(id)) return { kind: 'missing' };
+  const record = await readRecord(f, id);
+  if (!record) return { kind: 'missing' };
+  if (f.now() >= record.expires_at || record.removed) {
+    // Expired but not yet swept: delete it now rather than wait.
+    await expire(f, record).catch(() => undefined);
+    return { kind: 'expired', record };
+  }
+  return { kind: 'ok', record, contentType: FORMATS[record.format].contentType, read: (range) => f.backend.get(record.key, range) };
+}
+
+async function sweepLinks(f: LinkFiles): Promise<SweepResult> {
+  let removed = 0;
+  let forgotten = 0;
+  const t = f.now();
+  for (const name of await fs.promises.readdir(f.dir)) {
+    const full = path.join(f.dir, name);
+    if (name.startsWith(TMP_PREFIX)) {
+      // Left behind by a crash mid-write.
+      const st = await fs.promises.stat(full).catch(() => null);
+      if (st && t - st.mtimeMs > 3_600_000) await fs.promises.rm(full, { force: true });
+      continue;
+    }
+    if (!name.endsWith('.json')) continue;
+    const r = await readRecord(f, name.slice(0, -'.json'.length));
+    if (!r || t < r.expires_at) continue;
+    if (!r.removed) {
+      await expire(f, r);
+      removed++;
+    }
+    if (t - r.expires_at > f.tombstoneMs) {
+      await fs.promises.rm(full, { force: true });
+      forgotten++;
+    }
+  }
+  return { removed, forgotten };
 }

@@ -15,7 +15,7 @@
  */
 import { scaleAmount } from '../../utils/scaleAmount.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
-import type { Hex, RpcLog } from '../evmNode.ts';
+import { type Hex, lowerHex, type RpcLog } from '../evmNode.ts';
 import { datasetOf } from '../protocol.ts';
 import type { PoolInfo, JsDecoder, PlanProtocol, ColumnValues } from '../types.ts';
 import { DEX_ABI, dexEndpoints, POOLS_DATASET } from './catalog.ts';
@@ -88,7 +88,7 @@ export function createDexDecoder(factory: Hex, deployedBlock: number | null = nu
         const a = poolCreated.decode(log);
         if (!a) return;
         ctx.addPool({
-          address: a.pool.toLowerCase() as Hex,
+          address: lowerHex(a.pool),
           fee: a.fee,
           token0: ctx.token(a.token0),
           token1: ctx.token(a.token1),
@@ -96,7 +96,7 @@ export function createDexDecoder(factory: Hex, deployedBlock: number | null = nu
         });
         return;
       }
-      const pool = ctx.pool(log.address.toLowerCase() as Hex);
+      const pool = ctx.pool(lowerHex(log.address));
       if (!pool) return;
       const key = ctx.logKey(log);
       switch (log.topics[0]) {

@@ -7,7 +7,7 @@
  */
 import { scaleAmount } from '../../utils/scaleAmount.ts';
 import { createEventDecoder } from '../eventDecoder.ts';
-import type { Hex, RpcLog } from '../evmNode.ts';
+import { type Hex, lowerHex, type RpcLog } from '../evmNode.ts';
 import { datasetOf } from '../protocol.ts';
 import { LENDING_ABI, lendingEndpoints } from './catalog.ts';
 import type { LendingMarket } from './config.ts';
@@ -147,7 +147,7 @@ export const planLending: PlanProtocol<readonly LendingMarket[]> = ({ network, e
 
 export function createLendingDecoder(markets: readonly LendingMarket[]): JsDecoder {
   const marketOf = new Map(markets.map((m) => [m.pool, m.market]));
-  const parse = (log: RpcLog): Parsed | null => (marketOf.has(log.address.toLowerCase() as Hex) ? parseLog(log) : null);
+  const parse = (log: RpcLog): Parsed | null => (marketOf.has(lowerHex(log.address)) ? parseLog(log) : null);
   return {
     protocol: 'lending_v3',
     datasets: Object.values(DATASETS),
@@ -158,7 +158,7 @@ export function createLendingDecoder(markets: readonly LendingMarket[]): JsDecod
     decode(log, ctx) {
       const p = parse(log);
       if (!p) return;
-      const pool = log.address.toLowerCase() as Hex;
+      const pool = lowerHex(log.address);
       const market = marketOf.get(pool);
       if (market === undefined) return;
       ctx.emit(p.dataset, { ...ctx.logKey(log), market, pool_address: pool, ...p.row(ctx) });

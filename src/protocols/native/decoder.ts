@@ -24,7 +24,7 @@
  * Gas fees, block rewards and consensus-layer withdrawals are not transfers.
  */
 import { scaleAmount } from '../../utils/scaleAmount.ts';
-import type { CallFrame, FlatTrace, Hex, RpcReceipt, RpcTransaction, TxTrace } from '../evmNode.ts';
+import { type CallFrame, type FlatTrace, type Hex, lowerHex, type RpcReceipt, type RpcTransaction, type TxTrace } from '../evmNode.ts';
 import { nativeTransfer } from './catalog.ts';
 import type { BlockInfo, PlanProtocol, ColumnValues } from '../types.ts';
 
@@ -55,7 +55,7 @@ export function transfersOfTrace(frame: CallFrame, txIndex: number, txHash: Hex)
     const failed = failedAbove || (f.error !== undefined && f.error !== null && f.error !== '');
     const value = f.value ? BigInt(f.value) : 0n;
     if (!failed && value > 0n && VALUE_TYPES.has(f.type.toUpperCase()) && f.to) {
-      out.push({ txIndex, traceIndex: root ? 0 : ++internal, txHash, from: f.from.toLowerCase() as Hex, to: f.to.toLowerCase() as Hex, value });
+      out.push({ txIndex, traceIndex: root ? 0 : ++internal, txHash, from: lowerHex(f.from), to: lowerHex(f.to), value });
     }
     for (const c of f.calls ?? []) walk(c, failed, false);
   };
@@ -90,7 +90,7 @@ export function transfersOfFlatTraces(traces: readonly FlatTrace[], txIndex: num
 
 function flatMove(t: FlatTrace): { from: Hex; to: Hex; value: bigint } | null {
   const a = t.action;
-  const lower = (x: Hex) => x.toLowerCase() as Hex;
+  const lower = lowerHex;
   switch (t.type) {
     case 'call':
       return (a.callType ?? 'call') === 'call' && a.from && a.to ? { from: lower(a.from), to: lower(a.to), value: BigInt(a.value ?? '0x0') } : null;
@@ -110,14 +110,21 @@ export function transferOfTransaction(tx: RpcTransaction, receipt: RpcReceipt | 
   if (receipt?.status !== undefined && BigInt(receipt.status) !== 1n) return null;
   const to = tx.to ?? receipt?.contractAddress;
   if (!to) return null;
-  return { txIndex: Number(BigInt(tx.transactionIndex)), traceIndex: 0, txHash: tx.hash, from: tx.from.toLowerCase() as Hex, to: to.toLowerCase() as Hex, value };
+  return { txIndex: Number(BigInt(tx.transactionIndex)), traceIndex: 0, txHash: tx.hash, from: lowerHex(tx.from), to: lowerHex(to), value };
 }
 
 export type BlockTraces = { readonly traces: readonly TxTrace[] } | { readonly flat: readonly FlatTrace[] } | { readonly receipts: readonly RpcReceipt[] };
 
+/** The hash of the block's `i`th transaction, for a trace that does not carry it. */
+function txHashAt(block: BlockInfo, i: number): Hex {
+  const hash = block.txHashes[i];
+  if (hash === undefined) throw new Error(`block ${block.number} has no transaction ${i}, which a trace names`);
+  return hash;
+}
+
 export function transfersOfBlock(block: BlockInfo, source: BlockTraces): NativeTransfer[] {
   if ('traces' in source) {
-    return source.traces.flatMap((t, i) => transfersOfTrace(t.result, i, t.txHash ?? block.txHashes[i]!));
+    return source.traces.flatMap((t, i) => transfersOfTrace(t.result, i, t.txHash ?? txHashAt(block, i)));
   }
   if ('flat' in source) {
     const byTx = new Map<number, FlatTrace[]>();
@@ -130,7 +137,7 @@ export function transfersOfBlock(block: BlockInfo, source: BlockTraces): NativeT
       }
       list.push(t);
     }
-    return [...byTx.keys()].sort((a, b) => a - b).flatMap((i) => transfersOfFlatTraces(byTx.get(i)!, i, byTx.get(i)![0]!.transactionHash ?? block.txHashes[i]!));
+    return [...byTx].sort(([a], [b]) => a - b).flatMap(([i, traces]) => transfersOfFlatTraces(traces, i, traces[0]?.transactionHash ?? txHashAt(block, i)));
   }
   if (!block.txs) throw new Error(`block ${block.number} was fetched without its transactions`);
   const byHash = new Map(source.receipts.map((r) => [r.transactionHash, r]));

@@ -25,6 +25,12 @@ declare module 'fastify' {
   }
 }
 
+/** The metering state of a request under /v1, which the metering hook has set before any route runs. */
+export function meterOf(request: FastifyRequest): MeterState {
+  if (!request.meter) throw new Error(`${request.url}: no metering state; the route is outside the metered scope`);
+  return request.meter;
+}
+
 /** Seconds a client refused for concurrency waits before retrying: a slot frees when any of its requests ends. */
 const CONCURRENCY_RETRY_SECONDS = 1;
 
@@ -88,7 +94,7 @@ export function registerMetering(v1: FastifyInstance, meter: Meter): void {
 export function meteringHeaders(state: MeterState | null, statusCode: number): Record<string, string> {
   if (!state) return { 'x-ratelimit-limit': '0', 'x-ratelimit-remaining': '0', 'x-request-cost': '0', 'x-ratelimit-reset': '0' };
   const charged = statusCode < 400 && state.charge !== null && state.charge.status !== 'released';
-  const cost = charged ? state.charge!.reservation.cost : 0;
+  const cost = charged && state.charge ? state.charge.reservation.cost : 0;
   // `remaining` was read after the hold; a hold that is not charged (released,
   // or an error after it was taken) is not spent.
   const unspent = state.charge && !charged ? state.charge.reservation.cost : 0;

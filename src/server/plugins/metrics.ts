@@ -26,7 +26,7 @@ export function routeLabel(request: FastifyRequest): string {
 const bodyBytes = new WeakMap<FastifyRequest, { n: number }>();
 
 function isStream(payload: unknown): payload is Readable {
-  return typeof (payload as Readable | null)?.pipe === 'function';
+  return typeof payload === 'object' && payload !== null && 'pipe' in payload && typeof payload.pipe === 'function';
 }
 
 /** Passes a streamed body through unchanged, counting its bytes as they go to the client. */
@@ -74,8 +74,9 @@ function observe(metrics: Metrics, request: FastifyRequest, reply: FastifyReply,
     aborted: !reply.raw.writableFinished,
   });
   // Set by the metering plugin on /v1 requests; committed only once the response was delivered whole.
-  const charge = request.meter?.charge;
-  if (charge?.status === 'committed') metrics.metering.charged({ route, plan: request.meter!.plan.name, blocks: charge.reservation.cost });
+  const state = request.meter;
+  const charge = state?.charge;
+  if (state && charge?.status === 'committed') metrics.metering.charged({ route, plan: state.plan.name, blocks: charge.reservation.cost });
 }
 
 /** `GET /metrics` on `app`: the Prometheus text of `metrics`. For operator listeners; on the public API only when the operator asks. */

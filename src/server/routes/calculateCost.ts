@@ -14,6 +14,7 @@ import { ApiError } from '../../errors/apiError.ts';
 import { FREE, buildEstimate } from '../../query/estimate.ts';
 import type { PlanContext } from '../../query/planRaw.ts';
 import { plannerFor } from '../../query/planner.ts';
+import { meterOf } from '../plugins/metering.ts';
 import { customRouteAt } from './custom.ts';
 import { validateQuery } from './queryValidator.ts';
 
@@ -21,7 +22,8 @@ const USAGE = 'send {"query": "/v1/<endpoint>?<parameters>"}, the path and query
 
 function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;
-  return header.split(';')[0]!.trim().toLowerCase() === 'application/json';
+  const semicolon = header.indexOf(';');
+  return (semicolon === -1 ? header : header.slice(0, semicolon)).trim().toLowerCase() === 'application/json';
 }
 
 /** The path and query string of `query`, which may also be an absolute URL. */
@@ -44,13 +46,13 @@ export function registerCalculateCost(v1: FastifyInstance, ctx: PlanContext, rou
     if (!isJsonContentType(request.headers['content-type'])) {
       throw new ApiError('unsupported_media_type', `send the body as Content-Type: application/json; ${USAGE}`);
     }
-    const body = request.body as { query?: unknown } | null | undefined;
+    const body = request.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('invalid_body', `the body must be a JSON object: ${USAGE}`);
-    if (body.query === undefined) throw new ApiError('invalid_body', `the body has no "query": ${USAGE}`);
+    if (!('query' in body) || body.query === undefined) throw new ApiError('invalid_body', `the body has no "query": ${USAGE}`);
     if (typeof body.query !== 'string' || body.query.trim() === '') throw new ApiError('invalid_body', `"query" must be a non-empty string: ${USAGE}`);
     const query = body.query.trim();
     const { path, search } = splitTarget(query);
-    const state = request.meter!;
+    const state = meterOf(request);
 
     const route = byPath.get(path) ?? (await customRouteAt(ctx.store, path));
     if (!route) {

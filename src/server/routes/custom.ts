@@ -42,8 +42,8 @@ async function routeOf(store: Store, name: string, event: string): Promise<DataR
 
 /** The route of a custom dataset's path, if one is declared there (the cost calculator prices it like the route would). */
 export async function customRouteAt(store: Store, path: string): Promise<DataRoute | undefined> {
-  const m = PATH_SHAPE.exec(path);
-  return m ? routeOf(store, m[1]!, m[2]!) : undefined;
+  const [, name, event] = PATH_SHAPE.exec(path) ?? [];
+  return name !== undefined && event !== undefined ? routeOf(store, name, event) : undefined;
 }
 
 /** What is declared, as `GET /v1/evm/custom` lists it: each event's path, columns and covered block ranges per network. */
@@ -58,7 +58,7 @@ async function listing(store: Store) {
           customEndpoints(d).map(async (e, i) => ({
             event: e.event,
             name: e.eventName,
-            signature: d.events[i]!.signature,
+            signature: d.events[i]?.signature,
             path: e.path,
             columns: e.columns.map((c) => ({ name: c.name, type: c.type, description: c.description })),
             verbose_columns: e.verboseColumns.map((c) => ({ name: c.name, type: c.type, description: c.description })),
@@ -85,12 +85,17 @@ function streamOf(route: DataRoute): { stream: StreamRoute; validated: DataRoute
   return s;
 }
 
+/** The parts of a custom event's path (EVENT_PATH). */
+interface EventParams {
+  readonly name: string;
+  readonly event: string;
+}
+
 export function registerCustomRoutes(v1: FastifyInstance, ctx: PlanContext, links: LinkStore | null, streams: StreamHub | null = null): void {
   // Free, like the other discovery calls.
   v1.get(CUSTOM_BASE_PATH, async () => listing(ctx.store));
 
-  const declaredRoute = async (params: unknown): Promise<DataRoute> => {
-    const { name, event } = params as { name: string; event: string };
+  const declaredRoute = async ({ name, event }: EventParams): Promise<DataRoute> => {
     const route = await routeOf(ctx.store, name, event);
     if (route) return route;
     const declared = (await listCustomDatasets(ctx.store)).flatMap((d) => d.events.map((e) => `${d.name}/events/${e.event}`));
@@ -98,18 +103,18 @@ export function registerCustomRoutes(v1: FastifyInstance, ctx: PlanContext, link
   };
 
   if (streams) {
-    v1.get(`${EVENT_PATH}/stream`, async (request, reply) => {
+    v1.get<{ Params: EventParams; Querystring: Record<string, unknown> }>(`${EVENT_PATH}/stream`, async (request, reply) => {
       const { stream, validated } = streamOf(await declaredRoute(request.params));
-      const query: Record<string, unknown> = { ...(request.query as Record<string, unknown>) };
+      const query: Record<string, unknown> = { ...request.query };
       validateQuery(request.server, validated, query);
       return serveStream(request, reply, streams, stream, query);
     });
   }
 
-  v1.get(EVENT_PATH, async (request, reply) => {
+  v1.get<{ Params: EventParams; Querystring: Record<string, unknown> }>(EVENT_PATH, async (request, reply) => {
     const route = await declaredRoute(request.params);
     // Validation converts values in place: a copy, never the parsed query itself.
-    const query: Record<string, unknown> = { ...(request.query as Record<string, unknown>) };
+    const query: Record<string, unknown> = { ...request.query };
     validateQuery(request.server, route, query);
     return serveData(request, reply, { ctx, route, links, plan: plannerFor(route), query, endpoint: route.path });
   });

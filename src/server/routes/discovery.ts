@@ -9,6 +9,11 @@ import { normalizeQuery } from '../../query/normalize.ts';
 import type { Store } from '../../store/types.ts';
 import { tokenDirectory } from '../../store/registry.ts';
 
+/** A parsed query string as a record of its parameters. */
+function queryRecord(query: unknown): Readonly<Record<string, unknown>> {
+  return typeof query === 'object' && query !== null ? Object.fromEntries(Object.entries(query)) : {};
+}
+
 export function registerDiscovery(app: FastifyInstance, store: Store, entries: readonly Endpoint[] = catalog): void {
   const handler = (r: DiscoveryRoute): RouteHandlerMethod => {
     switch (r.kind) {
@@ -17,7 +22,7 @@ export function registerDiscovery(app: FastifyInstance, store: Store, entries: r
       case 'coverage': {
         const params = r.params;
         return async (request) => {
-          const q = normalizeQuery(params, request.query as Record<string, unknown>);
+          const q = normalizeQuery(params, queryRecord(request.query));
           const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
           return { coverage: await coverageReport(store, { family: text(q.family), protocol: text(q.protocol), network: text(q.network) }, entries) };
         };

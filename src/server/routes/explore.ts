@@ -36,8 +36,8 @@ export function registerExplore(app: FastifyInstance, webDir = WEB_DIR): void {
     return reply.type('text/html; charset=utf-8').header('content-security-policy', CSP).header('cache-control', 'no-cache').send(fs.createReadStream(index));
   };
   app.get('/explore', page);
-  app.get('/explore/assets/:file', async (request, reply) => {
-    const { file } = request.params as { file: string };
+  app.get<{ Params: { file: string } }>('/explore/assets/:file', async (request, reply) => {
+    const { file } = request.params;
     const type = TYPES[path.extname(file)];
     const full = path.join(webDir, 'assets', file);
     if (!ASSET_NAME.test(file) || file.startsWith('.') || !type || !fs.existsSync(full)) {

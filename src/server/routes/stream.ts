@@ -21,8 +21,8 @@ import { runStream } from '../streams/streamSession.ts';
 const POSITION_PARAMS = new Set(['cursor', 'block_start', 'block_end', 'since', 'until', 'finality', 'max_cost']);
 
 export function registerStreamRoute(app: FastifyInstance, hub: StreamHub, route: StreamRoute): void {
-  app.get(route.path, { schema: { querystring: querySchema(route.params) }, config: { catalogParams: route.params } }, async (request, reply) =>
-    serveStream(request, reply, hub, route, { ...(request.query as Record<string, unknown>) }),
+  app.get<{ Querystring: Record<string, unknown> }>(route.path, { schema: { querystring: querySchema(route.params) }, config: { catalogParams: route.params } }, async (request, reply) =>
+    serveStream(request, reply, hub, route, { ...request.query }),
   );
 }
 

@@ -9,6 +9,7 @@ import { querySchema } from '../../catalog/derive/jsonSchema.ts';
 import { ApiError } from '../../errors/apiError.ts';
 import { UNLIMITED } from '../../metering/meter.ts';
 import { nextMonthStart } from '../../metering/period.ts';
+import { meterOf } from '../plugins/metering.ts';
 
 /** ISO 8601 UTC, with milliseconds only when there are some (as event times are written). */
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
@@ -29,9 +30,9 @@ export interface UsageBody {
 
 export function registerUsage(v1: FastifyInstance): void {
   const params = usageEndpoint.params;
-  v1.get(usageEndpoint.path, { schema: { querystring: querySchema(params) }, config: { catalogParams: params } }, async (request): Promise<UsageBody> => {
-    const state = request.meter!;
-    const wanted = (request.query as { charges?: number }).charges ?? USAGE_CHARGES_DEFAULT;
+  v1.get<{ Querystring: { charges?: number } }>(usageEndpoint.path, { schema: { querystring: querySchema(params) }, config: { catalogParams: params } }, async (request): Promise<UsageBody> => {
+    const state = meterOf(request);
+    const wanted = request.query.charges ?? USAGE_CHARGES_DEFAULT;
     if (wanted > USAGE_CHARGES_MAX) throw new ApiError('invalid_parameter', `charges must be at most ${USAGE_CHARGES_MAX}, got ${wanted}`);
     const backend = request.server.meter.backend;
     const [rows, charges] = await Promise.all([

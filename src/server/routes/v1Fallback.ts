@@ -9,11 +9,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/apiError.ts';
 import { sendError } from '../errorHandler.ts';
+import { urlPath } from '../urlPath.ts';
 
 const METHODS = ['GET', 'POST'] as const;
 
 function answer(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const path = request.url.split('?')[0]!.replace(/(.)\/$/, '$1');
+  const path = urlPath(request.url).replace(/(.)\/$/, '$1');
   const allowed = METHODS.filter((m) => m !== request.method && request.server.hasRoute({ method: m, url: path }));
   if (allowed.length) {
     return sendError(new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allowed.join(' or ')}`), reply.header('allow', allowed.join(', ')));
