@@ -73,6 +73,25 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Runs one wait of a stream on a signal of its own, aborted when the wait is
+ * over: whichever of the commit and the heartbeat comes first, the other
+ * lets go of its timer, its watcher slot and its listener on the stream's
+ * signal at once (rather than pile up, one per batch, until the heartbeat).
+ */
+async function wakeOrHeartbeat(wait: (signal: AbortSignal) => Promise<void>, stream: AbortSignal): Promise<void> {
+  if (stream.aborted) return;
+  const over = new AbortController();
+  const stop = () => over.abort();
+  stream.addEventListener('abort', stop, { once: true });
+  try {
+    await wait(over.signal);
+  } finally {
+    over.abort();
+    stream.removeEventListener('abort', stop);
+  }
+}
+
 export async function runStream(spec: StreamSpec, start: Position, out: EventWriter, charges: StreamCharges, deps: StreamDeps, signal: AbortSignal): Promise<void> {
   const { network, endpoint } = spec;
   const batchBlocks = rangeLimit('json', network).blocks;
@@ -155,7 +174,7 @@ export async function runStream(spec: StreamSpec, start: Position, out: EventWri
         continue;
       }
       const quiet = Math.max(0, deps.heartbeatMs - (Date.now() - lastProgress));
-      await Promise.race([deps.watchers.changed(network, version, signal), sleep(quiet, signal)]);
+      await wakeOrHeartbeat((wait) => Promise.race([deps.watchers.changed(network, version, wait), sleep(quiet, wait)]), signal);
       if (!signal.aborted && Date.now() - lastProgress >= deps.heartbeatMs) progress();
     }
   } catch (e) {
