@@ -35,6 +35,8 @@ export interface LatencyRound {
 
 interface Followers {
   readonly ready: number;
+  /** Ends the child at once (a round that failed). */
+  kill(): void;
   stop(): Promise<{ arrivals: [number, number, number][]; refused: number }>;
 }
 
@@ -45,6 +47,7 @@ async function startFollowers(root: string, url: string, key: string, n: number)
   const ready = Number(/^ready (\d+)/.exec(String(first.value))?.[1] ?? 0);
   return {
     ready,
+    kill: () => child.kill(),
     async stop() {
       child.stdin.end();
       const report = await lines.next();
@@ -104,7 +107,7 @@ export async function measureCommitToClient(
   try {
     let head = (await chainMark(store, 'ETH')).newest ?? 0;
     let parent = (await canonicalHash(store, 'ETH', head)) ?? hashOf(head);
-    const sample = await app.inject({ method: 'GET', url: `${RAW}&block_start=${head - 999}&block_end=${head}`, headers: { 'x-api-key': key } });
+    const sample = await app.inject({ method: 'GET', url: `${RAW}&block_start=${Math.max(ETH, head - 999)}&block_end=${head}`, headers: { 'x-api-key': key } });
     const stored = sample.json<{ events: Record<string, unknown>[] }>().events[0];
     if (!stored) throw new Error(`no USDT transfer near block ${head} to copy: ${sample.body.slice(0, 300)}`);
     const usdt = await resolveTokenSymbol(store, 'ETH', 'USDT');
@@ -112,32 +115,38 @@ export async function measureCommitToClient(
     const out: LatencyRound[] = [];
     for (const n of rounds) {
       const followers = await startFollowers(root, `${base}${STREAM}&block_start=${head + 1}`, key, n);
-      if (followers.ready < n) throw new Error(`only ${followers.ready} of ${n} followers connected`);
-      // Each follower's first look at the store happens as it connects.
-      await new Promise((r) => setTimeout(r, 1_000));
       const committed = new Map<number, number>();
-      for (let i = 0; i < blocksPerRound; i++) {
-        const block = head + 1;
-        const time = new Date(DEMO_START + (block - ETH) * 12_000).toISOString().replace('T', ' ').replace('Z', '');
-        const hash = hashOf(block);
-        const rows = [0, 1, 2].map((k) => makeRow(block, k, time));
-        await store.chain.publish({
-          network: 'ETH',
-          lo: block,
-          hi: block,
-          parentHash: parent,
-          blocks: [{ number: block, time, hash, parentHash: parent }],
-          tables: [{ table: 'evm_erc20_transfer', rows }],
-          covers: [DATASET],
-          uncovers: [],
-        });
-        committed.set(block, now());
-        head = block;
-        parent = hash;
-        await new Promise((r) => setTimeout(r, gapMs));
+      let arrivals: [number, number, number][] | null = null;
+      try {
+        if (followers.ready < n) throw new Error(`only ${followers.ready} of ${n} followers connected`);
+        // Each follower's first look at the store happens as it connects.
+        await new Promise((r) => setTimeout(r, 1_000));
+        for (let i = 0; i < blocksPerRound; i++) {
+          const block = head + 1;
+          const time = new Date(DEMO_START + (block - ETH) * 12_000).toISOString().replace('T', ' ').replace('Z', '');
+          const hash = hashOf(block);
+          const rows = [0, 1, 2].map((k) => makeRow(block, k, time));
+          await store.chain.publish({
+            network: 'ETH',
+            lo: block,
+            hi: block,
+            parentHash: parent,
+            blocks: [{ number: block, time, hash, parentHash: parent }],
+            tables: [{ table: 'evm_erc20_transfer', rows }],
+            covers: [DATASET],
+            uncovers: [],
+          });
+          committed.set(block, now());
+          head = block;
+          parent = hash;
+          await new Promise((r) => setTimeout(r, gapMs));
+        }
+        await new Promise((r) => setTimeout(r, 3_000));
+        ({ arrivals } = await followers.stop());
+      } finally {
+        // A round that failed leaves no child behind.
+        if (arrivals === null) followers.kill();
       }
-      await new Promise((r) => setTimeout(r, 3_000));
-      const { arrivals } = await followers.stop();
       const latencies = arrivals.flatMap(([, block, at]) => {
         const t = committed.get(block);
         return t === undefined ? [] : [at - t];
