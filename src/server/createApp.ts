@@ -27,6 +27,7 @@ import { registerCalculateCost } from './routes/calculateCost.ts';
 import { registerCustomRoutes } from './routes/custom.ts';
 import { registerDataRoute } from './routes/data.ts';
 import { registerStreamRoute } from './routes/stream.ts';
+import { trackUnusedConnections } from './unusedConnections.ts';
 import { createStreamHub, type StreamOptions } from './streams/hub.ts';
 import { registerDiscovery } from './routes/discovery.ts';
 import { registerDocs } from './routes/docs.ts';
@@ -100,8 +101,12 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 function registerDrain(app: FastifyInstance): void {
   let draining = false;
+  const unused = trackUnusedConnections(app.server);
   app.addHook('preClose', (done) => {
     draining = true;
+    unused.close();
+    // A connection accepted while the listener was still being closed.
+    setImmediate(() => unused.close());
     done();
   });
   app.addHook('onRequest', async (_request, reply) => {

@@ -140,8 +140,11 @@ afterAll(async () => {
 });
 
 describe('live streams', { timeout: 120_000 }, () => {
-  it('many clients that drop and resume through reorgs of depth 1 to 3 and a kill -9 of the server each end with exactly the node canonical transfers', async () => {
-    const clients = Array.from({ length: 30 }, (_, i) => new Client(i % 3 === 0 ? 'block_start=1' : `block_start=${1 + (i % 12)}`));
+  it('50 clients, most starting in history, that drop and resume through reorgs of depth 1 to 3 and a kill -9 of the server each end with exactly the node canonical transfers', async () => {
+    // 50 clients: most replay history first (from block 1 or a later block), every fifth starts at the head and only follows.
+    const head = await chain.blockNumber();
+    const startOf = (i: number) => (i % 5 === 4 ? head : i % 3 === 0 ? 1 : 1 + (i % 12));
+    const clients = Array.from({ length: 50 }, (_, i) => new Client(`block_start=${startOf(i)}`));
     try {
       for (const depth of [1, 2, 3]) {
         for (let i = 0; i < 3; i++) await transfer(bob);

@@ -3,10 +3,14 @@
  * project (DuckDB, chDB): a stream answers the raw endpoint's rows, and a
  * rollback recorded in the chain log sends a resumed stream `undo` to the
  * common ancestor and answers a pull's stale cursor 409 cursor_reorged.
+ * One app serves the whole file (building the demo store dominates its
+ * time); the shutdown test closes it, so it runs last.
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollbackAbove } from '../../src/ingest/evm/writeBatch.ts';
+import { createKey } from '../../src/metering/keys.ts';
+import { STEP_BLOCKS } from '../../src/server/streams/streamSession.ts';
 import { canonicalHash } from '../../src/store/chainLog.ts';
 import { openStream, StreamConsumer } from '../helpers/sse.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
@@ -22,8 +26,36 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 });
 
+let closed = false;
 afterAll(async () => {
-  await t?.close();
+  if (!closed) await t?.close();
+});
+
+describe('stream charges on the demo store', { timeout: 60_000 }, () => {
+  it('a replay of 3,000 blocks (one batch) is charged in steps of at most 1,000 blocks under the stream request id, summing to the raw cost of its blocks', async () => {
+    const { key } = await createKey(t.store, { plan: 'unlimited' });
+    const s = await openStream(`${url}${STREAM}&block_start=23910000&block_end=23912999`, key);
+    expect(s.status).toBe(200);
+    await s.ended;
+    expect(s.events.at(-1)?.event).toBe('end');
+    const rowEvents = s.events.filter((e) => e.event === 'rows');
+    expect(rowEvents.length).toBeGreaterThanOrEqual(3);
+    expect(rowEvents.every((e) => Number(e.data.to_block) - Number(e.data.from_block) < STEP_BLOCKS)).toBe(true);
+    const c = new StreamConsumer();
+    c.apply(s.events);
+    const raw = await t.get(`${RAW}&block_start=23910000&block_end=23912999`);
+    expect(c.rows).toEqual(raw.json<{ events: unknown[] }>().events);
+
+    const usage = (await t.get('/v1/usage?charges=50', { 'x-api-key': key })).json<{ blocks_used: number; last_charges: { request_id: string; endpoint: string; cost: number }[] }>();
+    const charges = usage.last_charges;
+    expect(charges.length).toBe(3);
+    expect(charges.every((ch) => ch.endpoint === '/v1/evm/erc20/events/transfer/stream' && ch.cost <= STEP_BLOCKS)).toBe(true);
+    const base = charges[0]?.request_id.replace(/\.\d+$/, '');
+    expect(charges.map((ch) => ch.request_id).sort()).toEqual([1, 2, 3].map((n) => `${base}.${n}`));
+    expect(charges.reduce((sum, ch) => sum + ch.cost, 0)).toBe(3_000);
+    expect(usage.blocks_used).toBe(3_000);
+    expect(s.events.filter((e) => e.event === 'progress').at(-1)?.data.cost).toBe(3_000);
+  });
 });
 
 describe('streams on the demo store', { timeout: 60_000 }, () => {
@@ -80,12 +112,11 @@ describe('streams on the demo store', { timeout: 60_000 }, () => {
 
 describe('shutdown', { timeout: 30_000 }, () => {
   it('ends an open stream that follows the head cleanly when the server closes, its last cursor in hand', async () => {
-    const own = await createTestApp(undefined, { streams: { heartbeatMs: 300 } });
-    await own.app.listen({ port: 0, host: '127.0.0.1' });
-    const s = await openStream(`http://127.0.0.1:${(own.app.server.address() as AddressInfo).port}${STREAM}&block_start=23910000`, own.key);
+    const s = await openStream(`${url}${STREAM}&block_start=23910000`, t.key);
     await s.waitFor((e) => e.event === 'progress' && Number(e.data.block_number) > 23910000);
     const t0 = Date.now();
-    await own.close();
+    closed = true;
+    await t.close();
     await s.ended;
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(s.events.some((e) => e.event === 'error')).toBe(false);

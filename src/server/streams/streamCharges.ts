@@ -1,10 +1,11 @@
 /**
  * What a stream pays (docs/metering.md, "Stream charges"): like a raw JSON
  * query over the blocks it delivered, the network's discount included and
- * the 100-block minimum counted once per connection. Each batch is charged
- * through the same durable meter as every request before it is sent, as one
- * step of its own (its own request id in the ledger), so a stream that stops
- * at any moment has paid for exactly what it was sent.
+ * the 100-block minimum counted once per connection. Each step (at most
+ * STEP_BLOCKS blocks of a batch, streamSession.ts) is charged through the
+ * same durable meter as every request before it is sent, under its own
+ * request id in the ledger, so a stream that stops at any moment has paid for
+ * what it was sent and at most the one step it was being sent.
  */
 import type { FastifyRequest } from 'fastify';
 import type { CostClass } from '../../catalog/types.ts';

@@ -2,7 +2,7 @@
  * One connected stream (docs/api.md, "Streams and cursors"): from its
  * position, deliver every covered block in batches up to the head (or its
  * end), then wait on the network's watcher for the next commit; before each
- * step, check that the position's block is still canonical and send `undo`
+ * batch, check that the position's block is still canonical and send `undo`
  * down to the common ancestor when it is not.
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -13,7 +13,7 @@ import type { ChainEndpoint } from '../../catalog/types.ts';
 import { checkPosition, cursorOf, deliverableHead, type Position } from '../../query/streamPosition.ts';
 import { canonicalHash, chainMark } from '../../store/chainLog.ts';
 import type { Store } from '../../store/types.ts';
-import type { BatchRows } from './batchRows.ts';
+import { sliceOf, type Batch, type BatchRows } from './batchRows.ts';
 import type { ChainWatchers } from './chainWatcher.ts';
 import type { EventWriter } from './sse.ts';
 import type { StreamCharges } from './streamCharges.ts';
@@ -35,6 +35,20 @@ export interface StreamDeps {
   readonly rows: BatchRows;
   readonly heartbeatMs: number;
   readonly log: FastifyBaseLogger;
+}
+
+/**
+ * The most blocks one charge covers (docs/metering.md, "Stream charges"): a
+ * history batch of up to 10,000 blocks is queried at once but sent and
+ * charged in steps of this many, so a stream cut at any moment has paid for
+ * at most one step it was not sent.
+ */
+export const STEP_BLOCKS = 1_000;
+
+/** A batch of rows and the positions it is sent up to, step by step (the last is the batch's end). */
+interface Delivery {
+  readonly batch: Batch;
+  readonly steps: readonly Position[];
 }
 
 /** Raised inside a step to end the stream with an error event. */
@@ -59,6 +73,25 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Runs one wait of a stream on a signal of its own, aborted when the wait is
+ * over: whichever of the commit and the heartbeat comes first, the other
+ * lets go of its timer, its watcher slot and its listener on the stream's
+ * signal at once (rather than pile up, one per batch, until the heartbeat).
+ */
+async function wakeOrHeartbeat(wait: (signal: AbortSignal) => Promise<void>, stream: AbortSignal): Promise<void> {
+  if (stream.aborted) return;
+  const over = new AbortController();
+  const stop = () => over.abort();
+  stream.addEventListener('abort', stop, { once: true });
+  try {
+    await wait(over.signal);
+  } finally {
+    over.abort();
+    stream.removeEventListener('abort', stop);
+  }
+}
+
 export async function runStream(spec: StreamSpec, start: Position, out: EventWriter, charges: StreamCharges, deps: StreamDeps, signal: AbortSignal): Promise<void> {
   const { network, endpoint } = spec;
   const batchBlocks = rangeLimit('json', network).blocks;
@@ -71,8 +104,12 @@ export async function runStream(spec: StreamSpec, start: Position, out: EventWri
     lastProgress = Date.now();
   };
 
-  /** One look at the store: undo if needed, then at most one batch. True when a batch was sent. */
-  const step = async (snap: Store): Promise<boolean> => {
+  /**
+   * One look at the store: undo if needed, then the steps of at most one
+   * batch, each with the hash of its last block (read now, from the same
+   * snapshot as the rows). Null when there is nothing new to deliver.
+   */
+  const look = async (snap: Store): Promise<Delivery | null> => {
     const checked = await checkPosition(snap, network, pos);
     if (checked.kind === 'unknown') throw new StreamStop('internal_error', `block ${pos.block} of this stream is no longer known to the store; start again from a block`);
     if (checked.kind === 'reorged') {
@@ -87,17 +124,33 @@ export async function runStream(spec: StreamSpec, start: Position, out: EventWri
       to = Math.min(to, newest - finalityDepth(network));
     }
     if (spec.end !== null) to = Math.min(to, spec.end);
-    if (to <= pos.block) return false;
+    if (to <= pos.block) return null;
     to = Math.min(to, pos.block + batchBlocks);
     const toHash = await canonicalHash(snap, network, to);
-    const { events, count } = await deps.rows.rows(snap, { route: spec.route, query: spec.query, from: pos.block + 1, fromHash: pos.hash, to, toHash });
-    const paid = await charges.pay(to - pos.block);
-    if (!paid.ok) throw new StreamStop(paid.code, paid.error);
-    const from = pos.block + 1;
-    pos = { block: to, hash: toHash };
-    if (count > 0) out.send('rows', `{"from_block":${from},"to_block":${to},"events":${events}}`, cursor());
+    const batch = await deps.rows.rows(snap, { route: spec.route, query: spec.query, from: pos.block + 1, fromHash: pos.hash, to, toHash });
+    const steps: Position[] = [];
+    for (let end = Math.min(to, pos.block + STEP_BLOCKS); end < to; end += STEP_BLOCKS) steps.push({ block: end, hash: await canonicalHash(snap, network, end) });
+    steps.push({ block: to, hash: toHash });
+    return { batch, steps };
+  };
+
+  /**
+   * Sends a batch step by step, each charged before it is sent and only once
+   * the client has taken the step before: the meter never runs more than one
+   * step ahead of what reached the client's socket.
+   */
+  const deliver = async ({ batch, steps }: Delivery): Promise<void> => {
+    for (const [i, step] of steps.entries()) {
+      if (i > 0) await out.drained(signal);
+      if (signal.aborted) return;
+      const paid = await charges.pay(step.block - pos.block);
+      if (!paid.ok) throw new StreamStop(paid.code, paid.error);
+      const from = pos.block + 1;
+      const { events, count } = sliceOf(batch, from, step.block);
+      pos = step;
+      if (count > 0) out.send('rows', `{"from_block":${from},"to_block":${step.block},"events":${events}}`, cursor());
+    }
     progress();
-    return true;
   };
 
   try {
@@ -105,22 +158,23 @@ export async function runStream(spec: StreamSpec, start: Position, out: EventWri
     while (!signal.aborted) {
       const version = deps.watchers.version(network);
       const snap = await deps.store.snapshot();
-      let sent: boolean;
+      let delivery: Delivery | null;
       try {
-        sent = await step(snap);
+        delivery = await look(snap);
       } finally {
         await snap.close();
       }
+      if (delivery) await deliver(delivery);
       if (spec.end !== null && pos.block >= spec.end) {
         out.send('end', JSON.stringify({ block_number: pos.block }));
         return;
       }
-      if (sent) {
+      if (delivery) {
         await out.drained(signal);
         continue;
       }
       const quiet = Math.max(0, deps.heartbeatMs - (Date.now() - lastProgress));
-      await Promise.race([deps.watchers.changed(network, version, signal), sleep(quiet, signal)]);
+      await wakeOrHeartbeat((wait) => Promise.race([deps.watchers.changed(network, version, wait), sleep(quiet, wait)]), signal);
       if (!signal.aborted && Date.now() - lastProgress >= deps.heartbeatMs) progress();
     }
   } catch (e) {
