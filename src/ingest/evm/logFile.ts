@@ -188,11 +188,7 @@ export async function scanLogFile(store: Store, file: string, decoders: { readon
   });
   const engine = new Map<string, EngineBatch>();
   for (const d of decoders.engine) {
-    if (d.engine.event) {
-      engine.set(d.datasets[0]!, { events: scan.events.get(d.engine.event.table) ?? 0, tokens: [], wide: [] });
-      continue;
-    }
-    const t = scan.transfers.get(d.engine.selector);
+    const t = d.engine.event ? { events: scan.events.get(d.engine.event.table) ?? 0, tokens: [], wide: [] } : scan.transfers.get(d.engine.selector);
     if (t) engine.set(d.datasets[0]!, { events: t.events, tokens: t.tokens.map(hex), wide: t.wide });
   }
   return { blockHashes: scan.blockHashes, logIndices: scan.logIndices, conflict: scan.conflict, jsLogs: scan.jsLogs.map(toRpcLog), engine };
