@@ -18,7 +18,7 @@
  * chainq runs in process with every EVM dataset (what `chainq ingest evm`
  * does by default: headers, call traces for native transfers, the one
  * getLogs pass for all protocols), with `--only erc20`, and with the same
- * events declared as a custom dataset (`--custom`, the generic ABI decoder). Each sweep and
+ * events declared as a custom dataset (`--custom`, decoded from the ABI). Each sweep and
  * each chainq variant runs twice and keeps its faster time, so that noise
  * on this shared 2-core machine favours neither side.
  */
@@ -251,23 +251,28 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
 
     const all = faster(await chainq(ctx, anvil.url, from, to, 'chainq-all'), await chainq(ctx, anvil.url, from, to, 'chainq-all-2'));
     const erc20 = faster(await chainq(ctx, anvil.url, from, to, 'chainq-erc20', 'erc20'), await chainq(ctx, anvil.url, from, to, 'chainq-erc20-2', 'erc20'));
-    // The same Transfer events as an operator-defined dataset: declared from the contract's ABI, decoded by the generic ABI decoder in JS.
+    // The same Transfer events as an operator-defined dataset, declared from the contract's ABI.
     const declared = readCustomDeclaration({ name: 'spam', abi: loadArtifacts().LogSpammer!.abi, networks: { ETH: { addresses: chain.contracts, from_block: from } } });
     const custom = faster(await chainq(ctx, anvil.url, from, to, 'chainq-custom', undefined, declared), await chainq(ctx, anvil.url, from, to, 'chainq-custom-2', undefined, declared));
     for (const s of [all, erc20, custom]) if (s.events !== events) throw new Error(`chainq stored ${s.events} events, expected ${events}`);
     ctx.log(`chainq: all datasets ${all.seconds.toFixed(2)} s, erc20 only ${erc20.seconds.toFixed(2)} s, custom dataset ${custom.seconds.toFixed(2)} s`);
 
-    for (const [name, s, what] of [
-      ['all EVM datasets (default)', all, 'every planned dataset, block headers, call traces for native transfers'],
-      ['erc20 only', erc20, '--only erc20: logs, block headers, token metadata'],
-      ['the same events as a custom dataset (--custom)', custom, 'the Transfer event declared from the contract ABI: logs decoded in JS by the generic ABI decoder, block headers'],
+    for (const [name, s, what, target] of [
+      ['all EVM datasets (default)', all, 'every planned dataset, block headers, call traces for native transfers', '>= 0.5'],
+      ['erc20 only', erc20, '--only erc20: logs, block headers, token metadata', '>= 0.5'],
+      [
+        'the same events as a custom dataset (--custom)',
+        custom,
+        'the Transfer event declared from the contract ABI: decoded by DuckDB from the batch log file (static ABI types), block headers',
+        '>= 0.7',
+      ],
     ] as const) {
       figures.push({
         name: `chainq ingest evm, ${name}: ${events.toLocaleString('en-US')} Transfer events, ${to - from + 1} blocks`,
         ratio: events / s.seconds / sweepRate,
         ratio_meaning: 'chainq events/s ÷ bare eth_getLogs sweep events/s (higher is better)',
         baseline: 'eth_getLogs of the same range in 100-block requests, fetch + JSON.parse only (fastest of 1 and 4 in flight, each run twice)',
-        target: '>= 0.5',
+        target,
         measured: {
           chainq_s: round(s.seconds),
           chainq_events_per_s: Math.round(events / s.seconds),
@@ -281,6 +286,16 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         },
       });
     }
+
+    // The custom path against the built-in one over the same events: what decoding from the ABI costs beyond the loop both share.
+    figures.push({
+      name: `chainq ingest evm, custom dataset ÷ erc20 only: ${events.toLocaleString('en-US')} Transfer events`,
+      ratio: erc20.seconds / custom.seconds,
+      ratio_meaning: 'custom dataset events/s ÷ --only erc20 events/s, same run (higher is better)',
+      baseline: 'the same events ingested as built-in ERC-20 transfers (decoded by DuckDB from the log file, token metadata read)',
+      target: '>= 0.9',
+      measured: { custom_s: round(custom.seconds), erc20_s: round(erc20.seconds) },
+    });
 
     // As an operator runs it: the CLI from start to exit, for the comparison with Ponder's start to ready.
     const cliDir = path.join(ctx.workDir, 'chainq-cli');
@@ -335,7 +350,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       'Both timings of the Ponder figure include process start-up (chainq: tsx and DuckDB; Ponder: its build and PGlite).',
       'The in-process chainq figures time ingestEvm from call to return, every batch committed; opening and closing the store are outside them (the CLI figure includes both).',
       'ERC-20 transfers are decoded by DuckDB from the eth_getLogs answers streamed unparsed into a log file per batch (src/ingest/evm/logFile.ts); the other protocols decode in JS.',
-      'The custom-dataset figure misses 0.5 (about 0.2): its rows are made in JS. Profile (50,000 events, node --cpu-prof): reading the logs back out of the batch log file through DuckDB result vectors (getStringBytes) about 15% of busy time, garbage collection about 15%, the generic ABI decoder and row objects about 12%, the appender about 5%; the built-in ERC-20 path decodes inside the engine and never makes these objects. Decoding static ABI types in SQL, as ERC-20 does, is the way to close it.',
+      'Custom datasets: an event whose data holds only one-word values (this Transfer) is decoded by DuckDB from the batch log file with one generated INSERT … SELECT (src/store/duckdb/logFileEvents.ts), as ERC-20 is; before, its rows were made in JS (0.16–0.20 of the sweep; profile then: reading the logs back out of DuckDB result vectors about 15% of busy time, GC about 15%, the generic ABI decoder and row objects about 12%, the appender about 5%). It now runs as fast as --only erc20 in the same run (the custom ÷ erc20 figure), so what separates it from the sweep is the ingestion loop both share (fetch, scan, commit one after another per batch), not the decoding.',
       `ponder@${PONDER_VERSION}: the newest 0.x release whose dependencies the registry mirror here serves (0.17.7 needs @ponder/utils@0.3.0, which it lacks).`,
     );
     return { scenario: 'ingest-evm', figures, notes };

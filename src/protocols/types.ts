@@ -105,16 +105,64 @@ export interface JsDecoder extends DecoderBase {
 
 /**
  * A decoder whose rows the store computes from the batch's log file
- * (the store's chain.publish, through `transfers`): the hot path, for datasets with one row per
- * log of a fixed shape (ERC-20 transfers). It fills one dataset.
+ * (the store's chain.publish): the hot path, for datasets with one row per
+ * log of a fixed shape. It fills one dataset, either as ERC-20 transfers
+ * (which need token metadata) or as an ABI event of static values
+ * described by where each value sits in the log (`event`).
  */
 export interface EngineDecoder extends DecoderBase {
-  readonly engine: {
-    /** The event whose logs the store scans before the commit and decodes at it. */
-    readonly selector: Hex;
-    /** The rows the store decodes from the batch's log file and writes with the batch (the store holds the SQL). */
-    transfers(p: EngineInsert): LogFileTransfers;
-  };
+  readonly engine: TransferDecoding | EventDecoding;
+}
+
+/** An EngineDecoder of ERC-20 transfers. */
+export interface TransferDecoder extends DecoderBase {
+  readonly engine: TransferDecoding;
+}
+
+export interface TransferDecoding {
+  /** The event whose logs the store scans before the commit and decodes at it. */
+  readonly selector: Hex;
+  readonly event?: undefined;
+  /** The rows the store decodes from the batch's log file and writes with the batch (the store holds the SQL). */
+  transfers(p: EngineInsert): LogFileTransfers;
+}
+
+export interface EventDecoding {
+  readonly selector: Hex;
+  readonly event: LogFileEvent;
+}
+
+/** Where one 32-byte value sits in a log: a topic (0 is the selector) or a word of the data. */
+export type LogSlot = { readonly topic: number } | { readonly word: number };
+
+/**
+ * How one value of a static ABI type is read from its slot, as the ABI
+ * decodes it: an address from the word's last 20 bytes, a bool only from 0
+ * or 1, bytesN from the first N bytes, an integer from the whole word
+ * (two's complement for int). `topic` keeps an indexed dynamic value's topic
+ * (its keccak256 hash) as it is.
+ */
+export type LogFileValue =
+  | { readonly type: 'address'; readonly at: LogSlot }
+  | { readonly type: 'bool'; readonly at: LogSlot }
+  | { readonly type: 'bytes'; readonly size: number; readonly at: LogSlot }
+  | { readonly type: 'uint' | 'int'; readonly bits: number; readonly at: LogSlot }
+  | { readonly type: 'topic'; readonly topic: number };
+
+/**
+ * One ABI event whose rows the engine decodes from a batch's log file: the
+ * logs of one of `contracts` with the selector as topic0, exactly `topics`
+ * topics and `words` data words, each a row of `table` (its log key,
+ * `contract_address` and `columns`). A log whose words are not hex, or whose
+ * bool is neither 0 nor 1, is not this event (no row), as for the JS decoder.
+ */
+export interface LogFileEvent {
+  readonly table: string;
+  readonly selector: Hex;
+  readonly contracts: readonly Hex[];
+  readonly topics: number;
+  readonly words: number;
+  readonly columns: readonly { readonly name: string; readonly value: LogFileValue }[];
 }
 
 export type ProtocolDecoder = JsDecoder | EngineDecoder;

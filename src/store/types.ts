@@ -10,10 +10,17 @@ import type { Readable } from 'node:stream';
 import type { Format, TableDef } from '../catalog/types.ts';
 import type { ExportLane, ExportThrottle } from './exportLanes.ts';
 import type { ChargeLedger } from './ledger.ts';
-import type { LogFileTransfers } from '../protocols/types.ts';
+import type { LogFileEvent, LogFileTransfers } from '../protocols/types.ts';
 import type { BoundQuery } from './query.ts';
 
-export type { LogFileTransfers };
+export type { LogFileEvent, LogFileTransfers };
+
+/** An ABI event's rows the engine decodes from a batch's log file at the commit; `events` is how many the scan counted. */
+export interface LogFileEventRows {
+  readonly event: LogFileEvent;
+  readonly file: string;
+  readonly events: number;
+}
 
 /** A value bound to a named parameter; both engines take each of these as is. */
 export type StoreValue = string | number | bigint | boolean | null;
@@ -411,6 +418,8 @@ export interface ChainBatch {
   readonly tables: readonly BatchRows[];
   /** Rows the engine decodes from a log file, after the headers they take their time from. */
   readonly transfers?: readonly LogFileTransfers[];
+  /** ABI events' rows the engine decodes from a log file, after the headers. */
+  readonly events?: readonly LogFileEventRows[];
   /** Dex pools created in lo..hi (rows of `pools`, replacing those created there); absent: pools are not touched. */
   readonly pools?: readonly TableRow[];
   /** Token metadata learnt by this batch, replacing the cached entries of those addresses. */
@@ -447,6 +456,8 @@ export interface LogFileScanSpec {
   readonly jsTopics: readonly string[];
   /** Selectors of ERC-20-shaped transfers the engine decodes itself at the commit (LogFileTransfers). */
   readonly transferSelectors: readonly string[];
+  /** ABI events the engine decodes itself at the commit: each one's rows are counted. */
+  readonly events?: readonly LogFileEvent[];
 }
 
 /** A log as the node answered it, every field its text. */
@@ -480,6 +491,8 @@ export interface LogFileScan {
   readonly jsLogs: readonly LogRecord[];
   /** By selector. */
   readonly transfers: ReadonlyMap<string, TransferScan>;
+  /** Rows of each of `events`, by table. */
+  readonly events: ReadonlyMap<string, number>;
 }
 
 export interface ChainOperations {

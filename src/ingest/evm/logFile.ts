@@ -183,11 +183,12 @@ const toRpcLog = (r: LogRecord): RpcLog => ({
 export async function scanLogFile(store: Store, file: string, decoders: { readonly js: readonly JsDecoder[]; readonly engine: readonly EngineDecoder[] }): Promise<LogFileScan> {
   const scan = await store.chain.scanLogFile(file, {
     jsTopics: decoders.js.flatMap((d) => d.topic0),
-    transferSelectors: decoders.engine.map((d) => d.engine.selector),
+    transferSelectors: decoders.engine.flatMap((d) => (d.engine.event ? [] : [d.engine.selector])),
+    events: decoders.engine.flatMap((d) => d.engine.event ?? []),
   });
   const engine = new Map<string, EngineBatch>();
   for (const d of decoders.engine) {
-    const t = scan.transfers.get(d.engine.selector);
+    const t = d.engine.event ? { events: scan.events.get(d.engine.event.table) ?? 0, tokens: [], wide: [] } : scan.transfers.get(d.engine.selector);
     if (t) engine.set(d.datasets[0]!, { events: t.events, tokens: t.tokens.map(hex), wide: t.wide });
   }
   return { blockHashes: scan.blockHashes, logIndices: scan.logIndices, conflict: scan.conflict, jsLogs: scan.jsLogs.map(toRpcLog), engine };

@@ -12,7 +12,7 @@ import { protocolRegistry, type ProtocolRegistry } from '../../protocols/index.t
 import { NATIVE_DATASET } from '../../protocols/native/decoder.ts';
 import type { EngineDecoder, JsDecoder, PoolDiscovery, ProtocolDecoder, SkippedDataset } from '../../protocols/types.ts';
 import type { Protocols } from '../../reference/protocols.ts';
-import { createAbiDecoder } from './decoders/abi.ts';
+import { createAbiDecoders } from './decoders/abi.ts';
 
 export interface DatasetPlan {
   readonly network: string;
@@ -60,7 +60,7 @@ export function planDatasets(network: string, protocols: Protocols, only?: reado
       datasets.push(e.id);
       tables.set(e.id, e.table);
     }
-    decoders.push(createAbiDecoder(d, network));
+    decoders.push(...createAbiDecoders(d, network));
   }
   const jsDecoders = decoders.filter((d): d is JsDecoder => d.engine === undefined);
   const discovering = jsDecoders.find((d) => d.discovery !== undefined);

@@ -60,11 +60,15 @@ export interface WriteBatchParams {
 const coveredBy = (p: WriteBatchParams) => [...p.datasets, ...(p.pools ? [p.pools] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])];
 
 export async function writeBatch(store: Store, p: WriteBatchParams): Promise<void> {
-  const transfers = p.engine.flatMap(({ decoder, batch }) => {
-    if (batch.events === 0) return [];
-    if (!p.logFile) throw new Error(`${decoder.protocol}: ${batch.events} rows to insert, but the batch has no log file`);
-    return [decoder.engine.transfers({ network: p.network, lo: p.lo, hi: p.hi, file: p.logFile, batch, token: (a) => p.tokens.get(a) })];
-  });
+  const fromFile = p.engine.filter(({ batch }) => batch.events > 0);
+  const file = (protocol: string, events: number): string => {
+    if (!p.logFile) throw new Error(`${protocol}: ${events} rows to insert, but the batch has no log file`);
+    return p.logFile;
+  };
+  const transfers = fromFile.flatMap(({ decoder: { engine, protocol }, batch }) =>
+    engine.event ? [] : [engine.transfers({ network: p.network, lo: p.lo, hi: p.hi, file: file(protocol, batch.events), batch, token: (a) => p.tokens.get(a) })],
+  );
+  const events = fromFile.flatMap(({ decoder: { engine, protocol }, batch }) => (engine.event ? [{ event: engine.event, file: file(protocol, batch.events), events: batch.events }] : []));
   await store.chain.publish({
     network: p.network,
     lo: p.lo,
@@ -76,6 +80,7 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
       return { table: table.name, rows: toColumns(table, p.decoded.rows.get(dataset) ?? []), fresh: p.fresh?.includes(dataset) ?? false };
     }),
     transfers,
+    events,
     ...(p.pools ? { pools: poolRows(p.network, p.decoded.newPools) } : {}),
     tokenCache: p.tokens.takeUnsaved(),
     covers: coveredBy(p),

@@ -10,7 +10,7 @@
  * src/store/duckdb/logFileTransfers.ts).
  */
 import { createEventDecoder } from '../eventDecoder.ts';
-import type { EngineDecoder, EngineInsert, LogFileTransfers, PlanProtocol } from '../types.ts';
+import type { TransferDecoder, EngineInsert, LogFileTransfers, PlanProtocol } from '../types.ts';
 import { ERC20_ABI, erc20Transfer } from './catalog.ts';
 
 export const transferDecoder = createEventDecoder(ERC20_ABI.transfer);
@@ -34,7 +34,7 @@ function transfers(p: EngineInsert): LogFileTransfers {
 /** Transfers of any contract: nothing to configure. */
 export const planErc20: PlanProtocol = ({ endpoints }) => ({ datasets: endpoints.map((e) => e.id), decoder: createErc20Decoder(), skipped: [] });
 
-export function createErc20Decoder(): EngineDecoder {
+export function createErc20Decoder(): TransferDecoder {
   return {
     protocol: 'erc20',
     datasets: [ERC20_DATASET],

@@ -104,12 +104,14 @@ export async function insertFromDuckDb(source: Store, select: string, params: Sq
   const file = path.join(dir, `${table}.csv`);
   try {
     await source.run(`COPY (${select}) TO '${file.replaceAll("'", "''")}' (FORMAT csv, HEADER true, NULLSTR '\\N')`, params);
-    await target.client.insert({
-      table: `${target.database}.${table}`,
-      values: fs.createReadStream(file),
-      format: 'CSVWithNames',
-      clickhouse_settings: { date_time_input_format: 'best_effort', input_format_csv_empty_as_default: 0 },
-    });
+    const settings = { date_time_input_format: 'best_effort', input_format_csv_empty_as_default: 0 } as const;
+    // chDB runs in this process, on this machine's files: it reads the file itself. Through the
+    // client, its adapter would read the whole body into one string and parse it inside the statement.
+    if (target.dataDir !== null) {
+      await target.client.command({ query: `INSERT INTO ${target.table(table)} SELECT * FROM file({file:String}, 'CSVWithNames')`, query_params: { file }, clickhouse_settings: settings });
+      return;
+    }
+    await target.client.insert({ table: `${target.database}.${table}`, values: fs.createReadStream(file), format: 'CSVWithNames', clickhouse_settings: settings });
   } finally {
     fs.rmSync(file, { force: true });
   }

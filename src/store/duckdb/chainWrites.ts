@@ -9,6 +9,7 @@ import { recordOrphans } from './chainLog.ts';
 import { addCoverageMany, removeCoverage } from './coverageWrites.ts';
 import type { ChainBatch, ChainOperations, ChainRollback, Store, Tx } from '../types.ts';
 import { scanLogFile } from './logFileScan.ts';
+import { insertLogFileEvents } from './logFileEvents.ts';
 import { insertLogFileTransfers } from './logFileTransfers.ts';
 
 export function duckDbChainWrites(db: Pick<Store, 'transaction'>): ChainOperations {
@@ -39,6 +40,7 @@ async function writeBatch(tx: Tx, b: ChainBatch): Promise<void> {
     if (t.rows.length) await tx.append(t.table, t.rows);
   }
   for (const transfers of b.transfers ?? []) await insertLogFileTransfers(tx, b.network, b.lo, b.hi, transfers);
+  for (const events of b.events ?? []) await insertLogFileEvents(tx, b.network, b.lo, b.hi, events);
   if (b.pools) {
     await tx.run(`DELETE FROM pools WHERE network = $network AND created_block BETWEEN $lo AND $hi`, range);
     if (b.pools.length) await tx.append('pools', b.pools);

@@ -5,7 +5,8 @@
  * contracts, amounts only JS computes exactly), and, in a second pass only
  * when there are some, the logs decoded in JS.
  */
-import type { LogFileScan, LogFileScanSpec, LogRecord, TransferScan, Tx } from '../types.ts';
+import type { LogFileScan, LogFileScanSpec, LogRecord, SqlParams, TransferScan, Tx } from '../types.ts';
+import { eventCondition } from './logFileEvents.ts';
 import { logFileRelation, transferScan } from './logFileTransfers.ts';
 
 type WideRow = { block_number: bigint; log_index: bigint; data: string };
@@ -27,11 +28,17 @@ function transfersOf(blocks: readonly BlockScan[], i: number): TransferScan {
 }
 
 export async function scanLogFile(tx: Tx, file: string, spec: LogFileScanSpec): Promise<LogFileScan> {
-  const params: Record<string, string> = { file };
+  const params: SqlParams = { file };
   const aggregates: string[] = [];
   spec.transferSelectors.forEach((selector, i) => {
     params[`s${i}`] = selector;
     for (const [name, sql] of Object.entries(transferScan(`s${i}`))) aggregates.push(`${sql} AS "s${i}.${name}"`);
+  });
+  const events = spec.events ?? [];
+  events.forEach((e, i) => {
+    const where = eventCondition(e, `e${i}`);
+    Object.assign(params, where.params);
+    aggregates.push(`count(*) FILTER (WHERE ${where.sql}) AS "e${i}.events"`);
   });
   // The JS decoders' logs are counted in the same pass, so that the second pass runs only when there are some.
   const jsTopics = [...new Set(spec.jsTopics)];
@@ -60,7 +67,8 @@ export async function scanLogFile(tx: Tx, file: string, spec: LogFileScanSpec): 
   }
   const transfers = new Map(spec.transferSelectors.map((selector, i) => [selector, transfersOf(blocks, i)]));
   const jsLogs = blocks.some((b) => Number(b.js) > 0) ? await jsLogsOf(tx, file, jsTopics) : [];
-  return { blockHashes, logIndices, conflict, jsLogs, transfers };
+  const eventRows = new Map(events.map((e, i) => [e.table, blocks.reduce((n, b) => n + Number(b[`e${i}.events`] ?? 0), 0)]));
+  return { blockHashes, logIndices, conflict, jsLogs, transfers, events: eventRows };
 }
 
 async function jsLogsOf(tx: Tx, file: string, topic0: readonly string[]): Promise<LogRecord[]> {

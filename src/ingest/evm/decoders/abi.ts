@@ -1,13 +1,17 @@
 /**
- * The generic ABI decoder: the rows of an operator-defined dataset
- * (docs/custom-datasets.md), one per log of a declared event from a declared
- * contract, each ABI input in the column the declaration derived for it.
+ * The decoders of an operator-defined dataset (docs/custom-datasets.md): the
+ * rows of each declared event, one per log from a declared contract, each
+ * ABI input in the column the declaration derived for it. An event whose
+ * data holds only one-word values (its indexed inputs are topics anyway) is
+ * decoded by the engine from the batch's log file, described by where each
+ * value sits; the others (strings, bytes, arrays, tuples in the data) by the
+ * generic JS decoder below.
  */
-import { customDatasetId, type CustomDataset, type CustomInput } from '../../../catalog/custom/declaration.ts';
+import { customDatasetId, customTableName, type CustomDataset, type CustomEvent, type CustomInput } from '../../../catalog/custom/declaration.ts';
 import type { AppendValue } from '../../../store/types.ts';
 import type { Hex } from '../../rpc/getLogs.ts';
 import { createEventDecoder, type EventDecoder } from '../../../protocols/eventDecoder.ts';
-import type { JsDecoder } from '../../../protocols/types.ts';
+import type { EngineDecoder, JsDecoder, LogFileEvent, LogFileValue, LogSlot, ProtocolDecoder } from '../../../protocols/types.ts';
 
 type AbiParam = { readonly type: string; readonly components?: readonly AbiParam[] };
 
@@ -58,13 +62,57 @@ interface DeclaredEvent {
   readonly columns: readonly { readonly column: string; readonly arg: string; readonly stored: (v: unknown) => AppendValue }[];
 }
 
-/** The decoder of one dataset on one network; the caller checks that the network is declared. */
-export function createAbiDecoder(d: CustomDataset, network: string): JsDecoder {
+/** How the engine reads one input from its slot, or null when it is not one word (a dynamic value in the data). */
+function slotValue(input: CustomInput, at: LogSlot): LogFileValue | null {
+  if (input.kind === 'topic_hash') return 'topic' in at ? { type: 'topic', topic: at.topic } : null;
+  if (input.abiType === 'address') return { type: 'address', at };
+  if (input.abiType === 'bool') return { type: 'bool', at };
+  const bytes = /^bytes(\d+)$/.exec(input.abiType);
+  if (bytes) return { type: 'bytes', size: Number(bytes[1]), at };
+  // Declarations are canonical: `uint` is spelled `uint256`.
+  const int = /^(u?)int(\d+)$/.exec(input.abiType);
+  if (int) return { type: int[1] ? 'uint' : 'int', bits: Number(int[2]), at };
+  return null;
+}
+
+/** The event as the engine decodes it, or null when a value of its data is not one word. */
+function logFileEvent(d: CustomDataset, e: CustomEvent, selector: Hex, contracts: readonly Hex[]): LogFileEvent | null {
+  let topic = 1;
+  let word = 0;
+  const columns: LogFileEvent['columns'][number][] = [];
+  for (const input of e.inputs) {
+    const value = slotValue(input, input.indexed ? { topic: topic++ } : { word: word++ });
+    if (!value) return null;
+    columns.push({ name: input.name, value });
+  }
+  return { table: customTableName(d.name, e.event), selector, contracts, topics: topic, words: word, columns };
+}
+
+/** The decoders of one dataset on one network: one per event the engine decodes, and a JS decoder for the rest. */
+export function createAbiDecoders(d: CustomDataset, network: string): ProtocolDecoder[] {
+  const declared = d.networks[network];
+  if (!declared) throw new Error(`${d.name} declares no contracts on ${network}`);
+  const byEngine: EngineDecoder[] = [];
+  const inJs: CustomEvent[] = [];
+  for (const e of d.events) {
+    const selector = createEventDecoder(e.abi).selector;
+    const event = logFileEvent(d, e, selector, declared.addresses);
+    if (!event) {
+      inJs.push(e);
+      continue;
+    }
+    byEngine.push({ protocol: `custom/${d.name}`, datasets: [customDatasetId(d.name, e.event)], topic0: [selector], addresses: declared.addresses, engine: { selector, event } });
+  }
+  return inJs.length ? [...byEngine, createAbiDecoder(d, network, inJs)] : byEngine;
+}
+
+/** The JS decoder of `events` of one dataset on one network; the caller checks that the network is declared. */
+export function createAbiDecoder(d: CustomDataset, network: string, events: readonly CustomEvent[] = d.events): JsDecoder {
   const declared = d.networks[network];
   if (!declared) throw new Error(`${d.name} declares no contracts on ${network}`);
   const contracts = new Set<string>(declared.addresses);
   const bySelector = new Map<Hex, DeclaredEvent>();
-  for (const e of d.events) {
+  for (const e of events) {
     const decoder = createEventDecoder(e.abi);
     const columns = e.abi.inputs.flatMap((param, i) => {
       const input = e.inputs[i];
