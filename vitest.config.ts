@@ -52,7 +52,8 @@ const skipped = [...(redisInstalled ? [] : REDIS_TEST_FILES), ...(browserInstall
 export default defineConfig({
   test: {
     projects: [
-      ...(engines.includes('duckdb') ? [{ extends: true as const, test: { name: 'duckdb', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } }] : []),
+      // The demo store the tests open, generated once per run (test/demoSetup.ts).
+      ...(engines.includes('duckdb') ? [{ extends: true as const, test: { name: 'duckdb', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], globalSetup: ['test/demoSetup.ts'] } }] : []),
       ...(engines.includes('chdb')
         ? [
             {

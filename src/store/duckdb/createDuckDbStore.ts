@@ -27,6 +27,7 @@ import { duckDbExports } from './exports.ts';
 import { SCHEMA_VERSION, schemaDdl } from '../schema.ts';
 import type { AppendValue, CopyStream, ExportOptions, ResultColumn, SqlParams, Store, Tx } from '../types.ts';
 import { repairBignumZeros } from './repairBignumZeros.ts';
+import { copyDatabaseFile } from './copyOf.ts';
 
 export interface DuckDbStoreOptions {
   /** Directory holding chainq.duckdb; null for an in-memory store (tests). */
@@ -42,6 +43,8 @@ export interface DuckDbStoreOptions {
   readonly exportLanes?: ExportLaneLimits;
   /** High-water mark of a streamed export's buffer, in bytes (a server derives it from its memory bound). */
   readonly streamBufferBytes?: number;
+  /** In memory only: start as a copy of this DuckDB database file (./copyOf.ts). */
+  readonly copyOf?: string;
 }
 
 export class StoreLockedError extends Error {
@@ -71,6 +74,7 @@ export function copyOptions(format: Format): string {
 }
 
 export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store> {
+  if (opts.copyOf !== undefined && opts.dataDir !== null) throw new Error('copyOf opens an in-memory store (dataDir: null)');
   const file = opts.dataDir === null ? ':memory:' : path.join(opts.dataDir, 'chainq.duckdb');
   if (opts.dataDir !== null) fs.mkdirSync(opts.dataDir, { recursive: true });
   const readOnly = opts.readOnly ?? false;
@@ -132,6 +136,9 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     return reader.getRowObjectsJS() as T[];
   };
 
+  if (opts.copyOf !== undefined) {
+    await copyDatabaseFile(shared, opts.copyOf);
+  }
   if (!readOnly) {
     for (const ddl of schemaDdl()) await shared.run(ddl);
     const v = await all<{ version: number }>(shared, 'SELECT version FROM schema_version');
