@@ -6,9 +6,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildDemoTemplate } from './helpers/demoTemplate.ts';
+import { buildDemoTemplate, demoTemplateFile } from './helpers/demoTemplate.ts';
 
 export default async function setup(): Promise<() => void> {
+  // The chdb project's setup, when it ran first, left the same rows in DuckDB beside its template.
+  if (demoTemplateFile()) return () => undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-demo-run-'));
   await buildDemoTemplate(dir);
   process.env.CHAINQ_TEST_DEMO_TEMPLATE = dir;
