@@ -36,6 +36,9 @@ if (!browserInstalled) {
 // Every file that tests the API through the app is here, except:
 // - test/server/explore.test.ts: serves the explorer's static files from a bare
 //   Fastify, without a store: nothing in it depends on the engine;
+// - test/server/operatorChannel.test.ts: the operator channel over a DuckDB
+//   store it opens itself, whatever the project's engine: it would run the
+//   very same thing twice;
 // - test/web/explorer.test.ts: drives the page in a browser against a spawned
 //   `chainq serve` on a data directory; it checks the page, whose requests are
 //   the API's, checked here on chDB by test/server;
@@ -45,14 +48,15 @@ if (!browserInstalled) {
 //   test/ingest/btcClickhouse), and test/store/clickhouse* compare both
 //   engines side by side in the duckdb project.
 const CHDB_TEST_FILES = process.env.CHAINQ_CHDB_TEST_FILES?.split(',') ?? ['test/server/**/*.test.ts', 'test/mcp/mcp.test.ts', 'test/query/planAggregate.test.ts'];
-const CHDB_LEFT_OUT = ['test/server/explore.test.ts'];
+const CHDB_LEFT_OUT = ['test/server/explore.test.ts', 'test/server/operatorChannel.test.ts'];
 const engines = (process.env.CHAINQ_TEST_ENGINES ?? 'duckdb,chdb').split(',');
 const skipped = [...(redisInstalled ? [] : REDIS_TEST_FILES), ...(browserInstalled ? [] : BROWSER_TEST_FILES)];
 
 export default defineConfig({
   test: {
     projects: [
-      ...(engines.includes('duckdb') ? [{ extends: true as const, test: { name: 'duckdb', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } }] : []),
+      // The demo store the tests open, generated once per run (test/demoSetup.ts).
+      ...(engines.includes('duckdb') ? [{ extends: true as const, test: { name: 'duckdb', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], globalSetup: ['test/demoSetup.ts'] } }] : []),
       ...(engines.includes('chdb')
         ? [
             {

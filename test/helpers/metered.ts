@@ -18,6 +18,7 @@ import { spawnListening, type ListeningProcess } from './listening.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { ExportLaneLimits } from '../../src/store/exportLanes.ts';
+import { demoTemplateFile, writeTestDemo } from './demoTemplate.ts';
 import { createTestStore, TEST_DEMO, TEST_ENGINE } from './testApp.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -33,10 +34,8 @@ export const SMALL_COST = 100;
  */
 export async function createDemoStore(dataDir: string | null = null): Promise<Store> {
   if (dataDir === null) return createTestStore(TEST_DEMO);
-  const store = await createStore({ dataDir, threads: 2 });
-  await loadSeed(store);
-  await generateDemo(store, TEST_DEMO);
-  return store;
+  await writeTestDemo(dataDir);
+  return createStore({ dataDir, threads: 2 });
 }
 
 /**
@@ -46,6 +45,8 @@ export async function createDemoStore(dataDir: string | null = null): Promise<St
  */
 export async function createDemoStoreWithLanes(lanes: ExportLaneLimits): Promise<Store> {
   if (TEST_ENGINE !== 'duckdb') return createDemoStore();
+  const template = demoTemplateFile();
+  if (template) return createStore({ dataDir: null, threads: 2, exportLanes: lanes, copyOf: template });
   const store = await createStore({ dataDir: null, threads: 2, exportLanes: lanes });
   await loadSeed(store);
   await generateDemo(store, TEST_DEMO);

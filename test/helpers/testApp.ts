@@ -14,6 +14,9 @@ import { createClickHouseStore, type ClickHouseStore } from '../../src/store/cli
 import { copyDuckDbToClickHouse } from '../../src/store/clickhouse/copyFromDuckDb.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
+import { demoTemplateFile, TEST_DEMO, writeTestDemo } from './demoTemplate.ts';
+
+export { TEST_DEMO };
 
 export interface TestApp {
   /** The store the app serves from. */
@@ -29,9 +32,6 @@ export interface TestApp {
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
-
-/** Half a day of demo data keeps test start-up to a couple of seconds. */
-export const TEST_DEMO: DemoOptions = { days: 0.5 };
 
 /**
  * The engine the API tests run on: DuckDB, or ClickHouse embedded through
@@ -52,8 +52,10 @@ export function noteChanged(store: Store): void {
   changed.add(store);
 }
 
-/** The demo store of the API tests, in DuckDB. */
+/** The demo store of the API tests, in DuckDB: for TEST_DEMO, a copy of the run's template (./demoTemplate.ts) when there is one. */
 async function duckDemo(demo: DemoOptions | null): Promise<Store> {
+  const template = demo === TEST_DEMO ? demoTemplateFile() : null;
+  if (template) return createStore({ dataDir: null, threads: 2, copyOf: template });
   const duck = await createStore({ dataDir: null, threads: 2 });
   await loadSeed(duck);
   if (demo) await generateDemo(duck, demo);
@@ -94,10 +96,9 @@ async function copyToChdb(duck: Store, database: string): Promise<ClickHouseStor
  */
 export async function buildChdbTemplate(dir: string): Promise<void> {
   chdbDir = path.join(dir, 'chdb');
+  await writeTestDemo(path.join(dir, 'duckdb'));
   const duck = await createStore({ dataDir: path.join(dir, 'duckdb'), threads: 2 });
   try {
-    await loadSeed(duck);
-    await generateDemo(duck, TEST_DEMO);
     const ch = await copyToChdb(duck, 'chainq');
     await ch.close();
   } finally {

@@ -25,6 +25,7 @@ import { duckDbReference } from './reference.ts';
 import { duckDbRegistry } from './registry.ts';
 import { renderDuckDb } from './render.ts';
 import { repairBignumZeros } from './repairBignumZeros.ts';
+import { copyDatabaseFile } from './copyOf.ts';
 import { allOn, inTransaction } from './transaction.ts';
 import { duckDbUsage } from './usage.ts';
 import { duckDbVenues } from './venues.ts';
@@ -48,6 +49,8 @@ export interface DuckDbStoreOptions {
   readonly exportLanes?: ExportLaneLimits;
   /** High-water mark of a streamed export's buffer, in bytes (a server derives it from its memory bound). */
   readonly streamBufferBytes?: number;
+  /** In memory only: start as a copy of this DuckDB database file (./copyOf.ts). */
+  readonly copyOf?: string;
 }
 
 /** A streamed export's buffer when the opener sets none. */
@@ -77,6 +80,7 @@ function operations(
 }
 
 export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store> {
+  if (opts.copyOf !== undefined && opts.dataDir !== null) throw new Error('copyOf opens an in-memory store (dataDir: null)');
   const readOnly = opts.readOnly ?? false;
   const { instance, fifos, fifoDir, threads } = await openInstance({ dataDir: opts.dataDir, readOnly, threads: opts.threads, memoryLimit: opts.memoryLimit });
   const shared = await instance.connect();
@@ -84,6 +88,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
   const views: Views = createViews(instance, clock);
   const copier = createCopier(instance, createExportLanes(opts.exportLanes ?? defaultLaneLimits(threads)), createFifoPool(fifos, fifoDir), opts.streamBufferBytes ?? DEFAULT_STREAM_BUFFER);
 
+  if (opts.copyOf !== undefined) await copyDatabaseFile(shared, opts.copyOf);
   if (!readOnly) {
     for (const ddl of schemaDdl()) await shared.run(ddl);
     const v = await allOn<{ version: number }>(shared, 'SELECT version FROM schema_version');
