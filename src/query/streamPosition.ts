@@ -7,7 +7,7 @@ import { rangeLimit } from '../catalog/formats.ts';
 import type { ChainEndpoint, Format } from '../catalog/types.ts';
 import { ApiError } from '../errors/apiError.ts';
 import { canonicalHash, commonAncestor, type BlockRef } from '../store/chainLog.ts';
-import { blocksAround, coveredIntervals } from '../store/coverage.ts';
+import { blocksAround, coveredIntervals, type Interval } from '../store/coverage.ts';
 import type { Store } from '../store/types.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { assertChainCoverage } from './coverage.ts';
@@ -75,7 +75,12 @@ export async function endBlock(store: Store, network: string, v: RangeValues, fr
  * (ingestion has not got there yet).
  */
 export async function deliverableHead(store: Store, dataset: string, network: string, from: number): Promise<number> {
-  const hit = (await coveredIntervals(store, dataset, network)).find((i) => i.lo <= from + 1 && i.hi >= from);
+  return headWithin(await coveredIntervals(store, dataset, network), from);
+}
+
+/** `deliverableHead` over covered intervals already read. */
+export function headWithin(covered: readonly Interval[], from: number): number {
+  const hit = covered.find((i) => i.lo <= from + 1 && i.hi >= from);
   return hit ? hit.hi : from;
 }
 
@@ -93,10 +98,14 @@ export async function assertStartCovered(store: Store, dataset: string, network:
 
 export type Checked = { readonly kind: 'canonical' } | { readonly kind: 'reorged'; readonly ancestor: BlockRef } | { readonly kind: 'unknown' };
 
-/** Whether the block of `p` is still canonical, and if not, where its chain meets the canonical one. */
-export async function checkPosition(store: Store, network: string, p: Position): Promise<Checked> {
+/**
+ * Whether the block of `p` is still canonical, and if not, where its chain
+ * meets the canonical one. `hashOf` reads a canonical hash of `store`
+ * (streams pass one shared among the streams looking at the same snapshot).
+ */
+export async function checkPosition(store: Store, network: string, p: Position, hashOf = (n: number) => canonicalHash(store, network, n)): Promise<Checked> {
   if (p.hash === null) return { kind: 'canonical' };
-  if ((await canonicalHash(store, network, p.block)) === p.hash) return { kind: 'canonical' };
+  if ((await hashOf(p.block)) === p.hash) return { kind: 'canonical' };
   const ancestor = await commonAncestor(store, network, p.block, p.hash);
   return ancestor ? { kind: 'reorged', ancestor } : { kind: 'unknown' };
 }

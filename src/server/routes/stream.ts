@@ -83,7 +83,7 @@ export async function serveStream(request: FastifyRequest, reply: FastifyReply, 
     start,
     out,
     charges,
-    { store: hub.store, watchers: hub.watchers, rows: hub.rows, heartbeatMs: hub.heartbeatMs, log: request.log },
+    { views: hub.views, watchers: hub.watchers, rows: hub.rows, heartbeatMs: hub.heartbeatMs, log: request.log },
     stop.signal,
   );
   return reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-store').header('x-accel-buffering', 'no').send(out.body);

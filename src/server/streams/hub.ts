@@ -1,6 +1,7 @@
 /**
  * What every stream of a server shares: the per-network chain watchers, the
- * shared batch queries, the per-key count of open streams (the plan's
+ * look at the store of the streams woken by one change, the shared batch
+ * queries, the per-key count of open streams (the plan's
  * `concurrent_streams`) and the open streams themselves, which a shutdown
  * ends cleanly (each client then resumes from its last cursor).
  */
@@ -8,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { createConcurrencyGate, type ConcurrencyGate } from '../../metering/concurrency.ts';
 import type { Store } from '../../store/types.ts';
 import { createBatchRows, type BatchRows } from './batchRows.ts';
+import { createChainViews, type ChainViews } from './chainViews.ts';
 import { createChainWatchers, DEFAULT_WATCH_MS, type ChainWatchers } from './chainWatcher.ts';
 
 /** How long a quiet stream goes without a progress event, by default. */
@@ -23,6 +25,8 @@ export interface StreamOptions {
 export interface StreamHub {
   readonly store: Store;
   readonly watchers: ChainWatchers;
+  /** The snapshot and chain reads shared by the streams woken by the same change. */
+  readonly views: ChainViews;
   readonly rows: BatchRows;
   readonly gate: ConcurrencyGate;
   readonly heartbeatMs: number;
@@ -42,6 +46,7 @@ export function createStreamHub(app: FastifyInstance, store: Store, opts: Stream
   return {
     store,
     watchers,
+    views: createChainViews(store),
     rows: createBatchRows(),
     gate: createConcurrencyGate(),
     heartbeatMs: opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,

@@ -10,10 +10,9 @@ import type { DataRoute, Finality } from '../../catalog/derive/routes.ts';
 import { rangeLimit } from '../../catalog/formats.ts';
 import { finalityDepth } from '../../catalog/networks.ts';
 import type { ChainEndpoint } from '../../catalog/types.ts';
-import { checkPosition, cursorOf, deliverableHead, type Position } from '../../query/streamPosition.ts';
-import { canonicalHash, chainMark } from '../../store/chainLog.ts';
-import type { Store } from '../../store/types.ts';
+import { checkPosition, cursorOf, headWithin, type Position } from '../../query/streamPosition.ts';
 import { sliceOf, type Batch, type BatchRows } from './batchRows.ts';
+import type { ChainView, ChainViews } from './chainViews.ts';
 import type { ChainWatchers } from './chainWatcher.ts';
 import type { EventWriter } from './sse.ts';
 import type { StreamCharges } from './streamCharges.ts';
@@ -30,7 +29,8 @@ export interface StreamSpec {
 }
 
 export interface StreamDeps {
-  readonly store: Store;
+  /** Each look at the store goes through the view shared by the streams woken by the same change. */
+  readonly views: ChainViews;
   readonly watchers: ChainWatchers;
   readonly rows: BatchRows;
   readonly heartbeatMs: number;
@@ -49,6 +49,8 @@ export const STEP_BLOCKS = 1_000;
 interface Delivery {
   readonly batch: Batch;
   readonly steps: readonly Position[];
+  /** The batch reaches all the view held for this stream: the next look can wait for the next change. */
+  readonly caughtUp: boolean;
 }
 
 /** Raised inside a step to end the stream with an error event. */
@@ -109,29 +111,31 @@ export async function runStream(spec: StreamSpec, start: Position, out: EventWri
    * batch, each with the hash of its last block (read now, from the same
    * snapshot as the rows). Null when there is nothing new to deliver.
    */
-  const look = async (snap: Store): Promise<Delivery | null> => {
-    const checked = await checkPosition(snap, network, pos);
+  const look = async (view: ChainView): Promise<Delivery | null> => {
+    const snap = view.store;
+    const checked = await checkPosition(snap, network, pos, view.hash);
     if (checked.kind === 'unknown') throw new StreamStop('internal_error', `block ${pos.block} of this stream is no longer known to the store; start again from a block`);
     if (checked.kind === 'reorged') {
       if (spec.finality === 'final') throw new StreamStop('internal_error', `block ${pos.block} was rolled back although it was past the finality depth of ${network}`);
       pos = { block: checked.ancestor.number, hash: checked.ancestor.hash };
       out.send('undo', JSON.stringify({ block_number: pos.block, block_hash: pos.hash }), cursor());
     }
-    let to = await deliverableHead(snap, endpoint.id, network, pos.block);
+    let to = headWithin(await view.covered(endpoint.id), pos.block);
     head = to;
     if (spec.finality === 'final') {
-      const newest = (await chainMark(snap, network)).newest ?? -1;
+      const newest = (await view.mark()).newest ?? -1;
       to = Math.min(to, newest - finalityDepth(network));
     }
     if (spec.end !== null) to = Math.min(to, spec.end);
     if (to <= pos.block) return null;
+    const all = to;
     to = Math.min(to, pos.block + batchBlocks);
-    const toHash = await canonicalHash(snap, network, to);
+    const toHash = await view.hash(to);
     const batch = await deps.rows.rows(snap, { route: spec.route, query: spec.query, from: pos.block + 1, fromHash: pos.hash, to, toHash });
     const steps: Position[] = [];
-    for (let end = Math.min(to, pos.block + STEP_BLOCKS); end < to; end += STEP_BLOCKS) steps.push({ block: end, hash: await canonicalHash(snap, network, end) });
+    for (let end = Math.min(to, pos.block + STEP_BLOCKS); end < to; end += STEP_BLOCKS) steps.push({ block: end, hash: await view.hash(end) });
     steps.push({ block: to, hash: toHash });
-    return { batch, steps };
+    return { batch, steps, caughtUp: to === all };
   };
 
   /**
@@ -157,12 +161,12 @@ export async function runStream(spec: StreamSpec, start: Position, out: EventWri
     progress();
     while (!signal.aborted) {
       const version = deps.watchers.version(network);
-      const snap = await deps.store.snapshot();
+      const held = await deps.views.acquire(network, version);
       let delivery: Delivery | null;
       try {
-        delivery = await look(snap);
+        delivery = await look(held.view);
       } finally {
-        await snap.close();
+        await held.release();
       }
       if (delivery) await deliver(delivery);
       if (spec.end !== null && pos.block >= spec.end) {
@@ -171,7 +175,12 @@ export async function runStream(spec: StreamSpec, start: Position, out: EventWri
       }
       if (delivery) {
         await out.drained(signal);
-        continue;
+        /*
+         * A view is taken after its version was counted, so whatever was
+         * committed after it moves the version: a stream that took all of
+         * it waits for that change rather than look again for nothing.
+         */
+        if (!delivery.caughtUp) continue;
       }
       const quiet = Math.max(0, deps.heartbeatMs - (Date.now() - lastProgress));
       await wakeOrHeartbeat((wait) => Promise.race([deps.watchers.changed(network, version, wait), sleep(quiet, wait)]), signal);
