@@ -36,7 +36,6 @@ const REACHED_NON_NULL = 93;
  * may pass the target.
  */
 const LONG_FUNCTIONS: Record<string, number> = {
-  'ingest/chain/verifyChain.ts#verifyChain': 121,
   'ingest/evm/verifyEvm.ts#verifyEvm': 219,
   'ingest/http/nodePool.ts#createNodePool': 172,
   'ingest/rpc/createRpc.ts#createRpc': 238,
