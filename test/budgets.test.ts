@@ -29,7 +29,7 @@ const TARGET_FUNCTION_LINES = 120;
  * is cleaned, down to the target. Several files other work is reshaping at
  * the same time (EVM ingestion, the stores) hold most of what remains.
  */
-const REACHED_NON_NULL = 93;
+const REACHED_NON_NULL = 92;
 /**
  * Functions still longer than TARGET_FUNCTION_LINES, with their length when
  * this list was made: each may shrink, none may grow, and no other function
@@ -37,7 +37,6 @@ const REACHED_NON_NULL = 93;
  */
 const LONG_FUNCTIONS: Record<string, number> = {
   'ingest/evm/verifyEvm.ts#verifyEvm': 219,
-  'ingest/http/nodePool.ts#createNodePool': 172,
   'ingest/rpc/createRpc.ts#createRpc': 238,
   'store/duckdb/chargeLedger.ts#createJournalLedger': 230,
 };
