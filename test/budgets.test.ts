@@ -37,7 +37,6 @@ const REACHED_NON_NULL = 92;
  */
 const LONG_FUNCTIONS: Record<string, number> = {
   'ingest/evm/verifyEvm.ts#verifyEvm': 219,
-  'ingest/rpc/createRpc.ts#createRpc': 238,
   'store/duckdb/chargeLedger.ts#createJournalLedger': 230,
 };
 
