@@ -29,15 +29,13 @@ const TARGET_FUNCTION_LINES = 120;
  * is cleaned, down to the target. Several files other work is reshaping at
  * the same time (EVM ingestion, the stores) hold most of what remains.
  */
-const REACHED_NON_NULL = 92;
+const REACHED_NON_NULL = 81;
 /**
  * Functions still longer than TARGET_FUNCTION_LINES, with their length when
  * this list was made: each may shrink, none may grow, and no other function
  * may pass the target.
  */
-const LONG_FUNCTIONS: Record<string, number> = {
-  'ingest/evm/verifyEvm.ts#verifyEvm': 219,
-};
+const LONG_FUNCTIONS: Record<string, number> = {};
 
 /** Code written by a generator: its length is the generator's business. */
 const GENERATED = /\.generated\.ts$/;

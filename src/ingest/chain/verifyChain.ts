@@ -11,7 +11,7 @@ import { blocksAround, coveredIntervals, intersect, union, type Interval } from 
 import { createStore } from '../../store/openStore.ts';
 import type { Store } from '../../store/types.ts';
 import { decodedBlockDigests, recordVerifications, replaceDecodedRows, storedBlockDigests, type BlockDigest, type VerificationRecord } from '../../store/verification.ts';
-import { sampleBlocks, type VerifyEvent, type VerifyMismatch, type VerifyReport, type VerifySelection } from '../evm/verifyEvm.ts';
+import { compareDigests, type DatasetTally, sampleBlocks, type VerifyEvent, type VerifyMismatch, type VerifyReport, type VerifySelection } from '../evm/verifyEvm.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
 import { fetchAhead } from './fetchAhead.ts';
 import { isConsistent, splitBatches, type FetchedBatch } from './ingestBlocks.ts';
@@ -52,7 +52,6 @@ export type ChainVerifyOptions = Pick<VerifyChainOptions, 'selection' | 'sample'
 };
 
 const blockCount = (ranges: readonly Interval[]) => ranges.reduce((n, r) => n + r.hi - r.lo + 1, 0);
-const same = (a: BlockDigest | undefined, b: BlockDigest | undefined): boolean => (a?.rows ?? 0) === (b?.rows ?? 0) && (a?.hash ?? null) === (b?.hash ?? null);
 
 async function selectedBlocks(store: Store, network: string, selection: VerifySelection): Promise<Interval | null> {
   if (selection.kind === 'blocks') return { lo: selection.lo, hi: selection.hi };
@@ -87,39 +86,6 @@ async function coveredInSelection(store: Store, opts: VerifyChainOptions): Promi
     else coverage.set(id, inWindow);
   }
   return { coverage, skipped };
-}
-
-interface DatasetTally {
-  blocks: number;
-  storedRows: number;
-  nodeRows: number;
-  readonly mismatchBlocks: number[];
-}
-
-/** Compares one dataset's stored and node digests block by block, tallying into `acc` and `mismatches`; returns the blocks that differ. */
-function compareDigests(
-  dataset: string,
-  blocks: readonly Interval[],
-  mine: ReadonlyMap<number, BlockDigest>,
-  theirs: ReadonlyMap<number, BlockDigest>,
-  acc: DatasetTally,
-  mismatches: VerifyMismatch[],
-): number {
-  let found = 0;
-  for (const r of blocks) {
-    for (let b = r.lo; b <= r.hi; b++) {
-      const s = mine.get(b);
-      const n = theirs.get(b);
-      acc.blocks++;
-      acc.storedRows += s?.rows ?? 0;
-      acc.nodeRows += n?.rows ?? 0;
-      if (same(s, n)) continue;
-      acc.mismatchBlocks.push(b);
-      mismatches.push({ dataset, block: b, stored: { rows: s?.rows ?? 0, hash: s?.hash ?? null }, node: { rows: n?.rows ?? 0, hash: n?.hash ?? null } });
-      found++;
-    }
-  }
-  return found;
 }
 
 export async function verifyChain(store: Store, opts: VerifyChainOptions): Promise<VerifyReport> {
