@@ -189,10 +189,10 @@ export async function createRedisBackend(opts: RedisBackendOptions): Promise<Met
         const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
         cursor = next;
         for (const k of keys) {
-          const m = /^.*:\{(.+)\}:q:(\d{4}-\d{2})$/.exec(k);
-          if (!m) continue;
+          const [, keyId, period] = /^.*:\{(.+)\}:q:(\d{4}-\d{2})$/.exec(k) ?? [];
+          if (keyId === undefined || period === undefined) continue;
           const h = await redis.hgetall(k);
-          out.push({ keyId: m[1]!, period: m[2]!, requests: Number(h.requests ?? 0), blocks: Number(h.used ?? 0) });
+          out.push({ keyId, period, requests: Number(h.requests ?? 0), blocks: Number(h.used ?? 0) });
         }
       } while (cursor !== '0');
       return out.sort((a, b) => a.period.localeCompare(b.period) || a.keyId.localeCompare(b.keyId));

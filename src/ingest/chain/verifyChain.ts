@@ -11,7 +11,7 @@ import { blocksAround, coveredIntervals, intersect, union, type Interval } from 
 import { createStore } from '../../store/openStore.ts';
 import type { Store } from '../../store/types.ts';
 import { decodedBlockDigests, recordVerifications, replaceDecodedRows, storedBlockDigests, type BlockDigest, type VerificationRecord } from '../../store/verification.ts';
-import { sampleBlocks, type VerifyEvent, type VerifyMismatch, type VerifyReport, type VerifySelection } from '../evm/verifyEvm.ts';
+import { compareDigests, type DatasetTally, sampleBlocks, type VerifyEvent, type VerifyMismatch, type VerifyReport, type VerifySelection } from '../evm/verifyEvm.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
 import { fetchAhead } from './fetchAhead.ts';
 import { isConsistent, splitBatches, type FetchedBatch } from './ingestBlocks.ts';
@@ -52,7 +52,6 @@ export type ChainVerifyOptions = Pick<VerifyChainOptions, 'selection' | 'sample'
 };
 
 const blockCount = (ranges: readonly Interval[]) => ranges.reduce((n, r) => n + r.hi - r.lo + 1, 0);
-const same = (a: BlockDigest | undefined, b: BlockDigest | undefined): boolean => (a?.rows ?? 0) === (b?.rows ?? 0) && (a?.hash ?? null) === (b?.hash ?? null);
 
 async function selectedBlocks(store: Store, network: string, selection: VerifySelection): Promise<Interval | null> {
   if (selection.kind === 'blocks') return { lo: selection.lo, hi: selection.hi };
@@ -72,24 +71,30 @@ async function fetchChained(fetchBatch: VerifyChainOptions['fetchBatch'], networ
   }
 }
 
-export async function verifyChain(store: Store, opts: VerifyChainOptions): Promise<VerifyReport> {
-  const t0 = performance.now();
-  const verifiedAt = new Date();
-  const { network, node, signal } = opts;
-  const emit = opts.onEvent ?? (() => undefined);
-
-  const window = await selectedBlocks(store, network, opts.selection);
+/** Where the store covers each dataset inside the selection; datasets that cannot be compared are set aside with their reason. */
+async function coveredInSelection(store: Store, opts: VerifyChainOptions): Promise<{ coverage: Map<string, Interval[]>; skipped: { dataset: string; reason: string }[] }> {
+  const window = await selectedBlocks(store, opts.network, opts.selection);
   const coverage = new Map<string, Interval[]>();
   const skipped: { dataset: string; reason: string }[] = [];
   const candidates = [...opts.datasets.map((d) => d.id), ...(opts.unverifiable?.keys() ?? [])];
   for (const id of candidates) {
-    const c = await coveredIntervals(store, id, network);
+    const c = await coveredIntervals(store, id, opts.network);
     const inWindow = window ? intersect(c, [window]) : c;
     if (inWindow.length === 0) continue;
     const reason = opts.unverifiable?.get(id);
     if (reason) skipped.push({ dataset: id, reason });
     else coverage.set(id, inWindow);
   }
+  return { coverage, skipped };
+}
+
+export async function verifyChain(store: Store, opts: VerifyChainOptions): Promise<VerifyReport> {
+  const t0 = performance.now();
+  const verifiedAt = new Date();
+  const { network, node, signal } = opts;
+  const emit = opts.onEvent ?? (() => undefined);
+
+  const { coverage, skipped } = await coveredInSelection(store, opts);
   const compared = opts.datasets.filter((d) => coverage.has(d.id));
 
   let ranges = union([...coverage.values()].flat());
@@ -97,7 +102,7 @@ export async function verifyChain(store: Store, opts: VerifyChainOptions): Promi
   if (opts.sample !== undefined) ranges = sampleBlocks(ranges, opts.sample, opts.random ?? Math.random);
   emit({ type: 'start', network, datasets: compared.map((d) => d.id), skipped, blocks: blockCount(ranges) });
 
-  const perDataset = new Map(compared.map((d) => [d.id, { blocks: 0, storedRows: 0, nodeRows: 0, mismatchBlocks: [] as number[] }]));
+  const perDataset = new Map(compared.map((d): [string, DatasetTally] => [d.id, { blocks: 0, storedRows: 0, nodeRows: 0, mismatchBlocks: [] }]));
   const mismatches: VerifyMismatch[] = [];
   let stopped = false;
 
@@ -132,20 +137,7 @@ export async function verifyChain(store: Store, opts: VerifyChainOptions): Promi
           const [mine = new Map<number, BlockDigest>()] = await storedBlockDigests(store, [d.table], network, lo, hi);
           const [theirs = new Map<number, BlockDigest>()] = await decodedBlockDigests(store, decoded, [d.table], network, lo, hi);
           const acc = perDataset.get(d.id);
-          if (!acc) continue;
-          for (const r of blocks) {
-            for (let b = r.lo; b <= r.hi; b++) {
-              const s = mine.get(b);
-              const n = theirs.get(b);
-              acc.blocks++;
-              acc.storedRows += s?.rows ?? 0;
-              acc.nodeRows += n?.rows ?? 0;
-              if (same(s, n)) continue;
-              acc.mismatchBlocks.push(b);
-              mismatches.push({ dataset: d.id, block: b, stored: { rows: s?.rows ?? 0, hash: s?.hash ?? null }, node: { rows: n?.rows ?? 0, hash: n?.hash ?? null } });
-              found++;
-            }
-          }
+          if (acc) found += compareDigests(d.id, blocks, mine, theirs, acc, mismatches);
         }
         emit({ type: 'batch', lo, hi, blocks: batch.blocks.length, mismatches: found });
       }

@@ -21,7 +21,7 @@ import { listCustomDatasets, saveCustomDataset } from '../../store/customDataset
 import { clearDecoded, decodedBlockDigests, recordVerifications, storedBlockDigests, type BlockDigest, type VerificationRecord } from '../../store/verification.ts';
 import { fetchAhead } from '../chain/fetchAhead.ts';
 import { createReceiptSource, detectTraceSource, getBlock, getChainId, type TraceSource } from '../rpc/actions.ts';
-import { createRpc } from '../rpc/createRpc.ts';
+import { createRpc, type Rpc } from '../rpc/createRpc.ts';
 import { createLogFetcher, type LogFetcher, type LogFilter } from '../rpc/getLogs.ts';
 import { createLogCheck } from './completeness.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
@@ -143,23 +143,14 @@ async function selectedBlocks(store: Store, network: string, selection: VerifySe
 /** The protocol of each built-in EVM dataset id. */
 const PROTOCOL_OF: ReadonlyMap<string, string> = new Map(chainEndpoints.filter((e) => e.family === 'evm').map((e) => [e.id, e.protocol]));
 
-export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<VerifyReport> {
-  const t0 = performance.now();
-  const verifiedAt = new Date();
-  const network = opts.network.toUpperCase();
-  const info = networkInfo(network);
-  if (!info || info.chainId === null) throw new IngestError(`${opts.network} is not a network chainq verify knows: it compares EVM networks, TRON and BTC`);
-  const emit = opts.onEvent ?? (() => undefined);
-  const signal = opts.signal;
-  const abandon = new AbortController();
-  const rpc = createRpc({ url: opts.rpcUrl, signal: signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal });
-  const node = nodeOrigin(opts.rpcUrl);
-  if (!opts.skipChainCheck) {
-    const chainId = await getChainId(rpc);
-    if (chainId !== info.chainId) throw new IngestError(`the node at ${node} serves chain ${chainId}, but ${network} is chain ${info.chainId}`);
-  }
+type CustomDatasets = Awaited<ReturnType<typeof listCustomDatasets>>;
 
-  // What the store covers of every dataset the network can hold, within the selection.
+/** What the store covers of every dataset the network can hold, within the selection; covered datasets that cannot be compared are set aside with their reason. */
+async function coveredDatasets(
+  store: Store,
+  network: string,
+  opts: VerifyEvmOptions,
+): Promise<{ custom: CustomDatasets; coverage: Map<string, Interval[]>; skipped: { dataset: string; reason: string }[] }> {
   const window = await selectedBlocks(store, network, opts.selection);
   const custom = (await listCustomDatasets(store)).filter((d) => d.networks[network]);
   const full = planDatasets(network, loadProtocols(opts.protocolsFile), undefined, custom);
@@ -176,6 +167,198 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
     .filter((d) => !full.datasets.includes(d))
     .map((d) => ({ dataset: d, reason: full.skipped.find((s) => s.dataset === d)?.reason ?? 'not planned on this network' }));
   for (const s of skipped) coverage.delete(s.dataset);
+  return { custom, coverage, skipped };
+}
+
+/** Native transfers were read from call traces where the traces dataset covers them: the node must trace those blocks too. */
+async function traceSourceFor(rpc: Rpc, traced: readonly Interval[], node: string): Promise<TraceSource | null> {
+  const first = traced[0];
+  if (!first) return null;
+  const probe = await getBlock(rpc, first.lo);
+  const traceSource = probe ? await detectTraceSource(rpc, { number: Number(BigInt(probe.number)), hash: probe.hash }, undefined) : null;
+  if (!traceSource)
+    throw new IngestError(
+      `the store holds internal native transfers read from call traces, but the node at ${node} answers neither trace_block nor debug_traceBlockByHash: verify against a node that traces`,
+    );
+  return traceSource;
+}
+
+/** Hands out batches of `size()` blocks, each wholly inside one segment, in order. */
+function segmentCursor(segments: readonly Interval[], size: () => number): () => Interval | null {
+  let seg = 0;
+  let cursor = segments[0]?.lo ?? 0;
+  return () => {
+    let r = segments[seg];
+    while (r && cursor > r.hi) {
+      r = segments[++seg];
+      cursor = r?.lo ?? 0;
+    }
+    if (!r) return null;
+    const lo = cursor;
+    const hi = Math.min(r.hi, lo + size() - 1);
+    cursor = hi + 1;
+    return { lo, hi };
+  };
+}
+
+/** One dataset's totals over the blocks compared. */
+export interface DatasetTally {
+  blocks: number;
+  storedRows: number;
+  nodeRows: number;
+  readonly mismatchBlocks: number[];
+}
+
+export const emptyTally = (): DatasetTally => ({ blocks: 0, storedRows: 0, nodeRows: 0, mismatchBlocks: [] });
+
+/** Compares one dataset's stored and node digests block by block, tallying into `acc` and `mismatches`; returns the blocks that differ. */
+export function compareDigests(
+  dataset: string,
+  blocks: readonly Interval[],
+  mine: ReadonlyMap<number, BlockDigest> | undefined,
+  theirs: ReadonlyMap<number, BlockDigest> | undefined,
+  acc: DatasetTally,
+  mismatches: VerifyMismatch[],
+): number {
+  let found = 0;
+  for (const r of blocks) {
+    for (let b = r.lo; b <= r.hi; b++) {
+      const s = mine?.get(b);
+      const n = theirs?.get(b);
+      acc.blocks++;
+      acc.storedRows += s?.rows ?? 0;
+      acc.nodeRows += n?.rows ?? 0;
+      if (same(s, n)) continue;
+      acc.mismatchBlocks.push(b);
+      mismatches.push({ dataset, block: b, stored: { rows: s?.rows ?? 0, hash: s?.hash ?? null }, node: { rows: n?.rows ?? 0, hash: n?.hash ?? null } });
+      found++;
+    }
+  }
+  return found;
+}
+
+/** What a run found, as `verifyEvm` reports it. */
+interface RunOutcome {
+  readonly network: string;
+  readonly node: string;
+  readonly sampled: boolean;
+  readonly ranges: Interval[];
+  readonly datasets: readonly string[];
+  readonly skipped: readonly { dataset: string; reason: string }[];
+  readonly coverage: ReadonlyMap<string, Interval[]>;
+  readonly perDataset: ReadonlyMap<string, DatasetTally>;
+  readonly mismatches: VerifyMismatch[];
+  readonly stopped: boolean;
+  /** performance.now() at the start. */
+  readonly t0: number;
+  readonly verifiedAt: Date;
+}
+
+function reportOf(o: RunOutcome): VerifyReport {
+  return {
+    network: o.network,
+    node: o.node,
+    sampled: o.sampled,
+    ranges: o.ranges,
+    blocks: blockCount(o.ranges),
+    datasets: o.datasets.map((d) => {
+      const a = o.perDataset.get(d) ?? emptyTally();
+      return { dataset: d, blocks: a.blocks, storedRows: a.storedRows, nodeRows: a.nodeRows, mismatches: a.mismatchBlocks.length };
+    }),
+    skipped: o.skipped,
+    mismatches: o.mismatches.sort((a, b) => a.block - b.block || a.dataset.localeCompare(b.dataset)),
+    result: o.mismatches.length ? 'mismatch' : 'ok',
+    stopped: o.stopped,
+    seconds: (performance.now() - o.t0) / 1000,
+    verifiedAt: o.verifiedAt.toISOString(),
+  };
+}
+
+/** The verification of each dataset compared, as recorded for GET /v1/coverage. */
+function recordsOf(report: VerifyReport, coverage: ReadonlyMap<string, Interval[]>, perDataset: ReadonlyMap<string, DatasetTally>, verifiedAt: Date): VerificationRecord[] {
+  return report.datasets.map(({ dataset }) => {
+    const a = perDataset.get(dataset) ?? emptyTally();
+    return {
+      network: report.network,
+      dataset,
+      verifiedAt,
+      node: report.node,
+      sampled: report.sampled,
+      ranges: intersect(report.ranges, coverage.get(dataset) ?? []),
+      blocks: a.blocks,
+      result: a.mismatchBlocks.length ? 'mismatch' : 'ok',
+      mismatchBlocks: a.mismatchBlocks,
+    };
+  });
+}
+
+/** Only what is compared is fetched: the plan of the datasets covered here. */
+function comparedPlan(network: string, protocolsFile: string | undefined, datasets: readonly string[], custom: CustomDatasets, coverage: ReadonlyMap<string, Interval[]>): DatasetPlan {
+  const only = [...new Set(datasets.flatMap((d) => PROTOCOL_OF.get(d) ?? []))];
+  return planDatasets(
+    network,
+    loadProtocols(protocolsFile),
+    only,
+    custom.filter((d) => customEndpoints(d).some((e) => coverage.has(e.id))),
+  );
+}
+
+/** The node's logs of the plan's decoders, held to the same completeness checks as ingestion (docs/ingest-sources.md). */
+function logSources(rpc: Rpc, plan: DatasetPlan): { logs: LogFetcher; logCheck: ReturnType<typeof createLogCheck> | null } {
+  const topic0 = [...new Set(plan.decoders.flatMap((d) => d.topic0))];
+  if (topic0.length === 0) return { logs: { range: 0, calls: 0, fetch: async () => [], fetchInto: async () => undefined }, logCheck: null };
+  const anyAddress = plan.decoders.some((d) => d.addresses === null);
+  const logFilter: LogFilter = { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) };
+  return { logs: createLogFetcher(rpc, logFilter, {}), logCheck: createLogCheck(logFilter) };
+}
+
+/** Writes the node's rows of one batch into the in-memory store, as ingestion writes them. */
+async function writeNodeRows(
+  decoded: Store,
+  plan: DatasetPlan,
+  compared: readonly string[],
+  batch: FetchedEvmBatch,
+  rows: ReturnType<typeof decodeBatch>,
+  tokens: Awaited<ReturnType<typeof createTokenBook>>,
+  traces: boolean | null,
+): Promise<void> {
+  await writeBatch(decoded, {
+    network: plan.network,
+    lo: batch.lo,
+    hi: batch.hi,
+    datasets: compared,
+    tables: plan.tables,
+    decoded: rows,
+    blocks: batch.blocks,
+    tokens,
+    pools: undefined,
+    traces,
+    engine: plan.engineDecoders.flatMap((decoder) => {
+      const id = decoder.datasets[0];
+      return id !== undefined && compared.includes(id) ? [{ decoder, batch: batch.engine.get(id) ?? NO_ROWS }] : [];
+    }),
+    logFile: batch.logFile,
+    fresh: compared,
+  });
+}
+
+export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<VerifyReport> {
+  const t0 = performance.now();
+  const verifiedAt = new Date();
+  const network = opts.network.toUpperCase();
+  const info = networkInfo(network);
+  if (!info || info.chainId === null) throw new IngestError(`${opts.network} is not a network chainq verify knows: it compares EVM networks, TRON and BTC`);
+  const emit = opts.onEvent ?? (() => undefined);
+  const signal = opts.signal;
+  const abandon = new AbortController();
+  const rpc = createRpc({ url: opts.rpcUrl, signal: signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal });
+  const node = nodeOrigin(opts.rpcUrl);
+  if (!opts.skipChainCheck) {
+    const chainId = await getChainId(rpc);
+    if (chainId !== info.chainId) throw new IngestError(`the node at ${node} serves chain ${chainId}, but ${network} is chain ${info.chainId}`);
+  }
+
+  const { custom, coverage, skipped } = await coveredDatasets(store, network, opts);
   const datasets = [...coverage.keys()];
 
   let ranges = union([...coverage.values()].flat());
@@ -183,20 +366,12 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
   if (opts.sample !== undefined) ranges = sampleBlocks(ranges, opts.sample, opts.random ?? Math.random);
   emit({ type: 'start', network, datasets, skipped, blocks: blockCount(ranges) });
 
-  const perDataset = new Map(datasets.map((d) => [d, { blocks: 0, storedRows: 0, nodeRows: 0, mismatchBlocks: [] as number[] }]));
+  const perDataset = new Map(datasets.map((d): [string, DatasetTally] => [d, emptyTally()]));
   const mismatches: VerifyMismatch[] = [];
   let stopped = false;
 
   if (datasets.length > 0 && ranges.length > 0) {
-    // Only what is compared is fetched: the plan of the datasets covered here.
-    const builtIn = datasets.filter((d) => PROTOCOL_OF.has(d));
-    const only = [...new Set(builtIn.flatMap((d) => PROTOCOL_OF.get(d) ?? []))];
-    const plan: DatasetPlan = planDatasets(
-      network,
-      loadProtocols(opts.protocolsFile),
-      only,
-      custom.filter((d) => customEndpoints(d).some((e) => coverage.has(e.id))),
-    );
+    const plan = comparedPlan(network, opts.protocolsFile, datasets, custom, coverage);
     const compared = plan.datasets.filter((d) => coverage.has(d));
     const tableOf = (d: string) => {
       const t = plan.tables.get(d);
@@ -210,24 +385,11 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
       const tokens = await createTokenBook(store, rpc, network);
       const pools = await createPoolBook(store, network);
       const env: DecodeEnv = { network, nativeSymbol: info.nativeSymbol, plan, tokens, pools };
-      const topic0 = [...new Set(plan.decoders.flatMap((d) => d.topic0))];
-      const anyAddress = plan.decoders.some((d) => d.addresses === null);
-      const logFilter: LogFilter = { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) };
-      const logs: LogFetcher = topic0.length === 0 ? { range: 0, calls: 0, fetch: async () => [], fetchInto: async () => undefined } : createLogFetcher(rpc, logFilter, {});
-      // The node read for verification is held to the same completeness checks as ingestion (docs/ingest-sources.md).
-      const logCheck = topic0.length === 0 ? null : createLogCheck(logFilter);
+      const { logs, logCheck } = logSources(rpc, plan);
 
       // Native transfers were read from call traces where the traces dataset covers them, else from transaction values.
       const traced = plan.native ? intersect(ranges, await coveredIntervals(store, NATIVE_TRACES_DATASET, network)) : [];
-      let traceSource: TraceSource | null = null;
-      if (traced.length) {
-        const probe = await getBlock(rpc, traced[0]!.lo);
-        traceSource = probe ? await detectTraceSource(rpc, { number: Number(BigInt(probe.number)), hash: probe.hash }, undefined) : null;
-        if (!traceSource)
-          throw new IngestError(
-            `the store holds internal native transfers read from call traces, but the node at ${node} answers neither trace_block nor debug_traceBlockByHash: verify against a node that traces`,
-          );
-      }
+      const traceSource = await traceSourceFor(rpc, traced, node);
       const isTraced = (lo: number) => traced.some((t) => t.lo <= lo && lo <= t.hi);
       const base = { store: decoded, network, logDir, rpc, logs, logCheck, plan, receipts: createReceiptSource(rpc), tokens };
       const contexts: Record<'traced' | 'plain', FetchContext> = { traced: { ...base, traces: traceSource }, plain: { ...base, traces: null } };
@@ -238,17 +400,7 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
       // a few statements on each engine whatever it holds, so quiet blocks go in larger batches.
       const maxSize = opts.batchBlocks ?? (plan.native ? 500 : 2_000);
       let size = opts.batchBlocks ?? 200;
-      let seg = 0;
-      let cursor = segments[0]?.lo ?? 0;
-      const next = (): Interval | null => {
-        while (seg < segments.length && cursor > segments[seg]!.hi) cursor = segments[++seg]?.lo ?? 0;
-        const r = segments[seg];
-        if (!r) return null;
-        const lo = cursor;
-        const hi = Math.min(r.hi, lo + size - 1);
-        cursor = hi + 1;
-        return { lo, hi };
-      };
+      const next = segmentCursor(segments, () => size);
       const fetchOne = async (lo: number, hi: number): Promise<FetchedEvmBatch> => {
         const b = await fetchSettled(isTraced(lo) ? contexts.traced : contexts.plain, lo, hi, { signal });
         if (!opts.batchBlocks) size = nextBatchSize(b, size, maxSize);
@@ -270,39 +422,13 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
           mine.catch(() => undefined); // awaited below, or settled in `finally` when the write fails
           try {
             const rows = decodeBatch(env, batch);
-            await writeBatch(decoded, {
-              network,
-              lo: batch.lo,
-              hi: batch.hi,
-              datasets: compared,
-              tables: plan.tables,
-              decoded: rows,
-              blocks: batch.blocks,
-              tokens,
-              pools: undefined,
-              traces: plan.native ? isTraced(batch.lo) : null,
-              engine: plan.engineDecoders.filter((d) => compared.includes(d.datasets[0]!)).map((decoder) => ({ decoder, batch: batch.engine.get(decoder.datasets[0]!) ?? NO_ROWS })),
-              logFile: batch.logFile,
-              fresh: compared,
-            });
+            await writeNodeRows(decoded, plan, compared, batch, rows, tokens, plan.native ? isTraced(batch.lo) : null);
             const theirs = await decodedBlockDigests(store, decoded, here.map(tableOf), network, batch.lo, batch.hi);
             const stored = await mine;
             let found = 0;
             here.forEach((d, k) => {
-              const acc = perDataset.get(d)!;
-              for (const r of intersect(span, coverage.get(d)!)) {
-                for (let b = r.lo; b <= r.hi; b++) {
-                  const s = stored[k]!.get(b);
-                  const n = theirs[k]!.get(b);
-                  acc.blocks++;
-                  acc.storedRows += s?.rows ?? 0;
-                  acc.nodeRows += n?.rows ?? 0;
-                  if (same(s, n)) continue;
-                  acc.mismatchBlocks.push(b);
-                  mismatches.push({ dataset: d, block: b, stored: { rows: s?.rows ?? 0, hash: s?.hash ?? null }, node: { rows: n?.rows ?? 0, hash: n?.hash ?? null } });
-                  found++;
-                }
-              }
+              const acc = perDataset.get(d);
+              if (acc) found += compareDigests(d, intersect(span, coverage.get(d) ?? []), stored[k], theirs[k], acc, mismatches);
             });
             emit({ type: 'batch', lo: batch.lo, hi: batch.hi, blocks: batch.blocks.length, mismatches: found });
           } finally {
@@ -324,42 +450,9 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
     }
   }
 
-  const result = mismatches.length ? 'mismatch' : 'ok';
-  const report: VerifyReport = {
-    network,
-    node,
-    sampled,
-    ranges,
-    blocks: blockCount(ranges),
-    datasets: datasets.map((d) => {
-      const a = perDataset.get(d)!;
-      return { dataset: d, blocks: a.blocks, storedRows: a.storedRows, nodeRows: a.nodeRows, mismatches: a.mismatchBlocks.length };
-    }),
-    skipped,
-    mismatches: mismatches.sort((a, b) => a.block - b.block || a.dataset.localeCompare(b.dataset)),
-    result,
-    stopped,
-    seconds: (performance.now() - t0) / 1000,
-    verifiedAt: verifiedAt.toISOString(),
-  };
+  const report = reportOf({ network, node, sampled, ranges, datasets, skipped, coverage, perDataset, mismatches, stopped, t0, verifiedAt });
   // A stopped run compared only part of what it names: it is not recorded as a verification.
-  if (!stopped) {
-    const records: VerificationRecord[] = datasets.map((d) => {
-      const a = perDataset.get(d)!;
-      return {
-        network,
-        dataset: d,
-        verifiedAt,
-        node,
-        sampled,
-        ranges: intersect(ranges, coverage.get(d)!),
-        blocks: a.blocks,
-        result: a.mismatchBlocks.length ? 'mismatch' : 'ok',
-        mismatchBlocks: a.mismatchBlocks,
-      };
-    });
-    await recordVerifications(store, records);
-  }
+  if (!stopped) await recordVerifications(store, recordsOf(report, coverage, perDataset, verifiedAt));
   return report;
 }
 

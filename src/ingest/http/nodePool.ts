@@ -96,12 +96,10 @@ const RATE_RECOVERY = 1.05;
 /** A throttled rate never drops below this share of maxRate. */
 const RATE_FLOOR = 1 / 64;
 
-export function createNodePool<N>(nodes: readonly N[], labelOf: (node: N) => string, opts: NodePoolOptions): NodePool<N> {
-  if (nodes.length === 0) throw new Error('a node pool needs at least one node');
-  const wait = opts.sleep ?? abortableSleep;
-  const states: NodeState<N>[] = nodes.map((node) => ({
+function initialState<N>(node: N, label: string, opts: NodePoolOptions): NodeState<N> {
+  return {
     node,
-    label: labelOf(node),
+    label,
     inFlight: 0,
     limit: opts.concurrency,
     rate: opts.maxRate,
@@ -114,59 +112,105 @@ export function createNodePool<N>(nodes: readonly N[], labelOf: (node: N) => str
     successes: 0,
     requests: 0,
     errors: 0,
-  }));
-  const byNode = new Map(states.map((s) => [s.node, s]));
-  let rotation = 0;
+  };
+}
 
-  // Woken whenever a node frees a slot or changes state, so that waiting callers look again.
+/** A promise replaced each time `notify` resolves it: waiting callers race it to learn that a node freed a slot or changed state. */
+function changeSignal(): { readonly changed: () => Promise<void>; readonly notify: () => void } {
   let wake: () => void = () => undefined;
   let changed = new Promise<void>((resolve) => {
     wake = resolve;
   });
-  const notify = () => {
-    const w = wake;
-    changed = new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-    w();
+  return {
+    changed: () => changed,
+    notify: () => {
+      const w = wake;
+      changed = new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      w();
+    },
   };
+}
 
-  /** A node that has served its out time takes one probe at a time until it answers. */
-  const isOut = (s: NodeState<N>, now: number) => s.outUntil > now;
-  const canStart = (s: NodeState<N>, now: number) => !isOut(s, now) && s.nextStartAt <= now && s.inFlight < (s.failures > 0 ? 1 : s.limit);
+/** A node that has served its out time takes one probe at a time until it answers. */
+const isOut = <N>(s: NodeState<N>, now: number) => s.outUntil > now;
+const canStart = <N>(s: NodeState<N>, now: number) => !isOut(s, now) && s.nextStartAt <= now && s.inFlight < (s.failures > 0 ? 1 : s.limit);
 
-  function pick(now: number): NodeState<N> | null {
-    let best: NodeState<N> | null = null;
-    let bestScore = Number.POSITIVE_INFINITY;
-    for (let k = 0; k < states.length; k++) {
-      const s = states[(rotation + k) % states.length]!;
-      if (!canStart(s, now)) continue;
-      const score = (s.latencyMs ?? 0) * (s.inFlight + 1) + s.inFlight * 1e-6;
-      if (score < bestScore) {
-        best = s;
-        bestScore = score;
-      }
+/** The node expected to answer first among those that may start now, looking from `rotation` so that ties take turns. */
+function pick<N>(states: readonly NodeState<N>[], rotation: number, now: number): NodeState<N> | null {
+  let best: NodeState<N> | null = null;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (let k = 0; k < states.length; k++) {
+    const s = states[(rotation + k) % states.length];
+    if (!s || !canStart(s, now)) continue;
+    const score = (s.latencyMs ?? 0) * (s.inFlight + 1) + s.inFlight * 1e-6;
+    if (score < bestScore) {
+      best = s;
+      bestScore = score;
     }
-    rotation = (rotation + 1) % states.length;
-    return best;
   }
+  return best;
+}
 
-  /** The node that may start soonest once a time passes (not one merely full), and when. */
-  function soonest(now: number): { state: NodeState<N>; at: number } | null {
-    let out: { state: NodeState<N>; at: number } | null = null;
-    for (const s of states) {
-      if (s.inFlight >= (s.failures > 0 ? 1 : s.limit)) continue;
-      const at = Math.max(s.outUntil, s.nextStartAt);
-      if (at > now && (out === null || at < out.at)) out = { state: s, at };
-    }
-    return out;
+/** The node that may start soonest once a time passes (not one merely full), and when. */
+function soonest<N>(states: readonly NodeState<N>[], now: number): { state: NodeState<N>; at: number } | null {
+  let out: { state: NodeState<N>; at: number } | null = null;
+  for (const s of states) {
+    if (s.inFlight >= (s.failures > 0 ? 1 : s.limit)) continue;
+    const at = Math.max(s.outUntil, s.nextStartAt);
+    if (at > now && (out === null || at < out.at)) out = { state: s, at };
   }
+  return out;
+}
+
+function succeed<N>(s: NodeState<N>, ms: number, opts: NodePoolOptions): void {
+  s.latencyMs = s.latencyMs === undefined ? ms : s.latencyMs * (1 - LATENCY_WEIGHT) + ms * LATENCY_WEIGHT;
+  s.failures = 0;
+  s.probing = false;
+  if (++s.successes >= s.limit) {
+    s.successes = 0;
+    s.limit = Math.min(opts.concurrency, s.limit + 1);
+  }
+  if (s.rate !== undefined && opts.maxRate !== undefined) s.rate = Math.min(opts.maxRate, s.rate * RATE_RECOVERY);
+}
+
+/** Applies a fault; returns how long the node is out (0 when the fault was already counted). */
+function fault<N>(s: NodeState<N>, v: Exclude<Verdict, { kind: 'answer' }>, startedAt: number, opts: NodePoolOptions): number {
+  s.errors++;
+  s.probing = false;
+  const now = Date.now();
+  // A request sent before the last counted failure reports the same trouble again: only a longer Retry-After adds to it.
+  if (startedAt < s.failedAt) {
+    if (v.retryAfterMs !== undefined) s.outUntil = Math.max(s.outUntil, now + Math.min(v.retryAfterMs, MAX_RETRY_AFTER_MS));
+    return Math.max(0, s.outUntil - now);
+  }
+  s.failures++;
+  s.failedAt = now;
+  s.successes = 0;
+  if (v.kind !== 'down') {
+    s.limit = Math.max(1, Math.floor(s.limit / 2));
+    if (s.rate !== undefined && opts.maxRate !== undefined) s.rate = Math.max(opts.maxRate * RATE_FLOOR, s.rate / 2);
+  }
+  const delay = backoffDelay(opts.backoff, s.failures, v.retryAfterMs);
+  s.outUntil = Math.max(s.outUntil, now + delay);
+  return delay;
+}
+
+export function createNodePool<N>(nodes: readonly N[], labelOf: (node: N) => string, opts: NodePoolOptions): NodePool<N> {
+  if (nodes.length === 0) throw new Error('a node pool needs at least one node');
+  const wait = opts.sleep ?? abortableSleep;
+  const states = nodes.map((node) => initialState(node, labelOf(node), opts));
+  const byNode = new Map(states.map((s) => [s.node, s]));
+  let rotation = 0;
+  const { changed, notify } = changeSignal();
 
   async function acquire(): Promise<NodeState<N>> {
     for (;;) {
       if (opts.signal?.aborted) throw opts.signal.reason;
       const now = Date.now();
-      const s = pick(now);
+      const s = pick(states, rotation, now);
+      rotation = (rotation + 1) % states.length;
       if (s) {
         s.inFlight++;
         s.requests++;
@@ -174,11 +218,11 @@ export function createNodePool<N>(nodes: readonly N[], labelOf: (node: N) => str
         if (s.rate !== undefined) s.nextStartAt = Math.max(now, s.nextStartAt) + 1000 / s.rate;
         return s;
       }
-      const next = soonest(now);
+      const next = soonest(states, now);
       const stop = new AbortController();
       const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
       const timed = (next === null ? abortOf(signal) : wait(next.at - now, signal)).then(() => 'timed' as const);
-      const outcome = await Promise.race([timed, changed.then(() => 'changed' as const)]);
+      const outcome = await Promise.race([timed, changed().then(() => 'changed' as const)]);
       stop.abort();
       if (next !== null && outcome === 'timed' && !opts.signal?.aborted) {
         // The wait is served even when a test's sleep returns before the clock moves.
@@ -186,39 +230,6 @@ export function createNodePool<N>(nodes: readonly N[], labelOf: (node: N) => str
         next.state.nextStartAt = Math.min(next.state.nextStartAt, Date.now());
       }
     }
-  }
-
-  function succeed(s: NodeState<N>, ms: number): void {
-    s.latencyMs = s.latencyMs === undefined ? ms : s.latencyMs * (1 - LATENCY_WEIGHT) + ms * LATENCY_WEIGHT;
-    s.failures = 0;
-    s.probing = false;
-    if (++s.successes >= s.limit) {
-      s.successes = 0;
-      s.limit = Math.min(opts.concurrency, s.limit + 1);
-    }
-    if (s.rate !== undefined && opts.maxRate !== undefined) s.rate = Math.min(opts.maxRate, s.rate * RATE_RECOVERY);
-  }
-
-  /** Applies a fault; returns how long the node is out (0 when the fault was already counted). */
-  function fault(s: NodeState<N>, v: Exclude<Verdict, { kind: 'answer' }>, startedAt: number): number {
-    s.errors++;
-    s.probing = false;
-    const now = Date.now();
-    // A request sent before the last counted failure reports the same trouble again: only a longer Retry-After adds to it.
-    if (startedAt < s.failedAt) {
-      if (v.retryAfterMs !== undefined) s.outUntil = Math.max(s.outUntil, now + Math.min(v.retryAfterMs, MAX_RETRY_AFTER_MS));
-      return Math.max(0, s.outUntil - now);
-    }
-    s.failures++;
-    s.failedAt = now;
-    s.successes = 0;
-    if (v.kind !== 'down') {
-      s.limit = Math.max(1, Math.floor(s.limit / 2));
-      if (s.rate !== undefined && opts.maxRate !== undefined) s.rate = Math.max(opts.maxRate * RATE_FLOOR, s.rate / 2);
-    }
-    const delay = backoffDelay(opts.backoff, s.failures, v.retryAfterMs);
-    s.outUntil = Math.max(s.outUntil, now + delay);
-    return delay;
   }
 
   return {
@@ -229,16 +240,16 @@ export function createNodePool<N>(nodes: readonly N[], labelOf: (node: N) => str
         const startedAt = Date.now();
         try {
           const out = await attempt(s.node);
-          succeed(s, Date.now() - startedAt);
+          succeed(s, Date.now() - startedAt, opts);
           return out;
         } catch (e) {
           if (opts.signal?.aborted) throw e;
           const v = judge(e);
           if (v.kind === 'answer') {
-            succeed(s, Date.now() - startedAt);
+            succeed(s, Date.now() - startedAt, opts);
             throw e;
           }
-          const delayMs = fault(s, v, startedAt);
+          const delayMs = fault(s, v, startedAt, opts);
           if (n >= opts.retries) throw e;
           opts.onRetry?.({ attempt: n + 1, delayMs, reason: e instanceof Error ? e.message : String(e), node: s.label });
         } finally {
@@ -250,7 +261,7 @@ export function createNodePool<N>(nodes: readonly N[], labelOf: (node: N) => str
     penalize(node, v, startedAt) {
       const s = byNode.get(node);
       if (!s) return;
-      fault(s, v, startedAt);
+      fault(s, v, startedAt, opts);
       notify();
     },
     status() {

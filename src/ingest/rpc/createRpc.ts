@@ -21,7 +21,7 @@ import { errnoCode, messageOf } from '../../utils/errorText.ts';
 import { compileSchema } from '../../utils/jsonSchema.ts';
 import { parseRetryAfter } from '../../utils/retryAfter.ts';
 import { redact } from '../http/fetchWithRetry.ts';
-import { createNodePool, type NodeStatus, type Verdict } from '../http/nodePool.ts';
+import { createNodePool, type NodePool, type NodeStatus, type Verdict } from '../http/nodePool.ts';
 import { asHelperError, RpcError, RpcHttpError, RpcResponseError } from './errors.ts';
 import { createArrayExtractor, type ArrayStreamEnd } from './resultBytes.ts';
 
@@ -122,20 +122,151 @@ class BatchRefusedError extends RpcHttpError {}
 /** Waits of a failing node: 150 ms doubling to 10 s, ±25 %. */
 const NODE_BACKOFF = { baseMs: 150, maxMs: 10_000, jitter: 0.25 } as const;
 
+/** What every request of one transport shares: its counters, its caller's signal, its timeout and its request ids. */
+interface Transport {
+  readonly stats: RpcStats;
+  readonly signal: AbortSignal | undefined;
+  readonly timeoutMs: number;
+  readonly nextId: () => number;
+}
+
+function openNode(url: string): RpcNode {
+  // Streamed answers go through node:http, whose socket chunks cost less to read than fetch's web streams.
+  const target = new URL(url);
+  const client = target.protocol === 'https:' ? https : http;
+  return { url, target, client, agent: new client.Agent({ keepAlive: true }) };
+}
+
+/** One HTTP POST; throws RpcHttpError for transport failures. */
+async function post(t: Transport, node: RpcNode, body: unknown, method: string): Promise<unknown> {
+  t.stats.httpRequests++;
+  const signal = t.signal ? AbortSignal.any([t.signal, AbortSignal.timeout(t.timeoutMs)]) : AbortSignal.timeout(t.timeoutMs);
+  let res: Response;
+  try {
+    res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+  } catch (e) {
+    if (t.signal?.aborted) throw t.signal.reason;
+    throw transportError(method, e, e instanceof Error && e.name === 'TimeoutError', t.timeoutMs);
+  }
+  if (res.status !== 200) throw statusError(method, res.status, await res.text().catch(() => ''), res.headers.get('retry-after'));
+  try {
+    // Parsed from the bytes: a text() first would decode large answers (logs, blocks) twice.
+    const answer: unknown = await res.json();
+    return answer;
+  } catch (e) {
+    if (t.signal?.aborted) throw t.signal.reason;
+    throw new RpcHttpError(method, { status: res.status, message: `the answer is not JSON (${messageOf(e)})`, cause: e });
+  }
+}
+
+/** One HTTP POST whose answer is handed to `onChunk` as it arrives; throws RpcHttpError for transport failures. */
+async function postStreaming(t: Transport, node: RpcNode, body: unknown, method: string, onChunk: (chunk: Buffer) => void): Promise<void> {
+  t.stats.httpRequests++;
+  const timeout = AbortSignal.timeout(t.timeoutMs);
+  const signal = t.signal ? AbortSignal.any([t.signal, timeout]) : timeout;
+  const payload = JSON.stringify(body);
+  await new Promise<void>((resolve, reject) => {
+    const fail = (e: unknown) => {
+      if (t.signal?.aborted) return reject(t.signal.reason);
+      reject(e instanceof RpcError ? e : transportError(method, e, timeout.aborted, t.timeoutMs));
+    };
+    const req = node.client.request(
+      node.target,
+      { method: 'POST', agent: node.agent, signal, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        if (res.statusCode !== 200) {
+          const parts: Buffer[] = [];
+          res.on('data', (c: Buffer) => {
+            if (parts.length < 8) parts.push(c);
+          });
+          res.on('end', () => fail(statusError(method, res.statusCode ?? 0, Buffer.concat(parts).toString('utf8'), res.headers['retry-after'])));
+          res.on('error', fail);
+          return;
+        }
+        res.on('data', (c: Buffer) => {
+          try {
+            onChunk(c);
+          } catch (e) {
+            req.destroy(e instanceof Error ? e : new Error(String(e)));
+          }
+        });
+        res.on('error', fail);
+        res.on('close', () => {
+          if (res.complete) resolve();
+          else fail(new RpcHttpError(method, { message: 'the answer broke off', retryable: true }));
+        });
+      },
+    );
+    req.on('error', fail);
+    req.end(payload);
+  });
+}
+
+/** An answer that was not streamed as an array result: an error answer, or a small result spelled unusually. Writes the array's contents to `sink`; returns their length. */
+function writeUnstreamedArray(call: RpcCall, body: Buffer, sink: ArraySink): number {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    throw new RpcHttpError(call.method, { status: 200, message: `the answer is not JSON (${messageOf(e)})`, cause: e });
+  }
+  const r = asResponse(parsed);
+  if (r && 'result' in r && !r.error) {
+    if (!Array.isArray(r.result)) throw new RpcHttpError(call.method, { status: 200, message: `the result is not an array: ${JSON.stringify(r.result).slice(0, 200)}` });
+    const text = Buffer.from(JSON.stringify(r.result).slice(1, -1));
+    sink.write(text);
+    return text.length;
+  }
+  throw toError(call, r);
+}
+
+const ANSWER: Verdict = { kind: 'answer' };
+
+const isFault = (call: RpcCall, e: unknown): e is RpcError => e instanceof RpcError && e.retryable && !(e instanceof BatchRefusedError) && !isGetLogsRangeError(call, e);
+const judge = (call: RpcCall) => (e: unknown) => (isFault(call, e) ? verdictOf(e) : ANSWER);
+
+interface ChunkAnswer {
+  readonly node: RpcNode;
+  readonly startedAt: number;
+  readonly answers: (JsonRpcResponse | undefined)[];
+}
+
+/** Sends one batch array to the best node and returns each call's raw answer (or throws for the whole chunk). */
+async function sendChunk(t: Transport, pool: NodePool<RpcNode>, calls: readonly RpcCall[]): Promise<ChunkAnswer> {
+  const first = calls[0];
+  if (!first) throw new Error('an empty batch');
+  return pool.run(
+    async (node) => {
+      const startedAt = Date.now();
+      t.stats.calls += calls.length;
+      if (calls.length === 1) return { node, startedAt, answers: [asResponse(await post(t, node, { jsonrpc: '2.0', id: t.nextId(), method: first.method, params: first.params }, first.method))] };
+      const body = calls.map((c) => ({ jsonrpc: '2.0', id: t.nextId(), method: c.method, params: c.params }));
+      const answer = await post(t, node, body, `${first.method} ×${calls.length}`);
+      if (!Array.isArray(answer)) {
+        // Some nodes answer an over-long batch with one error object: use smaller batches from now on.
+        const refusal = asResponse(answer)?.error?.message ?? JSON.stringify(answer).slice(0, 200);
+        throw new BatchRefusedError(first.method, { message: `batch of ${calls.length} refused: ${refusal}`, retryable: true });
+      }
+      const byId = new Map<number, JsonRpcResponse>();
+      for (const item of answer) {
+        const r = asResponse(item);
+        if (r && typeof r.id === 'number') byId.set(r.id, r);
+      }
+      return { node, startedAt, answers: body.map((b) => byId.get(b.id)) };
+    },
+    // A chunk fails or moves to another node as its first call would.
+    judge(first),
+  );
+}
+
 export function createRpc(opts: RpcOptions): Rpc {
   const urls = typeof opts.url === 'string' ? [opts.url] : [...opts.url];
   const retries = opts.retries ?? 8;
-  const timeoutMs = opts.timeoutMs ?? 60_000;
   let batchSize = opts.batchSize ?? 100;
   let nextId = 1;
   const stats: RpcStats = { httpRequests: 0, calls: 0, retries: 0 };
-  const nodes: RpcNode[] = urls.map((url) => {
-    // Streamed answers go through node:http, whose socket chunks cost less to read than fetch's web streams.
-    const target = new URL(url);
-    const client = target.protocol === 'https:' ? https : http;
-    return { url, target, client, agent: new client.Agent({ keepAlive: true }) };
-  });
-  const pool = createNodePool(nodes, (n) => redact(n.url), {
+  const t: Transport = { stats, signal: opts.signal, timeoutMs: opts.timeoutMs ?? 60_000, nextId: () => nextId++ };
+  const pool = createNodePool(urls.map(openNode), (n) => redact(n.url), {
     concurrency: opts.concurrency ?? 16,
     maxRate: opts.maxRate,
     backoff: NODE_BACKOFF,
@@ -146,82 +277,14 @@ export function createRpc(opts: RpcOptions): Rpc {
     },
   });
 
-  /** One HTTP POST; throws RpcHttpError for transport failures. */
-  async function post(node: RpcNode, body: unknown, method: string): Promise<unknown> {
-    stats.httpRequests++;
-    const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-    let res: Response;
-    try {
-      res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
-    } catch (e) {
-      if (opts.signal?.aborted) throw opts.signal.reason;
-      throw transportError(method, e, e instanceof Error && e.name === 'TimeoutError', timeoutMs);
-    }
-    if (res.status !== 200) throw statusError(method, res.status, await res.text().catch(() => ''), res.headers.get('retry-after'));
-    try {
-      // Parsed from the bytes: a text() first would decode large answers (logs, blocks) twice.
-      const answer: unknown = await res.json();
-      return answer;
-    } catch (e) {
-      if (opts.signal?.aborted) throw opts.signal.reason;
-      throw new RpcHttpError(method, { status: res.status, message: `the answer is not JSON (${messageOf(e)})`, cause: e });
-    }
-  }
-
-  const isFault = (call: RpcCall, e: unknown): e is RpcError => e instanceof RpcError && e.retryable && !(e instanceof BatchRefusedError) && !isGetLogsRangeError(call, e);
-  const judge = (call: RpcCall) => (e: unknown) => (isFault(call, e) ? verdictOf(e) : ANSWER);
-
   async function request<T>(method: string, params: readonly unknown[]): Promise<T> {
     const call = { method, params };
     return pool.run(async (node) => {
       stats.calls++;
-      const r = asResponse(await post(node, { jsonrpc: '2.0', id: nextId++, method, params }, method));
+      const r = asResponse(await post(t, node, { jsonrpc: '2.0', id: nextId++, method, params }, method));
       if (r && 'result' in r && !r.error) return r.result as T;
       throw toError(call, r);
     }, judge(call));
-  }
-
-  /** One HTTP POST whose answer is handed to `onChunk` as it arrives; throws RpcHttpError for transport failures. */
-  async function postStreaming(node: RpcNode, body: unknown, method: string, onChunk: (chunk: Buffer) => void): Promise<void> {
-    stats.httpRequests++;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-    const payload = JSON.stringify(body);
-    await new Promise<void>((resolve, reject) => {
-      const fail = (e: unknown) => {
-        if (opts.signal?.aborted) return reject(opts.signal.reason);
-        reject(e instanceof RpcError ? e : transportError(method, e, timeout.aborted, timeoutMs));
-      };
-      const req = node.client.request(
-        node.target,
-        { method: 'POST', agent: node.agent, signal, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
-        (res) => {
-          if (res.statusCode !== 200) {
-            const parts: Buffer[] = [];
-            res.on('data', (c: Buffer) => {
-              if (parts.length < 8) parts.push(c);
-            });
-            res.on('end', () => fail(statusError(method, res.statusCode ?? 0, Buffer.concat(parts).toString('utf8'), res.headers['retry-after'])));
-            res.on('error', fail);
-            return;
-          }
-          res.on('data', (c: Buffer) => {
-            try {
-              onChunk(c);
-            } catch (e) {
-              req.destroy(e instanceof Error ? e : new Error(String(e)));
-            }
-          });
-          res.on('error', fail);
-          res.on('close', () => {
-            if (res.complete) resolve();
-            else fail(new RpcHttpError(method, { message: 'the answer broke off', retryable: true }));
-          });
-        },
-      );
-      req.on('error', fail);
-      req.end(payload);
-    });
   }
 
   async function requestArrayInto(method: string, params: readonly unknown[], open: () => ArraySink): Promise<number> {
@@ -231,69 +294,19 @@ export function createRpc(opts: RpcOptions): Rpc {
       try {
         stats.calls++;
         const extractor = createArrayExtractor((b) => sink.write(b));
-        await postStreaming(node, { jsonrpc: '2.0', id: nextId++, method, params }, method, (c) => extractor.push(c));
+        await postStreaming(t, node, { jsonrpc: '2.0', id: nextId++, method, params }, method, (c) => extractor.push(c));
         let answer: ArrayStreamEnd;
         try {
           answer = extractor.end();
         } catch (e) {
           throw new RpcHttpError(method, { status: 200, message: messageOf(e), cause: e });
         }
-        if (answer.kind === 'array') return answer.bytes;
-        // Not streamed as an array result: an error answer, or a small result spelled unusually.
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(answer.body.toString('utf8'));
-        } catch (e) {
-          throw new RpcHttpError(method, { status: 200, message: `the answer is not JSON (${messageOf(e)})`, cause: e });
-        }
-        const r = asResponse(parsed);
-        if (r && 'result' in r && !r.error) {
-          if (!Array.isArray(r.result)) throw new RpcHttpError(method, { status: 200, message: `the result is not an array: ${JSON.stringify(r.result).slice(0, 200)}` });
-          const text = Buffer.from(JSON.stringify(r.result).slice(1, -1));
-          sink.write(text);
-          return text.length;
-        }
-        throw toError(call, r);
+        return answer.kind === 'array' ? answer.bytes : writeUnstreamedArray(call, answer.body, sink);
       } catch (e) {
         sink.abort();
         throw e;
       }
     }, judge(call));
-  }
-
-  interface ChunkAnswer {
-    readonly node: RpcNode;
-    readonly startedAt: number;
-    readonly answers: (JsonRpcResponse | undefined)[];
-  }
-
-  /** Sends one batch array to the best node and returns each call's raw answer (or throws for the whole chunk). */
-  async function sendChunk(calls: readonly RpcCall[]): Promise<ChunkAnswer> {
-    const first = calls[0];
-    if (!first) throw new Error('an empty batch');
-    return pool.run(
-      async (node) => {
-        const startedAt = Date.now();
-        stats.calls += calls.length;
-        if (calls.length === 1) return { node, startedAt, answers: [asResponse(await post(node, { jsonrpc: '2.0', id: nextId++, method: first.method, params: first.params }, first.method))] };
-        const firstId = nextId;
-        const body = calls.map((c) => ({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params }));
-        const answer = await post(node, body, `${first.method} ×${calls.length}`);
-        if (!Array.isArray(answer)) {
-          // Some nodes answer an over-long batch with one error object: use smaller batches from now on.
-          const refusal = asResponse(answer)?.error?.message ?? JSON.stringify(answer).slice(0, 200);
-          throw new BatchRefusedError(first.method, { message: `batch of ${calls.length} refused: ${refusal}`, retryable: true });
-        }
-        const byId = new Map<number, JsonRpcResponse>();
-        for (const item of answer) {
-          const r = asResponse(item);
-          if (r && typeof r.id === 'number') byId.set(r.id, r);
-        }
-        return { node, startedAt, answers: calls.map((_, i) => byId.get(firstId + i)) };
-      },
-      // A chunk fails or moves to another node as its first call would.
-      judge(first),
-    );
   }
 
   async function settleAll<T>(calls: readonly RpcCall[]): Promise<Settled<T>[]> {
@@ -307,7 +320,11 @@ export function createRpc(opts: RpcOptions): Rpc {
       await Promise.all(
         chunks.map(async (chunk) => {
           try {
-            const { node, startedAt, answers } = await sendChunk(chunk.map((p) => p.call));
+            const { node, startedAt, answers } = await sendChunk(
+              t,
+              pool,
+              chunk.map((p) => p.call),
+            );
             let fault: Verdict | undefined;
             chunk.forEach((p, k) => {
               const r = answers[k];
@@ -360,8 +377,6 @@ export function createRpc(opts: RpcOptions): Rpc {
     requestManySettled: settleAll,
   };
 }
-
-const ANSWER: Verdict = { kind: 'answer' };
 
 /** The error of a call whose answer has no result: the node's error object, or the answer missing. */
 function toError(call: RpcCall, r: JsonRpcResponse | undefined): RpcError {

@@ -95,6 +95,7 @@ interface ConfirmedLine {
 type JournalLine = ChargeEntry | PendingLine | ConfirmedLine | { readonly withdrawn: string };
 const pendingLine = (entry: ChargeEntry) => `${JSON.stringify({ ...entry, pending: true } satisfies PendingLine)}\n`;
 const confirmedLine = (requestId: string, at: number) => `${JSON.stringify({ confirmed: requestId, at } satisfies ConfirmedLine)}\n`;
+const chargeLines = (entries: readonly ChargeEntry[]) => entries.map((e) => `${JSON.stringify(e)}\n`).join('');
 
 /**
  * The charges of the journal files: the plain ones and the confirmed pending
@@ -193,108 +194,202 @@ interface Rotated {
   readonly generation: number;
 }
 
+/** The open journal file: its descriptor and size, how many times it was rotated out, and whether it may end in a torn line. */
+interface OpenJournal {
+  readonly dir: string;
+  readonly file: string;
+  fd: number;
+  bytes: number;
+  rotations: number;
+  torn: boolean;
+}
+
+/** Writes what queued up in one write; each waiter learns the generation of the file its lines are in, or the failure. */
+async function writeBatch(j: OpenJournal, batch: readonly Waiting[]): Promise<void> {
+  try {
+    // After a failed write the file may end in a torn line: start on a fresh one, or the
+    // next charge would be glued to it and unreadable.
+    const text = Buffer.from((j.torn ? '\n' : '') + batch.map((w) => w.lines).join(''));
+    j.torn = true;
+    // Synchronous on purpose, unless every line is written ahead: see the header.
+    const written = batch.every((w) => w.inPool) ? await writeAsync(j.fd, text) : fs.writeSync(j.fd, text);
+    if (written !== text.length) throw new Error('short journal write');
+    j.torn = false;
+    j.bytes += text.length;
+    for (const w of batch) w.written(j.rotations);
+  } catch (e) {
+    for (const w of batch) w.reject(e);
+  }
+}
+
+/** Renames the journal out and opens a fresh one; the rotated file, or null when the lines stay in the journal. */
+async function rotateFile(j: OpenJournal): Promise<string | null> {
+  try {
+    // Off the event loop: a directory fsync on the main thread holds every response up.
+    const to = `${j.file}.${String(++j.rotations).padStart(12, '0')}${APPLYING_SUFFIX}`;
+    await fsp.rename(j.file, to);
+    let next: number;
+    try {
+      next = await openAsync(j.file);
+    } catch (e) {
+      // Keep writing where the charges are.
+      await fsp.rename(to, j.file);
+      throw e;
+    }
+    const previous = j.fd;
+    j.fd = next;
+    j.bytes = 0;
+    await closeAsync(previous).catch(() => undefined);
+    await syncDirAsync(j.dir);
+    return to;
+  } catch {
+    // Left in the journal: a later rotation, or the next opening of the store, takes it.
+    return null;
+  }
+}
+
+/** The run of a piece of work, while it runs. */
+interface Slot {
+  running: Promise<void> | null;
+}
+
 /**
- * The journal of a store in `dir`. Call `recoverJournal` first. One loop owns
- * the file: it writes what queued up, and between two writes it rotates the
- * file out when an apply asks, so that no write is torn by a rotation.
+ * Runs `work` unless it is running. The slot is freed only after the work
+ * settles (never before it is taken), then `after` runs so that work queued
+ * in between starts a new run.
  */
+function runOnce(slot: Slot, work: () => Promise<void>, after: () => void): Promise<void> {
+  if (slot.running) return slot.running;
+  const p = work().finally(() => {
+    slot.running = null;
+    after();
+  });
+  slot.running = p;
+  return p;
+}
+
+interface JournalWriter {
+  /** Queues `lines`; `written` runs once they are durable, before the promise resolves. */
+  write(lines: string, inPool: boolean, written: (generation: number) => void): Promise<void>;
+  /** Rotates the file out between two writes: the rotated file, or null when its lines stay in the journal. */
+  rotate(): Promise<string | null>;
+  /** Starts the loop again when something queued up while it was not running. */
+  resume(): void;
+  /** The loop's run, while it writes or rotates. */
+  running(): Promise<void> | null;
+  /** Lines wait to be written. */
+  queued(): boolean;
+}
+
+/**
+ * One loop owns the file: it writes what queued up, and between two writes
+ * it rotates the file out when asked, so that no write is torn by a rotation.
+ */
+function createJournalWriter(j: OpenJournal): JournalWriter {
+  let queue: Waiting[] = [];
+  let rotateRequested: ((rotated: string | null) => void)[] = [];
+  const looping: Slot = { running: null };
+
+  const resume = () => {
+    if (queue.length || rotateRequested.length) void loop();
+  };
+  const loop = (): Promise<void> =>
+    runOnce(
+      looping,
+      async () => {
+        while (queue.length || rotateRequested.length) {
+          if (queue.length) {
+            const batch = queue;
+            queue = [];
+            await writeBatch(j, batch);
+          }
+          if (rotateRequested.length) {
+            const waiters = rotateRequested;
+            rotateRequested = [];
+            const rotated = await rotateFile(j);
+            for (const w of waiters) w(rotated);
+          }
+        }
+      },
+      resume,
+    );
+
+  return {
+    write: (lines, inPool, written) =>
+      new Promise<void>((resolve, reject) => {
+        queue.push({
+          lines,
+          inPool,
+          written: (generation) => {
+            written(generation);
+            resolve();
+          },
+          reject,
+        });
+        void loop();
+      }),
+    rotate: () =>
+      new Promise<string | null>((resolve) => {
+        rotateRequested.push(resolve);
+        void loop();
+      }),
+    resume,
+    running: () => looping.running,
+    queued: () => queue.length > 0,
+  };
+}
+
+/** Rotates out a journal grown large; the file rotated out, named with the generation of its lines. */
+async function rotateIfLarge(j: OpenJournal, writer: JournalWriter): Promise<Rotated | null> {
+  if (j.bytes < ROTATE_BYTES) return null;
+  const generation = j.rotations;
+  const file = await writer.rotate();
+  return file ? { file, generation } : null;
+}
+
+/** A rotated file none of whose charges written ahead still waits to be settled. */
+function isRemovable(r: Rotated, unsettled: ReadonlyMap<string, Unsettled>): boolean {
+  for (const u of unsettled.values()) if (u.generation <= r.generation) return false;
+  return true;
+}
+
+/** Runs `run` APPLY_DELAY_MS after the first `schedule` since it last ran, so that the charges of that time go in one apply; the timer keeps no process alive. */
+function delayedRun(run: () => void): { schedule(): void; cancel(): void } {
+  let timer: NodeJS.Timeout | null = null;
+  return {
+    schedule() {
+      if (timer) return;
+      timer = setTimeout(() => {
+        timer = null;
+        run();
+      }, APPLY_DELAY_MS);
+      timer.unref();
+    },
+    cancel() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
+
+/** The journal of a store in `dir`. Call `recoverJournal` first. */
 export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLedger {
   const file = path.join(dir, JOURNAL_FILE);
-  let fd = fs.openSync(file, JOURNAL_FLAGS, 0o600);
-  let fileBytes = fs.fstatSync(fd).size;
+  const fd = fs.openSync(file, JOURNAL_FLAGS, 0o600);
+  const j: OpenJournal = { dir, file, fd, bytes: fs.fstatSync(fd).size, rotations: 0, torn: false };
   syncDir(dir);
-  let queue: Waiting[] = [];
+  const writer = createJournalWriter(j);
   /** Durable in the journal, not yet handed to an apply. */
   let unapplied: ChargeEntry[] = [];
   /** Pending charges written ahead, durable, neither confirmed nor dropped yet; by request id. */
   const unsettled = new Map<string, Unsettled>();
   /** Journal files rotated out: what they hold is in the table once the next apply after their charges settled succeeds. */
   let rotatedOut: Rotated[] = [];
-  let rotations = 0;
-  let rotateRequested: ((rotated: string | null) => void)[] = [];
-  let looping: Promise<void> | null = null;
-  let applying: Promise<void> | null = null;
-  let timer: NodeJS.Timeout | null = null;
+  const applying: Slot = { running: null };
   let closed = false;
-  let torn = false;
-
-  /**
-   * Runs `work` unless it is running. The slot is freed only after the work
-   * settles (never before it is taken), and work queued in between starts a new run.
-   */
-  const once = (get: () => Promise<void> | null, set: (p: Promise<void> | null) => void, work: () => Promise<void>): Promise<void> => {
-    const running = get();
-    if (running) return running;
-    const p = work().finally(() => {
-      set(null);
-      if (queue.length || rotateRequested.length) void loop();
-    });
-    set(p);
-    return p;
-  };
-
-  const loop = (): Promise<void> =>
-    once(
-      () => looping,
-      (p) => {
-        looping = p;
-      },
-      async () => {
-        while (queue.length || rotateRequested.length) {
-          if (queue.length) {
-            const batch = queue;
-            queue = [];
-            try {
-              // After a failed write the file may end in a torn line: start on a fresh one, or the
-              // next charge would be glued to it and unreadable.
-              const text = Buffer.from((torn ? '\n' : '') + batch.map((w) => w.lines).join(''));
-              torn = true;
-              // Synchronous on purpose, unless every line is written ahead: see the header.
-              const written = batch.every((w) => w.inPool) ? await writeAsync(fd, text) : fs.writeSync(fd, text);
-              if (written !== text.length) throw new Error('short journal write');
-              torn = false;
-              fileBytes += text.length;
-              for (const w of batch) w.written(rotations);
-            } catch (e) {
-              for (const w of batch) w.reject(e);
-            }
-          }
-          if (rotateRequested.length) {
-            const waiters = rotateRequested;
-            rotateRequested = [];
-            let rotated: string | null = null;
-            try {
-              // Off the event loop: a directory fsync on the main thread holds every response up.
-              const to = `${file}.${String(++rotations).padStart(12, '0')}${APPLYING_SUFFIX}`;
-              await fsp.rename(file, to);
-              let next: number;
-              try {
-                next = await openAsync(file);
-              } catch (e) {
-                // Keep writing where the charges are.
-                await fsp.rename(to, file);
-                throw e;
-              }
-              const previous = fd;
-              fd = next;
-              fileBytes = 0;
-              await closeAsync(previous).catch(() => undefined);
-              await syncDirAsync(dir);
-              rotated = to;
-            } catch {
-              // Left in the journal: a later rotation, or the next opening of the store, takes it.
-            }
-            for (const w of waiters) w(rotated);
-          }
-        }
-      },
-    );
-
-  const rotate = () =>
-    new Promise<string | null>((resolve) => {
-      rotateRequested.push(resolve);
-      void loop();
-    });
+  const applyTimer = delayedRun(() => {
+    applyNow().catch(() => undefined);
+  });
 
   /**
    * Moves every durable charge into the table; one apply at a time. Files
@@ -302,11 +397,8 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
    * go once it succeeds; a journal grown large is rotated out after it.
    */
   const applyNow = (): Promise<void> =>
-    once(
-      () => applying,
-      (p) => {
-        applying = p;
-      },
+    runOnce(
+      applying,
       async () => {
         const charges = unapplied;
         // A file whose charges written ahead are not all settled stays: a confirmed one must reach the table first.
@@ -322,60 +414,32 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
           throw e;
         }
         for (const r of covered) await fsp.rm(r.file, { force: true });
-        if (fileBytes >= ROTATE_BYTES) {
-          const generation = rotations;
-          const rotated = await rotate();
-          if (rotated) rotatedOut.push({ file: rotated, generation });
-        }
+        const rotated = await rotateIfLarge(j, writer);
+        if (rotated) rotatedOut.push(rotated);
         if (unapplied.length || rotatedOut.some(removable)) scheduleApply();
       },
+      () => writer.resume(),
     );
 
-  /** A rotated file none of whose charges written ahead still waits to be settled. */
-  function removable(r: Rotated): boolean {
-    for (const u of unsettled.values()) if (u.generation <= r.generation) return false;
-    return true;
-  }
-
-  function scheduleApply(): void {
-    if (timer || closed) return;
-    timer = setTimeout(() => {
-      timer = null;
-      applyNow().catch(() => undefined);
-    }, APPLY_DELAY_MS);
-    timer.unref();
-  }
+  const removable = (r: Rotated) => isRemovable(r, unsettled);
+  const scheduleApply = () => {
+    if (!closed) applyTimer.schedule();
+  };
 
   async function settle(): Promise<void> {
-    if (timer) {
-      clearTimeout(timer);
-      timer = null;
-    }
+    applyTimer.cancel();
     // Wait for writes in flight, then apply until nothing durable is left out of the table.
     for (;;) {
-      if (looping) await looping;
-      if (applying) await applying.catch(() => undefined);
-      if (unapplied.length === 0 && !rotatedOut.some(removable) && queue.length === 0 && !looping && !applying) return;
+      const writing = writer.running();
+      if (writing) await writing;
+      if (applying.running) await applying.running.catch(() => undefined);
+      if (unapplied.length === 0 && !rotatedOut.some(removable) && !writer.queued() && !writer.running() && !applying.running) return;
       await applyNow();
     }
   }
 
-  /** Queues `lines`; `written` runs once they are durable, before the promise resolves. */
-  const write = (lines: string, inPool: boolean, written: (generation: number) => void): Promise<void> => {
-    if (closed) return Promise.reject(new Error('the usage ledger is closed'));
-    return new Promise<void>((resolve, reject) => {
-      queue.push({
-        lines,
-        inPool,
-        written: (generation) => {
-          written(generation);
-          resolve();
-        },
-        reject,
-      });
-      void loop();
-    });
-  };
+  const write = (lines: string, inPool: boolean, written: (generation: number) => void): Promise<void> =>
+    closed ? Promise.reject(new Error('the usage ledger is closed')) : writer.write(lines, inPool, written);
 
   /** Writes the pending charge's confirmation; once durable, the charge stands and goes to the table. */
   const confirm = async (requestId: string, durable: Promise<void>): Promise<void> => {
@@ -402,8 +466,7 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
     record(charges) {
       const chargedAt = Date.now();
       const entries = charges.map((c) => ({ ...c, chargedAt }));
-      const lines = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
-      return write(lines, false, () => {
+      return write(chargeLines(entries), false, () => {
         unapplied.push(...entries);
         scheduleApply();
       });
@@ -420,10 +483,10 @@ export function createJournalLedger(dir: string, apply: ApplyCharges): ChargeLed
       try {
         await settle();
         // All it holds is in the table, or pending and never to be confirmed: the next opening has nothing to apply.
-        fs.ftruncateSync(fd, 0);
+        fs.ftruncateSync(j.fd, 0);
       } finally {
         closed = true;
-        fs.closeSync(fd);
+        fs.closeSync(j.fd);
       }
     },
   };
