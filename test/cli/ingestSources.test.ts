@@ -56,7 +56,9 @@ describe('chainq ingest tron, killed mid-run', () => {
     try {
       const args = ['ingest', 'tron', '--api', server.url, '--from', String(FIRST), '--to', String(FIRST + 599), '--confirmations', '0', '--batch', '10', '--data', dir, '--quiet', '--json'];
       const first = chainq(args);
-      // Fetching batch k starts only after batch k−2 committed: seeing block +300 asked means 280 blocks are safely stored.
+      // Fetching batch k starts once batch k−2 is taken, while batch k−3 may still be writing (the shared pipeline,
+      // src/ingest/chain/commitInOrder.ts, overlaps one write with the fetches ahead) and batch k−4 is committed:
+      // seeing block +300 asked means 270 blocks are safely stored.
       await new Promise<void>((resolve, reject) => {
         const t = setInterval(() => {
           if (server.requests.some((r) => r.path === '/wallet/getblockbylimitnext' && (r.body as { startNum: number }).startNum >= FIRST + 300)) {
@@ -75,7 +77,7 @@ describe('chainq ingest tron, killed mid-run', () => {
       const second = await chainq(args).done;
       expect(second.code).toBe(0);
       const summary = JSON.parse(second.stdout) as { done: number; skipped: number };
-      expect(summary.skipped).toBeGreaterThanOrEqual(280);
+      expect(summary.skipped).toBeGreaterThanOrEqual(270);
       expect(summary.skipped + summary.done).toBe(600);
 
       const reference = await memoryStore();
