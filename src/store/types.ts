@@ -250,6 +250,8 @@ export interface UsageOperations {
   totals(filter: { keyId?: string | undefined; period?: string | undefined }): Promise<UsageTotal[]>;
   /** A key's latest charges of a period, newest first. */
   recent(keyId: string, period: string, limit: number): Promise<StoredCharge[]>;
+  /** Whether the ledger holds a charge under this request id (a charge made durable before a crash included). */
+  charged(requestId: string): Promise<boolean>;
 }
 
 /** A namespace's CSV columns, as uploaded and as listed back (`csvExport`). */

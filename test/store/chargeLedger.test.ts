@@ -97,6 +97,17 @@ describe('the DuckDB usage ledger', () => {
     await store.close();
   });
 
+  it('usage.charged names a charge made durable by a process killed before applying it (an export partition resumed after a crash is not paid twice)', async () => {
+    const dir = newDir();
+    await killedAfter(dir, `await store.ledger.record([c('exp-1-3')]);`);
+    const store = await createStore({ dataDir: dir });
+    expect(await store.usage.charged('exp-1-3')).toBe(true);
+    expect(await store.usage.charged('exp-1-4')).toBe(false);
+    await store.ledger!.record([charge('live')]);
+    expect(await store.usage.charged('live')).toBe(true);
+    await store.close();
+  });
+
   it('keeps one journal until it has grown large, then rotates it out and removes it once all it holds is in the table; a clean close leaves it empty', async () => {
     const dir = newDir();
     const store = await createStore({ dataDir: dir });

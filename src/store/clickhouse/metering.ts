@@ -138,3 +138,9 @@ export async function recentCharges(
   );
   return rows.map((r) => ({ requestId: r.request_id, cost: Number(r.cost), endpoint: r.endpoint, admittedAt: Number(r.admitted_ms), chargedAt: Number(r.charged_ms) }));
 }
+
+/** Whether the ledger holds a charge under this request id. */
+export async function hasCharge(s: ClickHouseStore, requestId: string): Promise<boolean> {
+  const rows = await s.query<{ one: number }>(`SELECT 1 AS one FROM ${s.table('usage_charges')} WHERE request_id = {requestId:String} LIMIT 1`, { requestId });
+  return rows.length > 0;
+}

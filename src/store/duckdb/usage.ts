@@ -37,5 +37,10 @@ export function duckDbUsage(db: Pick<Store, 'all'>, ledger: () => ChargeLedger |
       );
       return rows.map((r) => ({ requestId: r.request_id, cost: Number(r.cost), endpoint: r.endpoint, admittedAt: Number(r.admitted_ms), chargedAt: Number(r.charged_ms) }));
     },
+    async charged(requestId) {
+      await ledger()?.settle();
+      const rows = await db.all<{ one: number }>(`SELECT 1 AS one FROM usage_charges WHERE request_id = $requestId LIMIT 1`, { requestId });
+      return rows.length > 0;
+    },
   };
 }
