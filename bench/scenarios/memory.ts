@@ -53,6 +53,21 @@ async function bareNodeMiB(): Promise<number> {
   }
 }
 
+/** Samples a process's RSS every 20 ms: `mib()` is the highest seen so far, `stop()` ends the sampling and answers it. */
+function samplePeak(pid: number): { mib: () => number; stop: () => number } {
+  let peakMiB = 0;
+  const timer = setInterval(() => {
+    peakMiB = Math.max(peakMiB, rssOf(pid).nowMiB);
+  }, 20);
+  return {
+    mib: () => peakMiB,
+    stop: () => {
+      clearInterval(timer);
+      return peakMiB;
+    },
+  };
+}
+
 /** `node [flags] bin/chainq.js serve` on the data directory, with `extra` options. */
 function startServer(root: string, dataDir: string, nodeFlags: readonly string[], extra: readonly string[] = []) {
   return startListening([...nodeFlags, path.join(root, 'bin/chainq.js'), 'serve', '--data', dataDir, '--port', '0', '--log-level', 'warn', '--no-demo', ...extra]);
@@ -156,9 +171,7 @@ async function streamingFigures(ctx: BenchContext): Promise<{ figures: BenchFigu
   try {
     await sleep(SETTLE_MS);
     idleMiB = rssOf(server.pid).nowMiB;
-    const sampler = setInterval(() => {
-      peakMiB = Math.max(peakMiB, rssOf(server.pid).nowMiB);
-    }, 20);
+    const peak = samplePeak(server.pid);
     try {
       for (const format of STREAM_FORMATS) {
         for (let i = 0; i < 2; i++) {
@@ -166,13 +179,13 @@ async function streamingFigures(ctx: BenchContext): Promise<{ figures: BenchFigu
           if (t.status !== 200) throw new Error(`${format}: HTTP ${t.status}`);
           rows[format] = t.bytes;
         }
-        ctx.log(`streamed ${format} (${rows[format]} bytes): peak so far ${round(peakMiB)} MiB`);
+        ctx.log(`streamed ${format} (${rows[format]} bytes): peak so far ${round(peak.mib())} MiB`);
       }
       const link = await timedGet(`${server.url}${query('csv')}&link=true`, { 'x-api-key': key });
       if (link.status !== 200) throw new Error(`link=true: HTTP ${link.status}`);
-      ctx.log(`wrote the csv download link: peak so far ${round(peakMiB)} MiB`);
+      ctx.log(`wrote the csv download link: peak so far ${round(peak.mib())} MiB`);
     } finally {
-      clearInterval(sampler);
+      peakMiB = peak.stop();
     }
     peakMiB = Math.max(peakMiB, rssOf(server.pid).peakMiB);
   } finally {
@@ -271,18 +284,16 @@ async function exportingFigure(ctx: BenchContext, dataDir: string, key: string, 
   try {
     await sleep(SETTLE_MS);
     idleMiB = rssOf(server.pid).nowMiB;
-    const sampler = setInterval(() => {
-      peakMiB = Math.max(peakMiB, rssOf(server.pid).nowMiB);
-    }, 20);
+    const peak = samplePeak(server.pid);
     try {
       for (const format of EXPORT_FORMATS) {
         const params = { network: 'ETH', token: 'USDT', block_start: start, block_end: start + 10_000 };
         const r = await exportToTheEnd(server.url, key, { endpoint: '/v1/evm/erc20/events/transfer', params, format, partition_blocks: EXPORT_PARTITION_BLOCKS });
         done.push(`${format}: ${r.rows} rows, ${r.bytes} bytes`);
-        ctx.log(`exported ${format} (${r.rows} rows, ${r.bytes} bytes): peak so far ${round(peakMiB)} MiB`);
+        ctx.log(`exported ${format} (${r.rows} rows, ${r.bytes} bytes): peak so far ${round(peak.mib())} MiB`);
       }
     } finally {
-      clearInterval(sampler);
+      peakMiB = peak.stop();
     }
     peakMiB = Math.max(peakMiB, rssOf(server.pid).peakMiB);
   } finally {
