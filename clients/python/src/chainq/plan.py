@@ -130,31 +130,48 @@ def split(
 
     `chunk_blocks` / `chunk_seconds` ask for smaller pieces than the format allows (more
     progress steps, less to redo after a failure); never larger ones."""
-    network = params.get("network")
-    net = network if isinstance(network, str) else None
-    if params.get("block_start") is not None and params.get("block_end") is not None:
-        lo, hi = _block(params["block_start"], "block_start"), _block(params["block_end"], "block_end")
+    net = _network(params)
+    blocks, times = _block_range(params), _time_range(params)
+    if blocks is not None:
+        lo, hi = blocks
         # A chunk of n blocks spans block_end - block_start = n - 1, the unit the limit counts.
         limit = _smaller(range_limit(endpoint, fmt, net, "block"), _positive(chunk_blocks, "chunk_blocks", -1))
         if limit is None or hi - lo <= limit or hi < lo:
             return [build(path, params)]
-        parts = []
-        start = lo
-        while start <= hi:
-            end = min(start + limit, hi)
-            parts.append(build(path, {**params, "block_start": start, "block_end": end}))
-            start = end + 1
-        return parts
-    if params.get("since") is not None and params.get("until") is not None:
-        lo, hi = to_epoch(params["since"], "since"), to_epoch(params["until"], "until")
+        # Consecutive pieces share no block: each starts one after the last one's end.
+        starts = range(lo, hi + 1, limit + 1)
+        return _pieces(path, params, ("block_start", "block_end"), [(s, min(s + limit, hi)) for s in starts])
+    if times is not None:
+        lo, hi = times
         limit = _smaller(range_limit(endpoint, fmt, net, "time"), _positive(chunk_seconds, "chunk_seconds", 0))
         if limit is None or hi - lo <= limit or hi <= lo:
             return [build(path, params)]
-        parts = []
-        for start in range(lo, hi, limit):
-            parts.append(build(path, {**params, "since": start, "until": min(start + limit, hi)}))
-        return parts
+        # Time pieces are half-open, so one's until is the next one's since.
+        return _pieces(path, params, ("since", "until"), [(s, min(s + limit, hi)) for s in range(lo, hi, limit)])
     return [build(path, params)]
+
+
+def _network(params: Mapping[str, ParamValue]) -> str | None:
+    network = params.get("network")
+    return network if isinstance(network, str) else None
+
+
+def _block_range(params: Mapping[str, ParamValue]) -> tuple[int, int] | None:
+    if params.get("block_start") is None or params.get("block_end") is None:
+        return None
+    return _block(params["block_start"], "block_start"), _block(params["block_end"], "block_end")
+
+
+def _time_range(params: Mapping[str, ParamValue]) -> tuple[int, int] | None:
+    if params.get("since") is None or params.get("until") is None:
+        return None
+    return to_epoch(params["since"], "since"), to_epoch(params["until"], "until")
+
+
+def _pieces(
+    path: str, params: Mapping[str, ParamValue], keys: tuple[str, str], pieces: list[tuple[int, int]]
+) -> list[Request]:
+    return [build(path, {**params, keys[0]: a, keys[1]: b}) for a, b in pieces]
 
 
 _TIME_PERIOD = re.compile(r"^(\d{1,6})([mhdw])$")
@@ -178,34 +195,29 @@ def split_aggregate(
     (blocks by ``block_number``, times by ``time``) and a whole bucket fits in a piece;
     otherwise it stays one request, which the server refuses with ``range_too_large`` when it
     is over the limit."""
-    network = params.get("network")
-    net = network if isinstance(network, str) else None
+    net = _network(params)
     evm = endpoint.family == "evm"
     group_by = str(params.get("group_by", "" if evm else "time")).lower()
     period = params.get("period", None if evm else ("1h" if group_by == "time" else 1000))
-    has_blocks = params.get("block_start") is not None and params.get("block_end") is not None
-    has_times = params.get("since") is not None and params.get("until") is not None
-    pieces: list[tuple[int, int]] | None = None
-    lo_key, hi_key = "block_start", "block_end"
-    if has_blocks and group_by == "block_number":
-        width = _block_period(period)
-        lo, hi = _block(params["block_start"], "block_start"), _block(params["block_end"], "block_end")
-        server = range_limit(endpoint, fmt, net, "block")
+    blocks, times = _block_range(params), _time_range(params)
+    if blocks is not None and group_by == "block_number":
+        lo, hi = blocks
         # A piece [a, e - 1] spans e - 1 - a blocks, so an edge e is reachable at limit + 1.
+        server = range_limit(endpoint, fmt, net, "block")
         chunk = _positive(chunk_blocks, "chunk_blocks", -1)
-        pieces = _aligned(lo, hi + 1, width, 0, server, chunk, reach=1)
-        if pieces is not None:
-            pieces = [(a, b - 1) for a, b in pieces]
-    elif has_times and group_by == "time":
+        cut = _aligned(lo, hi + 1, _block_period(period), 0, server, chunk, reach=1)
+        keys, pieces = ("block_start", "block_end"), None if cut is None else [(a, b - 1) for a, b in cut]
+    elif times is not None and group_by == "time":
+        lo, hi = times
         width, origin = _time_period(period)
-        lo, hi = to_epoch(params["since"], "since"), to_epoch(params["until"], "until")
         server = range_limit(endpoint, fmt, net, "time")
         chunk = _positive(chunk_seconds, "chunk_seconds", 0)
-        pieces = _aligned(lo, hi, width, origin, server, chunk, reach=0)
-        lo_key, hi_key = "since", "until"
+        keys, pieces = ("since", "until"), _aligned(lo, hi, width, origin, server, chunk, reach=0)
+    else:
+        return [build(path, params)]
     if pieces is None or len(pieces) < 2:
         return [build(path, params)]
-    return [build(path, {**params, lo_key: a, hi_key: b}) for a, b in pieces]
+    return _pieces(path, params, keys, pieces)
 
 
 def _aligned(
