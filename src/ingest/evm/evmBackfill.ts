@@ -24,7 +24,7 @@ import { findCommonAncestor } from '../chain/commonAncestor.ts';
 import { commitInOrder, type PipelineOutcome } from '../chain/commitInOrder.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
 import { discoverPools } from './discoverPools.ts';
-import { IngestError } from './evmTypes.ts';
+import { IngestError } from '../chain/chainRun.ts';
 import { fetchSettled, nextBatchSize, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
 import type { EvmRun } from './openEvmRun.ts';
 import { rollbackAbove, writeBatch } from './writeBatch.ts';
@@ -33,13 +33,15 @@ const NO_ROWS: EngineBatch = { events: 0, tokens: [], wide: [] };
 
 export interface BackfillCounts {
   blocks: number;
+  /** Blocks asked for that every planned dataset already covered. */
+  skipped: number;
   events: number;
   batches: number;
 }
 
 export interface EvmBackfill {
   /** Makes [from, to] covered for every planned dataset ('stopped' when the signal aborted first). */
-  backfill(from: number, to: number, reingest: boolean): Promise<'done' | 'stopped'>;
+  backfill(from: number, to: number, force: boolean): Promise<'done' | 'stopped'>;
   /** Walks back from `block` to the newest block whose stored hash the node agrees with, and drops everything above it. */
   reconcile(block: number): Promise<void>;
   readonly counts: Readonly<BackfillCounts>;
@@ -77,19 +79,21 @@ export function createEvmBackfill(run: EvmRun, opts: { readonly batchBlocks?: nu
     size: opts.batchBlocks ?? 20,
     last: null,
     plannedCoverage: new Map(),
-    counts: { blocks: 0, events: 0, batches: 0 },
+    counts: { blocks: 0, skipped: 0, events: 0, batches: 0 },
   };
-  return { backfill: (from, to, reingest) => backfill(state, from, to, reingest), reconcile: (block) => reconcile(state, block), counts: state.counts };
+  return { backfill: (from, to, force) => backfill(state, from, to, force), reconcile: (block) => reconcile(state, block), counts: state.counts };
 }
 
-async function backfill(state: BackfillState, from: number, to: number, reingest: boolean): Promise<'done' | 'stopped'> {
+async function backfill(state: BackfillState, from: number, to: number, force: boolean): Promise<'done' | 'stopped'> {
   const { run } = state;
-  let all = reingest;
-  for (;;) {
+  let all = force;
+  for (let round = 0; ; round++) {
     const ranges = await missing(state, from, to, all);
     all = false;
+    // Counted once per call: later rounds plan again after a reorg.
+    if (round === 0) state.counts.skipped += to - from + 1 - blocksIn(ranges);
     if (ranges.length === 0) return 'done';
-    run.emit({ type: 'plan', ranges, blocks: ranges.reduce((n, g) => n + g.hi - g.lo + 1, 0) });
+    run.emit({ type: 'plan', ranges, blocks: blocksIn(ranges) });
     if (run.plan.poolDiscovery) {
       await discoverPools({
         store: run.store,
@@ -109,6 +113,8 @@ async function backfill(state: BackfillState, from: number, to: number, reingest
     if (result !== 'reorged') return result;
   }
 }
+
+const blocksIn = (ranges: readonly Interval[]) => ranges.reduce((n, g) => n + g.hi - g.lo + 1, 0);
 
 /** The ranges of [from, to] some planned dataset lacks (all of it when re-ingesting). */
 async function missing(state: BackfillState, from: number, to: number, all: boolean): Promise<Interval[]> {

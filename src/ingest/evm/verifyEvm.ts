@@ -27,7 +27,7 @@ import { createLogCheck } from './completeness.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
 import { NATIVE_TRACES_DATASET } from '../../protocols/native/decoder.ts';
 import { fetchSettled, nextBatchSize, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
-import { IngestError } from './evmTypes.ts';
+import { IngestError } from '../chain/chainRun.ts';
 import { createLogDir } from './logFile.ts';
 import { planDatasets, type DatasetPlan } from './planDatasets.ts';
 import { createPoolBook } from './poolBook.ts';
