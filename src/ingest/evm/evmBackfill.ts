@@ -16,7 +16,6 @@
 import fs from 'node:fs';
 import { storedBlockHashes } from '../../store/chainReads.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
-import { NATIVE_DATASET } from '../../protocols/native/decoder.ts';
 import type { EngineBatch } from '../../protocols/types.ts';
 import { getBlock, createReceiptSource } from '../rpc/actions.ts';
 import type { Hex } from '../rpc/getLogs.ts';
@@ -71,7 +70,7 @@ export function createEvmBackfill(run: EvmRun, opts: { readonly batchBlocks?: nu
   const { store, network, rpc, plan, tokens, pools, logs, logCheck } = run;
   const state: BackfillState = {
     run,
-    fetchCtx: { store, network, logDir, rpc, logs, logCheck, plan, traces: run.traceSource, receipts: createReceiptSource(rpc), tokens },
+    fetchCtx: { store, network, logDir, rpc, logs, logCheck, plan, nativeSymbol: run.info.nativeSymbol, traces: run.traceSource, receipts: createReceiptSource(rpc), tokens },
     env: { network, nativeSymbol: run.info.nativeSymbol, plan, tokens, pools },
     fixedSize: opts.batchBlocks,
     window: opts.concurrency ?? 4,
@@ -127,8 +126,8 @@ async function missing(state: BackfillState, from: number, to: number, all: bool
   }
   const out: Interval[] = [];
   for (const d of plan.datasets) out.push(...gaps(from, to, state.plannedCoverage.get(d) ?? []));
-  // Native transfers read without traces are not complete once the node can trace.
-  if (traces === true) out.push(...gaps(from, to, await coveredIntervals(store, `${NATIVE_DATASET}:traces`, network)));
+  // Blocks read without call traces are not complete once the node can trace.
+  if (traces === true) for (const d of plan.blockDecoders) out.push(...gaps(from, to, await coveredIntervals(store, d.tracedCoverage, network)));
   return union(out);
 }
 
@@ -213,6 +212,7 @@ async function writeDecoded(state: BackfillState, b: FetchedEvmBatch, decoded: R
     tokens,
     pools: plan.poolDiscovery?.discovery.dataset,
     traces,
+    tracedCoverage: plan.blockDecoders.map((d) => d.tracedCoverage),
     engine: plan.engineDecoders.map((decoder) => ({ decoder, batch: b.engine.get(decoder.datasets[0] ?? '') ?? NO_ROWS })),
     logFile: b.logFile,
     fresh: plan.datasets.filter((d) => !needsDelete(d)),

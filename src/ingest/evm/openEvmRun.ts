@@ -7,7 +7,6 @@
  */
 import type { CustomDataset } from '../../catalog/custom/declaration.ts';
 import { networkInfo, type NetworkInfo } from '../../catalog/networks.ts';
-import { NATIVE_DATASET } from '../../protocols/native/decoder.ts';
 import { loadProtocols } from '../../reference/protocols.ts';
 import { saveCustomDataset } from '../../store/customDatasets.ts';
 import type { Store } from '../../store/types.ts';
@@ -125,9 +124,9 @@ async function planRun(store: Store, network: string, opts: IngestEvmOptions, em
   return plan;
 }
 
-/** How native transfers are read: the trace method the node answers (or the one insisted on), or none. */
+/** How block decoders (native transfers) read blocks: the trace method the node answers (or the one insisted on), or none. */
 async function traceMode(rpc: Rpc, plan: DatasetPlan, head: number, opts: IngestEvmOptions, emit: (e: ChainEvent) => void): Promise<{ traceSource: TraceSource | null; traces: boolean | null }> {
-  if (!plan.native) return { traceSource: null, traces: null };
+  if (plan.blockDecoders.length === 0) return { traceSource: null, traces: null };
   if (opts.traces === false) return { traceSource: null, traces: false };
   const probe = await getBlock(rpc, Math.min(head, opts.from ?? head));
   const wanted = opts.traces === undefined || opts.traces === 'auto' ? undefined : opts.traces;
@@ -137,7 +136,7 @@ async function traceMode(rpc: Rpc, plan: DatasetPlan, head: number, opts: Ingest
   if (traceSource === null) {
     emit({
       type: 'notice',
-      message: `the node answers neither trace_block nor debug_traceBlockByHash (callTracer): ${NATIVE_DATASET} will hold transaction values only, without internal transfers (calls inside contracts)`,
+      message: `the node answers neither trace_block nor debug_traceBlockByHash (callTracer): ${plan.blockDecoders.map((d) => d.dataset).join(', ')} will hold transaction values only, without internal transfers (calls inside contracts)`,
     });
   }
   return { traceSource, traces: traceSource !== null };
