@@ -254,7 +254,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     // The same Transfer events as an operator-defined dataset, declared from the contract's ABI.
     const declared = readCustomDeclaration({ name: 'spam', abi: loadArtifacts().LogSpammer!.abi, networks: { ETH: { addresses: chain.contracts, from_block: from } } });
     const custom = faster(await chainq(ctx, anvil.url, from, to, 'chainq-custom', undefined, declared), await chainq(ctx, anvil.url, from, to, 'chainq-custom-2', undefined, declared));
-    for (const s of [all, erc20, custom]) if (s.events !== events) throw new Error(`chainq stored ${s.events} events, expected ${events}`);
+    for (const s of [all, erc20, custom]) if (s.rows !== events) throw new Error(`chainq stored ${s.rows} events, expected ${events}`);
     ctx.log(`chainq: all datasets ${all.seconds.toFixed(2)} s, erc20 only ${erc20.seconds.toFixed(2)} s, custom dataset ${custom.seconds.toFixed(2)} s`);
 
     for (const [name, s, what, target] of [

@@ -63,7 +63,7 @@ async function timedRun(ctx: BenchContext, name: string, urls: string[], from: n
       rpcBatchSize: RPC_BATCH,
       getLogsRange: GET_LOGS_RANGE,
     });
-    return { seconds: (performance.now() - t0) / 1000, events: s.events, requests: s.rpc.httpRequests };
+    return { seconds: (performance.now() - t0) / 1000, events: s.rows, requests: s.rpc.httpRequests };
   } finally {
     await store.close();
   }

@@ -9,7 +9,7 @@ import cliProgress from 'cli-progress';
 import { type Command, Option } from 'commander';
 import path from 'node:path';
 import { protocolRegistry } from '../protocols/index.ts';
-import type { IngestEvent } from '../ingest/evm/ingestEvm.ts';
+import type { ChainEvent } from '../ingest/chain/chainRun.ts';
 import { createLogger } from '../internal/logger.ts';
 import type { EvmJobSpec } from '../operator/jobSpec.ts';
 import type { JobMessage } from '../operator/runJob.ts';
@@ -173,13 +173,14 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
   }
   if (end.result.source !== 'evm') return;
   const summary = end.result.summary;
-  const rate = summary.seconds > 0 ? Math.round(summary.events / summary.seconds) : 0;
+  // A chain summary counts blocks written as `done` and rows as `rows`; this command has always called them blocks and events.
+  const rate = summary.seconds > 0 ? Math.round(summary.rows / summary.seconds) : 0;
   logger.info(
-    { event: 'done', blocks: summary.blocks, events: summary.events, batches: summary.batches, seconds: summary.seconds, stopped: summary.stopped, rpc: summary.rpc, nodes: summary.nodes },
+    { event: 'done', blocks: summary.done, events: summary.rows, batches: summary.batches, seconds: summary.seconds, stopped: summary.stopped, rpc: summary.rpc, nodes: summary.nodes },
     'done',
   );
   process.stdout.write(
-    `${summary.stopped ? 'stopped' : 'done'}: ${summary.blocks.toLocaleString('en-US')} blocks, ${summary.events.toLocaleString('en-US')} events in ${summary.seconds.toFixed(1)} s (${rate.toLocaleString('en-US')} events/s)\n`,
+    `${summary.stopped ? 'stopped' : 'done'}: ${summary.done.toLocaleString('en-US')} blocks, ${summary.rows.toLocaleString('en-US')} events in ${summary.seconds.toFixed(1)} s (${rate.toLocaleString('en-US')} events/s)\n`,
   );
   // Interrupted (Ctrl-C, SIGTERM; the normal way to end --follow): committed work is kept, exit as the other ingest commands do.
   if (end.interrupted) process.exitCode = 130;
@@ -187,7 +188,7 @@ async function runIngestEvm(opts: IngestEvmCliOptions): Promise<void> {
 
 /** The options given, without the absent ones (a job description holds no undefined). */
 interface Bar {
-  onEvent(e: IngestEvent, events: number, blocks: number, t0: number): void;
+  onEvent(e: ChainEvent, events: number, blocks: number, t0: number): void;
   say(text: string): void;
   stop(): void;
 }

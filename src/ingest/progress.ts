@@ -37,12 +37,10 @@ export const emptySummary = (): IngestSummary => ({ done: 0, skipped: 0, missing
 export interface IngestHooks {
   /** Runs after each committed unit; a test throws here to simulate a crash between checkpoints. */
   readonly afterCommit?: (unit: string) => void | Promise<void>;
-  /** A chain batch committed: rows per dataset id and the newest block it holds (for /metrics). */
   /**
    * ClickHouse stores: runs after each step of a publish (docs/storage.md, "Writes without
    * transactions"); a test throws here to simulate a crash inside one.
    */
   readonly duringPublish?: (step: PublishStep) => void | Promise<void>;
-  readonly onBatch?: (e: { readonly network: string; readonly newest: number; readonly datasets: Readonly<Record<string, number>> }) => void;
   readonly signal?: AbortSignal;
 }

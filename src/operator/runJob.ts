@@ -7,7 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readCustomFile } from '../ingest/evm/customFile.ts';
-import type { EvmIngestSummary, IngestEvent } from '../ingest/evm/ingestEvm.ts';
+import { chainProgress } from '../ingest/chain/chainProgress.ts';
+import type { ChainEvent } from '../ingest/chain/chainRun.ts';
+import type { EvmIngestSummary } from '../ingest/evm/ingestEvm.ts';
 import type { VerifyEvent, VerifyReport, VerifySelection } from '../ingest/evm/verifyEvm.ts';
 import type { HttpOptions } from '../ingest/http/fetchWithRetry.ts';
 import { DEFAULT_RETRY } from '../ingest/http/retry.ts';
@@ -37,7 +39,7 @@ export type JobResult =
 export type JobMessage =
   /** The server accepted the job (first message over the channel). */
   | { readonly type: 'accepted'; readonly id: string; readonly label: string }
-  | { readonly type: 'evm'; readonly event: IngestEvent }
+  | { readonly type: 'evm'; readonly event: ChainEvent }
   | { readonly type: 'verify'; readonly event: VerifyEvent }
   /** A verification run ended (a periodic job sends one per run). */
   | { readonly type: 'verified'; readonly report: VerifyReport }
@@ -89,19 +91,23 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
       onRetry: (r) => progress.note(`retry ${r.attempt}/${retries} in ${(r.delayMs / 1000).toFixed(1)} s: ${r.reason}`),
     },
   };
-  // Chain batches (Tron, Bitcoin) report to /metrics as EVM batches do: rows per dataset and the newest block.
-  let lastBatchAt = performance.now();
-  const hooks: IngestHooks = {
-    signal: ctx.signal,
-    onBatch: (e) => {
-      const now = performance.now();
-      for (const [dataset, rows] of Object.entries(e.datasets)) {
-        ctx.observe?.batch?.({ network: e.network, dataset, rows, seconds: (now - lastBatchAt) / 1000, newest: e.newest });
-      }
-      lastBatchAt = now;
-    },
-  };
+  const hooks: IngestHooks = { signal: ctx.signal };
   const common = { store: ctx.store, http, progress, hooks, force: spec.force ?? false };
+  /** A chain run's events: drawn as progress, and its batches reported to /metrics as every chain's are. */
+  const chain = (network: string) => {
+    const draw = chainProgress(network, progress);
+    const observe = batchObserver(ctx, network);
+    return {
+      store: ctx.store,
+      http,
+      force: spec.force ?? false,
+      signal: ctx.signal,
+      onEvent: (e: ChainEvent) => {
+        draw(e);
+        observe(e);
+      },
+    };
+  };
   let summary: IngestSummary;
   switch (spec.source) {
     case 'venue_a': {
@@ -144,7 +150,7 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
       const confirmations = spec.confirmations ?? TRON_CONFIRMATIONS;
       await recordChainState(ctx.store, 'TRON', { confirmations, head: null });
       summary = await ingestTron({
-        ...common,
+        ...chain('TRON'),
         api: spec.api,
         from: spec.from,
         to: spec.to,
@@ -152,7 +158,7 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
         confirmations,
         ...(spec.datasets ? { datasets: spec.datasets as TronDatasetName[] } : {}),
         anyContract: spec.allContracts ?? false,
-        batchSize: spec.batch ?? 100,
+        batchBlocks: spec.batch ?? 100,
         concurrency: spec.concurrency ?? 8,
         pollMs: (spec.poll ?? 3) * 1000,
       });
@@ -163,13 +169,13 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
       const confirmations = spec.confirmations ?? BTC_CONFIRMATIONS;
       await recordChainState(ctx.store, 'BTC', { confirmations, head: null });
       summary = await ingestBtc({
-        ...common,
+        ...chain('BTC'),
         rpc: spec.rpc,
         from: spec.from,
         to: spec.to,
         follow: spec.follow ?? false,
         confirmations,
-        batchSize: spec.batch ?? 10,
+        batchBlocks: spec.batch ?? 10,
         concurrency: spec.concurrency ?? 4,
         pollMs: (spec.poll ?? 30) * 1000,
       });
@@ -184,7 +190,7 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
   const network = spec.network.toUpperCase();
   const beside = ctx.dataDir ? path.join(ctx.dataDir, 'protocols.json') : null;
   const protocolsFile = spec.protocols ?? (beside && fs.existsSync(beside) ? beside : undefined);
-  let lastBatchAt = performance.now();
+  const observeBatch = batchObserver(ctx, network);
   let state: Promise<void> = Promise.resolve();
   // Chain state writes are small transactions of their own; they run one after another, off the batch path.
   const recordHead = (confirmations: number, head: number) => {
@@ -208,8 +214,8 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
     rpcMaxRate: spec.rpcMaxRate,
     rpcBatchSize: spec.rpcBatch,
     getLogsRange: spec.getLogsRange,
-    reingest: spec.force,
-    pollIntervalMs: (spec.pollInterval ?? 2) * 1000,
+    force: spec.force,
+    pollMs: (spec.pollInterval ?? 2) * 1000,
     reorgWindow: spec.reorgWindow,
     skipChainCheck: spec.skipChainCheck,
     signal: ctx.signal,
@@ -220,11 +226,7 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
         recordHead(confirmations, event.head);
         ctx.observe?.head?.({ network, head: event.head, newest: null });
       } else if (event.type === 'batch') {
-        const now = performance.now();
-        for (const [dataset, rows] of Object.entries(event.datasets)) {
-          ctx.observe?.batch?.({ network, dataset, rows, seconds: (now - lastBatchAt) / 1000, newest: event.hi });
-        }
-        lastBatchAt = now;
+        observeBatch(event);
       } else if (event.type === 'caught_up') {
         recordHead(confirmations, event.head);
         ctx.observe?.head?.({ network, head: event.head, newest: event.block });
@@ -233,6 +235,19 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
   });
   await state;
   return { source: 'evm', summary };
+}
+
+/** Reports each committed batch to /metrics: rows per dataset, the seconds since the batch before, the newest block. */
+function batchObserver(ctx: RunJobContext, network: string): (e: ChainEvent) => void {
+  let lastBatchAt = performance.now();
+  return (e) => {
+    if (e.type !== 'batch') return;
+    const now = performance.now();
+    for (const [dataset, rows] of Object.entries(e.datasets)) {
+      ctx.observe?.batch?.({ network, dataset, rows, seconds: (now - lastBatchAt) / 1000, newest: e.hi });
+    }
+    lastBatchAt = now;
+  };
 }
 
 function selectionOf(spec: VerifyJobSpec): VerifySelection {

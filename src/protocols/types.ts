@@ -7,7 +7,7 @@
  * reached only through the interfaces here.
  */
 import type { ChainEndpoint } from '../catalog/types.ts';
-import type { Hex, RpcLog, RpcTransaction } from './evmNode.ts';
+import type { FlatTrace, Hex, RpcLog, RpcReceipt, RpcTransaction, TxTrace } from './evmNode.ts';
 
 /** A stored value: what the store's append takes. */
 export type ColumnValue = string | number | bigint | boolean | null | Date;
@@ -225,10 +225,37 @@ export interface ProtocolPlanInput<C> {
   readonly config: C | undefined;
 }
 
-/** What one protocol fills on a network, and with which decoder (none: native transfers come from blocks, not logs). */
+/**
+ * What ingestion fetched for one block for a BlockDecoder: each transaction's
+ * call tree (callTracer), trace_block's flat list, or, without call traces,
+ * the receipts of the block's transactions (the block comes with them whole).
+ */
+export type BlockTraces = { readonly traces: readonly TxTrace[] } | { readonly flat: readonly FlatTrace[] } | { readonly receipts: readonly RpcReceipt[] };
+
+/**
+ * A protocol whose rows come from blocks rather than logs (native
+ * transfers). It declares what it reads: the call traces of every block with
+ * transactions when the node offers a trace method, else every transaction
+ * whole and the receipts of the blocks `needsReceipts` picks. Ingestion
+ * fetches that for each batch and hands each block to `decodeBlock`.
+ */
+export interface BlockDecoder {
+  readonly protocol: string;
+  /** The dataset id it fills. */
+  readonly dataset: string;
+  /** Coverage of the blocks read with call traces (beside the dataset's own): a run without traces removes it where it writes. */
+  readonly tracedCoverage: string;
+  /** Without call traces: whether this block's receipts are needed (its transactions were fetched whole). */
+  needsReceipts(block: BlockInfo): boolean;
+  /** The block's rows, every column set. */
+  decodeBlock(block: BlockInfo, source: BlockTraces, ctx: { readonly network: string; readonly nativeSymbol: string }): ColumnValues[];
+}
+
+/** What one protocol fills on a network, and with which decoder: of logs, or of blocks (`blockDecoder`). */
 export interface ProtocolPlan {
   readonly datasets: readonly string[];
   readonly decoder: ProtocolDecoder | null;
+  readonly blockDecoder?: BlockDecoder;
   readonly skipped: readonly SkippedDataset[];
 }
 

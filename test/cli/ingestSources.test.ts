@@ -83,7 +83,7 @@ describe('chainq ingest tron, killed mid-run', () => {
       const reference = await memoryStore();
       const store = await createStore({ dataDir: dir, threads: 2 });
       try {
-        await ingestTron({ store: reference, api: server.url, from: FIRST, to: FIRST + 599, confirmations: 0, batchSize: 10, http: { retry: { retries: 1, baseDelayMs: 1, maxDelayMs: 1 } } });
+        await ingestTron({ store: reference, api: server.url, from: FIRST, to: FIRST + 599, confirmations: 0, batchBlocks: 10, http: { retry: { retries: 1, baseDelayMs: 1, maxDelayMs: 1 } } });
         for (const t of ['tron_native_transfer', 'tron_trc20_transfer', 'blocks', 'coverage']) expect(await dump(store, t)).toEqual(await dump(reference, t));
       } finally {
         await store.close();

@@ -31,7 +31,8 @@ beforeEach(async () => {
 afterEach(async () => store.close());
 
 const fast = { retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5 } };
-const run = (over: Partial<Parameters<typeof ingestBtc>[0]> = {}, s: Store = store) => ingestBtc({ store: s, rpc, from: FIRST, to: FIRST + 49, confirmations: 0, batchSize: 10, http: fast, ...over });
+const run = (over: Partial<Parameters<typeof ingestBtc>[0]> = {}, s: Store = store) =>
+  ingestBtc({ store: s, rpc, from: FIRST, to: FIRST + 49, confirmations: 0, batchBlocks: 10, http: fast, ...over });
 
 async function rows(s: Store) {
   const r = await s.all<{
@@ -242,10 +243,10 @@ describe('Bitcoin Core JSON-RPC ingestion', () => {
   });
 
   it('ingests up to the head less the confirmations, and continues from the checkpoint', async () => {
-    await ingestBtc({ store, rpc, from: FIRST, confirmations: 6, batchSize: 10, http: fast });
+    await ingestBtc({ store, rpc, from: FIRST, confirmations: 6, batchBlocks: 10, http: fast });
     expect(await coverage(store, 'btc/native/transfer', 'BTC')).toEqual([[FIRST, chain.height - 6]]);
     chain.mine(10, 77);
-    await ingestBtc({ store, rpc, confirmations: 6, batchSize: 10, http: fast }); // no --from: continue
+    await ingestBtc({ store, rpc, confirmations: 6, batchBlocks: 10, http: fast }); // no --from: continue
     expect(await coverage(store, 'btc/native/transfer', 'BTC')).toEqual([[FIRST, chain.height - 6]]);
     expect(await rows(store)).toEqual(expected(FIRST, chain.height - 6));
   });

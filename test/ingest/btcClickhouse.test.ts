@@ -54,7 +54,7 @@ async function duckStore(): Promise<Store> {
   return store;
 }
 
-const run = (store: Store, over: Partial<Parameters<typeof ingestBtc>[0]> = {}) => ingestBtc({ store, rpc, from: FIRST, to: FIRST + 49, confirmations: 0, batchSize: 10, http: fast, ...over });
+const run = (store: Store, over: Partial<Parameters<typeof ingestBtc>[0]> = {}) => ingestBtc({ store, rpc, from: FIRST, to: FIRST + 49, confirmations: 0, batchBlocks: 10, http: fast, ...over });
 
 /** The API's answer over the ingested range (JSON, verbose), parsed. */
 async function served(store: Store): Promise<unknown> {

@@ -56,7 +56,7 @@ describe('Bitcoin over two nodes', () => {
     chain.mine(60, 5);
     for (const node of [nodeA, nodeB]) node.handlers.set('/', bitcoindHandler(chain, 'chainq', 's3cr:et'));
     const url = (s: SourceServer) => `${s.url.replace('http://', 'http://chainq:s3cr%3Aet@')}/`;
-    const common = { from: FIRST, to: FIRST + 49, confirmations: 0, batchSize: 10, concurrency: 4, http: fast };
+    const common = { from: FIRST, to: FIRST + 49, confirmations: 0, batchBlocks: 10, concurrency: 4, http: fast };
 
     await ingestBtc({ store: single, rpc: url(nodeA), ...common });
     const servedAlone = nodeA.requests.length;
@@ -86,7 +86,7 @@ describe('Tron over two nodes', () => {
     chain.grow(260, 42);
     for (const node of [nodeA, nodeB]) for (const [p, h] of tronHandlers(chain)) node.handlers.set(p, h);
   });
-  const common = { from: FIRST, to: FIRST + 239, confirmations: 0, batchSize: 50, concurrency: 4, http: fast };
+  const common = { from: FIRST, to: FIRST + 239, confirmations: 0, batchBlocks: 50, concurrency: 4, http: fast };
   const tables = async (s: Store) => ({ native: await snapshot(s, 'tron_native_transfer'), trc20: await dump(s, 'tron_trc20_transfer') });
 
   it('a node dying mid-backfill: the other node finishes it, and the store equals a single-node run', async () => {

@@ -29,7 +29,7 @@ afterEach(async () => store.close());
 
 const fast = { retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5 } };
 const run = (over: Partial<Parameters<typeof ingestTron>[0]> = {}, s: Store = store) =>
-  ingestTron({ store: s, api: server.url, from: FIRST, to: FIRST + 239, confirmations: 0, batchSize: 50, http: fast, ...over });
+  ingestTron({ store: s, api: server.url, from: FIRST, to: FIRST + 239, confirmations: 0, batchBlocks: 50, http: fast, ...over });
 
 const timeOf = (block: number) => new Date(START_MS + (block - FIRST) * 3000).toISOString();
 
@@ -109,7 +109,7 @@ describe('Tron full-node ingestion', () => {
   });
 
   it('asks the node for at most 100 blocks per getblockbylimitnext, and for logs only of blocks with contract calls', async () => {
-    await run({ batchSize: 250, to: FIRST + 249 });
+    await run({ batchBlocks: 250, to: FIRST + 249 });
     const calls = server.requests.filter((r) => r.path === '/wallet/getblockbylimitnext').map((r) => r.body as { startNum: number; endNum: number });
     expect(calls.every((c) => c.endNum - c.startNum <= 100)).toBe(true);
     const infoCalls = server.requests.filter((r) => r.path === '/wallet/gettransactioninfobyblocknum').length;
@@ -244,7 +244,7 @@ describe('Tron full-node ingestion', () => {
       asked++;
       return chain.blocks.get(Math.min(chain.head, FIRST + 100 + asked * 20));
     });
-    const summary = await ingestTron({ store, api: server.url, from: FIRST, to: FIRST + 200, follow: true, confirmations: 19, pollMs: 1, batchSize: 50, http: fast });
+    const summary = await ingestTron({ store, api: server.url, from: FIRST, to: FIRST + 200, follow: true, confirmations: 19, pollMs: 1, batchBlocks: 50, http: fast });
     expect(summary.failed).toEqual([]);
     expect(await coverage(store, 'tron/native/transfer', 'TRON')).toEqual([[FIRST, FIRST + 200]]);
     expect(await nativeRows(store)).toEqual(expectedNative(FIRST, FIRST + 200));

@@ -5,51 +5,43 @@
  */
 import type { Store } from '../../store/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
+import type { ChainIngestSummary, ChainRunOptions } from '../chain/chainRun.ts';
 import { ingestBlocks, type FetchedBatch } from '../chain/ingestBlocks.ts';
 import { fetchWhole } from '../chain/incomplete.ts';
 import { runChain } from '../chain/runChain.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
-import type { IngestHooks, IngestProgress, IngestSummary } from '../progress.ts';
+import type { IngestHooks } from '../progress.ts';
 import { checkBtcBlock } from './completeness.ts';
 import { btcBlockOf } from './decode.ts';
 import { createBtcRpcClient, type BtcRpcClient } from './rpcClient.ts';
 import { BTC_DATASET, BTC_NETWORK, btcTransferRows } from './writeBtcBlocks.ts';
 
-export interface BtcIngestOptions {
+/** Bitcoin's own options beside every chain adapter's (confirmations default 6; batches of 10 blocks). */
+export interface BtcIngestOptions extends ChainRunOptions {
   readonly store: Store;
   /** http://user:pass@host:8332, or several nodes of the same chain (requests spread over them). */
   readonly rpc: string | readonly string[];
-  readonly from?: number | undefined;
-  readonly to?: number | undefined;
-  readonly follow?: boolean;
-  readonly confirmations?: number;
-  readonly batchSize?: number;
   /** getblock calls in flight at once. */
   readonly concurrency?: number;
-  readonly force?: boolean;
-  readonly pollMs?: number;
   readonly http: HttpOptions;
-  readonly progress?: IngestProgress;
+  /** Test hooks (a crash after a commit). */
   readonly hooks?: IngestHooks;
 }
 
-export async function ingestBtc(opts: BtcIngestOptions): Promise<IngestSummary> {
-  const client = createBtcRpcClient(opts.rpc, opts.http, opts.hooks?.signal);
+export async function ingestBtc(opts: BtcIngestOptions): Promise<ChainIngestSummary> {
+  const client = createBtcRpcClient(opts.rpc, opts.http, opts.signal);
   const fetchBatch = createBtcBatchFetcher(client, opts.concurrency ?? 4, opts.http);
 
   return runChain({
     store: opts.store,
     network: BTC_NETWORK,
     datasets: [BTC_DATASET],
-    from: opts.from,
-    to: opts.to,
-    follow: opts.follow ?? false,
+    options: opts,
     confirmations: opts.confirmations ?? 6,
     pollMs: opts.pollMs ?? 30_000,
     getHead: () => client.getBlockCount(),
-    signal: opts.hooks?.signal,
-    note: (m) => opts.progress?.note(m),
-    ingest: (from, to) =>
+    nodes: () => client.nodes(),
+    ingest: (from, to, emit) =>
       ingestBlocks({
         store: opts.store,
         network: BTC_NETWORK,
@@ -57,12 +49,13 @@ export async function ingestBtc(opts: BtcIngestOptions): Promise<IngestSummary> 
         networkDatasets: [BTC_DATASET],
         from,
         to,
-        batchSize: opts.batchSize ?? 10,
+        batchSize: opts.batchBlocks ?? 10,
         prefetch: 2,
         fetchBatch,
         fetchHash: async (n) => (await client.getBlockHashes([n]))[0]!,
         ...(opts.force ? { force: true } : {}),
-        ...(opts.progress ? { progress: opts.progress } : {}),
+        signal: opts.signal,
+        emit,
         ...(opts.hooks ? { hooks: opts.hooks } : {}),
       }),
   });

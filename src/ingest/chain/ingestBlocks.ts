@@ -18,7 +18,8 @@ import { commitInOrder } from './commitInOrder.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
 import { toSqlTimestamp } from '../../query/time.ts';
 import type { ChainDataset, Store, TableRow } from '../../store/types.ts';
-import { emptySummary, silentProgress, type IngestHooks, type IngestProgress, type IngestSummary } from '../progress.ts';
+import type { IngestHooks } from '../progress.ts';
+import type { ChainEvent } from './chainRun.ts';
 
 /** One row for the store, columns in table order. */
 export type StoreRow = TableRow;
@@ -58,8 +59,18 @@ export interface IngestBlocksOptions {
   readonly maxReorgDepth?: number;
   /** Re-ingest blocks even where coverage says they are done. */
   readonly force?: boolean;
-  readonly progress?: IngestProgress;
+  readonly signal?: AbortSignal | undefined;
+  /** The run's progress: plan, batch and reorg events. */
+  readonly emit: (e: ChainEvent) => void;
   readonly hooks?: IngestHooks;
+}
+
+/** What one ingestBlocks call did, in blocks: written, already covered, and the rows and batches written. */
+export interface BlockCounts {
+  done: number;
+  skipped: number;
+  rows: number;
+  batches: number;
 }
 
 export class ReorgError extends Error {
@@ -88,58 +99,54 @@ export function splitBatches(ranges: readonly Interval[], size: number): Interva
   return out;
 }
 
-export async function ingestBlocks(opts: IngestBlocksOptions): Promise<IngestSummary> {
-  const summary = emptySummary();
+export async function ingestBlocks(opts: IngestBlocksOptions): Promise<BlockCounts> {
+  const counts: BlockCounts = { done: 0, skipped: 0, rows: 0, batches: 0 };
   let from = opts.from;
   for (let round = 0; ; round++) {
     try {
-      await runOnce(opts, from, summary, round === 0 && opts.force === true);
-      return summary;
+      await runOnce(opts, from, counts, round === 0 && opts.force === true);
+      return counts;
     } catch (e) {
       if (!(e instanceof ReorgDetected)) throw e;
-      const ancestor = await rollbackReorg(opts, e.at);
-      opts.progress?.note(`${opts.network}: reorg below block ${e.at}; rolled back to the common ancestor ${ancestor} and re-ingesting from ${ancestor + 1}`);
+      const { ancestor, depth } = await rollbackReorg(opts, e.at);
+      opts.emit({ type: 'reorg', ancestor, depth, detectedAt: e.at });
       from = Math.min(from, ancestor + 1);
     }
   }
 }
 
-async function runOnce(opts: IngestBlocksOptions, from: number, summary: IngestSummary, force: boolean): Promise<void> {
-  const progress = opts.progress ?? silentProgress;
+async function runOnce(opts: IngestBlocksOptions, from: number, counts: BlockCounts, force: boolean): Promise<void> {
   const ranges = force ? [{ lo: from, hi: opts.to }] : await pendingRanges(opts.store, opts.network, opts.datasets, from, opts.to);
   const batches = splitBatches(ranges, opts.batchSize);
-  const total = Math.max(0, opts.to - from + 1);
-  summary.skipped += Math.max(0, total - batches.reduce((n, b) => n + b.hi - b.lo + 1, 0));
-  if (batches.length > 0) progress.start(`${opts.network} blocks ${from}–${opts.to}`, batches.length);
+  const blocks = batches.reduce((n, b) => n + b.hi - b.lo + 1, 0);
+  counts.skipped += Math.max(0, opts.to - from + 1 - blocks);
+  if (batches.length > 0) opts.emit({ type: 'plan', ranges, blocks });
   let next = 0;
-  try {
-    const outcome = await commitInOrder<{ readonly range: Interval; readonly fetched: FetchedBatch }>({
-      next: () => batches[next++] ?? null,
-      fetch: async (lo, hi) => ({ range: { lo, hi }, fetched: await opts.fetchBatch(lo, hi) }),
-      window: opts.prefetch,
-      signal: opts.hooks?.signal,
-      prepare: async ({ range: b, fetched: first }) => {
-        let fetched = first;
-        // A batch whose blocks do not chain was read while the node switched
-        // forks: read it again rather than store a mix of two chains.
-        for (let attempt = 1; !isConsistent(opts.network, b, fetched); attempt++) {
-          if (attempt > 3) throw new Error(`${opts.network}: blocks ${b.lo}–${b.hi} do not form a chain after ${attempt} reads; is the node syncing?`);
-          fetched = await opts.fetchBatch(b.lo, b.hi);
-        }
-        return async () => {
-          const rows = await commitBatch(opts, b, fetched);
-          summary.done += b.hi - b.lo + 1;
-          summary.rows += rows;
-          progress.advance(1, `blocks ${b.lo}–${b.hi}`);
-          opts.hooks?.onBatch?.({ network: opts.network, newest: b.hi, datasets: Object.fromEntries(opts.datasets.map((d) => [d.id, fetched.rows.get(d.table)?.length ?? 0])) });
-          await opts.hooks?.afterCommit?.(`${opts.network}:${b.lo}-${b.hi}`);
-        };
-      },
-    });
-    if (outcome === 'stopped') opts.hooks?.signal?.throwIfAborted();
-  } finally {
-    progress.stop();
-  }
+  const outcome = await commitInOrder<{ readonly range: Interval; readonly fetched: FetchedBatch }>({
+    next: () => batches[next++] ?? null,
+    fetch: async (lo, hi) => ({ range: { lo, hi }, fetched: await opts.fetchBatch(lo, hi) }),
+    window: opts.prefetch,
+    signal: opts.signal,
+    prepare: async ({ range: b, fetched: first }) => {
+      let fetched = first;
+      // A batch whose blocks do not chain was read while the node switched
+      // forks: read it again rather than store a mix of two chains.
+      for (let attempt = 1; !isConsistent(opts.network, b, fetched); attempt++) {
+        if (attempt > 3) throw new Error(`${opts.network}: blocks ${b.lo}–${b.hi} do not form a chain after ${attempt} reads; is the node syncing?`);
+        fetched = await opts.fetchBatch(b.lo, b.hi);
+      }
+      return async () => {
+        const rows = await commitBatch(opts, b, fetched);
+        counts.done += b.hi - b.lo + 1;
+        counts.rows += rows;
+        counts.batches++;
+        const datasets = Object.fromEntries(opts.datasets.map((d) => [d.id, fetched.rows.get(d.table)?.length ?? 0]));
+        opts.emit({ type: 'batch', lo: b.lo, hi: b.hi, blocks: b.hi - b.lo + 1, events: rows, datasets });
+        await opts.hooks?.afterCommit?.(`${opts.network}:${b.lo}-${b.hi}`);
+      };
+    },
+  });
+  if (outcome === 'stopped') opts.signal?.throwIfAborted();
 }
 
 /** Throws when the node did not return exactly lo..hi; false when the blocks do not chain by parent hash. */
@@ -178,11 +185,11 @@ async function commitBatch(opts: IngestBlocksOptions, b: Interval, fetched: Fetc
  * then deletes rows, blocks and coverage above that ancestor for every
  * dataset of the network, at once. Returns the ancestor.
  */
-async function rollbackReorg(opts: IngestBlocksOptions, at: number): Promise<number> {
+async function rollbackReorg(opts: IngestBlocksOptions, at: number): Promise<{ ancestor: number; depth: number }> {
   const max = opts.maxReorgDepth ?? 100;
   const fetchHash = opts.fetchHash;
   if (!fetchHash) throw new ReorgError(`${opts.network}: the chain changed below block ${at} (the parent hash differs from the stored block) and this adapter cannot look up block hashes`);
-  const { ancestor } = await findCommonAncestor({
+  const { ancestor, depth } = await findCommonAncestor({
     store: opts.store,
     network: opts.network,
     from: at - 1,
@@ -192,5 +199,5 @@ async function rollbackReorg(opts: IngestBlocksOptions, at: number): Promise<num
   });
   const through = Math.max(at - 1, (await storedTip(opts.store, opts.network, 0)) ?? 0);
   await opts.store.chain.rollback({ network: opts.network, ancestor, through, datasets: opts.networkDatasets, coverageOnly: [], pools: false });
-  return ancestor;
+  return { ancestor, depth };
 }

@@ -1,66 +1,79 @@
 /**
- * Range resolution and `--follow` for block-based adapters: backfill
- * [from, to], then keep ingesting new blocks once they are `confirmations`
- * deep (followHead.ts), until the signal aborts. Only confirmed blocks are
- * ever stored.
+ * The run of a block-based adapter whose batches go through ingestBlocks.ts
+ * (Tron, Bitcoin): the blocks chosen (chainRun.ts, resolveRange), backfilled,
+ * then with `follow` new blocks once they are `confirmations` deep
+ * (followHead.ts), until the signal aborts or `to` is reached. Only
+ * confirmed blocks are ever stored.
  */
 import { coveredIntervals } from '../../store/coverage.ts';
 import type { Store } from '../../store/types.ts';
-import type { IngestSummary } from '../progress.ts';
+import type { NodeStatus } from '../http/nodePool.ts';
+import { resolveRange, type ChainEvent, type ChainIngestSummary, type ChainRunOptions } from './chainRun.ts';
 import { followHead } from './followHead.ts';
-import type { ChainDataset } from './ingestBlocks.ts';
+import type { BlockCounts, ChainDataset } from './ingestBlocks.ts';
 
-export interface RunChainOptions {
+export interface RunChainParams {
   readonly store: Store;
   readonly network: string;
   readonly datasets: readonly ChainDataset[];
-  readonly from?: number | undefined;
-  readonly to?: number | undefined;
-  readonly follow: boolean;
+  /** The options as given; `confirmations` and `pollMs` below are their values with the adapter's defaults. */
+  readonly options: ChainRunOptions;
   readonly confirmations: number;
   readonly pollMs: number;
   readonly getHead: () => Promise<number>;
-  readonly ingest: (from: number, to: number) => Promise<IngestSummary>;
-  readonly signal?: AbortSignal | undefined;
-  readonly note?: (message: string) => void;
+  /** Ingests [from, to] (ingestBlocks), reporting through `emit`. */
+  readonly ingest: (from: number, to: number, emit: (e: ChainEvent) => void) => Promise<BlockCounts>;
+  readonly nodes: () => readonly NodeStatus[];
 }
 
-export async function runChain(opts: RunChainOptions): Promise<IngestSummary> {
-  const total: IngestSummary = { done: 0, skipped: 0, missing: [], partial: [], failed: [], rows: 0 };
-  const add = (s: IngestSummary) => {
-    total.done += s.done;
-    total.skipped += s.skipped;
-    total.rows += s.rows;
+export async function runChain(p: RunChainParams): Promise<ChainIngestSummary> {
+  const t0 = performance.now();
+  const { options: opts } = p;
+  const emit = opts.onEvent ?? (() => undefined);
+  const total: BlockCounts = { done: 0, skipped: 0, rows: 0, batches: 0 };
+  const add = (c: BlockCounts) => {
+    total.done += c.done;
+    total.skipped += c.skipped;
+    total.rows += c.rows;
+    total.batches += c.batches;
   };
-  const safeHead = async () => (await opts.getHead()) - opts.confirmations;
-  let from = opts.from ?? (await nextUncovered(opts.store, opts.network, opts.datasets));
-  const confirmed = await safeHead();
-  const to = Math.min(opts.to ?? confirmed, confirmed);
-  if (opts.to !== undefined && opts.to > confirmed && !opts.follow) {
-    opts.note?.(`${opts.network}: stopping at block ${confirmed}, the head less ${opts.confirmations} confirmations (asked for ${opts.to})`);
-  }
-  if (from === null) {
-    if (!opts.follow) throw new Error(`${opts.network}: give --from (nothing has been ingested yet to continue from)`);
-    from = to + 1; // follow from the current confirmed head
-  }
-  if (opts.to !== undefined && opts.to < from) throw new Error(`--to ${opts.to} is below --from ${from}`);
-  if (to >= from) add(await opts.ingest(from, to));
-  if (!opts.follow) return total;
-  let next = Math.max(from, to + 1);
-  await followHead({
-    pollMs: opts.pollMs,
-    signal: opts.signal,
-    round: async () => {
-      let head = await safeHead();
-      if (opts.to !== undefined) head = Math.min(head, opts.to);
-      if (head >= next) {
-        add(await opts.ingest(next, head));
-        next = head + 1;
-      }
-      return opts.to === undefined || next <= opts.to;
-    },
+  const range = await resolveRange(opts, {
+    network: p.network,
+    head: await p.getHead(),
+    confirmations: p.confirmations,
+    resume: () => nextUncovered(p.store, p.network, p.datasets),
+    emit,
   });
-  return total;
+  if (range.hi >= range.lo) add(await p.ingest(range.lo, range.hi, emit));
+  if (opts.follow) {
+    let next = Math.max(range.lo, range.hi + 1);
+    await followHead({
+      pollMs: p.pollMs,
+      signal: opts.signal,
+      round: async () => {
+        const head = Math.min((await p.getHead()) - p.confirmations, opts.to ?? Number.POSITIVE_INFINITY);
+        if (head >= next) {
+          add(await p.ingest(next, head, emit));
+          next = head + 1;
+        }
+        return opts.to === undefined || next <= opts.to;
+      },
+    });
+  }
+  // IngestSummary's fields first, in its order (the sources CLI prints the summary as JSON).
+  return {
+    done: total.done,
+    skipped: total.skipped,
+    missing: [],
+    partial: [],
+    failed: [],
+    rows: total.rows,
+    batches: total.batches,
+    seconds: (performance.now() - t0) / 1000,
+    stopped: opts.signal?.aborted === true,
+    nodes: p.nodes(),
+    traces: null,
+  };
 }
 
 /** The block after the highest one every dataset covers, or null when none covers anything. */

@@ -5,7 +5,6 @@
  * known to the next), so it happens at commit time, not while fetching.
  */
 import type { Hex, RpcLog } from '../rpc/getLogs.ts';
-import { NATIVE_DATASET, nativeRow } from '../../protocols/native/decoder.ts';
 import type { FetchedEvmBatch } from './fetchBatch.ts';
 import type { DatasetPlan } from './planDatasets.ts';
 import type { PoolBook } from './poolBook.ts';
@@ -64,12 +63,12 @@ export function decodeBatch(env: DecodeEnv, batch: FetchedEvmBatch): DecodedBatc
   for (const log of batch.logs) for (const d of env.plan.jsDecoders) d.decode(log, ctx);
   for (const e of batch.engine.values()) events += e.events;
 
-  if (env.plan.native) {
-    const out = rows.get(NATIVE_DATASET)!;
-    for (const block of batch.blocks) {
-      for (const t of batch.native.get(block.number) ?? []) out.push(nativeRow(env.network, env.nativeSymbol, block, t));
-    }
-    events += out.length;
+  // Rows of the block decoders (native transfers), made when the batch was fetched.
+  for (const [dataset, made] of batch.blockRows) {
+    const out = rows.get(dataset);
+    if (!out) continue;
+    for (const row of made) out.push(row);
+    events += made.length;
   }
   return { rows, newPools, events };
 }

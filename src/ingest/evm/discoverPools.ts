@@ -3,7 +3,7 @@
  * dropped as unknown pools, so the factory's `PoolCreated` logs are read from
  * its deployment block up to the range first (one address, one topic: cheap
  * even over millions of blocks), and kept with their own coverage
- * (`evm/dex_v3/pools`) so that this happens once per stretch of blocks.
+ * (the discovery's coverage dataset) so that this happens once per stretch of blocks.
  */
 import type { Store } from '../../store/types.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';

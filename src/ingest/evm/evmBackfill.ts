@@ -16,7 +16,6 @@
 import fs from 'node:fs';
 import { storedBlockHashes } from '../../store/chainReads.ts';
 import { coveredIntervals, gaps, union, type Interval } from '../../store/coverage.ts';
-import { NATIVE_DATASET } from '../../protocols/native/decoder.ts';
 import type { EngineBatch } from '../../protocols/types.ts';
 import { getBlock, createReceiptSource } from '../rpc/actions.ts';
 import type { Hex } from '../rpc/getLogs.ts';
@@ -24,7 +23,7 @@ import { findCommonAncestor } from '../chain/commonAncestor.ts';
 import { commitInOrder, type PipelineOutcome } from '../chain/commitInOrder.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
 import { discoverPools } from './discoverPools.ts';
-import { IngestError } from './evmTypes.ts';
+import { IngestError } from '../chain/chainRun.ts';
 import { fetchSettled, nextBatchSize, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
 import type { EvmRun } from './openEvmRun.ts';
 import { rollbackAbove, writeBatch } from './writeBatch.ts';
@@ -33,13 +32,15 @@ const NO_ROWS: EngineBatch = { events: 0, tokens: [], wide: [] };
 
 export interface BackfillCounts {
   blocks: number;
+  /** Blocks asked for that every planned dataset already covered. */
+  skipped: number;
   events: number;
   batches: number;
 }
 
 export interface EvmBackfill {
   /** Makes [from, to] covered for every planned dataset ('stopped' when the signal aborted first). */
-  backfill(from: number, to: number, reingest: boolean): Promise<'done' | 'stopped'>;
+  backfill(from: number, to: number, force: boolean): Promise<'done' | 'stopped'>;
   /** Walks back from `block` to the newest block whose stored hash the node agrees with, and drops everything above it. */
   reconcile(block: number): Promise<void>;
   readonly counts: Readonly<BackfillCounts>;
@@ -69,7 +70,7 @@ export function createEvmBackfill(run: EvmRun, opts: { readonly batchBlocks?: nu
   const { store, network, rpc, plan, tokens, pools, logs, logCheck } = run;
   const state: BackfillState = {
     run,
-    fetchCtx: { store, network, logDir, rpc, logs, logCheck, plan, traces: run.traceSource, receipts: createReceiptSource(rpc), tokens },
+    fetchCtx: { store, network, logDir, rpc, logs, logCheck, plan, nativeSymbol: run.info.nativeSymbol, traces: run.traceSource, receipts: createReceiptSource(rpc), tokens },
     env: { network, nativeSymbol: run.info.nativeSymbol, plan, tokens, pools },
     fixedSize: opts.batchBlocks,
     window: opts.concurrency ?? 4,
@@ -77,19 +78,21 @@ export function createEvmBackfill(run: EvmRun, opts: { readonly batchBlocks?: nu
     size: opts.batchBlocks ?? 20,
     last: null,
     plannedCoverage: new Map(),
-    counts: { blocks: 0, events: 0, batches: 0 },
+    counts: { blocks: 0, skipped: 0, events: 0, batches: 0 },
   };
-  return { backfill: (from, to, reingest) => backfill(state, from, to, reingest), reconcile: (block) => reconcile(state, block), counts: state.counts };
+  return { backfill: (from, to, force) => backfill(state, from, to, force), reconcile: (block) => reconcile(state, block), counts: state.counts };
 }
 
-async function backfill(state: BackfillState, from: number, to: number, reingest: boolean): Promise<'done' | 'stopped'> {
+async function backfill(state: BackfillState, from: number, to: number, force: boolean): Promise<'done' | 'stopped'> {
   const { run } = state;
-  let all = reingest;
-  for (;;) {
+  let all = force;
+  for (let round = 0; ; round++) {
     const ranges = await missing(state, from, to, all);
     all = false;
+    // Counted once per call: later rounds plan again after a reorg.
+    if (round === 0) state.counts.skipped += to - from + 1 - blocksIn(ranges);
     if (ranges.length === 0) return 'done';
-    run.emit({ type: 'plan', ranges, blocks: ranges.reduce((n, g) => n + g.hi - g.lo + 1, 0) });
+    run.emit({ type: 'plan', ranges, blocks: blocksIn(ranges) });
     if (run.plan.poolDiscovery) {
       await discoverPools({
         store: run.store,
@@ -110,6 +113,8 @@ async function backfill(state: BackfillState, from: number, to: number, reingest
   }
 }
 
+const blocksIn = (ranges: readonly Interval[]) => ranges.reduce((n, g) => n + g.hi - g.lo + 1, 0);
+
 /** The ranges of [from, to] some planned dataset lacks (all of it when re-ingesting). */
 async function missing(state: BackfillState, from: number, to: number, all: boolean): Promise<Interval[]> {
   const { store, network, plan, traces } = state.run;
@@ -121,8 +126,8 @@ async function missing(state: BackfillState, from: number, to: number, all: bool
   }
   const out: Interval[] = [];
   for (const d of plan.datasets) out.push(...gaps(from, to, state.plannedCoverage.get(d) ?? []));
-  // Native transfers read without traces are not complete once the node can trace.
-  if (traces === true) out.push(...gaps(from, to, await coveredIntervals(store, `${NATIVE_DATASET}:traces`, network)));
+  // Blocks read without call traces are not complete once the node can trace.
+  if (traces === true) for (const d of plan.blockDecoders) out.push(...gaps(from, to, await coveredIntervals(store, d.tracedCoverage, network)));
   return union(out);
 }
 
@@ -207,6 +212,7 @@ async function writeDecoded(state: BackfillState, b: FetchedEvmBatch, decoded: R
     tokens,
     pools: plan.poolDiscovery?.discovery.dataset,
     traces,
+    tracedCoverage: plan.blockDecoders.map((d) => d.tracedCoverage),
     engine: plan.engineDecoders.map((decoder) => ({ decoder, batch: b.engine.get(decoder.datasets[0] ?? '') ?? NO_ROWS })),
     logFile: b.logFile,
     fresh: plan.datasets.filter((d) => !needsDelete(d)),

@@ -5,8 +5,10 @@
  *    (logFile.ts): engine decoders read it at commit, JS decoders get their
  *    logs as objects now;
  * 2. every block header of the range (time, hash, parent hash), with full
- *    transactions where a decoder needs a sender or native transfers need values;
- * 3. call traces (or receipts, without traces) for native transfers;
+ *    transactions where a decoder needs a sender or a block decoder reads
+ *    transaction values;
+ * 3. what the plan's block decoders read (protocols/types.ts, BlockDecoder:
+ *    call traces, or receipts without traces), decoded into their rows;
  * 4. metadata of tokens not seen before.
  * The pieces are checked against each other: every log's block hash must be
  * the header's, and the headers must chain. A mismatch means the chain moved
@@ -25,11 +27,10 @@ import { getBlocks, traceBlocks, traceBlocksFlat, type ReceiptSource, type RpcBl
 import type { Rpc } from '../rpc/createRpc.ts';
 import type { Hex, LogFetcher, RpcLog } from '../rpc/getLogs.ts';
 import { checkLogsAgainstReceipts, checkReceipts, type LogCheck } from './completeness.ts';
-import { transfersOfBlock, type NativeTransfer } from '../../protocols/native/decoder.ts';
 import { openLogFile, scanLogFile, type LogFileScan } from './logFile.ts';
 import type { DatasetPlan } from './planDatasets.ts';
 import type { TokenBook } from './tokenBook.ts';
-import { hexNumber, type BlockInfo, type EngineBatch } from '../../protocols/types.ts';
+import { hexNumber, type BlockInfo, type BlockTraces, type ColumnValues, type EngineBatch } from '../../protocols/types.ts';
 import { ChainChangedError } from '../../errors/chainqError.ts';
 
 export interface FetchContext {
@@ -42,7 +43,9 @@ export interface FetchContext {
   /** The filter `logs` fetches with, to check its answers against the blocks (completeness.ts); null when no log is fetched. */
   readonly logCheck: LogCheck | null;
   readonly plan: DatasetPlan;
-  /** Native transfers from call traces (by this method) or, when null, from transaction values and receipts. */
+  /** The network's currency symbol, for block decoders' rows. */
+  readonly nativeSymbol: string;
+  /** Block decoders read call traces (by this method) or, when null, transaction values and receipts. */
   readonly traces: TraceSource | null;
   readonly receipts: ReceiptSource;
   readonly tokens: TokenBook;
@@ -58,8 +61,8 @@ export interface FetchedEvmBatch {
   /** What each engine decoder inserts at commit, by dataset. */
   readonly engine: ReadonlyMap<string, EngineBatch>;
   readonly blocks: readonly BlockInfo[];
-  /** Native transfers per block number (only when native transfers are planned). */
-  readonly native: ReadonlyMap<number, readonly NativeTransfer[]>;
+  /** The block decoders' rows, by dataset, in block order. */
+  readonly blockRows: ReadonlyMap<string, readonly ColumnValues[]>;
 }
 
 /** The chain changed between two calls of one batch; fetching it again resolves it. */
@@ -72,7 +75,7 @@ const CHAIN_MOVED_BACKOFF = { baseMs: 500, maxMs: 4_000 } as const;
 
 /** The blocks of the next batch, from the events per block of `b`: at most half or twice `size`, and no more than `maxSize`. */
 export function nextBatchSize(b: FetchedEvmBatch, size: number, maxSize: number): number {
-  const events = b.logs.length + [...b.engine.values()].reduce((n, e) => n + e.events, 0) + [...b.native.values()].reduce((n, t) => n + t.length, 0);
+  const events = b.logs.length + [...b.engine.values()].reduce((n, e) => n + e.events, 0) + [...b.blockRows.values()].reduce((n, rows) => n + rows.length, 0);
   const perBlock = events / b.blocks.length;
   const ideal = perBlock > 0 ? TARGET_EVENTS_PER_BATCH / perBlock : maxSize;
   return Math.max(1, Math.min(maxSize, Math.round(Math.min(Math.max(ideal, size / 2), size * 2))));
@@ -145,7 +148,7 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
     for (const log of logs) {
       if (ctx.plan.jsDecoders.some((d) => d.needsSender(log))) senderBlocks.add(hexNumber(log.blockNumber));
     }
-    const wantTxValues = ctx.plan.native && ctx.traces === null;
+    const wantTxValues = ctx.plan.blockDecoders.length > 0 && ctx.traces === null;
     const numbers = Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
     const tokenWork = ctx.tokens.ensure([...tokensNeeded(ctx, logs), ...[...scan.engine.values()].flatMap((e) => e.tokens)]);
     tokenWork.catch(() => undefined); // awaited below; a header error may come first
@@ -156,41 +159,9 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
     });
     checkChain(blocks, scan.blockHashes);
 
-    const native = new Map<number, NativeTransfer[]>();
     /** Receipts fetched for this batch, by block: each is checked against the block and the logs. */
     const receiptsOf = new Map<number, readonly RpcReceipt[]>();
-    if (ctx.plan.native) {
-      const withTxs = blocks.filter((b) => b.txHashes.length > 0);
-      if (ctx.traces === 'debug_trace') {
-        const traces = await traceBlocks(
-          ctx.rpc,
-          withTxs.map((b) => b.hash),
-        );
-        withTxs.forEach((b, i) => {
-          const t = traces[i]!;
-          if (t.length !== b.txHashes.length) throw new ChainMovedError(`block ${b.number}: ${t.length} traces for ${b.txHashes.length} transactions`);
-          native.set(b.number, transfersOfBlock(b, { traces: t }));
-        });
-      } else if (ctx.traces === 'trace_block') {
-        // trace_block goes by number: every trace names its block, which must be the header's.
-        const traces = await traceBlocksFlat(
-          ctx.rpc,
-          withTxs.map((b) => b.number),
-        );
-        withTxs.forEach((b, i) => {
-          const flat = traces[i]!;
-          if (flat.some((t) => t.blockHash !== undefined && t.blockHash.toLowerCase() !== b.hash)) throw new ChainMovedError(`the traces of block ${b.number} belong to another version of it`);
-          native.set(b.number, transfersOfBlock(b, { flat }));
-        });
-      } else {
-        const paying = withTxs.filter((b) => b.txs!.some((t) => BigInt(t.value) > 0n));
-        const receipts = await ctx.receipts.receipts(paying.map((b) => ({ hash: b.hash, txHashes: b.txHashes })));
-        paying.forEach((b, i) => {
-          receiptsOf.set(b.number, receipts[i]!);
-          native.set(b.number, transfersOfBlock(b, { receipts: receipts[i]! }));
-        });
-      }
-    }
+    const blockRows = await readBlocks(ctx, blocks, receiptsOf);
     await checkCompleteness(
       ctx,
       blocks,
@@ -199,11 +170,68 @@ export async function fetchBatch(ctx: FetchContext, lo: number, hi: number): Pro
       receiptsOf,
     );
     await tokenWork;
-    return { lo, hi, logs, logFile: file, engine: scan.engine, blocks, native };
+    return { lo, hi, logs, logFile: file, engine: scan.engine, blocks, blockRows };
   } catch (e) {
     if (file) fs.rmSync(file, { force: true });
     throw e;
   }
+}
+
+/** What the plan's block decoders read from each block with transactions, and the rows they make of it, by dataset. */
+async function readBlocks(ctx: FetchContext, blocks: readonly BlockInfo[], receiptsOf: Map<number, readonly RpcReceipt[]>): Promise<Map<string, ColumnValues[]>> {
+  const decoders = ctx.plan.blockDecoders;
+  const rows = new Map<string, ColumnValues[]>(decoders.map((d) => [d.dataset, []]));
+  if (decoders.length === 0) return rows;
+  const sources = await blockSources(
+    ctx,
+    blocks.filter((b) => b.txHashes.length > 0),
+    receiptsOf,
+  );
+  const env = { network: ctx.network, nativeSymbol: ctx.nativeSymbol };
+  for (const d of decoders) {
+    const out = rows.get(d.dataset) ?? [];
+    for (const [b, source] of sources) for (const row of d.decodeBlock(b, source, env)) out.push(row);
+  }
+  return rows;
+}
+
+function answered<T>(answer: T | undefined, b: BlockInfo): T {
+  if (answer === undefined) throw new Error(`the node's answer left out block ${b.number}`);
+  return answer;
+}
+
+/** Each block's call traces by the run's trace method, or without one the receipts of the blocks a decoder needs them of; in block order. */
+async function blockSources(ctx: FetchContext, withTxs: readonly BlockInfo[], receiptsOf: Map<number, readonly RpcReceipt[]>): Promise<[BlockInfo, BlockTraces][]> {
+  if (ctx.traces === 'debug_trace') {
+    const traces = await traceBlocks(
+      ctx.rpc,
+      withTxs.map((b) => b.hash),
+    );
+    return withTxs.map((b, i) => {
+      const t = answered(traces[i], b);
+      if (t.length !== b.txHashes.length) throw new ChainMovedError(`block ${b.number}: ${t.length} traces for ${b.txHashes.length} transactions`);
+      return [b, { traces: t }];
+    });
+  }
+  if (ctx.traces === 'trace_block') {
+    // trace_block goes by number: every trace names its block, which must be the header's.
+    const traces = await traceBlocksFlat(
+      ctx.rpc,
+      withTxs.map((b) => b.number),
+    );
+    return withTxs.map((b, i) => {
+      const flat = answered(traces[i], b);
+      if (flat.some((t) => t.blockHash !== undefined && t.blockHash.toLowerCase() !== b.hash)) throw new ChainMovedError(`the traces of block ${b.number} belong to another version of it`);
+      return [b, { flat }];
+    });
+  }
+  const asked = withTxs.filter((b) => ctx.plan.blockDecoders.some((d) => d.needsReceipts(b)));
+  const receipts = await ctx.receipts.receipts(asked.map((b) => ({ hash: b.hash, txHashes: b.txHashes })));
+  return asked.map((b, i) => {
+    const r = answered(receipts[i], b);
+    receiptsOf.set(b.number, r);
+    return [b, { receipts: r }];
+  });
 }
 
 /**

@@ -21,15 +21,16 @@
 import fs from 'node:fs';
 import { storedBlockHashes, storedTip } from '../../store/chainReads.ts';
 import type { Store } from '../../store/types.ts';
+import { resolveRange } from '../chain/chainRun.ts';
 import { followHead } from '../chain/followHead.ts';
 import { getBlockNumber, getBlocks } from '../rpc/actions.ts';
 import { createEvmBackfill, type EvmBackfill } from './evmBackfill.ts';
-import { IngestError, type EvmIngestSummary, type IngestEvmOptions } from './evmTypes.ts';
+import type { EvmIngestSummary, IngestEvmOptions } from './evmTypes.ts';
 import { createLogDir } from './logFile.ts';
 import { openEvmRun, type EvmRun } from './openEvmRun.ts';
 
 export { confirmationsFor, DEFAULT_CONFIRMATIONS } from './openEvmRun.ts';
-export { IngestError, type EvmIngestSummary, type IngestEvent, type IngestEvmOptions } from './evmTypes.ts';
+export { IngestError, type EvmIngestSummary, type IngestEvmOptions } from './evmTypes.ts';
 
 export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<EvmIngestSummary> {
   const t0 = performance.now();
@@ -37,11 +38,26 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
   const logDir = createLogDir();
   try {
     const batches = createEvmBackfill(run, opts, logDir);
-    const stopped = opts.follow ? await follow(run, batches, opts) : await backfillOnce(run, batches, opts);
+    const range = await resolveRange(opts, {
+      network: run.network,
+      head: run.head,
+      confirmations: run.confirmations,
+      resume: async () => {
+        // Continue after the last block stored for the network.
+        const tip = await storedTip(store, run.network, 0);
+        return tip === null ? null : tip + 1;
+      },
+      emit: run.emit,
+    });
+    const stopped = opts.follow ? await follow(run, batches, range.lo, opts) : range.hi >= range.lo && (await batches.backfill(range.lo, range.hi, opts.force === true)) === 'stopped';
     const { counts } = batches;
     return {
-      blocks: counts.blocks,
-      events: counts.events,
+      done: counts.blocks,
+      skipped: counts.skipped,
+      missing: [],
+      partial: [],
+      failed: [],
+      rows: counts.events,
       batches: counts.batches,
       seconds: (performance.now() - t0) / 1000,
       stopped: stopped || run.signal?.aborted === true,
@@ -55,31 +71,17 @@ export async function ingestEvm(store: Store, opts: IngestEvmOptions): Promise<E
   }
 }
 
-/** One backfill up to `to` (or the confirmed head); true when it was stopped. */
-async function backfillOnce(run: EvmRun, batches: EvmBackfill, opts: IngestEvmOptions): Promise<boolean> {
-  const { network, head, confirmations } = run;
-  let from = opts.from;
-  if (from === undefined) {
-    // Continue after the last block ingested for the network, as the other chain adapters do.
-    const tip = await storedTip(run.store, network, 0);
-    if (tip === null) throw new IngestError(`nothing of ${network} is stored yet: give --from for the first run`);
-    from = tip + 1;
-  }
-  const requested = opts.to ?? head - confirmations;
-  if (requested > head) throw new IngestError(`--to ${requested} is beyond the node's head, block ${head}`);
-  const to = Math.min(requested, head - confirmations);
-  if (to < requested) run.emit({ type: 'notice', message: `stopping at block ${to}, ${confirmations} confirmations behind the head (${head}); blocks ${to + 1}–${requested} are left for later` });
-  return to >= from && (await batches.backfill(from, to, opts.reingest === true)) === 'stopped';
-}
-
-/** Backfills to the confirmed head, then polls for new blocks until the signal aborts; always ends stopped. */
-async function follow(run: EvmRun, batches: EvmBackfill, opts: IngestEvmOptions): Promise<true> {
+/**
+ * Backfills from `from` to the confirmed head, then polls for new blocks until
+ * the signal aborts (stopped) or `to` is reached. Each round
+ * plans from `from` again: coverage skips what is stored, and what a reorg
+ * rolled back is ingested again.
+ */
+async function follow(run: EvmRun, batches: EvmBackfill, from: number, opts: IngestEvmOptions): Promise<boolean> {
   const { store, network, rpc, signal, confirmations } = run;
-  const startTip = await storedTip(store, network, opts.from ?? 0);
-  const from = opts.from ?? (startTip !== null ? startTip + 1 : Math.max(0, run.head - confirmations));
-  let reingest = opts.reingest === true;
+  let force = opts.force === true;
   let lastCaughtUp: number | null = null;
-  /** Checks the stored tip against the node, then ingests what became confirmed; false once stopped. */
+  /** Checks the stored tip against the node, then ingests what became confirmed; false once stopped or past `to`. */
   const round = async (): Promise<boolean> => {
     try {
       const head = await getBlockNumber(rpc);
@@ -89,18 +91,18 @@ async function follow(run: EvmRun, batches: EvmBackfill, opts: IngestEvmOptions)
         const stored = (await storedBlockHashes(store, network, [tip])).get(tip);
         if (stored && remote?.hash.toLowerCase() !== stored.hash) await batches.reconcile(tip);
       }
-      const safe = head - confirmations;
-      if (safe >= from && (await batches.backfill(from, safe, reingest)) === 'stopped') return false;
-      reingest = false;
+      const safe = Math.min(head - confirmations, opts.to ?? Number.POSITIVE_INFINITY);
+      if (safe >= from && (await batches.backfill(from, safe, force)) === 'stopped') return false;
+      force = false;
       // Once per new safe block, not on every poll.
       if (safe !== lastCaughtUp) run.emit({ type: 'caught_up', block: safe, head });
       lastCaughtUp = safe;
-      return true;
+      return opts.to === undefined || safe < opts.to;
     } catch (e) {
       if (signal?.aborted) return false;
       throw e;
     }
   };
-  if (!signal?.aborted && (await round())) await followHead({ pollMs: opts.pollIntervalMs ?? 2_000, signal, round });
-  return true;
+  if (!signal?.aborted && (await round())) await followHead({ pollMs: opts.pollMs ?? 2_000, signal, round });
+  return opts.to === undefined || signal?.aborted === true;
 }

@@ -7,7 +7,6 @@
  */
 import type { CustomDataset } from '../../catalog/custom/declaration.ts';
 import { networkInfo, type NetworkInfo } from '../../catalog/networks.ts';
-import { NATIVE_DATASET } from '../../protocols/native/decoder.ts';
 import { loadProtocols } from '../../reference/protocols.ts';
 import { saveCustomDataset } from '../../store/customDatasets.ts';
 import type { Store } from '../../store/types.ts';
@@ -16,7 +15,8 @@ import { detectTraceSource, getBlock, getBlockNumber, getChainId, type TraceSour
 import { createRpc, type Rpc } from '../rpc/createRpc.ts';
 import { createLogFetcher, type LogFetcher, type LogFilter } from '../rpc/getLogs.ts';
 import { createLogCheck, type LogCheck } from './completeness.ts';
-import { IngestError, type IngestEvent, type IngestEvmOptions } from './evmTypes.ts';
+import { IngestError, type ChainEvent } from '../chain/chainRun.ts';
+import type { IngestEvmOptions } from './evmTypes.ts';
 import { planDatasets, type DatasetPlan } from './planDatasets.ts';
 import { createPoolBook, type PoolBook } from './poolBook.ts';
 import { createTokenBook, type TokenBook } from './tokenBook.ts';
@@ -29,7 +29,7 @@ export interface EvmRun {
   readonly store: Store;
   readonly network: string;
   readonly info: NetworkInfo;
-  readonly emit: (e: IngestEvent) => void;
+  readonly emit: (e: ChainEvent) => void;
   readonly signal: AbortSignal | undefined;
   /** Aborted after a failed batch, so that the fetches still in flight end soon. */
   readonly abandon: AbortController;
@@ -108,7 +108,7 @@ export async function openEvmRun(store: Store, opts: IngestEvmOptions): Promise<
 }
 
 /** Declares the run's custom datasets, then plans what it fills. */
-async function planRun(store: Store, network: string, opts: IngestEvmOptions, emit: (e: IngestEvent) => void): Promise<DatasetPlan> {
+async function planRun(store: Store, network: string, opts: IngestEvmOptions, emit: (e: ChainEvent) => void): Promise<DatasetPlan> {
   const custom: readonly CustomDataset[] = opts.custom ?? [];
   for (const d of custom) {
     if (!d.networks[network]) throw new IngestError(`the custom dataset ${d.name} declares no contracts on ${network} (it declares ${Object.keys(d.networks).join(', ')})`);
@@ -124,9 +124,9 @@ async function planRun(store: Store, network: string, opts: IngestEvmOptions, em
   return plan;
 }
 
-/** How native transfers are read: the trace method the node answers (or the one insisted on), or none. */
-async function traceMode(rpc: Rpc, plan: DatasetPlan, head: number, opts: IngestEvmOptions, emit: (e: IngestEvent) => void): Promise<{ traceSource: TraceSource | null; traces: boolean | null }> {
-  if (!plan.native) return { traceSource: null, traces: null };
+/** How block decoders (native transfers) read blocks: the trace method the node answers (or the one insisted on), or none. */
+async function traceMode(rpc: Rpc, plan: DatasetPlan, head: number, opts: IngestEvmOptions, emit: (e: ChainEvent) => void): Promise<{ traceSource: TraceSource | null; traces: boolean | null }> {
+  if (plan.blockDecoders.length === 0) return { traceSource: null, traces: null };
   if (opts.traces === false) return { traceSource: null, traces: false };
   const probe = await getBlock(rpc, Math.min(head, opts.from ?? head));
   const wanted = opts.traces === undefined || opts.traces === 'auto' ? undefined : opts.traces;
@@ -136,7 +136,7 @@ async function traceMode(rpc: Rpc, plan: DatasetPlan, head: number, opts: Ingest
   if (traceSource === null) {
     emit({
       type: 'notice',
-      message: `the node answers neither trace_block nor debug_traceBlockByHash (callTracer): ${NATIVE_DATASET} will hold transaction values only, without internal transfers (calls inside contracts)`,
+      message: `the node answers neither trace_block nor debug_traceBlockByHash (callTracer): ${plan.blockDecoders.map((d) => d.dataset).join(', ')} will hold transaction values only, without internal transfers (calls inside contracts)`,
     });
   }
   return { traceSource, traces: traceSource !== null };

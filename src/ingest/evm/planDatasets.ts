@@ -9,8 +9,7 @@ import type { CustomDataset } from '../../catalog/custom/declaration.ts';
 import { chainEndpoints } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
 import { protocolRegistry, type ProtocolRegistry } from '../../protocols/index.ts';
-import { NATIVE_DATASET } from '../../protocols/native/decoder.ts';
-import type { EngineDecoder, JsDecoder, PoolDiscovery, ProtocolDecoder, SkippedDataset } from '../../protocols/types.ts';
+import type { BlockDecoder, EngineDecoder, JsDecoder, PoolDiscovery, ProtocolDecoder, SkippedDataset } from '../../protocols/types.ts';
 import type { Protocols } from '../../reference/protocols.ts';
 import { createAbiDecoders } from './decoders/abi.ts';
 
@@ -24,6 +23,9 @@ export interface DatasetPlan {
   /** The decoders that read logs as JS objects, and those whose rows the engine computes. */
   readonly jsDecoders: readonly JsDecoder[];
   readonly engineDecoders: readonly EngineDecoder[];
+  /** The planned protocols that read blocks rather than logs (native transfers): what each batch fetches beside logs. */
+  readonly blockDecoders: readonly BlockDecoder[];
+  /** Some planned protocol reads every block's transactions or traces: batches are kept smaller. */
   readonly native: boolean;
   /** The decoder whose pools are discovered from their factory's logs ahead of the main pass, if one is planned. */
   readonly poolDiscovery: { readonly decoder: JsDecoder; readonly discovery: PoolDiscovery } | undefined;
@@ -39,6 +41,7 @@ export function planDatasets(network: string, protocols: Protocols, only?: reado
   const onNetwork = chainEndpoints.filter((e) => e.family === 'evm' && e.networks.includes(network));
   const datasets: string[] = [];
   const decoders: ProtocolDecoder[] = [];
+  const blockDecoders: BlockDecoder[] = [];
   const skipped: SkippedDataset[] = [];
 
   for (const protocol of registry.protocols) {
@@ -52,6 +55,7 @@ export function planDatasets(network: string, protocols: Protocols, only?: reado
     datasets.push(...p.datasets);
     skipped.push(...p.skipped);
     if (p.decoder) decoders.push(p.decoder);
+    if (p.blockDecoder) blockDecoders.push(p.blockDecoder);
   }
   const tables = new Map(onNetwork.filter((e) => datasets.includes(e.id)).map((e) => [e.id, e.table]));
   for (const d of custom) {
@@ -71,7 +75,8 @@ export function planDatasets(network: string, protocols: Protocols, only?: reado
     decoders,
     jsDecoders,
     engineDecoders: decoders.filter((d): d is EngineDecoder => d.engine !== undefined),
-    native: datasets.includes(NATIVE_DATASET),
+    blockDecoders,
+    native: blockDecoders.length > 0,
     poolDiscovery: discovering?.discovery ? { decoder: discovering, discovery: discovering.discovery } : undefined,
     skipped,
   };

@@ -25,9 +25,8 @@ import { createRpc, type Rpc } from '../rpc/createRpc.ts';
 import { createLogFetcher, type LogFetcher, type LogFilter } from '../rpc/getLogs.ts';
 import { createLogCheck } from './completeness.ts';
 import { decodeBatch, type DecodeEnv } from './decodeBatch.ts';
-import { NATIVE_TRACES_DATASET } from '../../protocols/native/decoder.ts';
 import { fetchSettled, nextBatchSize, type FetchContext, type FetchedEvmBatch } from './fetchBatch.ts';
-import { IngestError } from './evmTypes.ts';
+import { IngestError } from '../chain/chainRun.ts';
 import { createLogDir } from './logFile.ts';
 import { planDatasets, type DatasetPlan } from './planDatasets.ts';
 import { createPoolBook } from './poolBook.ts';
@@ -333,6 +332,7 @@ async function writeNodeRows(
     tokens,
     pools: undefined,
     traces,
+    tracedCoverage: plan.blockDecoders.map((d) => d.tracedCoverage),
     engine: plan.engineDecoders.flatMap((decoder) => {
       const id = decoder.datasets[0];
       return id !== undefined && compared.includes(id) ? [{ decoder, batch: batch.engine.get(id) ?? NO_ROWS }] : [];
@@ -387,11 +387,12 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
       const env: DecodeEnv = { network, nativeSymbol: info.nativeSymbol, plan, tokens, pools };
       const { logs, logCheck } = logSources(rpc, plan);
 
-      // Native transfers were read from call traces where the traces dataset covers them, else from transaction values.
-      const traced = plan.native ? intersect(ranges, await coveredIntervals(store, NATIVE_TRACES_DATASET, network)) : [];
+      // Block decoders (native transfers) read call traces where their traced coverage says so, else transaction values.
+      let traced = plan.native ? ranges : [];
+      for (const d of plan.blockDecoders) traced = intersect(traced, await coveredIntervals(store, d.tracedCoverage, network));
       const traceSource = await traceSourceFor(rpc, traced, node);
       const isTraced = (lo: number) => traced.some((t) => t.lo <= lo && lo <= t.hi);
-      const base = { store: decoded, network, logDir, rpc, logs, logCheck, plan, receipts: createReceiptSource(rpc), tokens };
+      const base = { store: decoded, network, logDir, rpc, logs, logCheck, plan, nativeSymbol: info.nativeSymbol, receipts: createReceiptSource(rpc), tokens };
       const contexts: Record<'traced' | 'plain', FetchContext> = { traced: { ...base, traces: traceSource }, plain: { ...base, traces: null } };
       // Each batch lies wholly inside or outside the traced blocks.
       const plainRanges = ranges.flatMap((r) => gaps(r.lo, r.hi, traced));

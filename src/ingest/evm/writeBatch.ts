@@ -14,7 +14,6 @@ import type { TableDef } from '../../catalog/types.ts';
 import { customTables } from '../../store/customDatasets.ts';
 import type { Store, TableRow } from '../../store/types.ts';
 import { protocolRegistry } from '../../protocols/index.ts';
-import { NATIVE_TRACES_DATASET } from '../../protocols/native/decoder.ts';
 import type { DecodedBatch } from './decodeBatch.ts';
 import { poolRows } from './poolBook.ts';
 import type { TokenBook } from './tokenBook.ts';
@@ -50,14 +49,16 @@ export interface WriteBatchParams {
   readonly tokens: TokenBook;
   /** The coverage dataset of the pools discovered over this range, when a planned decoder discovers pools. */
   readonly pools: string | undefined;
-  /** Native transfers planned: whether internal transfers (traces) are included. */
+  /** Block decoders planned: whether they read call traces; null without block decoders. */
   readonly traces: boolean | null;
+  /** The block decoders' coverage of blocks read with call traces (BlockDecoder.tracedCoverage). */
+  readonly tracedCoverage: readonly string[];
   /** Datasets that held nothing in [lo, hi] (never covered there): their delete is skipped. */
   readonly fresh?: readonly string[];
 }
 
-/** Coverage a batch gains: its datasets, pools when discovered, internal transfers when traced. */
-const coveredBy = (p: WriteBatchParams) => [...p.datasets, ...(p.pools ? [p.pools] : []), ...(p.traces ? [NATIVE_TRACES_DATASET] : [])];
+/** Coverage a batch gains: its datasets, pools when discovered, blocks read with call traces when traced. */
+const coveredBy = (p: WriteBatchParams) => [...p.datasets, ...(p.pools ? [p.pools] : []), ...(p.traces ? p.tracedCoverage : [])];
 
 export async function writeBatch(store: Store, p: WriteBatchParams): Promise<void> {
   const fromFile = p.engine.filter(({ batch }) => batch.events > 0);
@@ -84,8 +85,8 @@ export async function writeBatch(store: Store, p: WriteBatchParams): Promise<voi
     ...(p.pools ? { pools: poolRows(p.network, p.decoded.newPools) } : {}),
     tokenCache: p.tokens.takeUnsaved(),
     covers: coveredBy(p),
-    // Re-ingested without traces: internal transfers of this range are no longer held.
-    uncovers: p.traces === false ? [NATIVE_TRACES_DATASET] : [],
+    // Re-ingested without traces: what traces added to this range (internal transfers) is no longer held.
+    uncovers: p.traces === false ? p.tracedCoverage : [],
     definedTables: [...p.tables].filter(([id]) => !BUILT_IN_EVM_TABLES.has(id)).map(([, t]) => t),
   });
 }

@@ -6,35 +6,29 @@
 import { registryTokens } from '../../store/chainReads.ts';
 import type { Store } from '../../store/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
+import type { ChainIngestSummary, ChainRunOptions } from '../chain/chainRun.ts';
 import { ingestBlocks, type FetchedBatch, type StoreRow } from '../chain/ingestBlocks.ts';
 import { fetchWhole } from '../chain/incomplete.ts';
 import { runChain } from '../chain/runChain.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
-import type { IngestHooks, IngestProgress, IngestSummary } from '../progress.ts';
+import type { IngestHooks } from '../progress.ts';
 import { checkTransactionInfos } from './completeness.ts';
 import { mayHaveLogs, nativeTransfers, registryFromTokens, trc20Transfers, TRON_NETWORK, type Trc20Registry } from './decode.ts';
 import { TRON_DATASETS, type TronDatasetName } from './datasets.ts';
 import { blockNumber, createTronNodeClient, type TronNodeClient, type TronTransactionInfo } from './nodeClient.ts';
 
-export interface TronIngestOptions {
+/** Tron's own options beside every chain adapter's (confirmations default 20: Tron solidifies after ~19 blocks; batches of 100 blocks). */
+export interface TronIngestOptions extends ChainRunOptions {
   readonly store: Store;
   /** Full node HTTP API base, e.g. http://fullnode:8090, or several nodes of the same chain (requests spread over them). */
   readonly api: string | readonly string[];
-  readonly from?: number | undefined;
-  readonly to?: number | undefined;
-  readonly follow?: boolean;
-  /** Blocks behind the head treated as final (Tron solidifies after ~19 blocks). */
-  readonly confirmations?: number;
   readonly datasets?: readonly TronDatasetName[];
   /** Keep TRC-20 transfers of every contract, not only registry tokens. */
   readonly anyContract?: boolean;
-  readonly batchSize?: number;
   /** Transaction-info calls in flight at once. */
   readonly concurrency?: number;
-  readonly force?: boolean;
-  readonly pollMs?: number;
   readonly http: HttpOptions;
-  readonly progress?: IngestProgress;
+  /** Test hooks (a crash after a commit). */
   readonly hooks?: IngestHooks;
 }
 
@@ -42,8 +36,8 @@ export async function loadTrc20Registry(store: Store): Promise<Trc20Registry> {
   return registryFromTokens(await registryTokens(store, 'TRON'));
 }
 
-export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary> {
-  const client = createTronNodeClient(opts.api, opts.http, opts.hooks?.signal);
+export async function ingestTron(opts: TronIngestOptions): Promise<ChainIngestSummary> {
+  const client = createTronNodeClient(opts.api, opts.http, opts.signal);
   const names = opts.datasets ?? ['native', 'trc20'];
   const datasets = names.map((n) => TRON_DATASETS[n]);
   const wantTrc20 = names.includes('trc20');
@@ -57,15 +51,12 @@ export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary
     store: opts.store,
     network: TRON_NETWORK,
     datasets,
-    from: opts.from,
-    to: opts.to,
-    follow: opts.follow ?? false,
+    options: opts,
     confirmations: opts.confirmations ?? 20,
     pollMs: opts.pollMs ?? 3_000,
     getHead: () => client.getNowBlockNumber(),
-    signal: opts.hooks?.signal,
-    note: (m) => opts.progress?.note(m),
-    ingest: (from, to) =>
+    nodes: () => client.nodes(),
+    ingest: (from, to, emit) =>
       ingestBlocks({
         store: opts.store,
         network: TRON_NETWORK,
@@ -73,12 +64,13 @@ export async function ingestTron(opts: TronIngestOptions): Promise<IngestSummary
         networkDatasets: Object.values(TRON_DATASETS),
         from,
         to,
-        batchSize: opts.batchSize ?? 100,
+        batchSize: opts.batchBlocks ?? 100,
         prefetch: 2,
         fetchBatch,
         fetchHash: (n) => client.getBlockHash(n),
         ...(opts.force ? { force: true } : {}),
-        ...(opts.progress ? { progress: opts.progress } : {}),
+        signal: opts.signal,
+        emit,
         ...(opts.hooks ? { hooks: opts.hooks } : {}),
       }),
   });

@@ -1,7 +1,8 @@
 /** The native-transfer rule over call traces and over plain transactions. */
 import { describe, expect, it } from 'vitest';
 import type { CallFrame, FlatTrace } from '../evmNode.ts';
-import { transferOfTransaction, transfersOfFlatTraces, transfersOfTrace } from './decoder.ts';
+import type { BlockInfo } from '../types.ts';
+import { nativeBlocks, transferOfTransaction, transfersOfFlatTraces, transfersOfTrace } from './decoder.ts';
 
 const A = '0x00000000000000000000000000000000000000aa';
 const B = '0x00000000000000000000000000000000000000bb';
@@ -143,5 +144,28 @@ describe('transfersOfFlatTraces (trace_block)', () => {
     const withInside = flatten(trees[1]!);
     const withoutInside = withInside.filter((t) => t.traceAddress.join('.') !== '0.0');
     expect(transfersOfFlatTraces(withoutInside, 0, TX)).toEqual(transfersOfFlatTraces(withInside, 0, TX));
+  });
+});
+
+describe('nativeBlocks (what native transfers read from blocks)', () => {
+  const block = (values: readonly number[]): BlockInfo => ({
+    number: 7,
+    hash: '0x07',
+    parentHash: '0x06',
+    timestamp: 1_700_000_000,
+    time: new Date(1_700_000_000_000),
+    txHashes: values.map((_, i) => v(0x100 + i)),
+    txs: values.map((value, i) => ({ hash: v(0x100 + i), from: A, to: B, value: v(value), transactionIndex: v(i) })),
+  });
+
+  it('asks for the receipts only of blocks with a payment, and fills its dataset with their rows', () => {
+    expect(nativeBlocks.needsReceipts(block([0, 0]))).toBe(false);
+    const paying = block([0, 9]);
+    expect(nativeBlocks.needsReceipts(paying)).toBe(true);
+    const receipts = [0, 1].map((i) => ({ transactionHash: v(0x100 + i), transactionIndex: v(i), status: '0x1' as const, contractAddress: null }));
+    const rows = nativeBlocks.decodeBlock(paying, { receipts }, { network: 'ETH', nativeSymbol: 'ETH' });
+    expect(rows).toEqual([{ network: 'ETH', block_number: 7, tx_index: 1, trace_index: 0, time: paying.time, tx_hash: v(0x101), token: 'ETH', sender: A, receiver: B, amount_raw: 9n, amount: 9e-18 }]);
+    expect(nativeBlocks.dataset).toBe('evm/native/transfer');
+    expect(nativeBlocks.tracedCoverage).toBe('evm/native/transfer:traces');
   });
 });

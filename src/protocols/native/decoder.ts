@@ -24,16 +24,16 @@
  * Gas fees, block rewards and consensus-layer withdrawals are not transfers.
  */
 import { scaleAmount } from '../../utils/scaleAmount.ts';
-import { type CallFrame, type FlatTrace, type Hex, lowerHex, type RpcReceipt, type RpcTransaction, type TxTrace } from '../evmNode.ts';
+import { type CallFrame, type FlatTrace, type Hex, lowerHex, type RpcReceipt, type RpcTransaction } from '../evmNode.ts';
 import { nativeTransfer } from './catalog.ts';
-import type { BlockInfo, PlanProtocol, ColumnValues } from '../types.ts';
+import type { BlockDecoder, BlockInfo, BlockTraces, PlanProtocol, ColumnValues } from '../types.ts';
 
 export const NATIVE_DATASET = nativeTransfer.id;
 /** Coverage of internal transfers (not an endpoint): these blocks were read with call traces. */
 export const NATIVE_TRACES_DATASET = `${NATIVE_DATASET}:traces`;
 
-/** Native transfers come from blocks and traces, not logs: no decoder, nothing to configure. */
-export const planNative: PlanProtocol = ({ endpoints }) => ({ datasets: endpoints.map((e) => e.id), decoder: null, skipped: [] });
+/** Native transfers come from blocks and traces, not logs: no log decoder, nothing to configure. */
+export const planNative: PlanProtocol = ({ endpoints }) => ({ datasets: endpoints.map((e) => e.id), decoder: null, blockDecoder: nativeBlocks, skipped: [] });
 
 const NATIVE_DECIMALS = 18;
 const VALUE_TYPES = new Set(['CALL', 'CREATE', 'CREATE2', 'SELFDESTRUCT']);
@@ -113,7 +113,7 @@ export function transferOfTransaction(tx: RpcTransaction, receipt: RpcReceipt | 
   return { txIndex: Number(BigInt(tx.transactionIndex)), traceIndex: 0, txHash: tx.hash, from: lowerHex(tx.from), to: lowerHex(to), value };
 }
 
-export type BlockTraces = { readonly traces: readonly TxTrace[] } | { readonly flat: readonly FlatTrace[] } | { readonly receipts: readonly RpcReceipt[] };
+export type { BlockTraces };
 
 /** The hash of the block's `i`th transaction, for a trace that does not carry it. */
 function txHashAt(block: BlockInfo, i: number): Hex {
@@ -146,6 +146,18 @@ export function transfersOfBlock(block: BlockInfo, source: BlockTraces): NativeT
     return t ? [t] : [];
   });
 }
+
+/** What native transfers read from blocks: call traces, else transaction values judged by the receipts of blocks with a payment. */
+export const nativeBlocks: BlockDecoder = {
+  protocol: 'native',
+  dataset: NATIVE_DATASET,
+  tracedCoverage: NATIVE_TRACES_DATASET,
+  needsReceipts(block) {
+    if (!block.txs) throw new Error(`block ${block.number} was fetched without its transactions`);
+    return block.txs.some((t) => BigInt(t.value) > 0n);
+  },
+  decodeBlock: (block, source, ctx) => transfersOfBlock(block, source).map((t) => nativeRow(ctx.network, ctx.nativeSymbol, block, t)),
+};
 
 export function nativeRow(network: string, symbol: string, block: BlockInfo, t: NativeTransfer): ColumnValues {
   return {
