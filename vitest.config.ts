@@ -10,7 +10,13 @@ process.env.UV_THREADPOOL_SIZE ??= '32';
 // The shared-limit tests run against a real redis-server. CI installs it and
 // sets CHAINQ_REQUIRE_REDIS=1, so there they always run; on a machine without
 // it they are left out, loudly, rather than failing `npm test`.
-const REDIS_TEST_FILES = ['src/metering/backend.test.ts', 'test/server/redisMetering.test.ts', 'test/e2e/twoInstances.test.ts', 'test/e2e/clickhouseCluster.test.ts'];
+const REDIS_TEST_FILES = [
+  'src/metering/backend.test.ts',
+  'test/server/redisMetering.test.ts',
+  'test/server/exportChargeReplay.test.ts',
+  'test/e2e/twoInstances.test.ts',
+  'test/e2e/clickhouseCluster.test.ts',
+];
 const redisInstalled = spawnSync('redis-server', ['--version']).status === 0;
 if (!redisInstalled) {
   if (process.env.CHAINQ_REQUIRE_REDIS === '1') throw new Error('redis-server is required (CHAINQ_REQUIRE_REDIS=1) but not installed: apt-get install -y redis-server');

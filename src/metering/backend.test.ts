@@ -1,8 +1,13 @@
 /**
  * The contract both backends keep, checked against each of them: the real
- * DuckDB store and a real redis-server.
+ * DuckDB store (and chDB, whose ledger differs, for charges kept across a
+ * restart) and a real redis-server.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClickHouseStore } from '../store/clickhouse/createClickHouseStore.ts';
 import { createStore } from '../store/openStore.ts';
 import type { Store } from '../store/types.ts';
 import type { MeterBackend, Reservation } from './backend.ts';
@@ -70,6 +75,22 @@ describe.each(backends)('%s backend', (_name, make) => {
     expect(await b.usage({ keyId: 'once' })).toEqual([{ keyId: 'once', period: '2025-12', requests: 1, blocks: 300 }]);
   });
 
+  it('charges a replayable id once, however often it is held and committed again, at once or one after another', async () => {
+    const r: Reservation = { ...hold('replay', 300), replayable: true };
+    for (let i = 0; i < 3; i++) {
+      expect((await b.reserve(r, null)).ok).toBe(true);
+      await b.commit(r);
+    }
+    await Promise.all(
+      [0, 1, 2].map(async () => {
+        await b.reserve(r, null);
+        await b.commit(r);
+      }),
+    );
+    expect(await balance(b, 'replay')).toMatchObject({ used: 300, reserved: 0 });
+    expect(await b.usage({ keyId: 'replay' })).toEqual([{ keyId: 'replay', period: '2025-12', requests: 1, blocks: 300 }]);
+  });
+
   it('no budget (null) admits any cost', async () => {
     expect((await b.reserve(hold('free', 1e12), null)).ok).toBe(true);
   });
@@ -116,5 +137,78 @@ describe('redis backend: holds of a process that died', () => {
 
   it('rejects a URL it cannot reach with a clear message', async () => {
     await expect(createRedisBackend({ url: 'redis://127.0.0.1:1' })).rejects.toThrow(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
+  });
+});
+
+/**
+ * A server that dies after an export partition's charge was made durable and
+ * before the partition was recorded charges it again when the export resumes,
+ * in another process, maybe in another month: each backend charges it once.
+ */
+describe('a replayable charge committed again after a restart', () => {
+  const dirs: string[] = [];
+  const newDir = () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-replay-'));
+    dirs.push(d);
+    return d;
+  };
+  afterAll(() => {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  /** Opens the backend of one server's life; `close` ends that life. */
+  type Life = () => Promise<{ backend: MeterBackend; close(): Promise<void> }>;
+  const embeddedOn =
+    (open: () => Promise<Store>): Life =>
+    async () => {
+      const s = await open();
+      const backend = createEmbeddedBackend(s);
+      return {
+        backend,
+        async close() {
+          await backend.close();
+          await s.close();
+        },
+      };
+    };
+  const duckDir = newDir();
+  const chdbDir = newDir();
+  const prefix = `restart${Date.now()}`;
+  const lives: [string, Life][] = [
+    ['embedded on DuckDB', embeddedOn(() => createStore({ dataDir: duckDir, threads: 1 }))],
+    ['embedded on chDB', embeddedOn(() => createClickHouseStore({ target: { engine: 'chdb', dir: chdbDir }, database: 'replay' }))],
+    [
+      'redis',
+      async () => {
+        const backend = await createRedisBackend({ url: redis.url, prefix });
+        return { backend, close: () => backend.close() };
+      },
+    ],
+  ];
+
+  it.each(lives)('%s: the quota moves once, in the month of the first charge', async (_name, open) => {
+    const r: Reservation = { id: 'exp_replay-3', keyId: 'exporter', period: '2025-12', cost: 700, at: T, endpoint: '/v1/exports', replayable: true };
+    const first = await open();
+    await first.backend.reserve(r, null);
+    await first.backend.commit(r);
+    await first.close();
+
+    // The resumed export charges the partition again, in the next month.
+    const again: Reservation = { ...r, period: '2026-01', at: Date.parse('2026-01-02T00:00:00Z') };
+    const second = await open();
+    try {
+      expect((await second.backend.reserve(again, 1000)).ok).toBe(true);
+      await second.backend.commit(again);
+      // Twice in that life too.
+      await second.backend.reserve(again, null);
+      await second.backend.commit(again);
+      const now = again.at;
+      expect(await second.backend.admit({ keyId: 'exporter', window: 0, period: '2026-01', now, countRequest: false })).toMatchObject({ used: 0, reserved: 0 });
+      expect(await second.backend.admit({ keyId: 'exporter', window: 0, period: '2025-12', now, countRequest: false })).toMatchObject({ used: 700, reserved: 0 });
+      expect(await second.backend.usage({ keyId: 'exporter', period: '2025-12' })).toEqual([{ keyId: 'exporter', period: '2025-12', requests: 1, blocks: 700 }]);
+      expect((await second.backend.recentCharges('exporter', '2025-12', 10)).map((c) => c.requestId)).toEqual(['exp_replay-3']);
+    } finally {
+      await second.close();
+    }
   });
 });

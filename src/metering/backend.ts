@@ -18,6 +18,15 @@ export interface Reservation {
   readonly at: number;
   /** The route path charged (no query string), shown in the key's recent charges. */
   readonly endpoint?: string;
+  /**
+   * The id may be committed again after a restart: an export partition's
+   * (`<export id>-<index>`), whose charge can be durable while the partition
+   * is not yet recorded when the server dies, and which is charged again when
+   * the export resumes. The backend remembers such an id, and a second commit
+   * of it charges nothing. A request's id is new for every request, so its
+   * charge needs no such record (and its commit no lookup).
+   */
+  readonly replayable?: boolean;
 }
 
 export interface Balance {
@@ -88,7 +97,12 @@ export interface MeterBackend {
   admit(input: AdmitInput): Promise<AdmitResult>;
   /** Atomically: if used + reserved + cost <= budget (null: no budget), hold cost. */
   reserve(r: Reservation, budget: number | null): Promise<ReserveResult>;
-  /** Records the charge durably and drops the hold. Resolves only once the charge survives a crash. */
+  /**
+   * Records the charge durably and drops the hold. Resolves only once the
+   * charge survives a crash. A `replayable` id already committed, by this
+   * process or before a restart, is not charged again: its commit only drops
+   * the hold.
+   */
   commit(r: Reservation): Promise<void>;
   /** Drops the hold without charging. */
   release(r: Reservation): Promise<void>;

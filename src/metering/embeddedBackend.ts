@@ -10,6 +10,12 @@
  * (src/store/ledger.ts) holds the charge durably: on DuckDB in its journal,
  * synced to disk, reaching `usage_charges` in the background; on ClickHouse
  * inserted, commits that arrive while an insert runs grouped into the next.
+ *
+ * Once per id: a `replayable` charge (an export partition's) is looked up in
+ * the ledger before it is recorded, and not recorded when it is there. The
+ * ledger holds every charge made durable, by this process or, once the store
+ * has reopened and applied its journal, by one that died; commits of the same
+ * id in this process run one after another, so the second sees the first.
  */
 import type { Store } from '../store/types.ts';
 import type { NewCharge } from '../store/ledger.ts';
@@ -23,6 +29,8 @@ interface MutableBalance {
 export function createEmbeddedBackend(store: Store): MeterBackend {
   const windows = new Map<string, { window: number; count: number }>();
   const balances = new Map<string, Promise<MutableBalance>>();
+  /** Commits of replayable ids in progress, by id: the next one of an id waits for the one before. */
+  const replays = new Map<string, Promise<boolean>>();
 
   const balanceKey = (keyId: string, period: string) => `${keyId}\u0000${period}`;
   /** Ends a hold: its cost leaves `reserved`, and joins `used` when it was charged. */
@@ -71,9 +79,27 @@ export function createEmbeddedBackend(store: Store): MeterBackend {
 
     async commit(r: Reservation): Promise<void> {
       const b = await balance(r.keyId, r.period);
-      if (!store.ledger) throw new Error('this store has no usage ledger (a read-only store cannot charge)');
-      await store.ledger.record([chargeOf(r)]);
-      endHold(b, r, true);
+      const ledger = store.ledger;
+      if (!ledger) throw new Error('this store has no usage ledger (a read-only store cannot charge)');
+      if (!r.replayable) {
+        await ledger.record([chargeOf(r)]);
+        endHold(b, r, true);
+        return;
+      }
+      const before = replays.get(r.id) ?? Promise.resolve(false);
+      const charged = before
+        .catch(() => false)
+        .then(async () => {
+          if (await store.usage.charged(r.id)) return false;
+          await ledger.record([chargeOf(r)]);
+          return true;
+        });
+      replays.set(r.id, charged);
+      try {
+        endHold(b, r, await charged);
+      } finally {
+        if (replays.get(r.id) === charged) replays.delete(r.id);
+      }
     },
 
     commitAhead(r: Reservation): CommitAhead | null {

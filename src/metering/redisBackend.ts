@@ -11,9 +11,15 @@
  *   chainq:{<key>}:z:<YYYY-MM>  sorted set: hold id -> expiry (epoch ms)
  *   chainq:{<key>}:x:<YYYY-MM>  hash: expired hold id -> cost, still chargeable if its request completes
  *   chainq:{<key>}:c:<YYYY-MM>  list: the latest RECENT_CHARGES_KEPT charges, newest first, as JSON (GET /v1/usage)
+ *   chainq:{<key>}:once         sorted set: replayable charge id (an export partition's) -> when it was charged (epoch ms)
  * A hold whose process died is reaped when it expires (HOLD_TTL_MS). The
  * month's keys expire after PERIOD_TTL_S so that usage history stays bounded.
- * Commit and release are idempotent: a retried script never charges twice.
+ * Commit and release are idempotent: a retried script never charges twice,
+ * since a commit charges only a hold it finds and removes it. That alone does
+ * not cover an export partition charged again after a restart, which holds
+ * its id anew: replayable ids are kept in `once` for PERIOD_TTL_S (longer
+ * than any export waits to resume), whatever month they were charged in, and
+ * a commit of one found there only drops its hold.
  */
 import type { Redis as RedisClient } from 'ioredis';
 import { RECENT_CHARGES_KEPT, type AdmitInput, type AdmitResult, type ChargeRecord, type MeterBackend, type Reservation, type ReserveResult, type UsageRow } from './backend.ts';
@@ -65,9 +71,11 @@ return {count, used, reserved}
 `;
 
 // KEYS: q h z x · ARGV: id cost budget(-1: none) now holdTtlMs periodTtl
+// An id holds once: holding it again (a replayable charge's, held anew) takes nothing more, so one commit or release ends it.
 const RESERVE = `${REAP}
 reap(KEYS[1], KEYS[2], KEYS[3], KEYS[4], tonumber(ARGV[4]))
 local used, reserved = balance(KEYS[1])
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {1, used, reserved} end
 local cost = tonumber(ARGV[2])
 local budget = tonumber(ARGV[3])
 if budget >= 0 and used + reserved + cost > budget then return {0, used, reserved} end
@@ -81,9 +89,19 @@ redis.call('EXPIRE', KEYS[3], ttl)
 return {1, used, reserved + cost}
 `;
 
-// KEYS: q h z x c · ARGV: id cost chargeJson kept periodTtl · charges only a hold that is live or expired-but-unsettled
+// KEYS: q h z x c once · ARGV: id cost chargeJson kept periodTtl replayable(0|1) now
+// Charges only a hold that is live or expired-but-unsettled, and a replayable id only once.
 const COMMIT = `
 local cost = tonumber(ARGV[2])
+local replayable = ARGV[6] == '1'
+if replayable and redis.call('ZSCORE', KEYS[6], ARGV[1]) then
+  if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
+    redis.call('HDEL', KEYS[2], ARGV[1])
+    redis.call('HINCRBY', KEYS[1], 'reserved', -cost)
+  end
+  redis.call('HDEL', KEYS[4], ARGV[1])
+  return 0
+end
 if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
   redis.call('HDEL', KEYS[2], ARGV[1])
   redis.call('HINCRBY', KEYS[1], 'reserved', -cost)
@@ -95,6 +113,12 @@ redis.call('HINCRBY', KEYS[1], 'requests', 1)
 redis.call('LPUSH', KEYS[5], ARGV[3])
 redis.call('LTRIM', KEYS[5], 0, tonumber(ARGV[4]) - 1)
 redis.call('EXPIRE', KEYS[5], tonumber(ARGV[5]))
+if replayable then
+  local now = tonumber(ARGV[7])
+  redis.call('ZADD', KEYS[6], now, ARGV[1])
+  redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[5]) * 1000)
+  redis.call('EXPIRE', KEYS[6], tonumber(ARGV[5]))
+end
 return 1
 `;
 
@@ -137,7 +161,7 @@ export async function createRedisBackend(opts: RedisBackendOptions): Promise<Met
   }
   redis.defineCommand('cqAdmit', { numberOfKeys: 5, lua: ADMIT });
   redis.defineCommand('cqReserve', { numberOfKeys: 4, lua: RESERVE });
-  redis.defineCommand('cqCommit', { numberOfKeys: 5, lua: COMMIT });
+  redis.defineCommand('cqCommit', { numberOfKeys: 6, lua: COMMIT });
   redis.defineCommand('cqRelease', { numberOfKeys: 4, lua: RELEASE });
   const cmd = (name: string) => (redis as unknown as Record<string, ScriptFn>)[name]!.bind(redis);
   const admitScript = cmd('cqAdmit');
@@ -173,8 +197,20 @@ export async function createRedisBackend(opts: RedisBackendOptions): Promise<Met
 
     async commit(r: Reservation): Promise<void> {
       // The reply comes after Redis applied the script; with appendonly on, it is in the AOF.
-      const charge = JSON.stringify({ id: r.id, cost: r.cost, endpoint: r.endpoint ?? null, at: r.at, charged: Date.now() });
-      await commitScript(...periodKeys(r.keyId, r.period), `${base(r.keyId)}:c:${r.period}`, r.id, r.cost, charge, RECENT_CHARGES_KEPT, PERIOD_TTL_S);
+      const charged = Date.now();
+      const charge = JSON.stringify({ id: r.id, cost: r.cost, endpoint: r.endpoint ?? null, at: r.at, charged });
+      await commitScript(
+        ...periodKeys(r.keyId, r.period),
+        `${base(r.keyId)}:c:${r.period}`,
+        `${base(r.keyId)}:once`,
+        r.id,
+        r.cost,
+        charge,
+        RECENT_CHARGES_KEPT,
+        PERIOD_TTL_S,
+        r.replayable ? 1 : 0,
+        charged,
+      );
     },
 
     async release(r: Reservation): Promise<void> {

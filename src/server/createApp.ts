@@ -37,7 +37,7 @@ import { registerMcpRoute } from './routes/mcp.ts';
 import { registerExplore } from './routes/explore.ts';
 import { exportResolver, registerExports } from './routes/exports.ts';
 import { createExportFiles } from './exports/exportFiles.ts';
-import { createInteractiveGate, INTERACTIVE_GATE, registerInteractiveGate } from './exports/interactiveGate.ts';
+import { createInteractiveGate, INTERACTIVE_GATE, registerInteractiveGate, type InteractiveGate } from './exports/interactiveGate.ts';
 import { createExportRunner, type ExportRunner } from './exports/runner.ts';
 import type { S3LinkOptions } from '../output/links/s3Backend.ts';
 import { registerUsage } from './routes/usage.ts';
@@ -50,6 +50,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The export jobs of this server. */
     exports: ExportRunner;
+    /** What running exports give way to: the requests running engine queries now. */
+    exportGate: InteractiveGate;
   }
 }
 
@@ -258,6 +260,7 @@ export async function createApp(opts: AppOptions): Promise<FastifyInstance> {
     });
     registerExports(v1, ctx, runner, resolve);
     app.decorate('exports', runner);
+    app.decorate('exportGate', gate);
     app.addHook('onClose', async () => {
       await runner.stop();
       if (exportsScratch) fs.rmSync(exportDir, { recursive: true, force: true });

@@ -2,13 +2,15 @@
  * A file export given a throttle (an export job's partition) writes the same
  * file as the engine's own COPY to a file, writes nothing more while the
  * throttle gives no turn, finishes once turns come again, and when the
- * throttle fails it stops the engine, leaves its lane free and fails.
+ * throttle fails it stops the engine, leaves its lane free and fails. On
+ * chDB, it waits for its turn before its query starts.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
 import type { ExportThrottle } from '../../src/store/exportLanes.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
@@ -95,5 +97,51 @@ describe('a throttled file export', () => {
     await expect(store.copyToFile(LARGE, {}, 'parquet', path.join(dir, 'failed.parquet'), { lane: 'heavy', throttle: failing })).rejects.toThrow('the throttle broke');
     // The one heavy slot is free again.
     expect(await store.copyToFile('SELECT 1 AS one', {}, 'csv', path.join(dir, 'next.csv'), { lane: 'heavy', throttle: always })).toBe(1);
+  });
+});
+
+/**
+ * On chDB the engine runs one query at a time and hands its result over
+ * whole (a small query sent during a long one answers after it), so a
+ * throttled export cannot be paused once its query began: it gives way before
+ * its query starts.
+ */
+describe('a throttled file export on chDB', () => {
+  const LARGE_CH = 'SELECT number AS n, hex(MD5(toString(number))) AS h FROM numbers(600000) ORDER BY n';
+  let ch: Store;
+  beforeAll(async () => {
+    ch = await createClickHouseStore({ target: { engine: 'chdb', dir: path.join(dir, 'chdb') }, database: 'throttle' });
+  });
+  afterAll(async () => {
+    await ch?.close();
+  });
+
+  it('starts its query only once given a turn, then writes the same file as without a throttle', async () => {
+    const file = path.join(dir, 'ch-held.csv');
+    const g = gate();
+    let settled = false;
+    const done = ch.copyToFile(LARGE_CH, {}, 'csv', file, { lane: 'heavy', throttle: g.throttle }).finally(() => {
+      settled = true;
+    });
+    await expect.poll(() => g.asked(), { timeout: 5000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(settled).toBe(false);
+    expect(fs.existsSync(file)).toBe(false);
+    // The engine is free meanwhile: nothing of the export runs in it.
+    const running = await ch.all<{ n: number }>("SELECT count() AS n FROM system.processes WHERE query LIKE '%numbers(600000)%' AND query NOT LIKE '%system.processes%'");
+    expect(Number(running[0]?.n)).toBe(0);
+    g.open();
+    expect(await done).toBe(600000);
+    const own = path.join(dir, 'ch-own.csv');
+    expect(await ch.copyToFile(LARGE_CH, {}, 'csv', own)).toBe(600000);
+    expect(sha(file)).toBe(sha(own));
+  });
+
+  it('fails when its throttle fails, without running its query', async () => {
+    const failing: ExportThrottle = { turn: () => Promise.reject(new Error('the throttle broke')) };
+    const file = path.join(dir, 'ch-failed.parquet');
+    await expect(ch.copyToFile(LARGE_CH, {}, 'parquet', file, { lane: 'heavy', throttle: failing })).rejects.toThrow('the throttle broke');
+    expect(fs.existsSync(file)).toBe(false);
+    expect(await ch.copyToFile('SELECT 1 AS one', {}, 'csv', path.join(dir, 'ch-next.csv'), { lane: 'heavy', throttle: always })).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createInteractiveGate, registerInteractiveGate, type InteractiveGate } from './interactiveGate.ts';
+import { createInteractiveGate, registerInteractiveGate } from './interactiveGate.ts';
 
 const OPTS = { holdMs: 50, maxWaitMs: 150, runMs: 50, pollMs: 5, now: () => Date.now() };
 
@@ -66,38 +66,34 @@ describe('the interactive gate of exports', () => {
 });
 
 describe('which requests hold exports back', () => {
-  it('every request to the API but the export routes and live streams', async () => {
-    const begun: string[] = [];
-    const gate: InteractiveGate = {
-      begin: () => () => undefined,
-      turn: () => Promise.resolve(),
-    };
+  it('only the routes marked as running engine queries, once they passed validation, until their response ended', async () => {
+    const gate = createInteractiveGate(OPTS);
+    const begin = vi.spyOn(gate, 'begin');
     const app = Fastify();
     await app.register(
       async (v1) => {
-        registerInteractiveGate(v1, {
-          ...gate,
-          begin() {
-            begun.push('begin');
-            return () => undefined;
-          },
+        registerInteractiveGate(v1, gate);
+        v1.get('/evm/erc20/events/transfer', { config: { engine: true }, schema: { querystring: { type: 'object', properties: { n: { type: 'integer' } } } } }, async () => {
+          // Counted while it runs.
+          expect(gate.inFlight()).toBe(1);
+          return 'rows';
         });
-        v1.get('/evm/erc20/events/transfer', async () => 'rows');
         v1.get('/evm/erc20/events/transfer/stream', async () => 'events');
-        v1.get('/exports/:id', async () => 'status');
-        v1.post('/exports', async () => 'queued');
+        v1.get('/exports/:id/files/:name', async () => 'file bytes');
+        v1.get('/links/:id', async () => 'link bytes');
+        v1.get('/protocols', async () => ['erc20']);
       },
       { prefix: '/v1' },
     );
-    for (const [method, url] of [
-      ['GET', '/v1/exports/abc'],
-      ['POST', '/v1/exports'],
-      ['GET', '/v1/evm/erc20/events/transfer/stream'],
-    ] as const)
-      expect((await app.inject({ method, url })).statusCode).toBe(200);
-    expect(begun).toEqual([]);
-    expect((await app.inject({ method: 'GET', url: '/v1/evm/erc20/events/transfer' })).statusCode).toBe(200);
-    expect(begun).toEqual(['begin']);
+    for (const url of ['/v1/exports/abc/files/part-1-2.csv', '/v1/links/xyz', '/v1/evm/erc20/events/transfer/stream', '/v1/protocols'])
+      expect((await app.inject({ method: 'GET', url })).statusCode).toBe(200);
+    expect(begin).not.toHaveBeenCalled();
+    // Refused by validation: it ran nothing.
+    expect((await app.inject({ method: 'GET', url: '/v1/evm/erc20/events/transfer?n=x' })).statusCode).toBe(400);
+    expect(begin).not.toHaveBeenCalled();
+    expect((await app.inject({ method: 'GET', url: '/v1/evm/erc20/events/transfer?n=1' })).statusCode).toBe(200);
+    expect(begin).toHaveBeenCalledTimes(1);
+    expect(gate.inFlight()).toBe(0);
     await app.close();
   });
 });

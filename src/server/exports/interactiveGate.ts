@@ -27,6 +27,8 @@ export const INTERACTIVE_GATE: InteractiveGateOptions = { holdMs: 50, maxWaitMs:
 export interface InteractiveGate extends ExportThrottle {
   /** An interactive request began; call the answer when it has ended. */
   begin(): () => void;
+  /** Interactive requests in flight now. */
+  inFlight(): number;
 }
 
 export function createInteractiveGate(opts: InteractiveGateOptions): InteractiveGate {
@@ -46,6 +48,7 @@ export function createInteractiveGate(opts: InteractiveGateOptions): Interactive
         lastEnd = now();
       };
     },
+    inFlight: () => inFlight,
     turn() {
       const t = now();
       if (t < runUntil || !busy(t)) return Promise.resolve();
@@ -65,14 +68,26 @@ export function createInteractiveGate(opts: InteractiveGateOptions): Interactive
   };
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route answers with queries it runs on the engine: while one is answered, exports give way. */
+    engine?: boolean;
+  }
+}
+
 /**
- * Counts every request to the API as interactive except the export routes
- * themselves and live streams (held open for as long as a client follows).
+ * Counts the requests that run queries on the engine, the routes marked
+ * `engine` (data queries, cost estimates, store-backed listings, labels,
+ * usage), from the moment they pass authentication, metering and validation
+ * until their response has ended. Downloads of files already written (export
+ * files, link downloads), export status and manifests, live streams (held
+ * open for as long as a client follows) and answers from the catalog alone
+ * leave the engine to the export.
  */
 export function registerInteractiveGate(v1: FastifyInstance, gate: InteractiveGate): void {
-  v1.addHook('onRequest', (request, reply, done) => {
-    const url = request.routeOptions.url ?? '';
-    if (!url.startsWith('/v1/exports') && !url.endsWith('/stream')) reply.raw.once('close', gate.begin());
+  v1.addHook('preHandler', (request, reply, done) => {
+    // A client already gone would never close again: it is not counted.
+    if (request.routeOptions.config.engine === true && !request.raw.socket?.destroyed) reply.raw.once('close', gate.begin());
     done();
   });
 }

@@ -103,11 +103,10 @@ async function finishExport(
 async function chargePartition(opts: ExportRunnerOptions, job: StoredExport, p: Partition, cost: number): Promise<void> {
   if (cost === 0) return;
   const at = opts.meterClock();
-  // One id per partition: the ledger shows which partition each charge paid for.
-  const r: Reservation = { id: `${job.id}-${p.index}`, keyId: job.keyId, period: monthPeriod(at), cost, at, endpoint: job.endpoint };
-  // A crash after the charge was made durable and before the partition was recorded leaves the charge in the ledger:
-  // the partition is written again after the restart, but not paid twice.
-  if (await opts.store.usage.charged(r.id)) return;
+  // One id per partition: the ledger shows which partition each charge paid for. A crash after the charge was
+  // made durable and before the partition was recorded leaves the partition to be written again after the
+  // restart, and charged again: the backend keeps a replayable id and charges it once.
+  const r: Reservation = { id: `${job.id}-${p.index}`, keyId: job.keyId, period: monthPeriod(at), cost, at, endpoint: job.endpoint, replayable: true };
   // The export's whole price was checked against the budget when it was accepted: a partition is charged whatever was spent since.
   await opts.backend.reserve(r, null);
   try {

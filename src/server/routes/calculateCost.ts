@@ -42,7 +42,7 @@ function splitTarget(query: string): { path: string; search: string } {
 export function registerCalculateCost(v1: FastifyInstance, ctx: PlanContext, routes: readonly DataRoute[]): void {
   const byPath = new Map(routes.map((r) => [r.path, r]));
 
-  v1.post(CALCULATE_COST_PATH, async (request) => {
+  v1.post(CALCULATE_COST_PATH, { config: { engine: true } }, async (request) => {
     if (!isJsonContentType(request.headers['content-type'])) {
       throw new ApiError('unsupported_media_type', `send the body as Content-Type: application/json; ${USAGE}`);
     }

@@ -93,7 +93,7 @@ interface EventParams {
 
 export function registerCustomRoutes(v1: FastifyInstance, ctx: PlanContext, links: LinkStore | null, streams: StreamHub | null = null): void {
   // Free, like the other discovery calls.
-  v1.get(CUSTOM_BASE_PATH, async () => listing(ctx.store));
+  v1.get(CUSTOM_BASE_PATH, { config: { engine: true } }, async () => listing(ctx.store));
 
   const declaredRoute = async ({ name, event }: EventParams): Promise<DataRoute> => {
     const route = await routeOf(ctx.store, name, event);
@@ -111,7 +111,7 @@ export function registerCustomRoutes(v1: FastifyInstance, ctx: PlanContext, link
     });
   }
 
-  v1.get<{ Params: EventParams; Querystring: Record<string, unknown> }>(EVENT_PATH, async (request, reply) => {
+  v1.get<{ Params: EventParams; Querystring: Record<string, unknown> }>(EVENT_PATH, { config: { engine: true } }, async (request, reply) => {
     const route = await declaredRoute(request.params);
     // Validation converts values in place: a copy, never the parsed query itself.
     const query: Record<string, unknown> = { ...request.query };

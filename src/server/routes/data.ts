@@ -13,7 +13,7 @@ import { requestBaseUrl } from './links.ts';
 
 export function registerDataRoute(app: FastifyInstance, ctx: PlanContext, route: DataRoute, links: LinkStore | null = null, plan: Planner = plannerFor(route)): void {
   // The catalog's parameters ride along so that a validation error can name accepted values.
-  app.get<{ Querystring: Record<string, unknown> }>(route.path, { schema: { querystring: querySchema(route.params) }, config: { catalogParams: route.params } }, async (request, reply) =>
+  app.get<{ Querystring: Record<string, unknown> }>(route.path, { schema: { querystring: querySchema(route.params) }, config: { catalogParams: route.params, engine: true } }, async (request, reply) =>
     serveData(request, reply, { ctx, route, links, plan, query: request.query }),
   );
 }

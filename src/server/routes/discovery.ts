@@ -58,7 +58,8 @@ export function registerDiscovery(app: FastifyInstance, store: Store, entries: r
 
   for (const r of discoveryRoutes(entries)) {
     // Free like the other discovery calls: what can be queried, before spending quota.
-    if (r.kind === 'coverage') app.get(r.path, { schema: { querystring: querySchema(r.params) }, config: { catalogParams: r.params } }, handler(r));
-    else app.get(r.path, handler(r));
+    // Coverage and tokens are read from the store; the other listings come from the catalog alone.
+    if (r.kind === 'coverage') app.get(r.path, { schema: { querystring: querySchema(r.params) }, config: { catalogParams: r.params, engine: true } }, handler(r));
+    else app.get(r.path, { config: { engine: r.kind === 'tokens' } }, handler(r));
   }
 }

@@ -33,9 +33,9 @@ export function registerLabelRoutes(v1: FastifyInstance, store: Store): void {
   // The CSV body as text, up to the documented size; anything larger is 400 invalid_body.
   v1.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: LABEL_LIMITS.bytes }, (_req, body, done) => done(null, body));
 
-  v1.get('/v1/labels', async (request) => ({ namespaces: await listNamespaces(store, keyIdOf(request)) }));
+  v1.get('/v1/labels', { config: { engine: true } }, async (request) => ({ namespaces: await listNamespaces(store, keyIdOf(request)) }));
 
-  v1.put<{ Params: { namespace: string } }>(PATH, async (request, reply) => {
+  v1.put<{ Params: { namespace: string } }>(PATH, { config: { engine: true } }, async (request, reply) => {
     const keyId = keyIdOf(request);
     const namespace = namespaceName(request.params.namespace);
     if (!isCsv(request.headers['content-type'])) {
@@ -47,7 +47,7 @@ export function registerLabelRoutes(v1: FastifyInstance, store: Store): void {
     return reply.code(created ? 201 : 200).send({ status: 'success', ...info });
   });
 
-  v1.get<{ Params: { namespace: string } }>(PATH, async (request, reply) => {
+  v1.get<{ Params: { namespace: string } }>(PATH, { config: { engine: true } }, async (request, reply) => {
     const keyId = keyIdOf(request);
     const namespace = namespaceName(request.params.namespace);
     if (!(await namespaceExists(store, keyId, namespace))) throw notFound(namespace);
@@ -60,7 +60,7 @@ export function registerLabelRoutes(v1: FastifyInstance, store: Store): void {
     return reply.headers(encoded.headers).send(encoded.body);
   });
 
-  v1.delete<{ Params: { namespace: string } }>(PATH, async (request) => {
+  v1.delete<{ Params: { namespace: string } }>(PATH, { config: { engine: true } }, async (request) => {
     const keyId = keyIdOf(request);
     const namespace = namespaceName(request.params.namespace);
     if (!(await namespaceExists(store, keyId, namespace))) throw notFound(namespace);

@@ -30,29 +30,33 @@ export interface UsageBody {
 
 export function registerUsage(v1: FastifyInstance): void {
   const params = usageEndpoint.params;
-  v1.get<{ Querystring: { charges?: number } }>(usageEndpoint.path, { schema: { querystring: querySchema(params) }, config: { catalogParams: params } }, async (request): Promise<UsageBody> => {
-    const state = meterOf(request);
-    const wanted = request.query.charges ?? USAGE_CHARGES_DEFAULT;
-    if (wanted > USAGE_CHARGES_MAX) throw new ApiError('invalid_parameter', `charges must be at most ${USAGE_CHARGES_MAX}, got ${wanted}`);
-    const backend = request.server.meter.backend;
-    const [rows, charges] = await Promise.all([
-      backend.usage({ keyId: state.keyId, period: state.period }),
-      wanted > 0 ? backend.recentCharges(state.keyId, state.period, wanted) : Promise.resolve([]),
-    ]);
-    const month = rows[0] ?? { requests: 0, blocks: 0 };
-    const { plan } = state;
-    return {
-      plan: plan.name,
-      requests_per_minute: plan.requestsPerMinute,
-      monthly_blocks: plan.monthlyBlocks,
-      concurrent_requests: plan.concurrentRequests,
-      month: state.period,
-      blocks_used: month.blocks,
-      blocks_left: plan.monthlyBlocks === null || state.remaining === UNLIMITED ? null : state.remaining,
-      requests_charged: month.requests,
-      requests_this_minute: state.count,
-      resets_at: iso(nextMonthStart(state.now)),
-      last_charges: charges.map((c) => ({ request_id: c.requestId, endpoint: c.endpoint, cost: c.cost, admitted_at: iso(c.admittedAt), charged_at: iso(c.chargedAt) })),
-    };
-  });
+  v1.get<{ Querystring: { charges?: number } }>(
+    usageEndpoint.path,
+    { schema: { querystring: querySchema(params) }, config: { catalogParams: params, engine: true } },
+    async (request): Promise<UsageBody> => {
+      const state = meterOf(request);
+      const wanted = request.query.charges ?? USAGE_CHARGES_DEFAULT;
+      if (wanted > USAGE_CHARGES_MAX) throw new ApiError('invalid_parameter', `charges must be at most ${USAGE_CHARGES_MAX}, got ${wanted}`);
+      const backend = request.server.meter.backend;
+      const [rows, charges] = await Promise.all([
+        backend.usage({ keyId: state.keyId, period: state.period }),
+        wanted > 0 ? backend.recentCharges(state.keyId, state.period, wanted) : Promise.resolve([]),
+      ]);
+      const month = rows[0] ?? { requests: 0, blocks: 0 };
+      const { plan } = state;
+      return {
+        plan: plan.name,
+        requests_per_minute: plan.requestsPerMinute,
+        monthly_blocks: plan.monthlyBlocks,
+        concurrent_requests: plan.concurrentRequests,
+        month: state.period,
+        blocks_used: month.blocks,
+        blocks_left: plan.monthlyBlocks === null || state.remaining === UNLIMITED ? null : state.remaining,
+        requests_charged: month.requests,
+        requests_this_minute: state.count,
+        resets_at: iso(nextMonthStart(state.now)),
+        last_charges: charges.map((c) => ({ request_id: c.requestId, endpoint: c.endpoint, cost: c.cost, admitted_at: iso(c.admittedAt), charged_at: iso(c.chargedAt) })),
+      };
+    },
+  );
 }

@@ -24,6 +24,7 @@ import { clickHouseExport } from './format.ts';
 import { ident, renderClickHouse } from './render.ts';
 import { CLICKHOUSE_SCHEMA_VERSION, clickHouseSchemaDdl, clickHouseTableNames } from './schema.ts';
 import { createGroupedLedger } from '../ledger.ts';
+import { writeThrottled } from '../exportThrottle.ts';
 import { appendCharges } from './metering.ts';
 import { holdScratch } from './scratch.ts';
 import { clickHouseKeys } from './keys.ts';
@@ -140,7 +141,13 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     coverage: clickHouseCoverage(() => store),
     registry: clickHouseRegistry(() => store),
     copyToStream,
-    async copyToFile(sql, params, format, file) {
+    async copyToFile(sql, params, format, file, o) {
+      // A throttled export gives way before its query starts: chDB runs one query at a time and
+      // hands its result over whole, so once begun it cannot be paused (docs/api.md, "Exports").
+      // A ClickHouse server streams its answer: there each piece waits for its turn too, and a
+      // piece not taken holds the server's query, as on DuckDB.
+      if (o?.throttle) await o.throttle.turn();
+      if (o?.throttle && target.engine === 'clickhouse') return writeThrottled(await copyToStream(sql, params, format), file, o.throttle);
       const exp = await copyToStream(sql, params, format);
       await pipeline(exp.stream, fs.createWriteStream(file));
       return exp.done;
