@@ -4,11 +4,12 @@
  * every column as text and casting it afterwards made the reader build a
  * million strings per column and cost more than three times the load itself.
  * Columns that must hold a value are read with force_not_null, so that an
- * empty cell fails the file instead of storing a null.
+ * empty cell fails the file instead of storing a null. The reader allows
+ * spaces around numbers, not around true/false.
  */
 import type { CsvValue, Tx, VenueCsvImport } from '../types.ts';
 
-type ReadType = 'BIGINT' | 'DOUBLE' | 'INTEGER' | 'VARCHAR';
+type ReadType = 'BIGINT' | 'BOOLEAN' | 'DOUBLE' | 'INTEGER' | 'VARCHAR';
 type ColumnValue = Exclude<CsvValue, { readonly kind: 'token' }>;
 
 /** How the file writes a timestamp column: epoch digits (s, ms or µs) or 'YYYY-MM-DD HH:MM:SS'. */
@@ -52,8 +53,7 @@ function readType(v: ColumnValue, form: TimeForm): ReadType {
     case 'bigint':
       return 'BIGINT';
     case 'negatedBoolean':
-      // The reader's BOOLEAN does not trim: text is cast after trimming.
-      return 'VARCHAR';
+      return 'BOOLEAN';
   }
 }
 
@@ -75,7 +75,7 @@ function valueSql(v: CsvValue, forms: ReadonlyMap<string, TimeForm>): string {
     case 'bigint':
       return c;
     case 'negatedBoolean':
-      return `NOT trim(${c})::BOOLEAN`;
+      return `NOT ${c}`;
     case 'basisPoints':
       return `round(${c} * 100)::INTEGER`;
   }
