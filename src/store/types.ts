@@ -524,11 +524,12 @@ export interface VenuePeriod {
 }
 
 /**
- * How a table column is read from a CSV column's text (the text is trimmed
- * first): `token` is the unit's token; `timestamp` takes epoch seconds,
- * milliseconds or microseconds by their magnitude, or 'YYYY-MM-DD HH:MM:SS';
- * `double` and `integer` read an empty text as null; `bigint` requires a
- * value; `negatedBoolean` is the opposite of a true/false text;
+ * How a table column is read from a CSV column's text (spaces around numbers
+ * and timestamps are allowed): `token` is the unit's token; `timestamp` takes
+ * epoch seconds, milliseconds or microseconds by their magnitude, or
+ * 'YYYY-MM-DD HH:MM:SS' (one of the two forms per file, as its first row
+ * shows); `double` and `integer` read an empty text as null; `bigint`
+ * requires a value; `negatedBoolean` is the opposite of a true/false text;
  * `basisPoints` reads a percentage and stores it ×100, rounded, as an integer.
  */
 export type CsvValue = { readonly kind: 'token' } | { readonly kind: 'timestamp' | 'double' | 'integer' | 'bigint' | 'negatedBoolean' | 'basisPoints'; readonly column: string };

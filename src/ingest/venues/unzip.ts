@@ -1,58 +1,66 @@
 /**
- * Streams the CSV out of an archive zip into a plain file for DuckDB to
- * read, with fflate's streaming unzip: memory stays at one chunk, whatever
- * the size of the day's trades.
+ * Streams the CSV out of an archive zip into a plain file for the store's
+ * engine to read with its own CSV reader. The entry is found through the
+ * zip's central directory and inflated by node:zlib (native code, off the
+ * event loop) from its byte range: memory stays at one chunk, whatever the
+ * size of the day's trades.
  */
 import fs from 'node:fs';
-import { Unzip, UnzipInflate, UnzipPassThrough } from 'fflate';
-import { centralRecord, createCrc32 } from './zipCrc.ts';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import { createCrc32 } from './zipCrc.ts';
+import { entryDataOffset, type ZipEntry, zipEntries } from './zipDirectory.ts';
+
+const STORED = 0;
+const DEFLATED = 8;
+const CHUNK = 1 << 20;
+
+/** Counts and checksums the bytes passing through. */
+class Tally extends Transform {
+  readonly crc = createCrc32();
+  bytes = 0;
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.crc.update(chunk);
+    this.bytes += chunk.length;
+    done(null, chunk);
+  }
+}
+
+function csvEntry(zipFile: string, fd: number): { entry: ZipEntry; start: number } {
+  const entries = zipEntries(fd);
+  if (entries === null) throw new Error(`${zipFile}: the zip has no readable central directory: it is cut or damaged`);
+  const entry = entries.find((e) => e.name.toLowerCase().endsWith('.csv'));
+  if (!entry) throw new Error(`${zipFile}: the zip holds no .csv file`);
+  if (entry.method !== STORED && entry.method !== DEFLATED) throw new Error(`${zipFile}: ${entry.name} is packed with zip method ${entry.method}; only stored and deflated entries are read`);
+  const start = entryDataOffset(fd, entry);
+  if (start === null || start + entry.compressedSize > fs.fstatSync(fd).size) throw new Error(`${zipFile}: the zip ends inside ${entry.name}`);
+  return { entry, start };
+}
 
 /** Writes the zip's first `.csv` entry to `outFile`, checked against the CRC-32 and size its central directory records; returns the entry name. */
 export async function unzipCsv(zipFile: string, outFile: string): Promise<string> {
-  const fd = fs.openSync(outFile, 'w');
-  let name: string | null = null;
-  let finished = false;
-  let failure: Error | null = null;
-  const crc = createCrc32();
-  let written = 0;
+  const fd = fs.openSync(zipFile, 'r');
+  let found: { entry: ZipEntry; start: number };
   try {
-    const unzip = new Unzip((entry) => {
-      if (name !== null || !entry.name.toLowerCase().endsWith('.csv')) return; // entries not started are skipped
-      name = entry.name;
-      entry.ondata = (err, chunk, final) => {
-        if (err) {
-          failure ??= err;
-          return;
-        }
-        if (chunk.length) {
-          fs.writeSync(fd, chunk);
-          crc.update(chunk);
-          written += chunk.length;
-        }
-        if (final) finished = true;
-      };
-      entry.start();
-    });
-    unzip.register(UnzipPassThrough);
-    unzip.register(UnzipInflate);
-    for await (const chunk of fs.createReadStream(zipFile, { highWaterMark: 1 << 20 })) {
-      unzip.push(chunk as Buffer);
-      if (failure) break;
-    }
-    if (!failure) unzip.push(new Uint8Array(0), true);
-  } catch (e) {
-    failure ??= e instanceof Error ? e : new Error(String(e));
+    found = csvEntry(zipFile, fd);
   } finally {
     fs.closeSync(fd);
   }
-  if (failure) throw new Error(`${zipFile}: not a readable zip: ${(failure as Error).message}`);
-  if (name === null) throw new Error(`${zipFile}: the zip holds no .csv file`);
-  if (!finished) throw new Error(`${zipFile}: the zip ends inside ${name}`);
-  const record = centralRecord(zipFile, name);
-  if (record === null) throw new Error(`${zipFile}: the zip has no central directory entry for ${name}: it is cut or damaged`);
-  if (record.size !== null && record.size !== written) throw new Error(`${zipFile}: ${name} unpacks to ${written} bytes, the zip records ${record.size}`);
-  if (record.crc !== crc.value) throw new Error(`${zipFile}: ${name} fails its CRC-32 check (the zip's bytes are damaged)`);
-  return name;
+  const { entry, start } = found;
+  const tally = new Tally();
+  // An empty range cannot be read as a stream (end before start): an empty entry is an empty file.
+  const input = entry.compressedSize === 0 ? Readable.from([]) : fs.createReadStream(zipFile, { start, end: start + entry.compressedSize - 1, highWaterMark: CHUNK });
+  const output = fs.createWriteStream(outFile);
+  try {
+    if (entry.method === DEFLATED) await pipeline(input, zlib.createInflateRaw({ chunkSize: CHUNK }), tally, output);
+    else await pipeline(input, tally, output);
+  } catch (e) {
+    throw new Error(`${zipFile}: ${entry.name} is not readable: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (tally.bytes !== entry.size) throw new Error(`${zipFile}: ${entry.name} unpacks to ${tally.bytes} bytes, the zip records ${entry.size}`);
+  if (tally.crc.value !== entry.crc) throw new Error(`${zipFile}: ${entry.name} fails its CRC-32 check (the zip's bytes are damaged)`);
+  return entry.name;
 }
 
 /** true when the CSV starts with a header row (archive files gained headers over time). */

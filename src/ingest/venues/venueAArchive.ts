@@ -11,7 +11,7 @@
  * | metrics     | data/futures/um/daily/metrics/SYM/SYM-metrics-YYYY-MM-DD.zip           | day     |
  * | fundingRate | data/futures/um/monthly/fundingRate/SYM/SYM-fundingRate-YYYY-MM.zip    | month   |
  *
- * Every column is read as text and converted by the store (CsvValue), so the
+ * Columns are named here and read by the store as their CsvValue says, so the
  * header and headerless variants load the same way, and timestamps are read
  * as seconds, milliseconds or microseconds by their magnitude (the archive
  * moved spot files from ms to µs on 2025-01-01; futures files may follow).

@@ -7,8 +7,9 @@
  */
 import { catalog } from '../../catalog/index.ts';
 import { venueBFills, venueBPositions, venueBRawTrades } from '../../catalog/venues/venue_b.ts';
-import type { CsvValue, PublishStep, Tx, VenueCsvImport, VenueFillsImport, VenueOperations, VenueRowsImport } from '../types.ts';
+import type { PublishStep, Tx, VenueCsvImport, VenueFillsImport, VenueOperations, VenueRowsImport } from '../types.ts';
 import { addCoverage } from './coverageWrites.ts';
+import { venueCsvSelect } from './venueCsv.ts';
 
 /** A TIMESTAMP value (UTC) for epoch milliseconds, to bind as a parameter. */
 const toSqlTimestamp = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
@@ -85,36 +86,6 @@ async function recordFile(tx: Tx, source: string, path: string, sha256: string, 
   await tx.run(`INSERT INTO ingest_files VALUES ($source, $path, $sha256, $rows, now()::TIMESTAMP)`, { source, path, sha256, rows });
 }
 
-/** Epoch s/ms/µs digits, or a 'YYYY-MM-DD HH:MM:SS' text, as a UTC TIMESTAMP. */
-function timestampSql(col: string): string {
-  const c = `trim("${col}")`;
-  return `(CASE WHEN regexp_full_match(${c}, '[0-9]+') THEN
-      CASE WHEN ${c}::BIGINT >= 100000000000000 THEN make_timestamp(${c}::BIGINT)
-           WHEN ${c}::BIGINT >= 100000000000 THEN epoch_ms(${c}::BIGINT)
-           ELSE make_timestamp(${c}::BIGINT * 1000000) END
-    ELSE ${c}::TIMESTAMP END)`;
-}
-
-/** A table column's expression over the CSV columns (all read as text) and $token. */
-function csvValueSql(v: CsvValue): string {
-  if (v.kind === 'token') return '$token';
-  const c = `trim("${v.column}")`;
-  switch (v.kind) {
-    case 'timestamp':
-      return timestampSql(v.column);
-    case 'double':
-      return `nullif(${c}, '')::DOUBLE`;
-    case 'integer':
-      return `nullif(${c}, '')::INTEGER`;
-    case 'bigint':
-      return `${c}::BIGINT`;
-    case 'negatedBoolean':
-      return `NOT ${c}::BOOLEAN`;
-    case 'basisPoints':
-      return `round(${c}::DOUBLE * 100)::INTEGER`;
-  }
-}
-
 const tableColumns = (table: string): string[] => {
   const t = catalog.find((e) => e.table.name === table)?.table;
   if (!t) throw new Error(`no catalog table ${table}`);
@@ -123,20 +94,15 @@ const tableColumns = (table: string): string[] => {
 
 /** Replaces the period's rows with the file's, and records coverage and the file's checksum. */
 async function importCsv(tx: Tx, f: VenueCsvImport): Promise<number> {
-  // Every column is read as text and cast, so the header and headerless variants load the same way.
-  const columns = `{${f.csvColumns.map((c) => `'${c}': 'VARCHAR'`).join(', ')}}`;
   const names = tableColumns(f.table)
     .map((c) => `"${c}"`)
     .join(', ');
+  const select = await venueCsvSelect(tx, f);
   await deletePeriod(tx, f.table, f.token, f.lo, f.hi);
   // Rows outside the file's own period belong to a neighbouring file: keeping them would store them twice.
   const inserted = await tx.all<{ Count: bigint }>(
     `INSERT INTO ${f.table}
-       SELECT * FROM (
-         SELECT ${f.values.map(csvValueSql).join(', ')}
-         FROM read_csv($file, header = false, skip = ${f.header ? 1 : 0}, delim = ',', quote = '"', escape = '"',
-                       auto_detect = false, columns = ${columns})
-       ) AS t(${names})
+       SELECT * FROM (${select}) AS t(${names})
        WHERE time BETWEEN CAST($lo AS TIMESTAMP) AND CAST($hi AS TIMESTAMP)
        ORDER BY ${f.orderBy.join(', ')}`,
     { file: f.file, token: f.token, lo: toSqlTimestamp(f.lo), hi: toSqlTimestamp(f.hi) },
