@@ -9,13 +9,22 @@
  *   query written to a download link) under `--memory-limit`: the peak as a
  *   share of the bound, beside the engine alone in a bare process running the
  *   same COPYs with the engine limit the server derived (the floor).
+ * - exporting the same rows as export jobs, and ingesting an EVM chain, each
+ *   in a server of its own under the same bound: the peak as a share of it.
+ *
+ * `CHAINQ_BENCH_MEMORY_ONLY=ingesting` runs the ingesting phase alone (a
+ * development aid: its result file then holds that figure only).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
+import { startAnvil } from '../../test/helpers/anvil.ts';
 import { createKeyCli, median, rssOf, startListening, timedGet } from '../lib/serverProcess.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
+import { buildChain } from './ingest-evm.ts';
 
 const RUNS = 3;
 /** Time after "listening" for start-up garbage to be collected and the engine to go quiet. */
@@ -88,6 +97,10 @@ const round = (x: number) => Math.round(x * 10) / 10;
 export default async function run(ctx: BenchContext): Promise<BenchResult> {
   // As `npm install` and `npm start` leave it: the server runs from the production build.
   execFileSync(process.execPath, [path.join(ctx.root, 'scripts/build-server.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (process.env.CHAINQ_BENCH_MEMORY_ONLY === 'ingesting') {
+    const ingesting = await ingestingFigure(ctx);
+    return { scenario: 'memory', figures: [ingesting.figure], notes: [ingesting.note] };
+  }
   const dataDir = path.join(ctx.workDir, 'data');
   ctx.log('writing the demo store (chainq demo)…');
   execFileSync(process.execPath, [path.join(ctx.root, 'bin/chainq.js'), 'demo', '--data', dataDir], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -244,11 +257,13 @@ async function streamingFigures(ctx: BenchContext): Promise<{ figures: BenchFigu
     },
   ];
   const exporting = await exportingFigure(ctx, dataDir, key, start);
+  const ingesting = await ingestingFigure(ctx);
   const notes = [
     `Streaming: demo scale ${STREAM_SCALE} (ERC-20 only), ${query('<format>')}, each format twice then once with link=true; RSS sampled every 20 ms and the kernel's high-water mark (VmHWM) read at the end.`,
     exporting.note,
+    ingesting.note,
   ];
-  return { figures: [...figures, exporting.figure], notes };
+  return { figures: [...figures, exporting.figure, ingesting.figure], notes };
 }
 
 /** Export formats and partition size of the exporting phase: the same 10,000 blocks as the streams, in four files each. */
@@ -309,5 +324,134 @@ async function exportingFigure(ctx: BenchContext, dataDir: string, key: string, 
       measured: { memory_limit_mib: MEMORY_LIMIT_MIB, idle_rss_mib: round(idleMiB), peak_rss_mib: round(peakMiB), target_met: peakMiB <= MEMORY_LIMIT_MIB ? 'yes' : 'no' },
     },
     note: `Exporting: a fresh server on the streaming store, POST /v1/exports of the same 10,000 blocks (${done.join('; ')}), each polled to done; RSS sampled every 20 ms and VmHWM read at the end.`,
+  };
+}
+
+/**
+ * The server's peak while it ingests an EVM chain under the same
+ * --memory-limit: `chainq ingest evm` (every EVM dataset, as an operator runs
+ * it by default) started beside a running server, which runs the job itself
+ * (the CLI only shows its messages). Through the server, because that is
+ * where --memory-limit bounds the whole process: without a server the CLI's
+ * --memory-limit is the engine's limit alone. The chain is the ingest-evm
+ * scenario's: 205,000 ERC-20 Transfer events in about 820 blocks of a local
+ * anvil, so that batches reach their full size (about 50,000 events) with
+ * four fetched ahead.
+ */
+async function ingestingFigure(ctx: BenchContext): Promise<{ figure: BenchFigure; note: string }> {
+  const anvil = await startAnvil({ chainId: 1 });
+  try {
+    ctx.log('building the ingest-evm chain on anvil…');
+    const chain = await buildChain(anvil);
+    const dataDir = path.join(ctx.workDir, 'ingest-data');
+    const server = await startServer(ctx.root, dataDir, START_FLAGS, ['--memory-limit', MEMORY_LIMIT]);
+    let peakMiB = 0;
+    let idleMiB = 0;
+    let events = 0;
+    let batches = 0;
+    let seconds = 0;
+    let logFilesMiB = 0;
+    try {
+      await sleep(SETTLE_MS);
+      idleMiB = rssOf(server.pid).nowMiB;
+      const peak = samplePeak(server.pid);
+      const logFiles = sampleLogFiles(server.pid);
+      const t0 = performance.now();
+      try {
+        const { stdout, stderr } = await promisify(execFile)(
+          process.execPath,
+          [
+            path.join(ctx.root, 'bin/chainq.js'),
+            'ingest',
+            'evm',
+            '--network',
+            'ETH',
+            '--rpc',
+            anvil.url,
+            '--from',
+            String(chain.from),
+            '--to',
+            String(chain.to),
+            '--confirmations',
+            '0',
+            '--data',
+            dataDir,
+            '--log',
+          ],
+          { encoding: 'utf8', maxBuffer: 1 << 26 },
+        );
+        // The job's messages, as JSON log lines: each committed batch names its events.
+        for (const line of `${stdout}\n${stderr}`.split('\n')) {
+          const m = /"event":"batch".*?"events":(\d+)/.exec(line);
+          if (m) {
+            events += Number(m[1]);
+            batches++;
+          }
+        }
+        if (!/running in the server/.test(`${stdout}${stderr}`)) throw new Error('chainq ingest evm did not run its job in the server');
+      } finally {
+        seconds = (performance.now() - t0) / 1000;
+        peakMiB = peak.stop();
+        logFilesMiB = logFiles.stop();
+      }
+      peakMiB = Math.max(peakMiB, rssOf(server.pid).peakMiB);
+    } finally {
+      await server.stop();
+    }
+    if (events < chain.events) throw new Error(`the ingestion job committed ${events} events, expected at least ${chain.events}`);
+    ctx.log(`ingested ${events} events in ${batches} batches (${seconds.toFixed(1)} s): peak ${round(peakMiB)} MiB`);
+    return {
+      figure: {
+        name: `server peak RSS while ingesting an EVM chain (chainq ingest evm, every EVM dataset, run by the server: ${chain.events.toLocaleString('en-US')} Transfer events) under --memory-limit ${MEMORY_LIMIT} (node ${START_FLAGS.join(' ')})`,
+        ratio: round((peakMiB / MEMORY_LIMIT_MIB) * 1000) / 1000,
+        ratio_meaning: 'peak RSS while ingesting / --memory-limit (at most 1.0: the bound holds)',
+        baseline: `the bound the server was given, ${MEMORY_LIMIT}`,
+        target: '<= 1.0',
+        measured: {
+          memory_limit_mib: MEMORY_LIMIT_MIB,
+          idle_rss_mib: round(idleMiB),
+          peak_rss_mib: round(peakMiB),
+          peak_log_files_mib: round(logFilesMiB),
+          events,
+          batches,
+          ingest_seconds: round(seconds),
+          target_met: peakMiB <= MEMORY_LIMIT_MIB ? 'yes' : 'no',
+        },
+      },
+      note: `Ingesting: a fresh server on an empty data directory under --memory-limit ${MEMORY_LIMIT}; chainq ingest evm (default datasets, --confirmations 0) of the ingest-evm scenario's anvil chain, started beside it, ran as a job in the server; ${events} events committed in ${batches} batches; RSS sampled every 20 ms and VmHWM read at the end. The batches' log files live in /dev/shm (shared memory, which the RSS does not count) from their fetch to their commit: their total, sampled with the RSS, peaked at ${round(logFilesMiB)} MiB.`,
+    };
+  } finally {
+    await anvil.stop();
+  }
+}
+
+/** Samples every 20 ms the bytes of the log files a process's ingestion holds in shared memory (src/ingest/evm/logFile.ts); `stop()` answers the peak in MiB. */
+function sampleLogFiles(pid: number): { stop: () => number } {
+  let peak = 0;
+  const size = () => {
+    let bytes = 0;
+    let dirs: string[] = [];
+    try {
+      dirs = fs.readdirSync('/dev/shm').filter((d) => d.startsWith(`chainq-logs-${pid}-`));
+    } catch {
+      return 0;
+    }
+    for (const d of dirs) {
+      try {
+        for (const f of fs.readdirSync(path.join('/dev/shm', d))) bytes += fs.statSync(path.join('/dev/shm', d, f), { throwIfNoEntry: false })?.size ?? 0;
+      } catch {
+        // removed while we looked
+      }
+    }
+    return bytes / (1024 * 1024);
+  };
+  const timer = setInterval(() => {
+    peak = Math.max(peak, size());
+  }, 20);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return peak;
+    },
   };
 }

@@ -16,7 +16,7 @@
  */
 import { formatUnits } from 'viem';
 import { toSqlTimestamp } from '../../query/time.ts';
-import { tronBase58ToHex, tronHexToBase58 } from '../../utils/tronAddress.ts';
+import { tronBase58ToHex, tronHexToBase58 as encodeBase58 } from '../../utils/tronAddress.ts';
 import type { StoreRow } from '../chain/ingestBlocks.ts';
 import { blockNumber, type TronBlock, type TronTransactionInfo } from './nodeClient.ts';
 
@@ -34,6 +34,21 @@ export type Trc20Registry = ReadonlyMap<string, Trc20Token>;
 export function registryFromTokens(tokens: readonly { symbol: string; address: string; decimals: number }[]): Trc20Registry {
   const out = new Map<string, Trc20Token>();
   for (const t of tokens) out.set(tronBase58ToHex(t.address).slice(2), { symbol: t.symbol, decimals: t.decimals });
+  return out;
+}
+
+/** Hex addresses encoded so far: base58check (two SHA-256 and a base conversion) was the adapter's largest cost, and token contracts and busy wallets recur in every block. */
+const encoded = new Map<string, string>();
+const ENCODED_MAX = 100_000;
+
+function tronHexToBase58(hex: string): string {
+  let out = encoded.get(hex);
+  if (out === undefined) {
+    out = encodeBase58(hex);
+    // Bounded: cleared whole when full, which costs one re-encoding per address.
+    if (encoded.size >= ENCODED_MAX) encoded.clear();
+    encoded.set(hex, out);
+  }
   return out;
 }
 

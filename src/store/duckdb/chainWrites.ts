@@ -11,17 +11,28 @@ import type { ChainBatch, ChainOperations, ChainRollback, Store, Tx } from '../t
 import { scanLogFile } from './logFileScan.ts';
 import { insertLogFileEvents } from './logFileEvents.ts';
 import { insertLogFileTransfers } from './logFileTransfers.ts';
+import { createParsedLogFiles, type ParsedLogFiles } from './parsedLogFiles.ts';
 
-export function duckDbChainWrites(db: Pick<Store, 'transaction'>): ChainOperations {
+export function duckDbChainWrites(db: Pick<Store, 'transaction' | 'run'>): ChainOperations {
+  const parsed = createParsedLogFiles(db);
   return {
-    publish: (batch) => db.transaction((tx) => writeBatch(tx, batch)),
+    async publish(batch) {
+      await db.transaction((tx) => writeBatch(tx, batch, parsed));
+      // The commit read the files' tables: they are done with.
+      await parsed.drop(batchFiles(batch));
+    },
     rollback: (r) => db.transaction((tx) => rollback(tx, r)),
-    // Both passes over the file see one state of it.
-    scanLogFile: (file, spec) => db.transaction((tx) => scanLogFile(tx, file, spec)),
+    // Parsed once into a table that both passes, and the commit's decoding, read.
+    async scanLogFile(file, spec) {
+      const source = await parsed.parse(file);
+      return db.transaction((tx) => scanLogFile(tx, source, spec));
+    },
   };
 }
 
-async function writeBatch(tx: Tx, b: ChainBatch): Promise<void> {
+const batchFiles = (b: ChainBatch): string[] => [...(b.transfers ?? []).map((t) => t.file), ...(b.events ?? []).map((e) => e.file)];
+
+async function writeBatch(tx: Tx, b: ChainBatch, parsed: ParsedLogFiles): Promise<void> {
   const range = { network: b.network, lo: b.lo, hi: b.hi };
   if (b.parentHash !== undefined) {
     const [prev] = await tx.all<{ hash: string }>(`SELECT hash FROM blocks WHERE network = $network AND number = $n`, { network: b.network, n: b.lo - 1 });
@@ -39,8 +50,8 @@ async function writeBatch(tx: Tx, b: ChainBatch): Promise<void> {
     if (!t.fresh) await tx.run(`DELETE FROM ${t.table} WHERE network = $network AND block_number BETWEEN $lo AND $hi`, range);
     if (t.rows.length) await tx.append(t.table, t.rows);
   }
-  for (const transfers of b.transfers ?? []) await insertLogFileTransfers(tx, b.network, b.lo, b.hi, transfers);
-  for (const events of b.events ?? []) await insertLogFileEvents(tx, b.network, b.lo, b.hi, events);
+  for (const transfers of b.transfers ?? []) await insertLogFileTransfers(tx, b.network, b.lo, b.hi, transfers, parsed.source(transfers.file));
+  for (const events of b.events ?? []) await insertLogFileEvents(tx, b.network, b.lo, b.hi, events, parsed.source(events.file));
   if (b.pools) {
     await tx.run(`DELETE FROM pools WHERE network = $network AND created_block BETWEEN $lo AND $hi`, range);
     if (b.pools.length) await tx.append('pools', b.pools);

@@ -10,7 +10,7 @@
  */
 import type { LogFileValue, LogSlot } from '../../protocols/types.ts';
 import type { LogFileEvent, LogFileEventRows, SqlParams, Tx } from '../types.ts';
-import { logFileRelation } from './logFileTransfers.ts';
+import type { LogSource } from './logFileTransfers.ts';
 
 const zeros = (n: number) => '0'.repeat(n);
 const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -101,8 +101,8 @@ export function eventCondition(e: LogFileEvent, prefix: string): { sql: string; 
   return { sql, params };
 }
 
-/** Inserts the event's rows of blocks lo..hi of `network`, in block and log order; the headers must be in `blocks` already. */
-export async function insertLogFileEvents(tx: Tx, network: string, lo: number, hi: number, p: LogFileEventRows): Promise<void> {
+/** Inserts the event's rows of blocks lo..hi of `network` from the logs of `p.file` (`source`), in block and log order; the headers must be in `blocks` already. */
+export async function insertLogFileEvents(tx: Tx, network: string, lo: number, hi: number, p: LogFileEventRows, source: LogSource): Promise<void> {
   if (p.events === 0) return;
   const where = eventCondition(p.event, 'e');
   const values = p.event.columns.map((c) => `${valueSql(c.value)} AS ${ident(c.name)}`);
@@ -111,11 +111,11 @@ export async function insertLogFileEvents(tx: Tx, network: string, lo: number, h
      SELECT $network AS network, b.time, v.*
      FROM (
        SELECT blockNumber::BIGINT AS block_number, logIndex::BIGINT AS log_index, transactionHash AS tx_hash, lower(address) AS contract_address${values.map((x) => `, ${x}`).join('')}
-       FROM ${logFileRelation('file')} WHERE ${where.sql}
+       FROM ${source.relation} WHERE ${where.sql}
      ) v
      JOIN blocks b ON b.network = $network AND b.number BETWEEN $lo AND $hi AND b.number = v.block_number
      ORDER BY v.block_number, v.log_index`,
-    { ...where.params, file: p.file, network, lo, hi },
+    { ...where.params, ...source.params, network, lo, hi },
   );
   // Every row has its block's header; a shortfall is a bug, not data to drop.
   if (Number(done?.Count ?? -1) !== p.events) throw new Error(`${p.event.table}: inserted ${done?.Count} of ${p.events} rows of blocks ${lo}–${hi}`);

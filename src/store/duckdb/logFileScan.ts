@@ -7,10 +7,10 @@
  */
 import type { LogFileScan, LogFileScanSpec, LogRecord, SqlParams, TransferScan, Tx } from '../types.ts';
 import { eventCondition } from './logFileEvents.ts';
-import { logFileRelation, transferScan } from './logFileTransfers.ts';
+import { transferScan, type LogSource } from './logFileTransfers.ts';
 
 type WideRow = { block_number: bigint; log_index: bigint; data: string };
-type BlockScan = Record<string, unknown> & { n: bigint; hash: string; hashes: bigint; removed: boolean; js: bigint; indices: string[] };
+type BlockScan = Record<string, unknown> & { n: bigint; hash: string; hashes: bigint; removed: boolean; js: bigint; indices: string };
 
 const listOf = <T>(v: unknown): T[] => (Array.isArray(v) ? v : []);
 
@@ -27,8 +27,8 @@ function transfersOf(blocks: readonly BlockScan[], i: number): TransferScan {
   return { events, tokens: [...tokens], wide };
 }
 
-export async function scanLogFile(tx: Tx, file: string, spec: LogFileScanSpec): Promise<LogFileScan> {
-  const params: SqlParams = { file };
+export async function scanLogFile(tx: Tx, source: LogSource, spec: LogFileScanSpec): Promise<LogFileScan> {
+  const params: SqlParams = { ...source.params };
   const aggregates: string[] = [];
   spec.transferSelectors.forEach((selector, i) => {
     params[`s${i}`] = selector;
@@ -47,9 +47,9 @@ export async function scanLogFile(tx: Tx, file: string, spec: LogFileScanSpec): 
   });
   const jsMatch = jsTopics.length === 0 ? 'false' : `topics[1] IN (${jsTopics.map((_, i) => `$t${i}`).join(', ')})`;
   const blocks = await tx.all<BlockScan>(
-    `SELECT blockNumber::BIGINT AS n, lower(min(blockHash)) AS hash, count(DISTINCT lower(blockHash)) AS hashes, list(logIndex) AS indices,
+    `SELECT blockNumber::BIGINT AS n, lower(min(blockHash)) AS hash, count(DISTINCT lower(blockHash)) AS hashes, string_agg(logIndex::BIGINT::VARCHAR, ',') AS indices,
             bool_or(coalesce(removed, false)) AS removed, count(*) FILTER (WHERE ${jsMatch}) AS js${aggregates.map((a) => `, ${a}`).join('')}
-     FROM ${logFileRelation('file')} GROUP BY 1`,
+     FROM ${source.relation} GROUP BY 1`,
     params,
   );
   const blockHashes = new Map<number, string>();
@@ -58,24 +58,22 @@ export async function scanLogFile(tx: Tx, file: string, spec: LogFileScanSpec): 
   for (const b of blocks) {
     const n = Number(b.n);
     blockHashes.set(n, b.hash);
-    logIndices.set(
-      n,
-      b.indices.map((i) => Number(BigInt(i))),
-    );
+    // One text per block: a list would come back as one JS value per log.
+    logIndices.set(n, b.indices.split(',').map(Number));
     if (b.removed) conflict ??= `the node marks a log of block ${n} removed`;
     if (Number(b.hashes) > 1) conflict ??= `the logs of block ${n} name two versions of it`;
   }
   const transfers = new Map(spec.transferSelectors.map((selector, i) => [selector, transfersOf(blocks, i)]));
-  const jsLogs = blocks.some((b) => Number(b.js) > 0) ? await jsLogsOf(tx, file, jsTopics) : [];
+  const jsLogs = blocks.some((b) => Number(b.js) > 0) ? await jsLogsOf(tx, source, jsTopics) : [];
   const eventRows = new Map(events.map((e, i) => [e.table, blocks.reduce((n, b) => n + Number(b[`e${i}.events`] ?? 0), 0)]));
   return { blockHashes, logIndices, conflict, jsLogs, transfers, events: eventRows };
 }
 
-async function jsLogsOf(tx: Tx, file: string, topic0: readonly string[]): Promise<LogRecord[]> {
-  const params = { file, ...Object.fromEntries(topic0.map((t, i) => [`t${i}`, t])) };
+async function jsLogsOf(tx: Tx, source: LogSource, topic0: readonly string[]): Promise<LogRecord[]> {
+  const params = { ...source.params, ...Object.fromEntries(topic0.map((t, i) => [`t${i}`, t])) };
   return tx.all<LogRecord>(
     `SELECT address, topics, data, blockNumber, blockHash, transactionHash, transactionIndex, logIndex
-     FROM ${logFileRelation('file')} WHERE topics[1] IN (${topic0.map((_, i) => `$t${i}`).join(', ')})
+     FROM ${source.relation} WHERE topics[1] IN (${topic0.map((_, i) => `$t${i}`).join(', ')})
      ORDER BY blockNumber::BIGINT, logIndex::BIGINT`,
     params,
   );

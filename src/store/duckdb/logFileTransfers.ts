@@ -9,13 +9,19 @@
  * `amount` parses "<raw>e-<decimals>", like the JS decoders' scaling, so that
  * it is the double nearest to the exact value.
  */
-import type { LogFileTransfers, Tx } from '../types.ts';
+import type { LogFileTransfers, SqlParams, Tx } from '../types.ts';
 
 /** The log fields read from the file; every one is kept as the node's text. */
 const LOG_COLUMNS = `{address: 'VARCHAR', topics: 'VARCHAR[]', data: 'VARCHAR', blockNumber: 'VARCHAR', blockHash: 'VARCHAR', transactionHash: 'VARCHAR', transactionIndex: 'VARCHAR', logIndex: 'VARCHAR', removed: 'BOOLEAN'}`;
 
 /** The file bound to `$<param>` as a relation of logs (columns as the node names them). */
 export const logFileRelation = (param: string) => `read_json($${param}, format = 'array', columns = ${LOG_COLUMNS})`;
+
+/** Where a statement reads a log file's logs from (the file, or its parsed table: ./parsedLogFiles.ts), and the parameters that relation binds. */
+export interface LogSource {
+  readonly relation: string;
+  readonly params: SqlParams;
+}
 
 /** The 3-topic, 32-byte shape of an ERC-20 Transfer, over a log relation (`$<param>` bound to the selector). */
 const isTransfer = (param: string) => `topics[1] = $${param} AND len(topics) = 3 AND length(data) = 66`;
@@ -33,8 +39,8 @@ export const transferScan = (param: string) => ({
   wide: `list({block_number: blockNumber::BIGINT, log_index: logIndex::BIGINT, data: data}) FILTER (WHERE ${isTransfer(param)} AND NOT ${NARROW})`,
 });
 
-/** Inserts the transfers of blocks lo..hi of `network`, in block and log order; the headers must be in `blocks` already. */
-export async function insertLogFileTransfers(tx: Tx, network: string, lo: number, hi: number, p: LogFileTransfers): Promise<void> {
+/** Inserts the transfers of blocks lo..hi of `network` from the logs of `p.file` (`source`), in block and log order; the headers must be in `blocks` already. */
+export async function insertLogFileTransfers(tx: Tx, network: string, lo: number, hi: number, p: LogFileTransfers, source: LogSource): Promise<void> {
   if (p.events === 0) return;
   await tx.run(`CREATE TEMP TABLE transfer_batch_tokens (address VARCHAR, symbol VARCHAR, decimals UTINYINT)`);
   await tx.run(`CREATE TEMP TABLE transfer_batch_wide (block_number BIGINT, log_index BIGINT, value VARCHAR)`);
@@ -58,14 +64,14 @@ export async function insertLogFileTransfers(tx: Tx, network: string, lo: number
            SELECT blockNumber::BIGINT AS block_number, logIndex::BIGINT AS log_index, transactionHash AS tx_hash, lower(address) AS token_address,
                   ${topicAddress(2)} AS sender, ${topicAddress(3)} AS receiver,
                   CASE WHEN ${NARROW} THEN ${NARROW_VALUE}::VARCHAR END AS narrow
-           FROM ${logFileRelation('file')} WHERE ${IS_TRANSFER}
+           FROM ${source.relation} WHERE ${IS_TRANSFER}
          ) l
          LEFT JOIN transfer_batch_wide w USING (block_number, log_index)
        ) v
        JOIN blocks b ON b.network = $network AND b.number BETWEEN $lo AND $hi AND b.number = v.block_number
        JOIN transfer_batch_tokens t ON t.address = v.token_address
        ORDER BY v.block_number, v.log_index`,
-      { file: p.file, transfer: p.selector, network, lo, hi },
+      { ...source.params, transfer: p.selector, network, lo, hi },
     );
     // Every transfer has its block's header and its token's metadata; a shortfall is a bug, not data to drop.
     if (Number(done?.Count ?? -1) !== p.events) throw new Error(`${p.table}: inserted ${done?.Count} of ${p.events} transfers of blocks ${lo}–${hi}`);
