@@ -214,6 +214,38 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
+  /**
+   * The neutral layer: the modules directly in src/store/, which every engine
+   * shares. openStore.ts picks the engine when a store opens and is the one
+   * module there that may reach into an engine folder (target.ts parses a
+   * store's address, whose scheme names the engine, and imports none).
+   */
+  const neutralStore = all.filter((file) => path.dirname(file) === path.join(SRC, 'store') && path.basename(file) !== 'openStore.ts');
+
+  it('lets no module of the neutral store layer but openStore.ts import an engine folder', () => {
+    const engineFolders = ['duckdb', 'clickhouse'].map((f) => path.join(SRC, 'store', f) + path.sep);
+    const offenders = neutralStore.flatMap((file) =>
+      imports(file)
+        .filter((spec) => spec.startsWith('.') && engineFolders.some((dir) => path.resolve(path.dirname(file), spec).startsWith(dir)))
+        .map((spec) => `${path.relative(SRC, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps engine branches out of the neutral store layer: each engine implements the named operations in its own folder', () => {
+    const BRANCH = /\bclickHouseOf\b|\.engine\s*[!=]==/;
+    const offenders = neutralStore
+      .filter((file) => path.basename(file) !== 'target.ts')
+      .flatMap((file) =>
+        code(file)
+          .split('\n')
+          .map((line, i) => ({ line, n: i + 1 }))
+          .filter(({ line }) => BRANCH.test(line))
+          .map(({ line, n }) => `${path.relative(SRC, file)}:${n}: ${line.trim()}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
   it('cites only documents of this repository in src/, test/, bench/, scripts/, web/ and docs/', () => {
     // Specification and design files of the project's steering, which are not in this
     // repository: a comment citing one points nowhere for a reader of the code.

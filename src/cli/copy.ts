@@ -1,6 +1,6 @@
 /** `chainq copy`: moves an embedded DuckDB store into ClickHouse (docs/storage.md). */
 import type { Command } from 'commander';
-import { copyIntoClickHouse } from '../store/copyStore.ts';
+import { copyIntoClickHouse } from '../store/openStore.ts';
 import { describeTarget, parseStoreTarget } from '../store/target.ts';
 
 interface CopyOptions {

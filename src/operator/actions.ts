@@ -13,9 +13,8 @@ import { UNLIMITED } from '../metering/meter.ts';
 import { monthPeriod } from '../metering/period.ts';
 import { describePlan, type Plans } from '../metering/plans.ts';
 import { importLabels, importTokens, loadSeed } from '../reference/importReference.ts';
-import { buildDatasets } from '../store/copyStore.ts';
 import type { Store } from '../store/types.ts';
-import { clearDatasets, compactDatasets, datasetStatus, type DatasetStatus } from '../store/maintenance.ts';
+import { buildDatasets, clearDatasets, compactDatasets, datasetStatus, type DatasetStatus } from '../store/maintenance.ts';
 import { verificationRecords } from '../store/verification.ts';
 import { InvalidInputError } from '../errors/chainqError.ts';
 

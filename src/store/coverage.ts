@@ -9,7 +9,6 @@ import type { Interval } from './intervals.ts';
 
 export { gaps, intersect, union, type Interval } from './intervals.ts';
 export type { CoverageRow } from './types.ts';
-export { addCoverage, addCoverageMany, removeCoverage } from './duckdb/coverageWrites.ts';
 
 export const coveredIntervals = (store: Store, dataset: string, scope: string): Promise<Interval[]> => store.coverage.intervals(dataset, scope);
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addCoverage, coveredIntervals } from './coverage.ts';
+import { coveredIntervals } from './coverage.ts';
+import { addCoverage } from './duckdb/coverageWrites.ts';
 import { createStore } from './openStore.ts';
 import type { Store } from './types.ts';
 import { poolsBetween, tokensBySymbol } from './registry.ts';

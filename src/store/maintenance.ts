@@ -1,26 +1,8 @@
 /** Whole-store operations for operators: clearing datasets and describing what the store holds. */
 import { catalog } from '../catalog/index.ts';
-import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
-import { parseClickHouseTime } from './clickhouse/time.ts';
 import type { Store } from './types.ts';
 
-export async function clearDatasets(store: Store): Promise<void> {
-  const ch = clickHouseOf(store);
-  if (ch) {
-    // Coverage first: rows stop being served before they go.
-    for (const name of ['coverage', 'coverage_state', 'chain_state']) await ch.command(`TRUNCATE TABLE ${ch.table(name)}`);
-    for (const name of [...new Set(catalog.map((e) => e.table.name)), 'blocks']) await ch.command(`TRUNCATE TABLE ${ch.table(name)}`);
-    return;
-  }
-  await store.transaction(async (tx) => {
-    for (const name of new Set(catalog.map((e) => e.table.name))) await tx.run(`DELETE FROM ${name}`);
-    await tx.run('DELETE FROM coverage');
-    await tx.run('DELETE FROM coverage_state');
-    await tx.run('DELETE FROM chain_state');
-    await tx.run('DELETE FROM dataset_order');
-    await tx.run('DELETE FROM blocks');
-  });
-}
+export const clearDatasets = (store: Store): Promise<void> => store.maintenance.clear();
 
 export interface DatasetStatus {
   dataset: string;
@@ -33,11 +15,7 @@ export interface DatasetStatus {
   time_max: string | null;
 }
 
-/** A time as ISO text; ClickHouse hands its times back as UTC text. */
-const iso = (d: Date | string | null) => {
-  const date = typeof d === 'string' ? parseClickHouseTime(d) : d;
-  return date ? date.toISOString().replace('.000Z', 'Z') : null;
-};
+const iso = (d: Date | null) => (d ? d.toISOString().replace('.000Z', 'Z') : null);
 
 /** One entry per dataset and network (or token, for venues) that holds rows. */
 export async function datasetStatus(store: Store): Promise<DatasetStatus[]> {
@@ -47,26 +25,17 @@ export async function datasetStatus(store: Store): Promise<DatasetStatus[]> {
     const byToken = e.family === 'exchange';
     const scope = byToken ? 'token' : 'network';
     if (!cols.has(scope)) continue;
-    const hasBlocks = cols.has('block_number');
-    const ch = clickHouseOf(store);
-    const noBlock = ch ? 'CAST(NULL AS Nullable(Int64))' : 'NULL::BIGINT';
-    const rows = await store.all<{ scope: string; n: bigint; bmin: bigint | null; bmax: bigint | null; tmin: Date | string | null; tmax: Date | string | null }>(
-      `SELECT ${scope} AS scope, count(*) AS n,
-              ${hasBlocks ? 'min(block_number)' : noBlock} AS bmin, ${hasBlocks ? 'max(block_number)' : noBlock} AS bmax,
-              min(time) AS tmin, max(time) AS tmax
-       FROM ${ch ? ch.table(e.table.name) : e.table.name} GROUP BY ALL ORDER BY scope`,
-    );
-    for (const r of rows) {
+    for (const r of await store.maintenance.tableStatus(e.table.name, scope, cols.has('block_number'))) {
       const chainNetwork = e.family === 'btc' ? null : r.scope;
       out.push({
         dataset: e.id,
         network: byToken ? null : chainNetwork,
         ...(byToken ? { token: r.scope } : {}),
-        rows: Number(r.n),
-        block_min: r.bmin === null ? null : Number(r.bmin),
-        block_max: r.bmax === null ? null : Number(r.bmax),
-        time_min: iso(r.tmin),
-        time_max: iso(r.tmax),
+        rows: r.rows,
+        block_min: r.blockMin,
+        block_max: r.blockMax,
+        time_min: iso(r.timeMin),
+        time_max: iso(r.timeMax),
       });
     }
   }
@@ -78,20 +47,11 @@ export async function datasetStatus(store: Store): Promise<DatasetStatus[]> {
  * catalog order, so that queries over it stream without sorting again.
  * Returns the tables rewritten.
  */
-export async function compactDatasets(store: Store): Promise<string[]> {
-  // ClickHouse keeps each table sorted by its key itself (merges); there is nothing to rewrite.
-  if (store.engine === 'clickhouse') return [];
-  const flagged = new Set((await store.all<{ dataset: string }>(`SELECT DISTINCT dataset FROM dataset_order WHERE unordered`)).map((r) => r.dataset));
-  const tables = new Map(catalog.filter((e) => flagged.has(e.id)).map((e) => [e.table.name, e.table]));
-  for (const table of tables.values()) {
-    const ids = catalog.filter((e) => e.table === table).map((e) => e.id);
-    await store.transaction(async (tx) => {
-      await tx.run(`CREATE TEMP TABLE compact_sorted AS SELECT * FROM ${table.name} ORDER BY ${table.orderBy.map((k) => `"${k}"`).join(', ')}`);
-      await tx.run(`DELETE FROM ${table.name}`);
-      await tx.run(`INSERT INTO ${table.name} SELECT * FROM compact_sorted`);
-      await tx.run(`DROP TABLE compact_sorted`);
-      for (const id of ids) await tx.run(`DELETE FROM dataset_order WHERE dataset = $id`, { id });
-    });
-  }
-  return [...tables.keys()];
-}
+export const compactDatasets = (store: Store): Promise<string[]> => store.maintenance.compact();
+
+/**
+ * Runs `build`, which writes datasets through an embedded store's operations
+ * (the demo's generators), for the store: on the store itself when it is one,
+ * else on an in-memory embedded store whose datasets then replace the store's.
+ */
+export const buildDatasets = (store: Store, build: (local: Store) => Promise<void>): Promise<void> => store.maintenance.build(build);

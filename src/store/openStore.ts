@@ -7,12 +7,15 @@ import { createClickHouseStore } from './clickhouse/createClickHouseStore.ts';
 import { createDuckDbStore, type DuckDbStoreOptions } from './duckdb/createDuckDbStore.ts';
 import type { ExportLaneLimits } from './exportLanes.ts';
 import type { StoreTarget } from './target.ts';
-import type { Store } from './types.ts';
+import type { DecodeStore, Store } from './types.ts';
+import { createDecodeStore } from './duckdb/decodeStore.ts';
 
 // What the CLI needs of one engine in particular, through this module only.
 export { StoreLockedError } from './duckdb/createDuckDbStore.ts';
 export { unappliedJournalCharges } from './duckdb/chargeLedger.ts';
 export { clickHouseSchemaDdl } from './clickhouse/schema.ts';
+export { copyIntoClickHouse } from './clickhouse/copyInto.ts';
+export type { CopyEvent, CopyReport } from './clickhouse/copyFromDuckDb.ts';
 
 /** How a store opens; the DuckDB-only settings are left alone by ClickHouse. */
 export interface OpenStoreOptions {
@@ -43,4 +46,9 @@ export function openStoreAt(target: StoreTarget, opts: OpenStoreOptions = {}): P
 /** An embedded DuckDB store, by directory (null: in memory, as tests and the demo's build use). */
 export function createStore(opts: DuckDbStoreOptions): Promise<Store> {
   return createDuckDbStore(opts);
+}
+
+/** An in-memory store for rows verification decodes from a node (DecodeStore), whichever engine the verified store runs on. */
+export function openDecodeStore(): Promise<DecodeStore> {
+  return createDecodeStore();
 }

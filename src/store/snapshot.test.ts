@@ -1,6 +1,6 @@
 /** A snapshot reads one committed state, whatever commits meanwhile: what makes a request never see half a batch. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCoverage } from './coverage.ts';
+import { addCoverage } from './duckdb/coverageWrites.ts';
 import { createStore } from './openStore.ts';
 import type { Store } from './types.ts';
 

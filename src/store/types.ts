@@ -12,6 +12,9 @@ import type { ExportLane, ExportThrottle } from './exportLanes.ts';
 import type { ChargeLedger } from './ledger.ts';
 import type { LogFileEvent, LogFileTransfers } from '../protocols/types.ts';
 import type { BoundQuery } from './query.ts';
+import type { CustomDataset } from '../catalog/custom/declaration.ts';
+import type { DemoPlan } from './demoPlan.ts';
+import type { Interval } from './intervals.ts';
 
 export type { LogFileEvent, LogFileTransfers };
 
@@ -121,6 +124,12 @@ export interface Store {
   readonly coverage: CoverageOperations;
   /** Lookups in the token registry and pools for the planners (src/store/registry.ts says what each is for). */
   readonly registry: RegistryOperations;
+  /** What `chainq verify` reads and records (src/store/verification.ts says what each is for). */
+  readonly verification: VerificationOperations;
+  /** The declarations of operator-defined datasets (src/store/customDatasets.ts checks a declaration before it is saved). */
+  readonly customDatasets: CustomDatasetOperations;
+  /** Whole-store operations for operators (src/store/maintenance.ts). */
+  readonly maintenance: MaintenanceOperations;
   close(): Promise<void>;
 }
 
@@ -693,4 +702,114 @@ export interface RegistryOperations {
   symbolsWithAlias(network: string, alias: string): Promise<string[]>;
   poolsBetween(network: string, a: readonly string[], b: readonly string[]): Promise<PoolRow[]>;
   tokenDirectory(): Promise<TokenListing[]>;
+}
+
+// Verification, custom dataset declarations and maintenance: the operations
+// the neutral modules of the same names (./verification.ts,
+// ./customDatasets.ts, ./maintenance.ts) ask of each engine.
+
+/** The rows of one dataset in one block, as counted and hashed by the engine. */
+export interface BlockDigest {
+  readonly rows: number;
+  readonly hash: string;
+}
+
+/** Digests of the blocks of [lo, hi] that hold rows of the table on `network`, by block number. */
+export type BlockDigests = ReadonlyMap<number, BlockDigest>;
+
+/** Blocks where the store and the node disagree on one dataset. */
+export interface VerificationRecord {
+  readonly network: string;
+  readonly dataset: string;
+  readonly verifiedAt: Date;
+  /** The node's URL without credentials. */
+  readonly node: string;
+  /** A random sample of blocks rather than whole ranges. */
+  readonly sampled: boolean;
+  /** The blocks compared, as inclusive intervals. */
+  readonly ranges: readonly Interval[];
+  readonly blocks: number;
+  readonly result: 'ok' | 'mismatch';
+  /** The blocks whose rows differed, in order. */
+  readonly mismatchBlocks: readonly number[];
+}
+
+export interface VerificationOperations {
+  /** Count and hash, per block, of the rows held for each of `tables` on `network` in blocks [lo, hi], in the order of `tables`. */
+  digests(tables: readonly TableDef[], network: string, lo: number, hi: number): Promise<BlockDigests[]>;
+  /** The same digests of the rows in `decoded` (a DecodeStore), computed by this store's engine so that they compare with `digests`. */
+  decodedDigests(decoded: Store, tables: readonly TableDef[], network: string, lo: number, hi: number): Promise<BlockDigests[]>;
+  /** Records one verification run's outcome, one record per dataset. */
+  record(records: readonly VerificationRecord[]): Promise<void>;
+  /** Every recorded verification of the given datasets (null: of every dataset), oldest first. */
+  records(datasets: readonly string[] | null): Promise<VerificationRecord[]>;
+}
+
+/**
+ * The in-memory store verification decodes a node's rows into, with ingestion's
+ * own writers; it holds nothing else, so it is emptied between batches.
+ */
+export interface DecodeStore extends Store {
+  /** Empties the tables written, the blocks and the coverage, whole. */
+  clearDecoded(tables: readonly TableDef[]): Promise<void>;
+  /** Puts `rows` (columns in table order) in `table`, in place of whatever an earlier batch left there. */
+  replaceDecodedRows(table: TableDef, rows: readonly TableRow[]): Promise<void>;
+}
+
+/** A dataset and its table (an event of a custom declaration). */
+export interface DatasetTable {
+  readonly id: string;
+  readonly table: TableDef;
+}
+
+/** A declaration as saved, once checked against the one saved before it (src/store/customDatasets.ts). */
+export interface CustomDatasetWrite {
+  readonly name: string;
+  /** The declaration as JSON text. */
+  readonly json: string;
+  /** The declared events, whose tables are created when missing. */
+  readonly current: readonly DatasetTable[];
+  /** `current` and the events the declaration no longer names: all emptied on a `fresh` network. */
+  readonly all: readonly DatasetTable[];
+  /** Networks whose rows and coverage go, the blocks before `fromBlock` then covered for `current`. */
+  readonly fresh: readonly { readonly network: string; readonly fromBlock: number }[];
+}
+
+export interface CustomDatasetOperations {
+  /** Every declared dataset, by name, reused as the engine reuses lookups (declarations change only when one is saved). */
+  list(): Promise<readonly CustomDataset[]>;
+  /** Creates the tables, empties the fresh networks and records the declaration. */
+  save(w: CustomDatasetWrite): Promise<void>;
+}
+
+/** What a table holds for one scope (network or token). */
+export interface TableScopeStatus {
+  readonly scope: string;
+  readonly rows: number;
+  readonly blockMin: number | null;
+  readonly blockMax: number | null;
+  readonly timeMin: Date | null;
+  readonly timeMax: Date | null;
+}
+
+export interface MaintenanceOperations {
+  /** Empties every dataset of the catalog, their coverage and chain state, and the block headers; coverage goes first. */
+  clear(): Promise<void>;
+  /** Rows, block and time bounds of a table per value of its `scope` column, by scope. */
+  tableStatus(table: string, scope: 'network' | 'token', hasBlocks: boolean): Promise<TableScopeStatus[]>;
+  /** Rewrites the tables holding rows appended out of order, sorted by their catalog order (an engine that keeps them sorted has none); returns those rewritten. */
+  compact(): Promise<string[]>;
+  /**
+   * Runs `build`, which writes datasets through the embedded store's
+   * operations (the demo's generators), for this store: on the store itself
+   * when it is one, else on an in-memory embedded store whose datasets then
+   * replace this store's (cleared first), rows counted on both sides.
+   */
+  build(build: (local: Store) => Promise<void>): Promise<void>;
+  /**
+   * Replaces the demo's datasets with the plan's rows, generated by the
+   * engine's own SQL; only the embedded store has a generator (other engines
+   * get the demo through `build`).
+   */
+  writeDemo?(plan: DemoPlan): Promise<void>;
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { clickHouseOf } from '../../src/store/clickhouse/createClickHouseStore.ts';
 import { columnsOf, columnText, copyCoverage, insertFromDuckDb } from '../../src/store/clickhouse/copyFromDuckDb.ts';
 import { publishBatch, type BatchTable } from '../../src/store/clickhouse/publish.ts';
-import { addCoverage } from '../../src/store/coverage.ts';
+import { addCoverage } from '../../src/store/duckdb/coverageWrites.ts';
 import type { Store, Tx } from '../../src/store/types.ts';
 import { noteChanged } from './testApp.ts';
 

@@ -1,6 +1,6 @@
 /** addCoverageMany records several datasets as addCoverage would, one by one. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCoverage, addCoverageMany } from '../../src/store/coverage.ts';
+import { addCoverage, addCoverageMany } from '../../src/store/duckdb/coverageWrites.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
 

@@ -1,7 +1,8 @@
 /** Rows appended out of order are still answered in order, and `compact` restores the physical order. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
-import { addCoverage, isPhysicallyOrdered } from '../../src/store/coverage.ts';
+import { isPhysicallyOrdered } from '../../src/store/coverage.ts';
+import { addCoverage } from '../../src/store/duckdb/coverageWrites.ts';
 import { compactDatasets } from '../../src/store/maintenance.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 

@@ -8,7 +8,7 @@
  */
 import type { TableDef } from '../../catalog/types.ts';
 import { blocksAround, coveredIntervals, intersect, union, type Interval } from '../../store/coverage.ts';
-import { createStore } from '../../store/openStore.ts';
+import { openDecodeStore } from '../../store/openStore.ts';
 import type { Store } from '../../store/types.ts';
 import { decodedBlockDigests, recordVerifications, replaceDecodedRows, storedBlockDigests, type BlockDigest, type VerificationRecord } from '../../store/verification.ts';
 import { compareDigests, type DatasetTally, sampleBlocks, type VerifyEvent, type VerifyMismatch, type VerifyReport, type VerifySelection } from '../evm/verifyEvm.ts';
@@ -107,7 +107,7 @@ export async function verifyChain(store: Store, opts: VerifyChainOptions): Promi
   let stopped = false;
 
   if (compared.length > 0 && ranges.length > 0) {
-    const decoded = await createStore({ dataDir: null, threads: 1 });
+    const decoded = await openDecodeStore();
     const work = splitBatches(ranges, opts.batchBlocks);
     let i = 0;
     const ahead = fetchAhead(

@@ -15,7 +15,7 @@ import { chainEndpoints } from '../../catalog/index.ts';
 import { networkInfo } from '../../catalog/networks.ts';
 import { loadProtocols } from '../../reference/protocols.ts';
 import { blocksAround, coveredIntervals, gaps, intersect, union, type Interval } from '../../store/coverage.ts';
-import { createStore } from '../../store/openStore.ts';
+import { openDecodeStore } from '../../store/openStore.ts';
 import type { Store } from '../../store/types.ts';
 import { listCustomDatasets, saveCustomDataset } from '../../store/customDatasets.ts';
 import { clearDecoded, decodedBlockDigests, recordVerifications, storedBlockDigests, type BlockDigest, type VerificationRecord } from '../../store/verification.ts';
@@ -378,7 +378,7 @@ export async function verifyEvm(store: Store, opts: VerifyEvmOptions): Promise<V
       if (!t) throw new Error(`no table planned for ${d}`);
       return t;
     };
-    const decoded = await createStore({ dataDir: null, threads: 1 });
+    const decoded = await openDecodeStore();
     const logDir = createLogDir();
     try {
       for (const d of custom) await saveCustomDataset(decoded, d);

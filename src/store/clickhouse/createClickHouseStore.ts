@@ -37,6 +37,9 @@ import { clickHouseVenues } from './venues.ts';
 import { clickHouseChainReads } from './chainReads.ts';
 import { clickHouseCoverage } from './coverageReads.ts';
 import { clickHouseRegistry } from './registry.ts';
+import { clickHouseCustomDatasets } from './customDatasets.ts';
+import { clickHouseMaintenance } from './maintenance.ts';
+import { clickHouseVerification } from './verification.ts';
 import { clickHouseTime } from './time.ts';
 import type { ClickHouseStore, ClickHouseValue } from './types.ts';
 
@@ -140,6 +143,9 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     chainReads: clickHouseChainReads(() => store),
     coverage: clickHouseCoverage(() => store),
     registry: clickHouseRegistry(() => store),
+    verification: clickHouseVerification(() => store),
+    customDatasets: clickHouseCustomDatasets(() => store),
+    maintenance: clickHouseMaintenance(() => store),
     copyToStream,
     async copyToFile(sql, params, format, file, o) {
       // A throttled export gives way before its query starts: chDB runs one query at a time and

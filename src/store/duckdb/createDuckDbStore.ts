@@ -14,6 +14,9 @@ import { createChargeApplier } from './applyCharges.ts';
 import { createDirectLedger, createJournalLedger, recoverJournal } from './chargeLedger.ts';
 import { createCopier, describeOn } from './copy.ts';
 import { duckDbChainReads } from './chainReads.ts';
+import { duckDbCustomDatasets } from './customDatasets.ts';
+import { duckDbMaintenance } from './maintenance.ts';
+import { duckDbVerification } from './verification.ts';
 import { duckDbCoverage } from './coverageReads.ts';
 import { duckDbChainWrites } from './chainWrites.ts';
 import { duckDbExports } from './exports.ts';
@@ -64,6 +67,7 @@ function operations(
   describe: (sql: string, params: SqlParams) => Promise<ResultColumn[]>,
   ledger: () => ChargeLedger | undefined,
   lookup: <T>(key: string, compute: () => Promise<T>) => Promise<T>,
+  self: () => Store,
 ) {
   return {
     keys: duckDbKeys(statements),
@@ -76,6 +80,9 @@ function operations(
     chainReads: duckDbChainReads(statements),
     coverage: duckDbCoverage(statements, lookup),
     registry: duckDbRegistry(statements, lookup),
+    verification: duckDbVerification(statements),
+    customDatasets: duckDbCustomDatasets(statements, lookup),
+    maintenance: duckDbMaintenance(statements, self),
   };
 }
 
@@ -134,6 +141,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
         (sql, params) => describeOn(conn, sql, params),
         () => undefined,
         lookup,
+        () => view,
       ),
       copyToStream: (sql, params, format, o) => copier.copyToStream(sql, params, format, conn, o),
       copyToFile: (sql, params, format, file, o) => copier.copyToFileOn(conn, sql, params, format, file, o),
@@ -144,7 +152,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     return view;
   }
 
-  return {
+  const store: Store = {
     engine: 'duckdb',
     ...(ledger ? { ledger } : {}),
     dataDir: opts.dataDir,
@@ -157,6 +165,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
       (sql, params) => describeOn(shared, sql, params),
       () => ledger,
       (key, compute) => clock.lookup(key, compute),
+      () => store,
     ),
     copyToStream: (sql, params, format, o) => copier.copyToStream(sql, params, format, null, o),
     async copyToFile(sql, params, format, file, o) {
@@ -181,4 +190,5 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
       fs.rmSync(fifoDir, { recursive: true, force: true, maxRetries: 3 });
     },
   };
+  return store;
 }

@@ -3,7 +3,7 @@
  * the store (through ingestion's transfer rule, as ingested ones are), with a
  * CSV load: faster than the appender for this many rows.
  */
-import { addCoverage } from '../../coverage.ts';
+import { addCoverage } from '../coverageWrites.ts';
 import type { BtcDemoSource } from '../../demoPlan.ts';
 import { bulkInsert } from './bulkInsert.ts';
 import type { DemoContext } from './context.ts';

@@ -5,7 +5,7 @@
  * generators, so that they import it and not their caller.
  */
 import { blockSeconds } from '../../../catalog/networks.ts';
-import { addCoverage } from '../../coverage.ts';
+import { addCoverage } from '../coverageWrites.ts';
 import type { Tx } from '../../types.ts';
 
 export interface DemoContext {

@@ -12,7 +12,7 @@
  *   wallet (start position, direction, realised PnL); trades are the taker
  *   side; positions are hourly snapshots valued at the mark; funding hourly.
  */
-import { addCoverage } from '../../coverage.ts';
+import { addCoverage } from '../coverageWrites.ts';
 import { bulkInsert, type CsvValue } from './bulkInsert.ts';
 import type { DemoContext } from './context.ts';
 
