@@ -299,6 +299,18 @@ describe('charged once, only for a complete successful data response', () => {
         commits++;
         throw new Error('ledger unavailable');
       },
+      // Where the store's ledger writes a small query's charge ahead (a journal on disk), its confirmation fails the same way.
+      commitAhead: (r) => {
+        const ahead = backend.commitAhead?.(r);
+        if (!ahead) return null;
+        return {
+          ...ahead,
+          confirm: async () => {
+            commits++;
+            throw new Error('ledger unavailable');
+          },
+        };
+      },
     };
     const m = await createMeteredApp(store, { plans: PLANS, backend: failingCommit });
     try {

@@ -6,7 +6,9 @@
  * store is opened, so the DuckDB default never pays for it.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import type { ClickHouseClient, createClient } from '@clickhouse/client';
+import { createWriteClock, type WriteClock } from '../duckdb/writeClock.ts';
 import type { StoreTarget } from '../target.ts';
 
 type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
@@ -19,11 +21,36 @@ export const SESSION_SETTINGS = {
   session_timezone: 'UTC',
 } as const;
 
+/**
+ * chDB's data directory is locked by the process that opens it, so every
+ * write to it is one of this process's statements. Counting them (per
+ * directory: the stores of several databases of one directory share it)
+ * tells when a lookup read before still holds, as on DuckDB
+ * (../lookupCache.ts). A ClickHouse server is written by other processes
+ * too, and has no such clock.
+ */
+export interface LocalEngine {
+  /** Counts every statement of `client` that is not a read. */
+  readonly writes: WriteClock;
+  /** A client on the same connection whose writes are not counted: the usage ledger's, which no lookup reads. */
+  readonly uncounted: ClickHouseClient;
+}
+
+export interface ClickHouseConnection {
+  readonly client: ClickHouseClient;
+  /** chDB's write clock and uncounted client; null for a server. */
+  readonly local: LocalEngine | null;
+}
+
 export async function connectClickHouse(target: ClickHouseTarget): Promise<ClickHouseClient> {
+  return (await openClickHouse(target)).client;
+}
+
+export async function openClickHouse(target: ClickHouseTarget): Promise<ClickHouseConnection> {
   // Loaded here, not at the top: a server on the DuckDB default would carry the client's modules for nothing.
   const { createClient } = await import('@clickhouse/client');
   if (target.engine === 'clickhouse') {
-    return createClient({
+    const client = createClient({
       url: target.url,
       username: target.username,
       password: target.password,
@@ -32,6 +59,7 @@ export async function connectClickHouse(target: ClickHouseTarget): Promise<Click
       // A body that stops being read must hold no socket forever.
       request_timeout: 3_600_000,
     });
+    return { client, local: null };
   }
   fs.mkdirSync(target.dir, { recursive: true });
   let chdb: typeof import('chdb/connection');
@@ -40,10 +68,42 @@ export async function connectClickHouse(target: ClickHouseTarget): Promise<Click
   } catch {
     throw new Error('the chdb package is not installed: run `npm install chdb` (about 550 MB) to use --store chdb:DIR');
   }
-  return createClient({
-    // chdb types its connection against @clickhouse/client-common, which the client re-declares;
-    // under exactOptionalPropertyTypes the two declarations differ only in optional settings.
-    connection: chdb.createChdbConnection({ path: target.dir }) as unknown as ClientConnection,
-    clickhouse_settings: { ...SESSION_SETTINGS },
-  });
+  // chdb types its connection against @clickhouse/client-common, which the client re-declares;
+  // under exactOptionalPropertyTypes the two declarations differ only in optional settings.
+  const connection = chdb.createChdbConnection({ path: target.dir }) as unknown as ClientConnection;
+  const writes = writeClockOf(target.dir);
+  const client = createClient({ connection: countingWrites(connection, writes), clickhouse_settings: { ...SESSION_SETTINGS } });
+  const uncounted = createClient({ connection, clickhouse_settings: { ...SESSION_SETTINGS } });
+  return { client, local: { writes, uncounted } };
+}
+
+const clocks = new Map<string, WriteClock>();
+
+function writeClockOf(dir: string): WriteClock {
+  const key = path.resolve(dir);
+  let clock = clocks.get(key);
+  if (!clock) {
+    clock = createWriteClock(() => undefined);
+    clocks.set(key, clock);
+  }
+  return clock;
+}
+
+/** Statements that cannot write; anything else is counted as a write, whatever it does. */
+const READ_ONLY = /^\s*(SELECT|WITH|SHOW|DESCRIBE|DESC|EXISTS|EXPLAIN)\b/i;
+
+/** The connection with its writes counted on `clock`, from their start to their end. */
+function countingWrites(connection: ClientConnection, clock: WriteClock): ClientConnection {
+  const counted =
+    <P extends { readonly query: string }, R>(run: (p: P) => Promise<R>) =>
+    (p: P) =>
+      READ_ONLY.test(p.query) ? run(p) : clock.writing(() => run(p));
+  return {
+    ping: (p) => connection.ping(p),
+    query: counted((p) => connection.query(p)),
+    exec: counted((p) => connection.exec(p)),
+    command: counted((p) => connection.command(p)),
+    insert: (p) => clock.writing(() => connection.insert(p)),
+    close: () => connection.close(),
+  };
 }

@@ -19,11 +19,12 @@ import type { Format } from '../../catalog/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import type { CopyStream, SqlParams, Store } from '../types.ts';
 import type { BoundQuery } from '../query.ts';
-import { connectClickHouse, type ClickHouseTarget } from './connect.ts';
+import { openClickHouse, type ClickHouseTarget } from './connect.ts';
+import { openChdbLedger } from './chargeJournal.ts';
 import { clickHouseExport } from './format.ts';
 import { ident, renderClickHouse } from './render.ts';
 import { CLICKHOUSE_SCHEMA_VERSION, clickHouseSchemaDdl, clickHouseTableNames } from './schema.ts';
-import { createGroupedLedger } from '../ledger.ts';
+import { createGroupedLedger, type ChargeLedger } from '../ledger.ts';
 import { writeThrottled } from '../exportThrottle.ts';
 import { appendCharges } from './metering.ts';
 import { holdScratch } from './scratch.ts';
@@ -35,7 +36,7 @@ import { clickHouseReference } from './reference.ts';
 import { clickHouseExports } from './exports.ts';
 import { clickHouseVenues } from './venues.ts';
 import { clickHouseChainReads } from './chainReads.ts';
-import { clickHouseCoverage } from './coverageReads.ts';
+import { clickHouseCoverage, type Lookup } from './coverageReads.ts';
 import { clickHouseRegistry } from './registry.ts';
 import { clickHouseCustomDatasets } from './customDatasets.ts';
 import { clickHouseMaintenance } from './maintenance.ts';
@@ -84,7 +85,7 @@ function jsonValue(v: unknown): unknown {
 export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promise<ClickHouseStore> {
   const target = opts.target;
   const database = target.engine === 'clickhouse' ? target.database : (opts.database ?? DEFAULT_DATABASE);
-  const client = await connectClickHouse(target);
+  const { client, local } = await openClickHouse(target);
   const releaseScratch = holdScratch();
   const readOnly = opts.readOnly ?? false;
   const table = (name: string) => `${ident(database)}.${ident(name)}`;
@@ -97,8 +98,11 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     await client.command({ query: sql, query_params: params });
   };
 
+  let journal: ChargeLedger | null = null;
   try {
     await ensureSchema(query, command, database, readOnly ? null : { cluster: opts.cluster ?? null });
+    // chDB's directory is this process's alone: its charges take the journal's durable line (./chargeJournal.ts).
+    if (local && !readOnly && target.engine === 'chdb') journal = await openChdbLedger(target.dir, database, local.uncounted);
   } catch (e) {
     await client.close();
     await releaseScratch();
@@ -106,6 +110,8 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
   }
 
   const render = (bound: BoundQuery, format: Format) => renderClickHouse(bound, format, { database });
+  // On chDB, lookups are kept until this process writes again (../lookupCache.ts); the stores of a directory's databases share its clock.
+  const lookup: Lookup | null = local ? (key, compute) => local.writes.lookup(`${database}\0${key}`, compute) : null;
 
   const copyToStream = clickHouseCopier(client, new Semaphore(opts.maxConcurrentExports ?? 8));
 
@@ -131,8 +137,8 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     all: (sql, params) => query(sql, params),
     run: (sql, params) => command(sql, params),
     transaction: () => Promise.reject(new Error('ClickHouse has no transactions: this write has no ClickHouse form yet (docs/storage.md)')),
-    // One INSERT per group of charges: ClickHouse applies it whole.
-    ledger: createGroupedLedger((charges) => appendCharges(store, charges)),
+    // On a server, one INSERT per group of charges: ClickHouse applies it whole.
+    ledger: journal ?? createGroupedLedger((charges) => appendCharges(store, charges)),
     keys: clickHouseKeys(() => store),
     usage: clickHouseUsage(() => store),
     chain: clickHouseChainWrites(() => store),
@@ -141,11 +147,12 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     exports: clickHouseExports(() => store),
     venues: clickHouseVenues(() => store),
     chainReads: clickHouseChainReads(() => store),
-    coverage: clickHouseCoverage(() => store),
-    registry: clickHouseRegistry(() => store),
+    coverage: clickHouseCoverage(() => store, lookup ?? undefined),
+    registry: clickHouseRegistry(() => store, lookup ?? undefined),
     verification: clickHouseVerification(() => store),
     customDatasets: clickHouseCustomDatasets(() => store),
     maintenance: clickHouseMaintenance(() => store),
+    ...(lookup ? { lookup } : {}),
     copyToStream,
     async copyToFile(sql, params, format, file, o) {
       // A throttled export gives way before its query starts: chDB runs one query at a time and
@@ -160,12 +167,15 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
     },
     // Coverage is published after the rows it covers and a query never reads
     // past coverage, so reads need no pinned view: the store is its own snapshot.
-    // Each snapshot keeps its own registry lookups (ttlLookup keys its cache by the store object it is given).
+    // On a server, each snapshot keeps its own registry lookups (ttlLookup keys its cache by the store object it is given);
+    // on chDB they share the store's, which is exact.
     snapshot: () => {
-      const snap: ClickHouseStore = { ...store, registry: clickHouseRegistry(() => snap), close: () => Promise.resolve() };
+      const snap: ClickHouseStore = { ...store, registry: clickHouseRegistry(() => snap, lookup ?? undefined), close: () => Promise.resolve() };
       return Promise.resolve(snap);
     },
     async close() {
+      // Charges the table could not take stay durable in the journal and are applied at the next opening.
+      await journal?.close().catch(() => undefined);
       await client.close();
       await releaseScratch();
     },

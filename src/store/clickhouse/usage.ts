@@ -1,4 +1,8 @@
-/** Reads of the usage ledger on ClickHouse, through the functions of ./metering.ts (its inserts are applied whole, nothing waits). */
+/**
+ * Reads of the usage ledger on ClickHouse, through the functions of
+ * ./metering.ts. Every read settles the store's ledger first: on chDB its
+ * journal reaches the table in the background.
+ */
 import type { UsageOperations } from '../types.ts';
 import { hasCharge, recentCharges, usageByKeyAndPeriod, usedInPeriod } from './metering.ts';
 import type { ClickHouseStore } from './types.ts';
@@ -6,9 +10,21 @@ import type { ClickHouseStore } from './types.ts';
 /** `store` is read at each call: the operations are part of the store they use. */
 export function clickHouseUsage(store: () => ClickHouseStore): UsageOperations {
   return {
-    usedInPeriod: (keyId, period) => usedInPeriod(store(), keyId, period),
-    totals: (filter) => usageByKeyAndPeriod(store(), filter),
-    recent: (keyId, period, limit) => recentCharges(store(), keyId, period, limit),
-    charged: (requestId) => hasCharge(store(), requestId),
+    async usedInPeriod(keyId, period) {
+      await store().ledger?.settle();
+      return usedInPeriod(store(), keyId, period);
+    },
+    async totals(filter) {
+      await store().ledger?.settle();
+      return usageByKeyAndPeriod(store(), filter);
+    },
+    async recent(keyId, period, limit) {
+      await store().ledger?.settle();
+      return recentCharges(store(), keyId, period, limit);
+    },
+    async charged(requestId) {
+      await store().ledger?.settle();
+      return hasCharge(store(), requestId);
+    },
   };
 }
