@@ -22,6 +22,7 @@ import { startSourceServer } from '../../test/helpers/sourceServer.ts';
 import * as fx from '../../test/ingest/fixtures/venueA.ts';
 import { TronChain, tronHandlers } from '../../test/ingest/fixtures/tron.ts';
 import type { BenchContext, BenchResult } from '../types.ts';
+import { engineSql } from '../../test/helpers/engineSql.ts';
 
 const seconds = async (fn: () => Promise<unknown>) => {
   const t0 = performance.now();
@@ -45,7 +46,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     server.files.set(`/${rel}.CHECKSUM`, Buffer.from(checksum));
 
     const baseStore = await createStore({ dataDir: path.join(ctx.workDir, 'base'), threads: 2 });
-    const baseline = await seconds(() => baseStore.run(`CREATE TABLE t AS SELECT * FROM read_csv($f)`, { f: csvFile }));
+    const baseline = await seconds(() => engineSql(baseStore).run(`CREATE TABLE t AS SELECT * FROM read_csv($f)`, { f: csvFile }));
     await baseStore.close();
     const store = await createStore({ dataDir: path.join(ctx.workDir, 'venue_a'), threads: 2 });
     let rows = 0;

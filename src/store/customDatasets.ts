@@ -13,6 +13,7 @@ import type { ClickHouseStore } from './clickhouse/types.ts';
 import { blockTable, publishBatch, rollbackClickHouse } from './clickhouse/publish.ts';
 import { clickHouseTableDdl } from './clickhouse/schema.ts';
 import { addCoverageMany } from './coverage.ts';
+import { requireDuckDb } from './duckdb/types.ts';
 import type { Store } from './types.ts';
 import { cachedLookup, ttlLookup } from './lookupCache.ts';
 import { tableDdl } from './schema.ts';
@@ -27,7 +28,7 @@ async function storedDeclarations(store: Store): Promise<StoredDeclaration[]> {
   if (ch) {
     return ch.query<StoredDeclaration>(`SELECT name, argMax(declaration, declared_at) AS declaration FROM ${ch.table('custom_datasets')} GROUP BY name HAVING declaration != '' ORDER BY name`);
   }
-  return store.all<StoredDeclaration>(`SELECT name, declaration FROM custom_datasets ORDER BY name`);
+  return requireDuckDb(store, 'reading custom datasets').all<StoredDeclaration>(`SELECT name, declaration FROM custom_datasets ORDER BY name`);
 }
 
 /** Every declared dataset, by name. Declarations only change when ingestion saves one. */
@@ -84,7 +85,7 @@ export async function saveCustomDataset(store: Store, d: CustomDataset): Promise
     await saveOnClickHouse(ch, d, json, endpoints, [...endpoints, ...oldEndpoints], fresh);
     return { reset };
   }
-  await store.transaction(async (tx) => {
+  await requireDuckDb(store, 'saving a custom dataset').transaction(async (tx) => {
     for (const e of endpoints) await tx.run(tableDdl(e.table));
     for (const network of fresh) {
       for (const e of [...endpoints, ...oldEndpoints]) {

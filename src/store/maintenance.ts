@@ -2,6 +2,7 @@
 import { catalog } from '../catalog/index.ts';
 import { clickHouseOf } from './clickhouse/createClickHouseStore.ts';
 import { parseClickHouseTime } from './clickhouse/time.ts';
+import { duckDbOf, requireDuckDb } from './duckdb/types.ts';
 import type { Store } from './types.ts';
 
 export async function clearDatasets(store: Store): Promise<void> {
@@ -12,7 +13,7 @@ export async function clearDatasets(store: Store): Promise<void> {
     for (const name of [...new Set(catalog.map((e) => e.table.name)), 'blocks']) await ch.command(`TRUNCATE TABLE ${ch.table(name)}`);
     return;
   }
-  await store.transaction(async (tx) => {
+  await requireDuckDb(store, 'clearing datasets').transaction(async (tx) => {
     for (const name of new Set(catalog.map((e) => e.table.name))) await tx.run(`DELETE FROM ${name}`);
     await tx.run('DELETE FROM coverage');
     await tx.run('DELETE FROM coverage_state');
@@ -50,12 +51,12 @@ export async function datasetStatus(store: Store): Promise<DatasetStatus[]> {
     const hasBlocks = cols.has('block_number');
     const ch = clickHouseOf(store);
     const noBlock = ch ? 'CAST(NULL AS Nullable(Int64))' : 'NULL::BIGINT';
-    const rows = await store.all<{ scope: string; n: bigint; bmin: bigint | null; bmax: bigint | null; tmin: Date | string | null; tmax: Date | string | null }>(
-      `SELECT ${scope} AS scope, count(*) AS n,
+    type ScopeRow = { scope: string; n: bigint; bmin: bigint | null; bmax: bigint | null; tmin: Date | string | null; tmax: Date | string | null };
+    const sql = `SELECT ${scope} AS scope, count(*) AS n,
               ${hasBlocks ? 'min(block_number)' : noBlock} AS bmin, ${hasBlocks ? 'max(block_number)' : noBlock} AS bmax,
               min(time) AS tmin, max(time) AS tmax
-       FROM ${ch ? ch.table(e.table.name) : e.table.name} GROUP BY ALL ORDER BY scope`,
-    );
+       FROM ${ch ? ch.table(e.table.name) : e.table.name} GROUP BY ALL ORDER BY scope`;
+    const rows = ch ? await ch.query<ScopeRow>(sql) : await requireDuckDb(store, 'dataset status').all<ScopeRow>(sql);
     for (const r of rows) {
       const chainNetwork = e.family === 'btc' ? null : r.scope;
       out.push({
@@ -80,12 +81,13 @@ export async function datasetStatus(store: Store): Promise<DatasetStatus[]> {
  */
 export async function compactDatasets(store: Store): Promise<string[]> {
   // ClickHouse keeps each table sorted by its key itself (merges); there is nothing to rewrite.
-  if (store.engine === 'clickhouse') return [];
-  const flagged = new Set((await store.all<{ dataset: string }>(`SELECT DISTINCT dataset FROM dataset_order WHERE unordered`)).map((r) => r.dataset));
+  const duck = duckDbOf(store);
+  if (!duck) return [];
+  const flagged = new Set((await duck.all<{ dataset: string }>(`SELECT DISTINCT dataset FROM dataset_order WHERE unordered`)).map((r) => r.dataset));
   const tables = new Map(catalog.filter((e) => flagged.has(e.id)).map((e) => [e.table.name, e.table]));
   for (const table of tables.values()) {
     const ids = catalog.filter((e) => e.table === table).map((e) => e.id);
-    await store.transaction(async (tx) => {
+    await duck.transaction(async (tx) => {
       await tx.run(`CREATE TEMP TABLE compact_sorted AS SELECT * FROM ${table.name} ORDER BY ${table.orderBy.map((k) => `"${k}"`).join(', ')}`);
       await tx.run(`DELETE FROM ${table.name}`);
       await tx.run(`INSERT INTO ${table.name} SELECT * FROM compact_sorted`);

@@ -68,19 +68,6 @@ export interface Store {
    */
   render(query: BoundQuery, format: Format): { sql: string; params: SqlParams };
   /**
-   * Raw statements, in the engine's dialect. Only src/store/ may use them
-   * (test/architecture.test.ts lists the folders that still do, until their
-   * statements become named operations of the store).
-   */
-  all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
-  run(sql: string, params?: SqlParams): Promise<void>;
-  /**
-   * Runs `fn` inside one transaction on a dedicated connection. Cached
-   * lookups are dropped when it commits (the usage ledger, which no lookup
-   * reads, writes around the cache). ClickHouse has none and refuses.
-   */
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
-  /**
    * The answer of a planner's lookup, reused while the store has not changed
    * (src/store/lookupCache.ts); `key` must name the lookup and all its
    * arguments. Engines without a cache compute each time.

@@ -20,6 +20,7 @@ import { ident as chIdent } from './clickhouse/render.ts';
 import type { Interval } from './coverage.ts';
 import type { Store, Tx } from './types.ts';
 import { ident as duckIdent } from './duckdb/render.ts';
+import { requireDuckDb, type DuckDbStore } from './duckdb/types.ts';
 
 /** The rows of one dataset in one block, as counted and hashed by the engine. */
 export interface BlockDigest {
@@ -35,7 +36,7 @@ export type BlockDigests = ReadonlyMap<number, BlockDigest>;
  * milliseconds whatever it reads, and a batch of a quiet chain holds few
  * rows in many tables. Answers in the order of `tables`.
  */
-async function duckDbDigests(store: Store, tables: readonly TableDef[], network: string, lo: number, hi: number): Promise<BlockDigests[]> {
+async function duckDbDigests(store: DuckDbStore, tables: readonly TableDef[], network: string, lo: number, hi: number): Promise<BlockDigests[]> {
   if (tables.length === 0) return [];
   // Every column by name, in the catalog's order: the row's text never depends on the physical table.
   const parts = tables.map(
@@ -67,7 +68,7 @@ async function clickHouseDigests(ch: ClickHouseStore, from: string, table: Table
 /** Count and hash, per block, of the rows the store holds for each of `tables` on `network` in blocks [lo, hi], in the order of `tables`. */
 export async function storedBlockDigests(store: Store, tables: readonly TableDef[], network: string, lo: number, hi: number): Promise<BlockDigests[]> {
   const ch = clickHouseOf(store);
-  if (!ch) return duckDbDigests(store, tables, network, lo, hi);
+  if (!ch) return duckDbDigests(requireDuckDb(store, 'block digests'), tables, network, lo, hi);
   const out: BlockDigests[] = [];
   for (const t of tables) out.push(await clickHouseDigests(ch, ch.table(t.name), t, network, lo, hi));
   return out;
@@ -81,13 +82,13 @@ export async function storedBlockDigests(store: Store, tables: readonly TableDef
  */
 export async function decodedBlockDigests(store: Store, decoded: Store, tables: readonly TableDef[], network: string, lo: number, hi: number): Promise<BlockDigests[]> {
   const ch = clickHouseOf(store);
-  if (!ch) return duckDbDigests(decoded, tables, network, lo, hi);
+  if (!ch) return duckDbDigests(requireDuckDb(decoded, 'decoded block digests'), tables, network, lo, hi);
   const out: BlockDigests[] = [];
   for (const table of tables) {
     const name = `verify_${randomUUID().replaceAll('-', '')}`;
     await ch.command(`CREATE TABLE ${ch.table(name)} AS ${ch.table(table.name)} ENGINE = Memory`);
     try {
-      await moveRows(decoded, ch, table.name, name);
+      await moveRows(requireDuckDb(decoded, 'decoded block digests'), ch, table.name, name);
       out.push(await clickHouseDigests(ch, ch.table(name), table, network, lo, hi));
     } finally {
       await ch.command(`DROP TABLE IF EXISTS ${ch.table(name)}`);
@@ -103,7 +104,7 @@ export async function decodedBlockDigests(store: Store, decoded: Store, tables: 
  * of every EVM table would cost dozens of statements per batch instead.
  */
 export async function clearDecoded(decoded: Store, tables: readonly TableDef[]): Promise<void> {
-  await decoded.transaction(async (tx) => {
+  await requireDuckDb(decoded, 'clearing decoded rows').transaction(async (tx) => {
     for (const name of new Set(tables.map((t) => t.name))) await tx.run(`DELETE FROM ${duckIdent(name)}`);
     await tx.run('DELETE FROM blocks');
     await tx.run('DELETE FROM coverage');
@@ -149,7 +150,7 @@ export async function recordVerifications(store: Store, records: readonly Verifi
     );
     return;
   }
-  await store.transaction(async (tx) => {
+  await requireDuckDb(store, 'recording verifications').transaction(async (tx) => {
     await tx.append(
       'verifications',
       records.map((r) => {
@@ -186,7 +187,9 @@ export async function verificationRecords(store: Store, datasets: readonly strin
       )
     : // A handful of rows per run: filtered here rather than binding a list.
       (
-        await store.all<StoredVerification>(`SELECT network, dataset, verified_at, node, sampled, ranges, blocks, result, mismatch_blocks FROM verifications ORDER BY verified_at, dataset, network`)
+        await requireDuckDb(store, 'reading verifications').all<StoredVerification>(
+          `SELECT network, dataset, verified_at, node, sampled, ranges, blocks, result, mismatch_blocks FROM verifications ORDER BY verified_at, dataset, network`,
+        )
       ).filter((r) => !datasets || datasets.includes(r.dataset));
   return rows.map((r) => ({
     network: r.network,
@@ -206,7 +209,7 @@ export async function verificationRecords(store: Store, datasets: readonly strin
  * verification decodes into, in place of whatever an earlier batch left there.
  */
 export async function replaceDecodedRows(decoded: Store, table: TableDef, rows: Parameters<Tx['append']>[1]): Promise<void> {
-  await decoded.transaction(async (tx) => {
+  await requireDuckDb(decoded, 'replacing decoded rows').transaction(async (tx) => {
     await tx.run(`DELETE FROM ${duckIdent(table.name)}`);
     if (rows.length) await tx.append(table.name, rows);
   });

@@ -7,12 +7,13 @@
 import { ChainBreakError } from '../chainBreak.ts';
 import { recordOrphans } from './chainLog.ts';
 import { addCoverageMany, removeCoverage } from './coverageWrites.ts';
-import type { ChainBatch, ChainOperations, ChainRollback, Store, Tx } from '../types.ts';
+import type { ChainBatch, ChainOperations, ChainRollback, Tx } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 import { scanLogFile } from './logFileScan.ts';
 import { insertLogFileEvents } from './logFileEvents.ts';
 import { insertLogFileTransfers } from './logFileTransfers.ts';
 
-export function duckDbChainWrites(db: Pick<Store, 'transaction'>): ChainOperations {
+export function duckDbChainWrites(db: Pick<DuckDbStatements, 'transaction'>): ChainOperations {
   return {
     publish: (batch) => db.transaction((tx) => writeBatch(tx, batch)),
     rollback: (r) => db.transaction((tx) => rollback(tx, r)),
