@@ -25,7 +25,7 @@ export interface LogFileEventRows {
 /** A value bound to a named parameter; both engines take each of these as is. */
 export type StoreValue = string | number | bigint | boolean | null;
 export type SqlParams = Record<string, StoreValue>;
-/** What `Tx.append` accepts for a column value. */
+/** A column value the engine appends as is (src/store/duckdb/types.ts, `Tx.append`). */
 export type AppendValue = StoreValue | Date;
 export type Row = Record<string, unknown>;
 
@@ -271,18 +271,6 @@ export interface LabelNamespaceOperations {
    * (LABEL_CSV_COLUMNS, in upload order), for `copyToStream` in format csv.
    */
   csvExport(keyId: string, namespace: string): { sql: string; params: SqlParams };
-}
-
-export interface Tx {
-  all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
-  run(sql: string, params?: SqlParams): Promise<void>;
-  /**
-   * Appends rows to a table (columns in table order). Values of the column's
-   * own JS type take a typed fast path (a bigint fills a BIGNUM, a Date a
-   * TIMESTAMP); others are cast by the engine (a decimal string fills a
-   * BIGNUM, 'YYYY-MM-DD HH:MM:SS' a TIMESTAMP).
-   */
-  append(table: string, rows: readonly (readonly AppendValue[])[]): Promise<void>;
 }
 
 /** One covered interval of a dataset and scope, as the coverage report shows it. */

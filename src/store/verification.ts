@@ -18,9 +18,9 @@ import type { ClickHouseStore } from './clickhouse/types.ts';
 import { moveRows } from './clickhouse/publish.ts';
 import { ident as chIdent } from './clickhouse/render.ts';
 import type { Interval } from './coverage.ts';
-import type { Store, Tx } from './types.ts';
+import type { Store } from './types.ts';
 import { ident as duckIdent } from './duckdb/render.ts';
-import { requireDuckDb, type DuckDbStore } from './duckdb/types.ts';
+import { requireDuckDb, type DuckDbStore, type Tx } from './duckdb/types.ts';
 
 /** The rows of one dataset in one block, as counted and hashed by the engine. */
 export interface BlockDigest {

@@ -12,8 +12,8 @@ import { clickHouseOf } from '../../src/store/clickhouse/createClickHouseStore.t
 import { columnsOf, columnText, copyCoverage, insertFromDuckDb } from '../../src/store/clickhouse/copyFromDuckDb.ts';
 import { publishBatch, type BatchTable } from '../../src/store/clickhouse/publish.ts';
 import { addCoverage } from '../../src/store/coverage.ts';
-import { duckDbOf, requireDuckDb, type DuckDbStatements } from '../../src/store/duckdb/types.ts';
-import type { Store, Tx } from '../../src/store/types.ts';
+import { duckDbOf, requireDuckDb, type DuckDbStatements, type Tx } from '../../src/store/duckdb/types.ts';
+import type { Store } from '../../src/store/types.ts';
 import { noteChanged } from './testApp.ts';
 
 /**

@@ -7,8 +7,8 @@
 import { ChainBreakError } from '../chainBreak.ts';
 import { recordOrphans } from './chainLog.ts';
 import { addCoverageMany, removeCoverage } from './coverageWrites.ts';
-import type { ChainBatch, ChainOperations, ChainRollback, Tx } from '../types.ts';
-import type { DuckDbStatements } from './types.ts';
+import type { ChainBatch, ChainOperations, ChainRollback } from '../types.ts';
+import type { DuckDbStatements, Tx } from './types.ts';
 import { scanLogFile } from './logFileScan.ts';
 import { insertLogFileEvents } from './logFileEvents.ts';
 import { insertLogFileTransfers } from './logFileTransfers.ts';

@@ -3,7 +3,20 @@
  * the store folder runs beside the contract (../types.ts has none: outside
  * src/store/ nothing writes SQL, docs/storage.md "The engine boundary").
  */
-import type { Row, SqlParams, Store, Tx } from '../types.ts';
+import type { AppendValue, Row, SqlParams, Store } from '../types.ts';
+
+/** A transaction's statements, on its own connection (DuckDbStatements.transaction). */
+export interface Tx {
+  all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
+  run(sql: string, params?: SqlParams): Promise<void>;
+  /**
+   * Appends rows to a table (columns in table order). Values of the column's
+   * own JS type take a typed fast path (a bigint fills a BIGNUM, a Date a
+   * TIMESTAMP); others are cast by the engine (a decimal string fills a
+   * BIGNUM, 'YYYY-MM-DD HH:MM:SS' a TIMESTAMP).
+   */
+  append(table: string, rows: readonly (readonly AppendValue[])[]): Promise<void>;
+}
 
 /** Statements in DuckDB's SQL, on the store's shared connection (a snapshot's: on its view). */
 export interface DuckDbStatements {

@@ -7,7 +7,8 @@
  */
 import { catalog } from '../../catalog/index.ts';
 import { venueBFills, venueBPositions, venueBRawTrades } from '../../catalog/venues/venue_b.ts';
-import type { CsvValue, PublishStep, Tx, VenueCsvImport, VenueFillsImport, VenueOperations, VenueRowsImport } from '../types.ts';
+import type { CsvValue, PublishStep, VenueCsvImport, VenueFillsImport, VenueOperations, VenueRowsImport } from '../types.ts';
+import type { Tx } from './types.ts';
 import { addCoverage } from './coverageWrites.ts';
 
 /** A TIMESTAMP value (UTC) for epoch milliseconds, to bind as a parameter. */
