@@ -1,7 +1,7 @@
 /**
- * What API tests read or write beside the API, in the served store's own
- * SQL: DuckDB's, or ClickHouse's when the `chdb` project serves from chDB
- * (testApp.ts). Fixtures are written in the DuckDB oracle (every test store
+ * What tests read or write beside the API and the store's operations, in the
+ * engine's own SQL: DuckDB's (`engineSql`), or ClickHouse's when the `chdb`
+ * project serves from chDB (testApp.ts). Fixtures are written in the DuckDB oracle (every test store
  * has one) and mirrored into the served store, so that the test's own
  * expectations, computed on the oracle, and the API read the same rows.
  */
