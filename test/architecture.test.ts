@@ -246,6 +246,39 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('offers no raw statements in the Store contract', () => {
+    // The contract's interface, from its opening brace to the closing one at the start of a line.
+    const contract = /^export interface Store \{\n([\s\S]*?)^\}/m.exec(code(path.join(SRC, 'store/types.ts')))?.[1];
+    expect(contract).toBeDefined();
+    const members = [...(contract ?? '').matchAll(/^ {2}(?:readonly )?(\w+)\??\s*[<(:]/gm)].map((m) => m[1]);
+    expect(members).toContain('snapshot');
+    expect(members.filter((m) => m === 'all' || m === 'run' || m === 'transaction')).toEqual([]);
+  });
+
+  it('lets only src/store/, test/helpers/ and bench/lib/ reach a DuckDB store’s raw statements', () => {
+    // A DuckDB store's statements are typed only by src/store/duckdb/types.ts
+    // (duckDbOf, requireDuckDb) and by the store it opens (createDuckDbStore).
+    // Tests and benches inspect engine state through test/helpers/engineSql.ts.
+    const ROOT = path.resolve(SRC, '..');
+    const RAW = [path.join(SRC, 'store/duckdb/types.ts'), path.join(SRC, 'store/duckdb/createDuckDbStore.ts')];
+    const ALLOWED_DIRS = ['src/store', 'test/helpers', 'bench/lib'].map((d) => path.join(ROOT, d) + path.sep);
+    const walk = (dir: string): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'results' ? [] : walk(p);
+        return e.name.endsWith('.ts') ? [p] : [];
+      });
+    const offenders = ['src', 'test', 'bench']
+      .flatMap((d) => walk(path.join(ROOT, d)))
+      .filter((file) => !ALLOWED_DIRS.some((dir) => file.startsWith(dir)))
+      .flatMap((file) =>
+        imports(file)
+          .filter((spec) => spec.startsWith('.') && RAW.includes(path.resolve(path.dirname(file), spec)))
+          .map((spec) => `${path.relative(ROOT, file)} imports ${spec}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
   it('cites only documents of this repository in src/, test/, bench/, scripts/, web/ and docs/', () => {
     // Specification and design files of the project's steering, which are not in this
     // repository: a comment citing one points nowhere for a reader of the code.

@@ -18,6 +18,7 @@ import { createApp } from '../../src/server/createApp.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
+import { engineSql } from '../../test/helpers/engineSql.ts';
 
 const FIRST = 405_000_000;
 const BLOCKS = 100_000;
@@ -34,19 +35,19 @@ const ts = (blockExpr: string) => `make_timestamp((${START} + (${blockExpr} - ${
 async function load(store: Store, log: (m: string) => void): Promise<void> {
   await loadSeed(store);
   const t0 = Date.now();
-  const [usdc] = await store.all<{ address: string }>(`SELECT address FROM tokens WHERE network = 'ARB' AND symbol = 'USDC' AND address <> '' LIMIT 1`);
-  const [weth] = await store.all<{ address: string }>(`SELECT address FROM tokens WHERE network = 'ARB' AND symbol = 'WETH' AND address <> '' LIMIT 1`);
+  const [usdc] = await engineSql(store).all<{ address: string }>(`SELECT address FROM tokens WHERE network = 'ARB' AND symbol = 'USDC' AND address <> '' LIMIT 1`);
+  const [weth] = await engineSql(store).all<{ address: string }>(`SELECT address FROM tokens WHERE network = 'ARB' AND symbol = 'WETH' AND address <> '' LIMIT 1`);
   if (!usdc || !weth) throw new Error('seed lacks ARB USDC/WETH');
-  await store.run(`INSERT INTO blocks SELECT 'ARB', ${FIRST} + i, ${ts(`${FIRST} + i`)}, 'h' || i, 'h' || (i - 1) FROM range(${BLOCKS + 1}) r(i)`);
+  await engineSql(store).run(`INSERT INTO blocks SELECT 'ARB', ${FIRST} + i, ${ts(`${FIRST} + i`)}, 'h' || i, 'h' || (i - 1) FROM range(${BLOCKS + 1}) r(i)`);
   // Events spread over the blocks in order, as ingestion would write them.
   const events = `(SELECT i, ${FIRST} + (i * ${BLOCKS + 1}) // ${EVENTS} AS b, (hash(i) % 1000000) / 1e4 AS x FROM range(${EVENTS}) r(i))`;
-  await store.run(`INSERT INTO evm_erc20_transfer
+  await engineSql(store).run(`INSERT INTO evm_erc20_transfer
     SELECT 'ARB', b, (row_number() OVER (PARTITION BY b ORDER BY i) - 1)::INTEGER, ${ts('b')}, 'tx' || i, '${usdc.address}', 'USDC', 6,
            '0xa' || (i % 5000), '0xb' || (i % 7000), CAST(round(x * 1e6) AS HUGEINT)::BIGNUM, round(x * 1e6) / 1e6
     FROM ${events} ORDER BY b, i`);
   const usdcIs0 = usdc.address < weth.address;
   const [t0sym, t1sym, t0addr, t1addr, t0dec, t1dec] = usdcIs0 ? ['USDC', 'WETH', usdc.address, weth.address, 6, 18] : ['WETH', 'USDC', weth.address, usdc.address, 18, 6];
-  await store.run(`INSERT INTO evm_dex_v3_swap
+  await engineSql(store).run(`INSERT INTO evm_dex_v3_swap
     SELECT 'ARB', b, (row_number() OVER (PARTITION BY b ORDER BY i) - 1)::INTEGER, ${ts('b')}, 'tx' || i, '${POOL}',
            '${t0addr}', '${t0sym}', ${t0dec}, '${t1addr}', '${t1sym}', ${t1dec},
            '0', a0, '0', a1, '0xs' || (i % 100), '0xr' || (i % 9000), '0xw' || (i % 9000),
@@ -54,13 +55,13 @@ async function load(store: Store, log: (m: string) => void): Promise<void> {
     FROM (SELECT *, CASE WHEN i % 2 = 0 THEN x / 3000 ELSE -x END AS weth_, CASE WHEN i % 2 = 0 THEN -x ELSE x / 3000 END AS usdc_,
                  ${usdcIs0 ? 'usdc_' : 'weth_'} AS a0, ${usdcIs0 ? 'weth_' : 'usdc_'} AS a1 FROM ${events})
     ORDER BY b, i`);
-  await store.run(`INSERT INTO pools VALUES ('ARB', '${POOL}', 500, '${t0addr}', '${t0sym}', ${t0dec}, '${t1addr}', '${t1sym}', ${t1dec}, NULL)`);
+  await engineSql(store).run(`INSERT INTO pools VALUES ('ARB', '${POOL}', 500, '${t0addr}', '${t0sym}', ${t0dec}, '${t1addr}', '${t1sym}', ${t1dec}, NULL)`);
   // One ETH candle per minute of the window, for with_value.
-  await store.run(`INSERT INTO venue_a_klines SELECT 'ETH', make_timestamp(${START} * 1000) + to_minutes(m), c, c, c, c, 1, c, 1, 0.5
+  await engineSql(store).run(`INSERT INTO venue_a_klines SELECT 'ETH', make_timestamp(${START} * 1000) + to_minutes(m), c, c, c, c, 1, c, 1, 0.5
     FROM (SELECT m, 3000 + sin(m / 30.0) * 20 AS c FROM range(${Math.ceil((BLOCKS * BLOCK_MS) / 60_000) + 2}) r(m))`);
   await refreshPrices(store);
-  for (const d of ['evm/erc20/transfer', 'evm/dex_v3/swap']) await store.run(`INSERT INTO coverage VALUES ('${d}', 'ARB', ${FIRST}, ${FIRST + BLOCKS})`);
-  await store.run('CHECKPOINT');
+  for (const d of ['evm/erc20/transfer', 'evm/dex_v3/swap']) await engineSql(store).run(`INSERT INTO coverage VALUES ('${d}', 'ARB', ${FIRST}, ${FIRST + BLOCKS})`);
+  await engineSql(store).run('CHECKPOINT');
   log(`loaded ${EVENTS.toLocaleString()} transfers and swaps over ${BLOCKS.toLocaleString()} ARB blocks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
@@ -89,7 +90,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         }),
       );
       const plan = await planAggregate({ store }, route, query);
-      const [{ n } = { n: 0n }] = await store.all<{ n: bigint }>(
+      const [{ n } = { n: 0n }] = await engineSql(store).all<{ n: bigint }>(
         `SELECT count(*) AS n FROM ${route.endpoint.table.name} WHERE network = 'ARB' AND block_number BETWEEN ${FIRST} AND ${FIRST + BLOCKS}`,
       );
       const file = path.join(ctx.workDir, 'alone.parquet');

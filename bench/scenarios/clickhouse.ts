@@ -27,6 +27,7 @@ import { renderClickHouse } from '../../src/store/clickhouse/render.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
+import { engineSql } from '../../test/helpers/engineSql.ts';
 
 const ETH0 = DEMO_START_BLOCKS.ETH!;
 const RUNS = 9;
@@ -107,7 +108,7 @@ async function ownFormatAlone(ch: ClickHouseStore, url: string): Promise<number>
 async function grow(duck: Store, ch: ClickHouseStore): Promise<void> {
   for (let k = 1; k <= COPIES; k++) {
     const shift = k * SHIFT;
-    await duck.run(`INSERT INTO evm_erc20_transfer SELECT * REPLACE (block_number + ${shift} AS block_number) FROM evm_erc20_transfer
+    await engineSql(duck).run(`INSERT INTO evm_erc20_transfer SELECT * REPLACE (block_number + ${shift} AS block_number) FROM evm_erc20_transfer
       WHERE network = 'ETH' AND block_number < ${ETH0 + SHIFT}`);
     // ClickHouse's WHERE sees SELECT aliases (REPLACE makes one), so the filter runs in a subquery.
     await ch.command(`INSERT INTO ${ch.table('evm_erc20_transfer')} SELECT * REPLACE (block_number + ${shift} AS block_number)
@@ -206,7 +207,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       t0 = Date.now();
       await grow(duck, ch);
       const [n] = await ch.query<{ n: number }>(`SELECT count() AS n FROM ${ch.table('evm_erc20_transfer')} WHERE network = 'ETH'`);
-      const [m] = await duck.all<{ n: bigint }>(`SELECT count(*) AS n FROM evm_erc20_transfer WHERE network = 'ETH'`);
+      const [m] = await engineSql(duck).all<{ n: bigint }>(`SELECT count(*) AS n FROM evm_erc20_transfer WHERE network = 'ETH'`);
       if (Number(m?.n) !== Number(n?.n)) throw new Error(`the grown tables differ: DuckDB ${m?.n} rows, chDB ${n?.n}`);
       ctx.log(`ETH transfers grown to ${Number(n?.n).toLocaleString()} rows (30×) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       const after = { duck: [] as number[], ch: [] as number[] };

@@ -19,6 +19,7 @@ import { createStore } from '../../src/store/openStore.ts';
 import { startSourceServer } from '../../test/helpers/sourceServer.ts';
 import * as fx from '../../test/ingest/fixtures/venueA.ts';
 import type { BenchContext, BenchResult } from '../types.ts';
+import { engineSql } from '../../test/helpers/engineSql.ts';
 
 interface Cost {
   readonly wall: number;
@@ -67,8 +68,8 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
   const readCsv = async (): Promise<Round> => {
     const store = await freshStore();
     try {
-      const load = await cost(() => store.run(`CREATE TABLE t AS SELECT * FROM read_csv($f)`, { f: csvFile }));
-      return { load, checkpoint: await cost(() => store.run('CHECKPOINT')) };
+      const load = await cost(() => engineSql(store).run(`CREATE TABLE t AS SELECT * FROM read_csv($f)`, { f: csvFile }));
+      return { load, checkpoint: await cost(() => engineSql(store).run('CHECKPOINT')) };
     } finally {
       await store.close();
     }
@@ -83,7 +84,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
         rows = s.rows;
       });
       if (rows !== ROWS) throw new Error(`venue_a stored ${rows} rows, not ${ROWS}`);
-      return { load, checkpoint: await cost(() => store.run('CHECKPOINT')) };
+      return { load, checkpoint: await cost(() => engineSql(store).run('CHECKPOINT')) };
     } finally {
       await store.close();
     }

@@ -19,6 +19,7 @@ import { startAnvil } from '../../test/helpers/anvil.ts';
 import { spawnCli } from '../../test/helpers/cli.ts';
 import { createKeyCli, startServer, timedGet } from '../lib/serverProcess.ts';
 import type { BenchContext, BenchResult } from '../types.ts';
+import { engineSql } from '../../test/helpers/engineSql.ts';
 
 const PHASE_MS = 20_000;
 const TX_PER_SECOND = 9;
@@ -37,7 +38,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
   // like a chain the node does not hold. The queries read the demo's ARB.
   const store = await createStore({ dataDir });
   try {
-    await store.transaction(async (tx) => {
+    await engineSql(store).transaction(async (tx) => {
       for (const t of ['evm_erc20_transfer', 'evm_native_transfer', 'evm_dex_v3_swap', 'evm_dex_v3_deposit', 'evm_dex_v3_withdraw', 'evm_dex_v3_collect'])
         await tx.run(`DELETE FROM ${t} WHERE network = 'ETH'`);
       await tx.run(`DELETE FROM blocks WHERE network = 'ETH'`);

@@ -9,6 +9,7 @@ import { createStore } from '../store/openStore.ts';
 import { startSourceServer, type SourceServer } from '../../test/helpers/sourceServer.ts';
 import { bitcoindHandler, BtcChain } from '../../test/ingest/fixtures/btc.ts';
 import { runJob } from './runJob.ts';
+import { engineSql } from '../../test/helpers/engineSql.ts';
 
 const FIRST = 925_000;
 let server: SourceServer;
@@ -40,7 +41,7 @@ it('reports every committed Bitcoin batch to the observer: rows per dataset and 
       ['BTC', 'btc/native/transfer', FIRST + 9],
       ['BTC', 'btc/native/transfer', FIRST + 19],
     ]);
-    const [stored] = await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM btc_native_transfer`);
+    const [stored] = await engineSql(store).all<{ n: bigint }>(`SELECT count(*) AS n FROM btc_native_transfer`);
     expect(batches.reduce((n, b) => n + b.rows, 0)).toBe(Number(stored!.n));
     expect(Number(stored!.n)).toBeGreaterThan(20);
   } finally {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createStore } from '../store/openStore.ts';
 import type { Store } from '../store/types.ts';
 import { refreshPrices } from './prices.ts';
+import { engineSql } from '../../test/helpers/engineSql.ts';
 
 let store: Store;
 
@@ -15,12 +16,12 @@ afterEach(async () => {
 /** 1-minute candles of `token` from `start` (ISO minute), one per minute, close = price(i). */
 async function candles(token: string, start: string, minutes: number, price: (i: number) => number): Promise<void> {
   const values = Array.from({ length: minutes }, (_, i) => `(${i}, ${price(i)})`).join(', ');
-  await store.run(`INSERT INTO venue_a_klines
+  await engineSql(store).run(`INSERT INTO venue_a_klines
     SELECT '${token}', TIMESTAMP '${start}' + to_minutes(i), c, c, c, c, 1, c, 1, 0.5 FROM (VALUES ${values}) v(i, c)`);
 }
 
 async function priceAt(token: string, minute: string | null): Promise<number | null> {
-  const rows = await store.all<{ usd: number }>(
+  const rows = await engineSql(store).all<{ usd: number }>(
     minute === null ? `SELECT usd FROM prices WHERE token = $token AND minute IS NULL` : `SELECT usd FROM prices WHERE token = $token AND minute = CAST($minute AS TIMESTAMP)`,
     minute === null ? { token } : { token, minute },
   );
@@ -68,7 +69,7 @@ describe('refreshPrices', () => {
   it('prices WSTETH through the stETH-per-share rate of the latest withdrawal request', async () => {
     await candles('ETH', '2025-12-01 00:00:00', 4, () => 3000);
     // amountOfStETH / amountOfShares: 1.2 from 00:01:30, 1.25 from 00:02:10.
-    await store.run(`INSERT INTO evm_staking_withdrawal_request (network, block_number, log_index, time, burned_amount, burned_shares, burned_token)
+    await engineSql(store).run(`INSERT INTO evm_staking_withdrawal_request (network, block_number, log_index, time, burned_amount, burned_shares, burned_token)
       VALUES ('ETH', 1, 0, TIMESTAMP '2025-12-01 00:01:30', 12, 10, 'STETH'), ('ETH', 2, 0, TIMESTAMP '2025-12-01 00:02:10', 25, 20, 'STETH')`);
     await refreshPrices(store);
     // Before any request: the earliest known rate.
@@ -88,7 +89,7 @@ describe('refreshPrices', () => {
     await candles('ETH', '2025-12-01 00:00:00', 1, () => 3002);
     await refreshPrices(store);
     expect(await priceAt('ETH', '2025-12-01 00:00:00')).toBe(3001);
-    await store.run('DELETE FROM venue_a_klines');
+    await engineSql(store).run('DELETE FROM venue_a_klines');
     await refreshPrices(store);
     expect(await priceAt('ETH', '2025-12-01 00:00:00')).toBeNull();
     expect(await priceAt('USDT', null)).toBe(1);

@@ -4,6 +4,7 @@ import { addCoverage } from './duckdb/coverageWrites.ts';
 import { createStore } from './openStore.ts';
 import type { Store } from './types.ts';
 import { poolsBetween, tokensBySymbol } from './registry.ts';
+import { engineSql } from '../../test/helpers/engineSql.ts';
 
 let store: Store;
 beforeEach(async () => {
@@ -13,8 +14,8 @@ afterEach(async () => {
   await store.close();
 });
 
-const addToken = (symbol: string, address: string) => store.transaction((tx) => tx.run(`INSERT INTO tokens VALUES ($symbol, $symbol, [], 'ETH', $address, 18)`, { symbol, address }));
-const addPool = (address: string) => store.transaction((tx) => tx.run(`INSERT INTO pools VALUES ('ETH', $address, 500, '0xa', 'AAA', 18, '0xb', 'BBB', 6, 1)`, { address }));
+const addToken = (symbol: string, address: string) => engineSql(store).transaction((tx) => tx.run(`INSERT INTO tokens VALUES ($symbol, $symbol, [], 'ETH', $address, 18)`, { symbol, address }));
+const addPool = (address: string) => engineSql(store).transaction((tx) => tx.run(`INSERT INTO pools VALUES ('ETH', $address, 500, '0xa', 'AAA', 18, '0xb', 'BBB', 6, 1)`, { address }));
 
 describe('cached lookups', () => {
   it('a token lookup sees a token committed after the same lookup was cached', async () => {
@@ -34,10 +35,10 @@ describe('cached lookups', () => {
   });
 
   it('a coverage lookup sees a batch committed after it was cached, also through a new snapshot', async () => {
-    await store.transaction((tx) => addCoverage(tx, 'evm/erc20/transfer', 'ETH', 1, 10));
+    await engineSql(store).transaction((tx) => addCoverage(tx, 'evm/erc20/transfer', 'ETH', 1, 10));
     const before = await store.snapshot();
     expect(await coveredIntervals(before, 'evm/erc20/transfer', 'ETH')).toEqual([{ lo: 1, hi: 10 }]);
-    await store.transaction((tx) => addCoverage(tx, 'evm/erc20/transfer', 'ETH', 11, 20));
+    await engineSql(store).transaction((tx) => addCoverage(tx, 'evm/erc20/transfer', 'ETH', 11, 20));
     // The snapshot opened before the commit keeps its view; the store and a new snapshot see the batch.
     expect(await coveredIntervals(before, 'evm/erc20/transfer', 'ETH')).toEqual([{ lo: 1, hi: 10 }]);
     const after = await store.snapshot();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCoverage } from './duckdb/coverageWrites.ts';
 import { createStore } from './openStore.ts';
 import type { Store } from './types.ts';
+import { engineSql } from '../../test/helpers/engineSql.ts';
 
 let store: Store;
 beforeAll(async () => {
@@ -12,29 +13,29 @@ afterAll(async () => {
   await store?.close();
 });
 
-const count = async (s: Store) => Number((await s.all<{ n: bigint }>(`SELECT count(*) AS n FROM blocks WHERE network = 'T'`))[0]!.n);
+const count = async (s: Store) => Number((await engineSql(s).all<{ n: bigint }>(`SELECT count(*) AS n FROM blocks WHERE network = 'T'`))[0]!.n);
 
 describe('store snapshot', () => {
   it('sees neither the rows nor the coverage of a batch committed after it began, in lookups and in the export', async () => {
-    await store.transaction(async (tx) => {
+    await engineSql(store).transaction(async (tx) => {
       await tx.run(`INSERT INTO blocks VALUES ('T', 1, TIMESTAMP '2025-12-01 00:00:00', '0x1', '0x0')`);
       await addCoverage(tx, 'test/t/t', 'T', 1, 1);
     });
     const snap = await store.snapshot();
     try {
-      await store.transaction(async (tx) => {
+      await engineSql(store).transaction(async (tx) => {
         await tx.run(`INSERT INTO blocks VALUES ('T', 2, TIMESTAMP '2025-12-01 00:00:12', '0x2', '0x1')`);
         await addCoverage(tx, 'test/t/t', 'T', 2, 2);
       });
       expect(await count(store)).toBe(2);
       expect(await count(snap)).toBe(1);
-      expect(await snap.all(`SELECT lo, hi FROM coverage WHERE scope = 'T'`)).toEqual([{ lo: 1n, hi: 1n }]);
+      expect(await engineSql(snap).all(`SELECT lo, hi FROM coverage WHERE scope = 'T'`)).toEqual([{ lo: 1n, hi: 1n }]);
       const exp = await snap.copyToStream(`SELECT number FROM blocks WHERE network = 'T' ORDER BY number`, {}, 'csv');
       const chunks: Buffer[] = [];
       for await (const c of exp.stream) chunks.push(c as Buffer);
       expect(await exp.done).toBe(1);
       expect(Buffer.concat(chunks).toString()).toBe('number\n1\n');
-      await expect(snap.run(`DELETE FROM blocks`)).rejects.toThrow(/read-only/);
+      await expect(engineSql(snap).run(`DELETE FROM blocks`)).rejects.toThrow(/read-only/);
     } finally {
       await snap.close();
     }
@@ -48,7 +49,7 @@ describe('store snapshot', () => {
     // Each snapshot opens the next one ahead of time; let it be ready.
     await (await store.snapshot()).close();
     await new Promise((r) => setTimeout(r, 50));
-    await store.transaction(async (tx) => {
+    await engineSql(store).transaction(async (tx) => {
       await tx.run(`INSERT INTO blocks VALUES ('T', 100, TIMESTAMP '2025-12-01 00:20:00', '0x64', '0x63')`);
     });
     const after = await store.snapshot();
@@ -57,7 +58,7 @@ describe('store snapshot', () => {
 
     // A write that begins while the next view is being opened: the view is not kept.
     const opening = store.snapshot();
-    const writing = store.transaction(async (tx) => {
+    const writing = engineSql(store).transaction(async (tx) => {
       await tx.run(`INSERT INTO blocks VALUES ('T', 101, TIMESTAMP '2025-12-01 00:20:12', '0x65', '0x64')`);
     });
     await (await opening).close();
@@ -71,10 +72,10 @@ describe('store snapshot', () => {
   it('a view whose query failed leaves no broken connection behind: later views, on reused connections, read the latest commit', async () => {
     for (let i = 0; i < 3; i++) {
       const failed = await store.snapshot();
-      await expect(failed.all('SELECT * FROM no_such_table')).rejects.toThrow();
+      await expect(engineSql(failed).all('SELECT * FROM no_such_table')).rejects.toThrow();
       await failed.close();
     }
-    await store.transaction(async (tx) => {
+    await engineSql(store).transaction(async (tx) => {
       await tx.run(`INSERT INTO blocks VALUES ('T', 200, TIMESTAMP '2025-12-01 00:40:00', '0xc8', '0xc7')`);
     });
     const expected = await count(store);

@@ -28,7 +28,7 @@ export interface LogFileEventRows {
 /** A value bound to a named parameter; both engines take each of these as is. */
 export type StoreValue = string | number | bigint | boolean | null;
 export type SqlParams = Record<string, StoreValue>;
-/** What `Tx.append` accepts for a column value. */
+/** A column value the engine appends as is (src/store/duckdb/types.ts, `Tx.append`). */
 export type AppendValue = StoreValue | Date;
 export type Row = Record<string, unknown>;
 
@@ -70,19 +70,6 @@ export interface Store {
    * format (an engine may shape its columns per format; DuckDB does not).
    */
   render(query: BoundQuery, format: Format): { sql: string; params: SqlParams };
-  /**
-   * Raw statements, in the engine's dialect. Only src/store/ may use them
-   * (test/architecture.test.ts lists the folders that still do, until their
-   * statements become named operations of the store).
-   */
-  all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
-  run(sql: string, params?: SqlParams): Promise<void>;
-  /**
-   * Runs `fn` inside one transaction on a dedicated connection. Cached
-   * lookups are dropped when it commits (the usage ledger, which no lookup
-   * reads, writes around the cache). ClickHouse has none and refuses.
-   */
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**
    * The answer of a planner's lookup, reused while the store has not changed
    * (src/store/lookupCache.ts); `key` must name the lookup and all its
@@ -293,18 +280,6 @@ export interface LabelNamespaceOperations {
    * (LABEL_CSV_COLUMNS, in upload order), for `copyToStream` in format csv.
    */
   csvExport(keyId: string, namespace: string): { sql: string; params: SqlParams };
-}
-
-export interface Tx {
-  all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
-  run(sql: string, params?: SqlParams): Promise<void>;
-  /**
-   * Appends rows to a table (columns in table order). Values of the column's
-   * own JS type take a typed fast path (a bigint fills a BIGNUM, a Date a
-   * TIMESTAMP); others are cast by the engine (a decimal string fills a
-   * BIGNUM, 'YYYY-MM-DD HH:MM:SS' a TIMESTAMP).
-   */
-  append(table: string, rows: readonly (readonly AppendValue[])[]): Promise<void>;
 }
 
 /** One covered interval of a dataset and scope, as the coverage report shows it. */

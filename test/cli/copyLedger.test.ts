@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE, unappliedJournalCharges } from '../../src/store/duckdb/chargeLedger.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import { runCli } from '../helpers/cli.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-copy-ledger-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -35,7 +36,7 @@ describe('chainq copy and the usage ledger journal', () => {
     expect(r.code).toBe(0);
     expect(unappliedJournalCharges(dir)).toBe(0);
     const store = await createStore({ dataDir: dir, readOnly: true });
-    expect(await store.all('SELECT request_id, cost::INTEGER AS cost FROM usage_charges')).toEqual([{ request_id: 'left-by-a-crash', cost: 100 }]);
+    expect(await engineSql(store).all('SELECT request_id, cost::INTEGER AS cost FROM usage_charges')).toEqual([{ request_id: 'left-by-a-crash', cost: 100 }]);
     await store.close();
   });
 });

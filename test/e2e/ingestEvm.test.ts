@@ -18,6 +18,7 @@ import { startServer, type Server } from '../helpers/server.ts';
 import { buildEvmScenario, writeScenarioConfig, type EvmScenario } from './evmScenario.ts';
 import { eventAbi, lower, nodeTruth, units, type Decoded, type Truth } from './nodeTruth.ts';
 import { dumpStore } from './storeDump.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 type ApiRow = Record<string, unknown>;
 
@@ -155,7 +156,7 @@ describe('ingest evm (ETH) against anvil', () => {
   });
 
   it('erc20: amounts keep every digit in storage (BIGNUM), beyond 2^128', async () => {
-    const [row] = await served.store.all<{ raw: string }>(`SELECT max(amount_raw)::VARCHAR AS raw FROM evm_erc20_transfer`);
+    const [row] = await engineSql(served.store).all<{ raw: string }>(`SELECT max(amount_raw)::VARCHAR AS raw FROM evm_erc20_transfer`);
     expect(row?.raw).toBe('123456789012345678901234567890123456789');
   });
 
@@ -167,7 +168,7 @@ describe('ingest evm (ETH) against anvil', () => {
 
   it('erc20: the total matches the node: every 3-topic, 32-byte Transfer of any contract and nothing else', async () => {
     const all = (await truth.logs(eventAbi(chain, 'TestToken', 'Transfer'))).filter((d) => d.log.topics.length === 3);
-    const [n] = await served.store.all<{ n: bigint }>(`SELECT count(*) AS n FROM evm_erc20_transfer WHERE network = 'ETH'`);
+    const [n] = await engineSql(served.store).all<{ n: bigint }>(`SELECT count(*) AS n FROM evm_erc20_transfer WHERE network = 'ETH'`);
     expect(Number(n!.n)).toBe(all.length);
   });
 
@@ -251,7 +252,7 @@ describe('ingest evm (ETH) against anvil', () => {
       [s.poolEarly, 'symbol0=wbtx&symbol1=wethx&fee=3000'],
     ] as const;
     for (const [pool, pair] of pools) {
-      const rows = await served.store.all<{ token0: string; token1: string; token0_decimals: number; token1_decimals: number }>(`SELECT * FROM pools WHERE pool_address = $p`, { p: pool });
+      const rows = (await served.store.chainReads.pools('ETH')).filter((r) => r.pool_address === pool);
       const p = rows[0]!;
       const logs = await truth.logs(eventAbi(chain, 'V3Pool', 'Swap'), pool);
       const expected = await Promise.all(
@@ -275,14 +276,14 @@ describe('ingest evm (ETH) against anvil', () => {
       expect(await events(served, `/v1/evm/dex_v3/events/swap?${range}&${pair}`)).toEqual(expected);
     }
     // A router swap: the pool's sender is the router, the swapper is who sent the transaction.
-    const [routed] = await served.store.all<{ sender: string; swapper: string; recipient: string }>(`SELECT sender, swapper, recipient FROM evm_dex_v3_swap ORDER BY block_number LIMIT 1`);
+    const [routed] = await engineSql(served.store).all<{ sender: string; swapper: string; recipient: string }>(`SELECT sender, swapper, recipient FROM evm_dex_v3_swap ORDER BY block_number LIMIT 1`);
     expect(routed!.sender).not.toBe(routed!.swapper);
     expect(routed!.swapper).toBe(routed!.recipient);
   });
 
   it('dex_v3: stored price, liquidity and tick are the Swap fields; sqrt_based_price is token1 per token0 in token units', async () => {
     const logs = await truth.logs(eventAbi(chain, 'V3Pool', 'Swap'), s.pool500);
-    const rows = await served.store.all<Record<string, unknown>>(`SELECT * FROM evm_dex_v3_swap WHERE pool_address = $p ORDER BY block_number, log_index`, { p: s.pool500 });
+    const rows = await engineSql(served.store).all<Record<string, unknown>>(`SELECT * FROM evm_dex_v3_swap WHERE pool_address = $p ORDER BY block_number, log_index`, { p: s.pool500 });
     expect(rows.map((r) => [r.sqrt_price_x96, r.liquidity_raw, r.liquidity, r.tick, r.amount0_raw, r.amount1_raw, r.sender, r.recipient])).toEqual(
       logs.map((d) => [d.args.sqrtPriceX96, d.args.liquidity, Number(d.args.liquidity), d.args.tick, d.args.amount0, d.args.amount1, lower(d.args.sender), lower(d.args.recipient)]),
     );
@@ -293,7 +294,7 @@ describe('ingest evm (ETH) against anvil', () => {
   });
 
   it('dex_v3: Mint, Burn and Collect as deposit, withdraw and collect, field by field', async () => {
-    const [p] = await served.store.all<{ token0: string; token1: string; token0_decimals: number; token1_decimals: number }>(`SELECT * FROM pools WHERE pool_address = $p`, { p: s.pool500 });
+    const [p] = (await served.store.chainReads.pools('ETH')).filter((r) => r.pool_address === s.pool500);
     const amounts = (a: Record<string, unknown>) => ({
       amount0: units(a.amount0 as bigint, p!.token0_decimals),
       amount1: units(a.amount1 as bigint, p!.token1_decimals),
@@ -314,12 +315,11 @@ describe('ingest evm (ETH) against anvil', () => {
   });
 
   it('dex_v3: pools come from the factory (one created before the range was found by the discovery scan); a pool it never created is ignored', async () => {
-    const pools = await served.store.all<{ pool_address: string; fee: number; created_block: bigint }>(
-      `SELECT pool_address, fee, created_block FROM pools WHERE network = 'ETH' ORDER BY created_block`,
-    );
+    // By creation block, pools of no known block last.
+    const pools = (await served.store.chainReads.pools('ETH')).sort((a, b) => Number(a.created_block ?? Infinity) - Number(b.created_block ?? Infinity));
     expect(pools.map((p) => p.pool_address).sort()).toEqual([s.pool500, s.poolEarly].sort());
     expect(Number(pools[0]!.created_block)).toBeLessThan(s.from);
-    const rogue = await served.store.all(`SELECT * FROM evm_dex_v3_deposit WHERE pool_address = $p`, { p: s.roguePool });
+    const rogue = await engineSql(served.store).all(`SELECT * FROM evm_dex_v3_deposit WHERE pool_address = $p`, { p: s.roguePool });
     expect(rogue).toEqual([]);
   });
 
@@ -409,7 +409,7 @@ describe('ingest evm (ETH) against anvil', () => {
       cfg.protocols,
       '--log',
     ];
-    const viaTrace = await served.store.all(`SELECT * FROM evm_native_transfer ORDER BY block_number, tx_index, trace_index`);
+    const viaTrace = await engineSql(served.store).all(`SELECT * FROM evm_native_transfer ORDER BY block_number, tx_index, trace_index`);
     for (const [traces, expectInternal] of [
       ['debug_trace', true],
       ['off', false],
@@ -421,10 +421,10 @@ describe('ingest evm (ETH) against anvil', () => {
         expect(r.logs.find((l) => l.event === 'start')!.traces).toBe(traces === 'off' ? false : traces);
         const store = await createStore({ dataDir: other, readOnly: true });
         try {
-          const rows = await store.all(`SELECT * FROM evm_native_transfer ORDER BY block_number, tx_index, trace_index`);
+          const rows = await engineSql(store).all(`SELECT * FROM evm_native_transfer ORDER BY block_number, tx_index, trace_index`);
           expect(rows).toEqual(expectInternal ? viaTrace : viaTrace.filter((x) => (x as { trace_index: number }).trace_index === 0));
           // The dataset is covered either way; whether internal transfers are in it has its own coverage.
-          const cov = await store.all<{ dataset: string }>(`SELECT dataset FROM coverage WHERE scope = 'ETH' ORDER BY 1`);
+          const cov = await engineSql(store).all<{ dataset: string }>(`SELECT dataset FROM coverage WHERE scope = 'ETH' ORDER BY 1`);
           expect(cov.map((c) => c.dataset)).toEqual(expectInternal ? ['evm/native/transfer', 'evm/native/transfer:traces'] : ['evm/native/transfer']);
         } finally {
           await store.close();
@@ -436,7 +436,7 @@ describe('ingest evm (ETH) against anvil', () => {
   });
 
   it('blocks: every block of the range with its time, hash and parent hash', async () => {
-    const rows = await served.store.all<{ number: bigint; hash: string; parent_hash: string; time: Date }>(`SELECT * FROM blocks WHERE network = 'ETH' ORDER BY number`);
+    const rows = await engineSql(served.store).all<{ number: bigint; hash: string; parent_hash: string; time: Date }>(`SELECT * FROM blocks WHERE network = 'ETH' ORDER BY number`);
     expect(rows.map((r) => Number(r.number))).toEqual(Array.from({ length: s.to - s.from + 1 }, (_, i) => s.from + i));
     for (const r of [rows[0]!, rows[rows.length - 1]!]) {
       const b = await chain.rpc<{ hash: string; parentHash: string; timestamp: Hex }>('eth_getBlockByNumber', [`0x${Number(r.number).toString(16)}`, false]);
@@ -471,7 +471,7 @@ describe('ingest evm (ETH) against anvil', () => {
     served = await serve(dir);
     expect(await dumpStore(served.store)).toBe(before);
     // Rows re-appended behind the tip are flagged, so that queries sort them.
-    expect((await served.store.all(`SELECT dataset FROM dataset_order WHERE scope = 'ETH' AND unordered`)).length).toBeGreaterThan(0);
+    expect((await engineSql(served.store).all(`SELECT dataset FROM dataset_order WHERE scope = 'ETH' AND unordered`)).length).toBeGreaterThan(0);
   });
 });
 
@@ -544,7 +544,7 @@ describe('ingest evm (an L2) against anvil: the wstETH bridge', () => {
         })),
       ),
     );
-    const stored = await served.store.all<{ l1_token: string; l2_token: string; token: string; contract_address: string }>(
+    const stored = await engineSql(served.store).all<{ l1_token: string; l2_token: string; token: string; contract_address: string }>(
       `SELECT l1_token, l2_token, token, contract_address FROM evm_staking_l2_deposit`,
     );
     expect(stored).toEqual([{ l1_token: l1Wsteth, l2_token: wsteth, token: 'WSTETH', contract_address: bridge }]);

@@ -16,6 +16,7 @@ import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain, type Chain } from '../helpers/chain.ts';
 import { spawnCli, type RunningCli } from '../helpers/cli.ts';
 import { eventAbi, lower, nodeTruth } from './nodeTruth.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 describe('ingest evm --follow across reorgs', () => {
   const dirs: string[] = [];
@@ -84,7 +85,7 @@ describe('ingest evm --follow across reorgs', () => {
     const store = await createStore({ dataDir: dir, readOnly: true });
     try {
       const transfers = await truth.logs(eventAbi(chain, 'TestToken', 'Transfer'), token);
-      const stored = await store.all<{ block_number: bigint; log_index: number; receiver: string; amount_raw: bigint; tx_hash: string }>(
+      const stored = await engineSql(store).all<{ block_number: bigint; log_index: number; receiver: string; amount_raw: bigint; tx_hash: string }>(
         `SELECT block_number, log_index, receiver, amount_raw, tx_hash FROM evm_erc20_transfer ORDER BY block_number, log_index`,
       );
       expect(stored.map((s) => [Number(s.block_number), s.log_index, s.receiver, s.amount_raw, s.tx_hash])).toEqual(
@@ -93,19 +94,19 @@ describe('ingest evm --follow across reorgs', () => {
       expect(stored.some((s) => s.amount_raw === 101n || s.amount_raw === 102n)).toBe(false); // chain A's transfers are gone
 
       const native = await truth.nativeTransfers();
-      const storedNative = await store.all<{ block_number: bigint; receiver: string; amount_raw: bigint }>(
+      const storedNative = await engineSql(store).all<{ block_number: bigint; receiver: string; amount_raw: bigint }>(
         `SELECT block_number, receiver, amount_raw FROM evm_native_transfer ORDER BY block_number, tx_index, trace_index`,
       );
       expect(storedNative.map((s) => [Number(s.block_number), s.receiver, s.amount_raw])).toEqual(native.map((t) => [t.block, t.to, t.value]));
       expect(storedNative.some((s) => s.receiver === bob)).toBe(false);
 
-      const blocks = await store.all<{ number: bigint; hash: string }>(`SELECT number, hash FROM blocks ORDER BY number`);
+      const blocks = await engineSql(store).all<{ number: bigint; hash: string }>(`SELECT number, hash FROM blocks ORDER BY number`);
       expect(blocks.length).toBe(tipB);
       for (const b of blocks) {
         const node = await chain.rpc<{ hash: string }>('eth_getBlockByNumber', [`0x${Number(b.number).toString(16)}`, false]);
         expect(b.hash).toBe(node.hash);
       }
-      const coverage = await store.all<{ lo: bigint; hi: bigint }>(`SELECT lo, hi FROM coverage WHERE dataset = 'evm/native/transfer'`);
+      const coverage = await engineSql(store).all<{ lo: bigint; hi: bigint }>(`SELECT lo, hi FROM coverage WHERE dataset = 'evm/native/transfer'`);
       expect(coverage.map((c) => [Number(c.lo), Number(c.hi)])).toEqual([[1, tipB]]);
     } finally {
       await store.close();
@@ -132,7 +133,7 @@ describe('ingest evm --follow across reorgs', () => {
     // Nothing of the new chain was mixed into what the store held.
     const store = await createStore({ dataDir: dir, readOnly: true });
     try {
-      const rows = await store.all<{ receiver: string }>(`SELECT DISTINCT receiver FROM evm_erc20_transfer WHERE sender = $alice`, { alice: alice! });
+      const rows = await engineSql(store).all<{ receiver: string }>(`SELECT DISTINCT receiver FROM evm_erc20_transfer WHERE sender = $alice`, { alice: alice! });
       expect(rows.map((x) => x.receiver)).toEqual([bob]);
     } finally {
       await store.close();

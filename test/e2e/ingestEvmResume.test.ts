@@ -14,6 +14,7 @@ import { connectChain } from '../helpers/chain.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
 import { startServer } from '../helpers/server.ts';
 import { dumpStore } from './storeDump.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 describe('ingest evm: kill at any moment, run again', () => {
   let anvil: Anvil;
@@ -104,17 +105,19 @@ describe('ingest evm: kill at any moment, run again', () => {
 
       const store = await createStore({ dataDir: crashed, readOnly: true });
       try {
-        const [cov] = await store.all<{ lo: bigint; hi: bigint; n: bigint }>(`SELECT min(lo) AS lo, max(hi) AS hi, count(*) AS n FROM coverage WHERE dataset = 'evm/erc20/transfer' AND scope = 'ETH'`);
+        const [cov] = await engineSql(store).all<{ lo: bigint; hi: bigint; n: bigint }>(
+          `SELECT min(lo) AS lo, max(hi) AS hi, count(*) AS n FROM coverage WHERE dataset = 'evm/erc20/transfer' AND scope = 'ETH'`,
+        );
         // Batches commit in order: what is covered is one stretch from the start, and not yet everything.
         expect(Number(cov!.n)).toBe(1);
         expect(Number(cov!.lo)).toBe(1);
         expect(Number(cov!.hi)).toBeLessThan(to);
         const hi = Number(cov!.hi);
         for (const table of ['evm_erc20_transfer', 'evm_native_transfer']) {
-          const [out] = await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${table} WHERE block_number > $hi`, { hi });
+          const [out] = await engineSql(store).all<{ n: bigint }>(`SELECT count(*) AS n FROM ${table} WHERE block_number > $hi`, { hi });
           expect(Number(out!.n), `${table} rows beyond coverage`).toBe(0);
         }
-        const [blocks] = await store.all<{ n: bigint; max: bigint }>(`SELECT count(*) AS n, max(number) AS max FROM blocks`);
+        const [blocks] = await engineSql(store).all<{ n: bigint; max: bigint }>(`SELECT count(*) AS n, max(number) AS max FROM blocks`);
         expect([Number(blocks!.n), Number(blocks!.max)]).toEqual([hi, hi]);
       } finally {
         await store.close();

@@ -22,6 +22,7 @@ import { connectChain, type Chain } from '../helpers/chain.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startServer, type Server } from '../helpers/server.ts';
 import { buildEvmScenario, writeScenarioConfig, type EvmScenario } from './evmScenario.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const ERC20 = 'evm/erc20/transfer';
 const DEPOSITED = 'evm/custom/vault/deposited';
@@ -66,7 +67,7 @@ describe('chainq verify (anvil, DuckDB)', () => {
   /** A block holding at least one row of `table`, and the log index of its first row. */
   const rowOf = (table: string, skip = 0) =>
     withStore(async (store) => {
-      const rows = await store.all<{ b: bigint; li: bigint }>(`SELECT block_number AS b, log_index AS li FROM ${table} ORDER BY block_number, log_index`);
+      const rows = await engineSql(store).all<{ b: bigint; li: bigint }>(`SELECT block_number AS b, log_index AS li FROM ${table} ORDER BY block_number, log_index`);
       const r = rows[skip]!;
       return { block: Number(r.b), logIndex: Number(r.li) };
     });

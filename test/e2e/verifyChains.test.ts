@@ -19,6 +19,7 @@ import { startServer, type Server } from '../helpers/server.ts';
 import { startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { bitcoindHandler, BtcChain } from '../ingest/fixtures/btc.ts';
 import { TronChain, tronHandlers } from '../ingest/fixtures/tron.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const report = (r: { stdout: string; stderr: string }): VerifyReport => {
   expect(r.stdout, r.stderr).not.toBe('');
@@ -36,7 +37,7 @@ async function withStore<T>(dir: string, fn: (store: Store) => Promise<T>): Prom
 
 /** The distinct blocks holding rows of `table`, in order. */
 const blocksOf = (dir: string, table: string) =>
-  withStore(dir, async (store) => (await store.all<{ b: bigint }>(`SELECT DISTINCT block_number AS b FROM ${table} ORDER BY b`)).map((r) => Number(r.b)));
+  withStore(dir, async (store) => (await engineSql(store).all<{ b: bigint }>(`SELECT DISTINCT block_number AS b FROM ${table} ORDER BY b`)).map((r) => Number(r.b)));
 
 describe('chainq verify --network TRON (fake Tron node, DuckDB)', () => {
   const FIRST = 78_450_000;
@@ -93,7 +94,7 @@ describe('chainq verify --network TRON (fake Tron node, DuckDB)', () => {
     const trc20 = await blocksOf(dir, 'tron_trc20_transfer');
     altered = trc20.find((b) => b > deleted + 5) ?? -1;
     const logIndex = await withStore(dir, async (store) => {
-      const [row] = await store.all<{ li: number }>(`SELECT log_index AS li FROM tron_trc20_transfer WHERE block_number = $b ORDER BY log_index LIMIT 1`, { b: altered });
+      const [row] = await engineSql(store).all<{ li: number }>(`SELECT log_index AS li FROM tron_trc20_transfer WHERE block_number = $b ORDER BY log_index LIMIT 1`, { b: altered });
       return Number(row?.li);
     });
     await withStore(dir, async (store) => {

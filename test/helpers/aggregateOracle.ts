@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { Store } from '../../src/store/types.ts';
+import { engineSql } from './engineSql.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -112,8 +113,8 @@ export async function readParquet(store: Store, body: Buffer): Promise<{ rows: R
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-test-')), 'body.parquet');
   fs.writeFileSync(file, body);
   try {
-    const rows = await store.all(`SELECT * FROM read_parquet($file)`, { file });
-    const described = await store.all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet($file)`, { file });
+    const rows = await engineSql(store).all(`SELECT * FROM read_parquet($file)`, { file });
+    const described = await engineSql(store).all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet($file)`, { file });
     return { rows, types: Object.fromEntries(described.map((d) => [d.column_name, d.column_type])) };
   } finally {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });

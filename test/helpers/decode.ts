@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Store } from '../../src/store/types.ts';
+import { engineSql } from './engineSql.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -16,7 +17,7 @@ export async function readBody(store: Store, body: Buffer, format: 'csv' | 'parq
   fs.writeFileSync(file, body);
   try {
     const reader = format === 'csv' ? `read_csv($file, header = true, all_varchar = true)` : `read_parquet($file)`;
-    return await store.all<Row>(`SELECT * FROM ${reader}`, { file });
+    return await engineSql(store).all<Row>(`SELECT * FROM ${reader}`, { file });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 /**
- * What API tests read or write beside the API, in the served store's own
- * SQL: DuckDB's, or ClickHouse's when the `chdb` project serves from chDB
- * (testApp.ts). Fixtures are written in the DuckDB oracle (every test store
+ * What tests read or write beside the API and the store's operations, in the
+ * engine's own SQL: DuckDB's (`engineSql`), or ClickHouse's when the `chdb`
+ * project serves from chDB (testApp.ts). Fixtures are written in the DuckDB oracle (every test store
  * has one) and mirrored into the served store, so that the test's own
  * expectations, computed on the oracle, and the API read the same rows.
  */
@@ -12,8 +12,20 @@ import { clickHouseOf } from '../../src/store/clickhouse/createClickHouseStore.t
 import { columnsOf, columnText, copyCoverage, insertFromDuckDb } from '../../src/store/clickhouse/copyFromDuckDb.ts';
 import { publishBatch, type BatchTable } from '../../src/store/clickhouse/publish.ts';
 import { addCoverage } from '../../src/store/duckdb/coverageWrites.ts';
-import type { Store, Tx } from '../../src/store/types.ts';
+import { duckDbOf, requireDuckDb, type DuckDbStatements, type Tx } from '../../src/store/duckdb/types.ts';
+import type { Store } from '../../src/store/types.ts';
 import { noteChanged } from './testApp.ts';
+
+/**
+ * A DuckDB store's raw statements, for tests and benches that set up fixtures
+ * or inspect what the engine holds (rows of a table, a column's type) where
+ * no store operation says it. The Store contract has no SQL; this handle is
+ * the tests' way in, and test/architecture.test.ts keeps every other test
+ * file from reaching the engine's statements by itself.
+ */
+export function engineSql(store: Store): DuckDbStatements {
+  return requireDuckDb(store, 'engineSql');
+}
 
 /**
  * Replaces the served store's `tables` with the oracle's, after a fixture
@@ -24,18 +36,19 @@ export async function mirrorTables(served: Store, oracle: Store, tables: readonl
   if (served === oracle) return;
   noteChanged(served);
   const ch = clickHouseOf(served);
-  if (!ch || oracle.engine !== 'duckdb') throw new Error('mirrorTables copies a DuckDB oracle into a ClickHouse store');
+  const duck = duckDbOf(oracle);
+  if (!ch || !duck) throw new Error('mirrorTables copies a DuckDB oracle into a ClickHouse store');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-mirror-'));
   try {
     for (const table of tables) {
       // Coverage has its own shape on ClickHouse: one row of intervals per dataset and scope.
       if (table === 'coverage') {
-        await copyCoverage(oracle, ch);
+        await copyCoverage(duck, ch);
         continue;
       }
       await ch.command(`TRUNCATE TABLE ${ch.table(table)}`);
-      const columns = await columnsOf(oracle, table);
-      await insertFromDuckDb(oracle, `SELECT ${columns.map(columnText).join(', ')} FROM ${table}`, {}, ch, table, dir);
+      const columns = await columnsOf(duck, table);
+      await insertFromDuckDb(duck, `SELECT ${columns.map(columnText).join(', ')} FROM ${table}`, {}, ch, table, dir);
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -45,7 +58,7 @@ export async function mirrorTables(served: Store, oracle: Store, tables: readonl
 /** Rows of a table of the served store. */
 export async function countRows(store: Store, table: string): Promise<number> {
   const ch = clickHouseOf(store);
-  const rows = ch ? await ch.query<{ n: number }>(`SELECT count() AS n FROM ${ch.table(table)}`) : await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${table}`);
+  const rows = ch ? await ch.query<{ n: number }>(`SELECT count() AS n FROM ${ch.table(table)}`) : await engineSql(store).all<{ n: bigint }>(`SELECT count(*) AS n FROM ${table}`);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -66,7 +79,7 @@ export async function ledgerRows(store: Store, keyId: string, period: string): P
         WHERE key_id = {keyId:String} AND period = {period:String} ORDER BY charged_at DESC, admitted_at DESC`,
         { keyId, period },
       )
-    : await store.all<LedgerRow>(
+    : await engineSql(store).all<LedgerRow>(
         `SELECT request_id, cost::INTEGER AS cost, endpoint FROM usage_charges
         WHERE key_id = $keyId AND period = $period ORDER BY charged_at DESC, admitted_at DESC`,
         { keyId, period },
@@ -80,7 +93,7 @@ export async function chargedRequestIds(store: Store, requestIds: readonly strin
   const ch = clickHouseOf(store);
   const rows = ch
     ? await ch.query<{ request_id: string }>(`SELECT request_id FROM ${ch.table('usage_charges')} WHERE has({ids:Array(String)}, request_id)`, { ids: requestIds })
-    : await store.all<{ request_id: string }>(`SELECT request_id FROM usage_charges WHERE request_id IN (SELECT unnest($ids::VARCHAR[]))`, { ids: `[${requestIds.join(',')}]` });
+    : await engineSql(store).all<{ request_id: string }>(`SELECT request_id FROM usage_charges WHERE request_id IN (SELECT unnest($ids::VARCHAR[]))`, { ids: `[${requestIds.join(',')}]` });
   return rows.map((r) => r.request_id);
 }
 
@@ -109,7 +122,7 @@ export async function writeChainBatch(store: Store, batch: ChainBatch, write: (t
     });
     return;
   }
-  await store.transaction(async (tx) => {
+  await engineSql(store).transaction(async (tx) => {
     await write(tx);
     for (const dataset of batch.covers) await addCoverage(tx, dataset, batch.network, batch.lo, batch.hi);
   });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Store } from '../../src/store/types.ts';
+import { engineSql } from './engineSql.ts';
 
 export interface Csv {
   readonly header: string[];
@@ -27,8 +28,11 @@ export async function readParquet(store: Store, body: Buffer): Promise<ParquetCo
   const file = path.join(dir, 'body.parquet');
   fs.writeFileSync(file, body);
   try {
-    const columns = (await store.all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet($file)`, { file })).map((c) => ({ name: c.column_name, type: c.column_type }));
-    const rows = await store.all<Record<string, unknown>>(`SELECT * FROM read_parquet($file)`, { file });
+    const columns = (await engineSql(store).all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet($file)`, { file })).map((c) => ({
+      name: c.column_name,
+      type: c.column_type,
+    }));
+    const rows = await engineSql(store).all<Record<string, unknown>>(`SELECT * FROM read_parquet($file)`, { file });
     return { columns, rows };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

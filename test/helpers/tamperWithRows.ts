@@ -7,6 +7,7 @@ import { clickHouseOf } from '../../src/store/clickhouse/createClickHouseStore.t
 import { ident as chIdent } from '../../src/store/clickhouse/render.ts';
 import { ident as duckIdent } from '../../src/store/duckdb/render.ts';
 import type { Store } from '../../src/store/types.ts';
+import { engineSql } from './engineSql.ts';
 
 export async function tamperWithRows(
   store: Store,
@@ -26,9 +27,9 @@ export async function tamperWithRows(
     return;
   }
   const p = { network: change.network, block: change.block };
-  if (change.kind === 'delete') await store.run(`DELETE FROM ${duckIdent(change.table)} WHERE network = $network AND block_number = $block`, p);
+  if (change.kind === 'delete') await engineSql(store).run(`DELETE FROM ${duckIdent(change.table)} WHERE network = $network AND block_number = $block`, p);
   else
-    await store.run(`UPDATE ${duckIdent(change.table)} SET ${duckIdent(change.column)} = $value WHERE network = $network AND block_number = $block AND log_index = $li`, {
+    await engineSql(store).run(`UPDATE ${duckIdent(change.table)} SET ${duckIdent(change.column)} = $value WHERE network = $network AND block_number = $block AND log_index = $li`, {
       ...p,
       li: change.logIndex,
       value: change.value,

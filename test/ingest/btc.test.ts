@@ -8,6 +8,7 @@ import type { Store } from '../../src/store/types.ts';
 import { HttpAnswer, expectWaitsUpTo, recordingRetry, startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { ANCHOR_SCRIPT, bitcoindHandler, BtcChain, NONSTANDARD_SCRIPT, PUBKEY_SCRIPT, witnessUnknownScript } from './fixtures/btc.ts';
 import { coverage, crashAfter, dump, memoryStore, SimulatedCrash } from './helpers.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const FIRST = 925_000; // a height of late 2025
 const START = Math.floor(Date.UTC(2025, 11, 1) / 1000);
@@ -35,7 +36,7 @@ const run = (over: Partial<Parameters<typeof ingestBtc>[0]> = {}, s: Store = sto
   ingestBtc({ store: s, rpc, from: FIRST, to: FIRST + 49, confirmations: 0, batchBlocks: 10, http: fast, ...over });
 
 async function rows(s: Store) {
-  const r = await s.all<{
+  const r = await engineSql(s).all<{
     block_number: bigint;
     tx_index: number;
     vout: number;
@@ -71,7 +72,7 @@ describe('Bitcoin Core JSON-RPC ingestion', () => {
     const prefixes = new Set(want.map((w) => String(w[7]).replace(/^(bc1q|bc1p|1|3).*$/, '$1')));
     expect([...prefixes].sort()).toEqual(['1', '3', 'bc1p', 'bc1q']);
     expect(await coverage(store, 'btc/native/transfer', 'BTC')).toEqual([[FIRST, FIRST + 49]]);
-    const blocks = await store.all<{ number: bigint; hash: string; parent_hash: string }>(`SELECT number, hash, parent_hash FROM blocks WHERE network = 'BTC' ORDER BY number`);
+    const blocks = await engineSql(store).all<{ number: bigint; hash: string; parent_hash: string }>(`SELECT number, hash, parent_hash FROM blocks WHERE network = 'BTC' ORDER BY number`);
     expect(blocks.map((b) => b.hash)).toEqual(chain.blocks.slice(0, 50).map((b) => b.hash));
     expect(blocks[1]!.parent_hash).toBe(blocks[0]!.hash);
   });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 export async function memoryStore(): Promise<Store> {
   const store = await createStore({ dataDir: null, threads: 2 });
@@ -14,17 +15,16 @@ export async function memoryStore(): Promise<Store> {
 
 /** Every row of a table in a stable order, as JSON-safe values, to compare two stores. */
 export async function dump(store: Store, table: string): Promise<unknown[]> {
-  const rows = await store.all(`SELECT * FROM ${table} ORDER BY ALL`);
+  const rows = await engineSql(store).all(`SELECT * FROM ${table} ORDER BY ALL`);
   return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v instanceof Date ? v.toISOString() : v])));
 }
 
 export async function coverage(store: Store, dataset: string, scope: string): Promise<[number, number][]> {
-  const rows = await store.all<{ lo: bigint; hi: bigint }>(`SELECT lo, hi FROM coverage WHERE dataset = $dataset AND scope = $scope ORDER BY lo`, { dataset, scope });
-  return rows.map((r) => [Number(r.lo), Number(r.hi)]);
+  return (await store.coverage.intervals(dataset, scope)).map((i) => [i.lo, i.hi]);
 }
 
 export async function count(store: Store, table: string, where = 'true'): Promise<number> {
-  const [r] = await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`);
+  const [r] = await engineSql(store).all<{ n: bigint }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`);
   return Number(r?.n ?? 0);
 }
 

@@ -7,6 +7,7 @@ import type { Store } from '../../src/store/types.ts';
 import { expectWaitsUpTo, recordingRetry, startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { TronChain, tronHandlers, UNKNOWN_TOKEN } from './fixtures/tron.ts';
 import { count, coverage, crashAfter, dump, memoryStore, SimulatedCrash } from './helpers.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const FIRST = 78_450_000; // near the real Tron height at the start of December 2025
 const START_MS = Date.UTC(2025, 11, 1);
@@ -34,14 +35,14 @@ const run = (over: Partial<Parameters<typeof ingestTron>[0]> = {}, s: Store = st
 const timeOf = (block: number) => new Date(START_MS + (block - FIRST) * 3000).toISOString();
 
 async function nativeRows(s: Store) {
-  const rows = await s.all<{ block_number: bigint; tx_index: number; time: Date; tx_hash: string; token: string; sender: string; receiver: string; amount_raw: bigint; amount: number }>(
+  const rows = await engineSql(s).all<{ block_number: bigint; tx_index: number; time: Date; tx_hash: string; token: string; sender: string; receiver: string; amount_raw: bigint; amount: number }>(
     `SELECT * EXCLUDE (network) FROM tron_native_transfer ORDER BY block_number, tx_index`,
   );
   return rows.map((r) => [Number(r.block_number), r.tx_index, r.time.toISOString(), r.tx_hash, r.token, r.sender, r.receiver, r.amount_raw, r.amount]);
 }
 
 async function tokenRows(s: Store) {
-  const rows = await s.all<Record<string, unknown>>(`SELECT * EXCLUDE (network), amount_raw::VARCHAR AS raw FROM tron_trc20_transfer ORDER BY block_number, log_index`);
+  const rows = await engineSql(s).all<Record<string, unknown>>(`SELECT * EXCLUDE (network), amount_raw::VARCHAR AS raw FROM tron_trc20_transfer ORDER BY block_number, log_index`);
   return rows.map((r) => [Number(r.block_number), r.log_index, (r.time as Date).toISOString(), r.tx_hash, r.token_address, r.token, r.token_decimals, r.sender, r.receiver, r.raw, r.amount]);
 }
 
@@ -81,7 +82,7 @@ describe('Tron full-node ingestion', () => {
     expect(await tokenRows(store)).toEqual(tokens);
     expect((await tokenRows(store)).every((r) => String(r[7]).startsWith('T') && String(r[4]).startsWith('T'))).toBe(true);
     // Blocks, for time ranges and reorg checks.
-    const blocks = await store.all<{ number: bigint; hash: string; parent_hash: string; time: Date }>(`SELECT * FROM blocks WHERE network = 'TRON' ORDER BY number`);
+    const blocks = await engineSql(store).all<{ number: bigint; hash: string; parent_hash: string; time: Date }>(`SELECT * FROM blocks WHERE network = 'TRON' ORDER BY number`);
     expect(blocks).toHaveLength(240);
     expect(blocks[10]).toMatchObject({ hash: (chain.blocks.get(FIRST + 10) as { blockID: string }).blockID, parent_hash: (chain.blocks.get(FIRST + 9) as { blockID: string }).blockID });
     expect(blocks[10]!.time.toISOString()).toBe(timeOf(FIRST + 10));
@@ -99,7 +100,7 @@ describe('Tron full-node ingestion', () => {
       { ret: 'SUCCESS', receipt: 'SUCCESS' }, // the control: a transfer
     ]);
     await run({ to: FIRST + 49 });
-    const stored = await store.all<{ tx_hash: string; log_index: number }>(`SELECT tx_hash, log_index FROM tron_trc20_transfer WHERE block_number = ${block} ORDER BY log_index`);
+    const stored = await engineSql(store).all<{ tx_hash: string; log_index: number }>(`SELECT tx_hash, log_index FROM tron_trc20_transfer WHERE block_number = ${block} ORDER BY log_index`);
     const ours = new Set(calls.map((c) => c.txid));
     // Only the control is stored; the failed calls' logs still count in log_index.
     expect(stored.filter((r) => ours.has(r.tx_hash))).toEqual([{ tx_hash: calls[4]!.txid, log_index: calls[4]!.logIndex }]);

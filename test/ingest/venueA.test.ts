@@ -8,6 +8,7 @@ import type { Store } from '../../src/store/types.ts';
 import { recordingRetry, startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import * as fx from './fixtures/venueA.ts';
 import { count, coverage, crashAfter, dump, memoryStore, SimulatedCrash, tempDir } from './helpers.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const { D1, D2, DEC, JAN, TOKENS } = fx.ARCHIVE;
 const NOW = Date.UTC(2026, 0, 10);
@@ -47,7 +48,7 @@ describe('venue_a archive ingestion', () => {
     for (const token of TOKENS) {
       for (const day of [D1, D2]) {
         const key = `${token} ${fx.isoDay(day)}`;
-        const trades = await store.all<{ time: Date; id: bigint; price: number; amount: number; quote_amount: number; buy: boolean }>(
+        const trades = await engineSql(store).all<{ time: Date; id: bigint; price: number; amount: number; quote_amount: number; buy: boolean }>(
           `SELECT time, id, price, amount, quote_amount, buy FROM venue_a_trades WHERE token = $token AND time::DATE = $day::DATE ORDER BY time, id`,
           { token, day: fx.isoDay(day) },
         );
@@ -56,21 +57,28 @@ describe('venue_a archive ingestion', () => {
           want.map((t) => [iso(t.time), t.id, t.price, t.qty, t.quoteQty, !t.buyerMaker]),
         );
 
-        const kl = await store.all<{ time: Date; open: number; high: number; low: number; close: number; volume: number; quote_volume: number; trade_count: bigint; taker_buy_volume: number }>(
-          `SELECT * EXCLUDE (token) FROM venue_a_klines WHERE token = $token AND time::DATE = $day::DATE ORDER BY time`,
-          { token, day: fx.isoDay(day) },
-        );
+        const kl = await engineSql(store).all<{
+          time: Date;
+          open: number;
+          high: number;
+          low: number;
+          close: number;
+          volume: number;
+          quote_volume: number;
+          trade_count: bigint;
+          taker_buy_volume: number;
+        }>(`SELECT * EXCLUDE (token) FROM venue_a_klines WHERE token = $token AND time::DATE = $day::DATE ORDER BY time`, { token, day: fx.isoDay(day) });
         expect(kl.map((r) => [r.time.getTime(), r.open, r.high, r.low, r.close, r.volume, r.quote_volume, Number(r.trade_count), r.taker_buy_volume])).toEqual(
           expected(key, 'klines').map((k) => [k.openTime, k.open, k.high, k.low, k.close, k.volume, k.quoteVolume, k.count, k.takerBuyVolume]),
         );
 
-        const depth = await store.all<{ time: Date; percentage: number; depth: number; value: number }>(
+        const depth = await engineSql(store).all<{ time: Date; percentage: number; depth: number; value: number }>(
           `SELECT time, percentage, depth, value FROM venue_a_book_depth WHERE token = $token AND time::DATE = $day::DATE ORDER BY time, percentage`,
           { token, day: fx.isoDay(day) },
         );
         expect(depth.map((r) => [r.time.getTime(), r.percentage, r.depth, r.value])).toEqual(expected(key, 'depth').map((d) => [d.time, Math.round(d.percentage * 100), d.depth, d.notional]));
 
-        const m = await store.all<Record<string, number | Date>>(`SELECT * EXCLUDE (token) FROM venue_a_metrics WHERE token = $token AND time::DATE = $day::DATE ORDER BY time`, {
+        const m = await engineSql(store).all<Record<string, number | Date>>(`SELECT * EXCLUDE (token) FROM venue_a_metrics WHERE token = $token AND time::DATE = $day::DATE ORDER BY time`, {
           token,
           day: fx.isoDay(day),
         });
@@ -78,19 +86,24 @@ describe('venue_a archive ingestion', () => {
           m.map((r) => [(r.time as Date).getTime(), r.open_interest, r.open_interest_value, r.top_trader_count_ratio, r.top_trader_vol_ratio, r.long_short_count_ratio, r.taker_long_short_vol_ratio]),
         ).toEqual(expected(key, 'metrics').map((x) => [x.time, x.oi, x.oiValue, x.topCount, x.topSum, x.count, x.takerSum]));
       }
-      const f = await store.all<{ time: Date; rate: number; interval_hours: number }>(`SELECT time, rate, interval_hours FROM venue_a_funding WHERE token = $token ORDER BY time`, { token });
+      const f = await engineSql(store).all<{ time: Date; rate: number; interval_hours: number }>(`SELECT time, rate, interval_hours FROM venue_a_funding WHERE token = $token ORDER BY time`, {
+        token,
+      });
       expect(f.map((r) => [r.time.getTime(), r.rate, r.interval_hours])).toEqual(archive.expected.funding.get(token)!.map((x) => [x.time, x.rate, x.interval]));
     }
     // Basis points of the 12 bands, whatever the file's spelling.
-    const bands = await store.all<{ p: number }>(`SELECT DISTINCT percentage AS p FROM venue_a_book_depth ORDER BY p`);
+    const bands = await engineSql(store).all<{ p: number }>(`SELECT DISTINCT percentage AS p FROM venue_a_book_depth ORDER BY p`);
     expect(bands.map((b) => b.p)).toEqual([-500, -400, -300, -200, -100, -20, 20, 100, 200, 300, 400, 500]);
   });
 
   it('rebuilds the USD prices behind with_value from the ingested candles', async () => {
     await run();
     for (const token of TOKENS) {
-      const [k] = await store.all<{ time: Date; close: number }>(`SELECT time, close FROM venue_a_klines WHERE token = $token ORDER BY time LIMIT 1`, { token });
-      const [p] = await store.all<{ usd: number }>(`SELECT usd FROM prices WHERE token = $token AND minute = $minute`, { token, minute: k!.time.toISOString().replace('T', ' ').replace('Z', '') });
+      const [k] = await engineSql(store).all<{ time: Date; close: number }>(`SELECT time, close FROM venue_a_klines WHERE token = $token ORDER BY time LIMIT 1`, { token });
+      const [p] = await engineSql(store).all<{ usd: number }>(`SELECT usd FROM prices WHERE token = $token AND minute = $minute`, {
+        token,
+        minute: k!.time.toISOString().replace('T', ' ').replace('Z', ''),
+      });
       expect(p?.usd).toBe(k!.close);
     }
   });

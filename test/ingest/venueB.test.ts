@@ -6,6 +6,7 @@ import type { Store } from '../../src/store/types.ts';
 import { recordingRetry, startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import * as fx from './fixtures/venueB.ts';
 import { count, coverage, crashAfter, dump, memoryStore, SimulatedCrash, tempDir } from './helpers.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const H0 = Date.UTC(2025, 11, 1);
 const HOURS = 3;
@@ -75,7 +76,7 @@ describe('venue_b node fills', () => {
       ['BTC', 'BTC'],
       ['kPEPE', 'KPEPE'],
     ] as const) {
-      const rows = await store.all<Record<string, unknown>>(`SELECT * EXCLUDE (token) FROM venue_b_fills WHERE token = $token ORDER BY block_number, tid, crossed DESC`, { token });
+      const rows = await engineSql(store).all<Record<string, unknown>>(`SELECT * EXCLUDE (token) FROM venue_b_fills WHERE token = $token ORDER BY block_number, tid, crossed DESC`, { token });
       const want = expectedFills(coin).sort((a, b) => a.blockNumber - b.blockNumber || a.tid - b.tid || Number(b.crossed) - Number(a.crossed));
       expect(want.length).toBeGreaterThan(20);
       expect(
@@ -105,7 +106,7 @@ describe('venue_b node fills', () => {
 
   it('derives one trade per trade id from the taker side', async () => {
     await fillsRun();
-    const rows = await store.all<{ time: Date; tid: bigint; price: number; amount: number; buy: boolean; hash: string }>(
+    const rows = await engineSql(store).all<{ time: Date; tid: bigint; price: number; amount: number; buy: boolean; hash: string }>(
       `SELECT * EXCLUDE (token) FROM venue_b_trades WHERE token = 'BTC' ORDER BY time, tid`,
     );
     const want = expectedFills('BTC')
@@ -116,7 +117,7 @@ describe('venue_b node fills', () => {
 
   it('derives positions: sizes always match the venue, entries wherever they can be known, valued at the last trade', async () => {
     await fillsRun();
-    const rows = await store.all<{ time: Date; wallet: string; token: string; side: string; size: number; avg_entry: number | null; mark_price: number; unrealized_pnl: number | null }>(
+    const rows = await engineSql(store).all<{ time: Date; wallet: string; token: string; side: string; size: number; avg_entry: number | null; mark_price: number; unrealized_pnl: number | null }>(
       `SELECT * FROM venue_b_positions ORDER BY token, time, wallet`,
     );
     expect(rows.length).toBeGreaterThan(40);
@@ -151,7 +152,7 @@ describe('venue_b node fills', () => {
     expect(await fillsRun()).toMatchObject({ done: 0, skipped: HOURS });
     expect(await fillsRun({ force: true })).toMatchObject({ done: HOURS });
     expect(await snapshot(store)).toEqual(first);
-    const dupes = await store.all(`SELECT tid, wallet FROM venue_b_fills GROUP BY ALL HAVING count(*) > 1`);
+    const dupes = await engineSql(store).all(`SELECT tid, wallet FROM venue_b_fills GROUP BY ALL HAVING count(*) > 1`);
     expect(dupes).toEqual([]);
   });
 
@@ -221,7 +222,7 @@ describe('venue_b info API', () => {
     // 5000 candles back from the API's now reach 2025-12-01 04:41: that day comes back cut.
     expect(summary.partial).toEqual([expect.stringContaining('candles BTC 2025-12-01'), expect.stringContaining('candles kPEPE 2025-12-01')]);
     expect(summary.done).toBe(4);
-    const rows = await store.all<{ time: Date; open: number; high: number; low: number; close: number; volume: number; trade_count: bigint }>(
+    const rows = await engineSql(store).all<{ time: Date; open: number; high: number; low: number; close: number; volume: number; trade_count: bigint }>(
       `SELECT * EXCLUDE (token) FROM venue_b_candles WHERE token = 'KPEPE' AND time >= '2025-12-02' ORDER BY time`,
     );
     const want = candleData.get('kPEPE')!.filter((c) => c.t >= D1 + DAY && c.t < D1 + 3 * DAY);
@@ -234,7 +235,7 @@ describe('venue_b info API', () => {
     expect(summary).toMatchObject({ done: 6, failed: [] });
     const pages = server.requests.filter((r) => r.path === '/info' && (r.body as { type: string }).type === 'fundingHistory' && (r.body as { coin: string }).coin === 'BTC');
     expect(pages.length).toBe(5); // 72 entries at 20 per page, then an empty page
-    const rows = await store.all<{ time: Date; rate: number; premium: number }>(`SELECT time, rate, premium FROM venue_b_funding WHERE token = 'BTC' ORDER BY time`);
+    const rows = await engineSql(store).all<{ time: Date; rate: number; premium: number }>(`SELECT time, rate, premium FROM venue_b_funding WHERE token = 'BTC' ORDER BY time`);
     expect(rows.map((r) => [r.time.getTime(), r.rate, r.premium])).toEqual(fundingData.get('BTC')!.map((f) => [f.time, f.rate, f.premium]));
     expect(await coverage(store, 'exchange/venue_b/funding', 'KPEPE')).toEqual([[D1, D1 + 3 * DAY - 1]]);
   });

@@ -27,6 +27,7 @@ import { comparable, rowCount, venueAUrls, venueBUrls } from '../helpers/venueAn
 import * as fa from './fixtures/venueA.ts';
 import * as fb from './fixtures/venueB.ts';
 import { memoryStore, SimulatedCrash } from './helpers.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const DAY = 86_400_000;
 const { D1, DEC, JAN, TOKENS } = fa.ARCHIVE;
@@ -242,7 +243,7 @@ async function prices(store: Store): Promise<[string, number | null, number][]> 
             `SELECT token, minute, usd FROM ${(store as ClickHouseStore).table('prices')} ORDER BY token, minute`,
           )
         ).map((r) => [r.token, r.minute === null ? null : Date.parse(`${r.minute.replace(' ', 'T')}Z`), r.usd] as [string, number | null, number])
-      : (await store.all<{ token: string; minute: Date | null; usd: number }>(`SELECT token, minute, usd FROM prices ORDER BY token, minute NULLS FIRST`)).map(
+      : (await engineSql(store).all<{ token: string; minute: Date | null; usd: number }>(`SELECT token, minute, usd FROM prices ORDER BY token, minute NULLS FIRST`)).map(
           (r) => [r.token, r.minute === null ? null : r.minute.getTime(), r.usd] as [string, number | null, number],
         );
   return rows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : (a[1] ?? -1) - (b[1] ?? -1)));

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshPrices } from '../../src/reference/prices.ts';
-import { mirrorTables } from '../helpers/engineSql.ts';
+import { mirrorTables, engineSql } from '../helpers/engineSql.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 import { expectClose, groupRows, isoSeconds, mean, parseCsv, readParquet, sum, type Row } from '../helpers/aggregateOracle.ts';
 
@@ -31,11 +31,11 @@ beforeAll(async () => {
   t = await createTestApp();
   // The test's own candles replace the demo's, so that its price oracle is exact
   // (written in the DuckDB oracle, then mirrored into the served store).
-  await t.oracle.run(`DELETE FROM venue_a_klines`);
-  await t.oracle.run(`INSERT INTO venue_a_klines
+  await engineSql(t.oracle).run(`DELETE FROM venue_a_klines`);
+  await engineSql(t.oracle).run(`INSERT INTO venue_a_klines
     SELECT 'ETH', TIMESTAMP '2025-12-01' + to_minutes(m), c, c, c, c, 1, c, 1, 0.5
     FROM (SELECT m, 3000 + 25 * sin(m / 40) AS c FROM range(720) r(m) WHERE m < ${GAP[0]} OR m >= ${GAP[1]})`);
-  await t.oracle.run(`INSERT INTO venue_a_klines
+  await engineSql(t.oracle).run(`INSERT INTO venue_a_klines
     SELECT 'BTC', TIMESTAMP '2025-12-01' + to_minutes(m), c, c, c, c, 1, c, 1, 0.5
     FROM (SELECT m, 90000 + 300 * cos(m / 55) AS c FROM range(720) r(m))`);
   await refreshPrices(t.oracle);
@@ -114,7 +114,7 @@ const POOL_TOKENS = ['WETH', 'USDC'];
 
 /** Swap means are kept in storage only: read them by event key, straight from the table. */
 async function withStoredPoolState(rows: Row[]): Promise<Row[]> {
-  const state = await t.oracle.all<{ block_number: bigint; log_index: number; sqrt_based_price: number; liquidity: number }>(
+  const state = await engineSql(t.oracle).all<{ block_number: bigint; log_index: number; sqrt_based_price: number; liquidity: number }>(
     `SELECT block_number, log_index, sqrt_based_price, liquidity FROM evm_dex_v3_swap WHERE network = 'ETH' AND pool_address = $pool`,
     { pool: String(rows[0]?.pool_address) },
   );

@@ -12,7 +12,7 @@ import { createApp } from '../../src/server/createApp.ts';
 import { refreshPrices } from '../../src/reference/prices.ts';
 import type { Store } from '../../src/store/types.ts';
 import { expectClose, groupRows, isoSeconds, parseCsv, readParquet, sum, type Row } from '../helpers/aggregateOracle.ts';
-import { mirrorTables } from '../helpers/engineSql.ts';
+import { mirrorTables, engineSql } from '../helpers/engineSql.ts';
 import { createTestStores } from '../helpers/testApp.ts';
 import { BTC0, BTC_BLOCKS, TRON0, TRON_BLOCKS, TRON_BTC_TABLES, servedWithTronBtc, writeTronBtcRows } from '../helpers/tronBtcRows.ts';
 
@@ -146,7 +146,7 @@ describe('Tron and Bitcoin aggregates', () => {
   });
 
   it('raw Bitcoin rows take with_value like every chain endpoint: value_usd from the BTC candles', async () => {
-    await oracle.run(`INSERT INTO venue_a_klines SELECT 'BTC', TIMESTAMP '2025-12-01' + to_minutes(m), 0, 0, 0, 90000 + m, 1, 0, 1, 0 FROM range(60) r(m)`);
+    await engineSql(oracle).run(`INSERT INTO venue_a_klines SELECT 'BTC', TIMESTAMP '2025-12-01' + to_minutes(m), 0, 0, 0, 90000 + m, 1, 0, 1, 0 FROM range(60) r(m)`);
     await refreshPrices(oracle);
     await mirrorTables(store, oracle, ['venue_a_klines', 'prices']);
     const res = await get(`/v1/btc/native/events/transfer?block_start=${BTC0}&block_end=${BTC0 + 20}&with_value=true`);

@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_START, DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { parseCsv } from '../helpers/formats.ts';
 import { createTestApp, TEST_DEMO, type TestApp } from '../helpers/testApp.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 type Format = 'json' | 'csv' | 'parquet';
 type Row = Record<string, unknown>;
@@ -55,7 +56,7 @@ async function parquetRows(t: TestApp, body: Buffer, keys: readonly Key[]): Prom
   const file = path.join(dir, 'body.parquet');
   fs.writeFileSync(file, body);
   try {
-    return await t.oracle.all<Row>(`SELECT ${keys.map(([name]) => `"${name}"`).join(', ')} FROM read_parquet($file)`, { file });
+    return await engineSql(t.oracle).all<Row>(`SELECT ${keys.map(([name]) => `"${name}"`).join(', ')} FROM read_parquet($file)`, { file });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -137,14 +138,17 @@ describe('ERC-20 rows, many at once', () => {
     const tokens = await symbols(erc20, 'ETH', 'ETH');
     expect(tokens.length).toBeGreaterThanOrEqual(20);
     const n = await expectOrdered(erc20, `${ERC20}&verbose=true&token=${tokens.join(',')}`, ['json', 'csv', 'parquet'], EVM_ORDER);
-    const [all] = await erc20.oracle.all<{ n: bigint }>(`SELECT count(*) AS n FROM evm_erc20_transfer WHERE network = 'ETH' AND block_number BETWEEN $a AND $b`, { a: ETH_HALF, b: ETH_END });
+    const [all] = await engineSql(erc20.oracle).all<{ n: bigint }>(`SELECT count(*) AS n FROM evm_erc20_transfer WHERE network = 'ETH' AND block_number BETWEEN $a AND $b`, {
+      a: ETH_HALF,
+      b: ETH_END,
+    });
     expect(n).toBe(Number(all!.n));
     expect(n).toBeGreaterThan(70_000);
   });
 
   it('several senders, or several addresses on either side', async () => {
     const busiest = (side: 'sender' | 'receiver') =>
-      erc20.oracle.all<{ address: string }>(`SELECT ${side} AS address FROM evm_erc20_transfer WHERE network = 'ETH' GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 8`);
+      engineSql(erc20.oracle).all<{ address: string }>(`SELECT ${side} AS address FROM evm_erc20_transfer WHERE network = 'ETH' GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 8`);
     const senders = (await busiest('sender')).map((r) => r.address);
     const receivers = (await busiest('receiver')).map((r) => r.address);
     const bySender = await expectOrdered(erc20, `${ERC20}&verbose=true&token=USDT,USDC,WETH,WBTC,DAI&sender=${senders.join(',')}`, ['json', 'csv', 'parquet'], EVM_ORDER);
@@ -163,7 +167,9 @@ describe('ERC-20 rows, many at once', () => {
 
   it('small answers built in one piece (100 blocks, JSON) keep the order too, across the row groups', async () => {
     // The 100 blocks around where ETH's rows cross from one row group into the next.
-    const [edge] = await erc20.oracle.all<{ block: bigint }>(`SELECT block_number AS block FROM evm_erc20_transfer WHERE network = 'ETH' ORDER BY block_number, log_index LIMIT 1 OFFSET 122880`);
+    const [edge] = await engineSql(erc20.oracle).all<{ block: bigint }>(
+      `SELECT block_number AS block FROM evm_erc20_transfer WHERE network = 'ETH' ORDER BY block_number, log_index LIMIT 1 OFFSET 122880`,
+    );
     const start = Number(edge!.block) - 50;
     const tokens = await symbols(erc20, 'ETH', 'ETH');
     const url = `/v1/evm/erc20/events/transfer?network=ETH&block_start=${start}&block_end=${start + 99}&verbose=true&token=${tokens.join(',')}`;

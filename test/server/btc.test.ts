@@ -10,6 +10,7 @@ import { DEMO_START } from '../../src/demo/generate.ts';
 import { btcChainBatch, type BtcBlock } from '../../src/ingest/btc/writeBtcBlocks.ts';
 import { parseCsv, readParquet } from '../helpers/formats.ts';
 import { createTestApp, noteChanged, type TestApp } from '../helpers/testApp.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const PATH = '/v1/btc/native/events/transfer';
 // A and E are labelled exchange addresses in the shipped seed.
@@ -218,7 +219,7 @@ describe('bitcoin transfers over the demo dataset', () => {
   });
 
   it('has blocks about every 10 minutes, each with a coinbase row and change left out', async () => {
-    const blocks = await t.oracle.all<{ n: bigint; gap: number }>(`SELECT count(*) AS n, avg(gap) AS gap FROM (
+    const blocks = await engineSql(t.oracle).all<{ n: bigint; gap: number }>(`SELECT count(*) AS n, avg(gap) AS gap FROM (
       SELECT epoch(time) - epoch(lag(time) OVER (ORDER BY number)) AS gap FROM blocks WHERE network = 'BTC')`);
     expect(Number(blocks[0]!.n)).toBeGreaterThan(40);
     expect(blocks[0]!.gap).toBeGreaterThan(300);

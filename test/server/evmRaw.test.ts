@@ -7,6 +7,7 @@ import { chainEndpoints } from '../../src/catalog/index.ts';
 import type { ChainEndpoint } from '../../src/catalog/types.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 import { plain, readBody, type Row } from '../helpers/decode.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -61,11 +62,11 @@ function typedCsvRow(e: ChainEndpoint, r: Row): Row {
 
 async function storedRows(e: ChainEndpoint, network: string, start: number, end: number): Promise<Row[]> {
   const order = e.table.orderBy.filter((k) => k !== 'network').join(', ');
-  return t.oracle.all<Row>(`SELECT * FROM ${e.table.name} WHERE network = $network AND block_number BETWEEN $start AND $end ORDER BY ${order}`, { network, start, end });
+  return engineSql(t.oracle).all<Row>(`SELECT * FROM ${e.table.name} WHERE network = $network AND block_number BETWEEN $start AND $end ORDER BY ${order}`, { network, start, end });
 }
 
 async function firstCoveredNetwork(e: ChainEndpoint): Promise<{ network: string; lo: number }> {
-  const rows = await t.oracle.all<{ scope: string; lo: bigint }>(`SELECT scope, lo FROM coverage WHERE dataset = $d ORDER BY scope <> 'ETH', scope`, { d: e.id });
+  const rows = await engineSql(t.oracle).all<{ scope: string; lo: bigint }>(`SELECT scope, lo FROM coverage WHERE dataset = $d ORDER BY scope <> 'ETH', scope`, { d: e.id });
   const r = rows[0];
   if (!r) throw new Error(`demo has no ${e.id}`);
   return { network: r.scope, lo: Number(r.lo) };
@@ -91,7 +92,7 @@ describe.each(evm.map((e) => [e.id, e] as const))('%s', (_id, e) => {
     let stored = await storedRows(e, network, start, end);
     if (e.protocol === 'erc20') stored = stored.filter((r) => r.token === 'USDC');
     if (e.protocol === 'dex_v3') {
-      const [pool] = await t.oracle.all<{ pool_address: string }>(`SELECT pool_address FROM pools WHERE network = $n AND fee = 500`, { n: network });
+      const [pool] = await engineSql(t.oracle).all<{ pool_address: string }>(`SELECT pool_address FROM pools WHERE network = $n AND fee = 500`, { n: network });
       stored = stored.filter((r) => r.pool_address === pool!.pool_address);
     }
     if (e.protocol === 'lending_v3' && network === 'ETH') stored = stored.filter((r) => r.market === 'Core');

@@ -21,6 +21,7 @@ import type { ExportView, Manifest } from '../../src/server/exports/view.ts';
 import { parseCsv, readParquet } from '../helpers/formats.ts';
 import { createMeteredApp, plans, type MeteredApp } from '../helpers/metered.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const ETH = DEMO_START_BLOCKS.ETH!;
 const TRANSFERS = '/v1/evm/erc20/events/transfer';
@@ -105,7 +106,7 @@ describe('export jobs', () => {
       expect(fromFile.rows.length).toBe(f.rows);
       expect(fromFile).toEqual(expected);
       rows += f.rows;
-      const hashes = await t.oracle.all<{ number: bigint; hash: string }>('SELECT number, hash FROM blocks WHERE network = $n AND number IN ($a, $b) ORDER BY number', {
+      const hashes = await engineSql(t.oracle).all<{ number: bigint; hash: string }>('SELECT number, hash FROM blocks WHERE network = $n AND number IN ($a, $b) ORDER BY number', {
         n: 'ETH',
         a: f.block_start!,
         b: f.block_end!,

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -36,7 +37,7 @@ let labelled: Map<string, { label: string; category: string }>;
 beforeAll(async () => {
   all = await transfers('token=USDT');
   expect(all.length).toBeGreaterThan(500);
-  const l = await t.oracle.all<{ address: string; label: string; category: string }>(`SELECT address, label, category FROM labels WHERE network IS NULL`);
+  const l = await engineSql(t.oracle).all<{ address: string; label: string; category: string }>(`SELECT address, label, category FROM labels WHERE network IS NULL`);
   labelled = new Map(l.map((r) => [r.address, r]));
 });
 
@@ -44,7 +45,7 @@ describe('token', () => {
   it('finds a token by symbol in any case, by alias, and by contract address', async () => {
     expect(await transfers('token=usdt')).toEqual(all);
     expect(await transfers(`token=${USDT.toUpperCase().replace('0X', '0x')}`)).toEqual(all);
-    const [alias] = await t.oracle.all<{ a: string }>(`SELECT aliases[1] AS a FROM tokens WHERE symbol = 'USDT' AND network = 'ETH' AND len(aliases) > 0`);
+    const [alias] = await engineSql(t.oracle).all<{ a: string }>(`SELECT aliases[1] AS a FROM tokens WHERE symbol = 'USDT' AND network = 'ETH' AND len(aliases) > 0`);
     if (alias) expect(await transfers(`token=${encodeURIComponent(alias.a.toLowerCase())}`)).toEqual(all);
   });
 
@@ -97,7 +98,7 @@ describe('time ranges', () => {
 describe('lending markets and pools', () => {
   it('serves the Core market on ETH by default and the others on request', async () => {
     const q = (m?: string) => `/v1/evm/lending_v3/events/deposit?network=ETH&block_start=${ETH0}&block_end=${ETH0 + 3000}&verbose=true${m ? `&eth_market_type=${m}` : ''}`;
-    const stored = await t.oracle.all<{ market: string; n: bigint }>(
+    const stored = await engineSql(t.oracle).all<{ market: string; n: bigint }>(
       `SELECT market, count(*) AS n FROM evm_lending_v3_deposit WHERE network = 'ETH' AND block_number BETWEEN ${ETH0} AND ${ETH0 + 3000} GROUP BY market`,
     );
     const count = (m: string) => Number(stored.find((s) => s.market === m)?.n ?? 0);

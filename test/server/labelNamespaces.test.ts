@@ -9,7 +9,7 @@ import { createApp } from '../../src/server/createApp.ts';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createKey, listKeys } from '../../src/metering/keys.ts';
 import { LABEL_LIMITS } from '../../src/reference/userLabels.ts';
-import { countRows } from '../helpers/engineSql.ts';
+import { countRows, engineSql } from '../helpers/engineSql.ts';
 import { createReadOnlyTestStore, createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 let t: TestApp;
@@ -44,7 +44,7 @@ let whales: string[];
 beforeAll(async () => {
   all = await events(Q);
   // Addresses the shared label table does not know, so that only the namespace can match them.
-  const known = new Set((await t.oracle.all<{ address: string }>(`SELECT address FROM labels`)).map((r) => r.address));
+  const known = new Set((await engineSql(t.oracle).all<{ address: string }>(`SELECT address FROM labels`)).map((r) => r.address));
   whales = [...new Set(all.map((r) => r.sender))].filter((a) => !known.has(a)).slice(0, 3);
   expect(whales.length).toBe(3);
 });

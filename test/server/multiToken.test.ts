@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -86,7 +87,7 @@ describe('ERC-20 with several tokens', () => {
     const odd = await t.get(`${ERC20}&token=USDT,${encodeURIComponent("é'); DROP TABLE tokens;--")}&ignore_unknown_tokens=true`);
     expect(odd.statusCode).toBe(200);
     expect(decodeURIComponent(String(odd.headers['x-chainq-dropped-tokens']))).toBe("é'); DROP TABLE tokens;--");
-    expect((await t.oracle.all(`SELECT count(*) AS n FROM tokens`))[0]).toBeTruthy();
+    expect((await engineSql(t.oracle).all(`SELECT count(*) AS n FROM tokens`))[0]).toBeTruthy();
     // Without unknown tokens there is no header.
     expect((await t.get(`${ERC20}&token=USDT&ignore_unknown_tokens=true`)).headers['x-chainq-dropped-tokens']).toBeUndefined();
   });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainEndpoints, venueEndpoints } from '../../src/catalog/index.ts';
 import { DEMO_START } from '../../src/demo/generate.ts';
 import { coveredIntervals, coveredScopes } from '../../src/store/coverage.ts';
-import { mirrorTables } from '../helpers/engineSql.ts';
+import { mirrorTables, engineSql } from '../helpers/engineSql.ts';
 import { parseCsv, readParquet } from '../helpers/formats.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
@@ -19,11 +19,11 @@ beforeAll(async () => {
   t = await createTestApp();
   // Prices stay as they are, so that a USD value is -0.0 × a price.
   for (const table of tables) {
-    const doubles = await t.oracle.all<{ name: string }>(`SELECT column_name AS name FROM information_schema.columns WHERE table_name = $table AND data_type = 'DOUBLE'`, { table });
+    const doubles = await engineSql(t.oracle).all<{ name: string }>(`SELECT column_name AS name FROM information_schema.columns WHERE table_name = $table AND data_type = 'DOUBLE'`, { table });
     if (doubles.length === 0) continue;
-    await t.oracle.run(`UPDATE ${table} SET ${doubles.map((d) => `"${d.name}" = '-0.0'::DOUBLE`).join(', ')}`);
+    await engineSql(t.oracle).run(`UPDATE ${table} SET ${doubles.map((d) => `"${d.name}" = '-0.0'::DOUBLE`).join(', ')}`);
   }
-  const stored = await t.oracle.all<{ x: number }>(`SELECT unrealized_pnl AS x FROM venue_b_positions LIMIT 1`);
+  const stored = await engineSql(t.oracle).all<{ x: number }>(`SELECT unrealized_pnl AS x FROM venue_b_positions LIMIT 1`);
   expect(Object.is(stored[0]?.x, -0)).toBe(true);
   await mirrorTables(t.store, t.oracle, tables);
 });

@@ -4,6 +4,7 @@ import { DEMO_START, DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { isTronBase58, tronHexToBase58 } from '../../src/utils/tronAddress.ts';
 import { parseCsv, readParquet } from '../helpers/formats.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const FIRST = DEMO_START_BLOCKS.TRON!;
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
@@ -77,7 +78,7 @@ describe('tron trc20 transfers', () => {
   });
 
   it('keeps USDT the largest token by count and by value', async () => {
-    const rows = await t.oracle.all<{ token: string; n: bigint; v: number }>(`SELECT token, count(*) AS n, sum(amount) AS v FROM tron_trc20_transfer GROUP BY token ORDER BY n DESC`);
+    const rows = await engineSql(t.oracle).all<{ token: string; n: bigint; v: number }>(`SELECT token, count(*) AS n, sum(amount) AS v FROM tron_trc20_transfer GROUP BY token ORDER BY n DESC`);
     expect(rows[0]!.token).toBe('USDT');
     expect(Number(rows[0]!.n)).toBeGreaterThan(0.6 * rows.reduce((s, r) => s + Number(r.n), 0));
     const stable = rows.filter((r) => ['USDC', 'USDD'].includes(r.token)).reduce((s, r) => s + r.v, 0);
@@ -101,7 +102,7 @@ describe('tron trc20 transfers', () => {
   });
 
   it('filters by label and category of Tron addresses', async () => {
-    const labelled = await t.oracle.all<{ address: string; label: string; category: string }>(`SELECT address, label, category FROM labels WHERE network = 'TRON'`);
+    const labelled = await engineSql(t.oracle).all<{ address: string; label: string; category: string }>(`SELECT address, label, category FROM labels WHERE network = 'TRON'`);
     const exchanges = new Set(labelled.filter((l) => l.category === 'exchange').map((l) => l.address));
     const binance = new Set(labelled.filter((l) => l.label.toLowerCase().includes('binance')).map((l) => l.address));
     const byCategory = await json(`${TRC20}?token=USDT&${blocks(0, 3000)}&involving_category=EXCHANGE`);

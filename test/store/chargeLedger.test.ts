@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE, ROTATE_BYTES } from '../../src/store/duckdb/chargeLedger.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const dirs: string[] = [];
 const newDir = () => {
@@ -52,7 +53,7 @@ async function killedAfter(dir: string, body: string): Promise<void> {
   await new Promise((r) => child.on('exit', r));
 }
 
-const tableIds = async (store: Store) => (await store.all<{ request_id: string }>('SELECT request_id FROM usage_charges ORDER BY request_id')).map((r) => r.request_id);
+const tableIds = async (store: Store) => (await engineSql(store).all<{ request_id: string }>('SELECT request_id FROM usage_charges ORDER BY request_id')).map((r) => r.request_id);
 
 describe('the DuckDB usage ledger', () => {
   it('puts recorded charges in usage_charges, grouped, with their fields', async () => {
@@ -60,7 +61,7 @@ describe('the DuckDB usage ledger', () => {
     await Promise.all(Array.from({ length: 50 }, (_, i) => store.ledger!.record([charge(`r${String(i).padStart(2, '0')}`, i + 1)])));
     await store.ledger!.settle();
     expect(await tableIds(store)).toHaveLength(50);
-    const [row] = await store.all<{ key_id: string; period: string; cost: bigint; admitted: string; endpoint: string; charged_ok: boolean }>(
+    const [row] = await engineSql(store).all<{ key_id: string; period: string; cost: bigint; admitted: string; endpoint: string; charged_ok: boolean }>(
       `SELECT key_id, period, cost, strftime(admitted_at, '%Y-%m-%dT%H:%M:%SZ') AS admitted, endpoint,
               charged_at BETWEEN admitted_at AND timezone('UTC', now()) AS charged_ok
        FROM usage_charges WHERE request_id = 'r09'`,
@@ -123,7 +124,7 @@ describe('the DuckDB usage ledger', () => {
       await Promise.all(Array.from({ length: Math.min(500, n - i) }, (_, j) => store.ledger!.record([charge(`c${String(i + j).padStart(6, '0')}`)])));
       await store.ledger!.settle();
     }
-    expect(await store.all('SELECT count(*)::INTEGER AS n FROM usage_charges')).toEqual([{ n: n + 1 }]);
+    expect(await engineSql(store).all('SELECT count(*)::INTEGER AS n FROM usage_charges')).toEqual([{ n: n + 1 }]);
     // Twice ROTATE_BYTES were written: the journal was rotated out, and the rotated files are gone.
     expect(journalBytes()).toBeLessThan(ROTATE_BYTES + 500 * lineBytes);
     expect(fs.readdirSync(dir).filter((f) => f.startsWith(`${JOURNAL_FILE}.`))).toEqual([]);
@@ -210,7 +211,7 @@ describe('the DuckDB usage ledger', () => {
     fs.writeFileSync(path.join(dir, JOURNAL_FILE), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n{"keyId":"key1","per`);
     const store = await createStore({ dataDir: dir });
     expect(await tableIds(store)).toEqual(['ahead-delivered', 'ahead-in-flight', 'recorded']);
-    expect(await store.all<{ n: number }>('SELECT count(*)::INTEGER AS n FROM usage_charges WHERE charged_at = epoch_ms($at::BIGINT)', { at: BigInt(at) })).toEqual([{ n: 3 }]);
+    expect(await engineSql(store).all<{ n: number }>('SELECT count(*)::INTEGER AS n FROM usage_charges WHERE charged_at = epoch_ms($at::BIGINT)', { at: BigInt(at) })).toEqual([{ n: 3 }]);
     await store.close();
   });
 
@@ -229,10 +230,10 @@ describe('the DuckDB usage ledger', () => {
     // The file with the unsettled charge was rotated out and is kept; the charge is not in the table.
     expect(rotated().length).toBeGreaterThan(0);
     expect(rotated().some((f) => fs.readFileSync(path.join(dir, f), 'utf8').includes('"early"'))).toBe(true);
-    expect(await store.all("SELECT count(*)::INTEGER AS n FROM usage_charges WHERE request_id = 'early'")).toEqual([{ n: 0 }]);
+    expect(await engineSql(store).all("SELECT count(*)::INTEGER AS n FROM usage_charges WHERE request_id = 'early'")).toEqual([{ n: 0 }]);
     await early.confirm();
     await store.ledger!.settle();
-    expect(await store.all("SELECT count(*)::INTEGER AS n FROM usage_charges WHERE request_id = 'early'")).toEqual([{ n: 1 }]);
+    expect(await engineSql(store).all("SELECT count(*)::INTEGER AS n FROM usage_charges WHERE request_id = 'early'")).toEqual([{ n: 1 }]);
     expect(rotated()).toEqual([]);
     await store.close();
   });

@@ -18,6 +18,7 @@ import { connectClickHouse } from '../../src/store/clickhouse/connect.ts';
 import { clickHouseExport, exportSelectList } from '../../src/store/clickhouse/format.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 let duck: Store;
 let ch: ClickHouseClient;
@@ -109,7 +110,7 @@ async function duckBytes(c: Case, format: 'csv' | 'json'): Promise<string> {
   const file = path.join(dir, `duck.${format}`);
   const values = c.duck.map((v, i) => `(${i}, ${v})`).join(', ');
   const name = `"${c.name.replaceAll('"', '""')}"`;
-  await duck.run(`COPY (SELECT x AS ${name} FROM (VALUES ${values}) v(i, x) ORDER BY i) TO '${file}' ${format === 'csv' ? '(FORMAT csv, HEADER true)' : '(FORMAT json)'}`);
+  await engineSql(duck).run(`COPY (SELECT x AS ${name} FROM (VALUES ${values}) v(i, x) ORDER BY i) TO '${file}' ${format === 'csv' ? '(FORMAT csv, HEADER true)' : '(FORMAT json)'}`);
   return fs.readFileSync(file, 'utf8');
 }
 
@@ -146,7 +147,7 @@ describe('ClickHouse export text', () => {
     const chunks: Buffer[] = [];
     for await (const chunk of result.stream) chunks.push(chunk as Buffer);
     const file = path.join(dir, 'empty.csv');
-    await duck.run(`COPY (SELECT 1 AS n WHERE false) TO '${file}' (FORMAT csv, HEADER true)`);
+    await engineSql(duck).run(`COPY (SELECT 1 AS n WHERE false) TO '${file}' (FORMAT csv, HEADER true)`);
     expect(Buffer.concat(chunks).toString('utf8')).toBe(fs.readFileSync(file, 'utf8'));
   });
 });

@@ -18,6 +18,7 @@ import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { plannerFor } from '../../src/query/planner.ts';
 import { CLICKHOUSE_TYPES, ident, renderClickHouse } from '../../src/store/clickhouse/render.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const ETH0 = DEMO_START_BLOCKS.ETH!;
 const BLOCKS = { network: 'ETH', block_start: ETH0, block_end: ETH0 + 600 };
@@ -103,7 +104,7 @@ describe('ClickHouse renderer', () => {
   it.each(CASES)('answers $path like DuckDB', async ({ path: routePath, query }) => {
     const route = dataRoutes().find((r) => r.path === routePath)!;
     const plan = await plannerFor(route)({ store: t.store }, route, query);
-    const duck = await t.store.all<Record<string, unknown>>(plan.sql, plan.params);
+    const duck = await engineSql(t.store).all<Record<string, unknown>>(plan.sql, plan.params);
     expect(duck.length, 'the case selects rows').toBeGreaterThan(0);
 
     const rendered = renderClickHouse(plan.query, 'parquet');

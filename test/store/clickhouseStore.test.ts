@@ -21,6 +21,7 @@ import { createApp } from '../../src/server/createApp.ts';
 import { coveredIntervals, coveredScopes } from '../../src/store/coverage.ts';
 import type { Store } from '../../src/store/types.ts';
 import { createTestStores } from '../helpers/testApp.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const ETH0 = DEMO_START_BLOCKS.ETH!;
 
@@ -95,12 +96,12 @@ const answerHeaders = (r: LightMyRequestResponse) => Object.fromEntries(ANSWER_H
 async function parquetView(body: Buffer, name: string) {
   const file = path.join(dir, `${name}.parquet`);
   fs.writeFileSync(file, body);
-  const schema = await duck.store.all<{ name: string; type: string | null; repetition_type: string | null }>(
+  const schema = await engineSql(duck.store).all<{ name: string; type: string | null; repetition_type: string | null }>(
     `SELECT name, type, repetition_type FROM parquet_schema($file) WHERE name <> 'duckdb_schema' AND name <> 'schema'`,
     { file },
   );
-  const types = await duck.store.all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet($file)`, { file });
-  const rows = await duck.store.all<Record<string, unknown>>(`SELECT * FROM read_parquet($file)`, { file });
+  const types = await engineSql(duck.store).all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet($file)`, { file });
+  const rows = await engineSql(duck.store).all<Record<string, unknown>>(`SELECT * FROM read_parquet($file)`, { file });
   return { schema, types: types.map((t) => `${t.column_name} ${t.column_type}`), rows };
 }
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCoverage, addCoverageMany } from '../../src/store/duckdb/coverageWrites.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 describe('addCoverageMany', () => {
   let store: Store;
@@ -14,8 +15,8 @@ describe('addCoverageMany', () => {
   });
 
   const state = async () => ({
-    coverage: await store.all(`SELECT dataset, scope, lo, hi FROM coverage ORDER BY ALL`),
-    order: await store.all(`SELECT * FROM dataset_order ORDER BY ALL`),
+    coverage: await engineSql(store).all(`SELECT dataset, scope, lo, hi FROM coverage ORDER BY ALL`),
+    order: await engineSql(store).all(`SELECT * FROM dataset_order ORDER BY ALL`),
   });
 
   it('merges touching intervals and flags a range behind the tip as out of order, exactly like addCoverage', async () => {
@@ -27,10 +28,10 @@ describe('addCoverageMany', () => {
       [30, 39],
     ];
     const datasets = ['a', 'b', "c'quote"];
-    await store.transaction(async (tx) => {
+    await engineSql(store).transaction(async (tx) => {
       for (const [lo, hi] of steps) for (const d of datasets) await addCoverage(tx, `one:${d}`, 'ETH', lo, hi);
     });
-    await store.transaction(async (tx) => {
+    await engineSql(store).transaction(async (tx) => {
       for (const [lo, hi] of steps)
         await addCoverageMany(
           tx,

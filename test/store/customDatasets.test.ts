@@ -12,6 +12,7 @@ import { addCoverageMany } from '../../src/store/duckdb/coverageWrites.ts';
 import type { Store } from '../../src/store/types.ts';
 import { customTables, listCustomDatasets, saveCustomDataset } from '../../src/store/customDatasets.ts';
 import { createTestStore } from '../helpers/testApp.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const A = '0x00000000000000000000000000000000000000aa';
 const B = '0x00000000000000000000000000000000000000bb';
@@ -28,9 +29,9 @@ describe('custom dataset registry', () => {
     await store.close();
   });
 
-  const rows = async (network: string) => (await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM evm_custom_vault__deposited WHERE network = $network`, { network }))[0]!.n;
+  const rows = async (network: string) => (await engineSql(store).all<{ n: bigint }>(`SELECT count(*) AS n FROM evm_custom_vault__deposited WHERE network = $network`, { network }))[0]!.n;
   const ingested = async (network: string, lo: number, hi: number) => {
-    await store.transaction(async (tx) => {
+    await engineSql(store).transaction(async (tx) => {
       for (let b = lo; b <= hi; b++) await tx.run(`INSERT INTO evm_custom_vault__deposited VALUES ($network, $b, 0, now()::TIMESTAMP, '0x01', $a, $a, 1)`, { network, b, a: A });
       await addCoverageMany(tx, [DATASET], network, lo, hi);
     });

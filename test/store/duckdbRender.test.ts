@@ -4,11 +4,12 @@ import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import { renderDuckDb } from '../../src/store/duckdb/render.ts';
 import type { BoundQuery, Condition } from '../../src/store/query.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 let store: Store;
 beforeAll(async () => {
   store = await createStore({ dataDir: null });
-  await store.run(`INSERT INTO labels VALUES ('0xaa', 'Big Exchange 1', 'exchange', 'ETH'), ('0xbb', 'Someone', 'person', '')`);
+  await engineSql(store).run(`INSERT INTO labels VALUES ('0xaa', 'Big Exchange 1', 'exchange', 'ETH'), ('0xbb', 'Someone', 'person', '')`);
 });
 afterAll(async () => {
   await store?.close();
@@ -75,7 +76,7 @@ describe('renderDuckDb', () => {
       params: { p0: { value: 'ETH', type: 'string' }, p1: { value: 'exchange', type: 'string' }, p2: { value: 'someone', type: 'string' } },
     };
     const r = store.render(q, 'json');
-    expect(await store.all(r.sql, r.params)).toEqual([{ address: '0xaa' }, { address: '0xbb' }]);
+    expect(await engineSql(store).all(r.sql, r.params)).toEqual([{ address: '0xaa' }, { address: '0xbb' }]);
   });
 
   it('streams rows stored in order unsorted only under plain conditions: a value list is a list lookup, a label set or a USD value sorts', () => {

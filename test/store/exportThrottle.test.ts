@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
 import type { ExportThrottle } from '../../src/store/exportLanes.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
@@ -108,7 +108,7 @@ describe('a throttled file export', () => {
  */
 describe('a throttled file export on chDB', () => {
   const LARGE_CH = 'SELECT number AS n, hex(MD5(toString(number))) AS h FROM numbers(600000) ORDER BY n';
-  let ch: Store;
+  let ch: ClickHouseStore;
   beforeAll(async () => {
     ch = await createClickHouseStore({ target: { engine: 'chdb', dir: path.join(dir, 'chdb') }, database: 'throttle' });
   });
@@ -128,7 +128,7 @@ describe('a throttled file export on chDB', () => {
     expect(settled).toBe(false);
     expect(fs.existsSync(file)).toBe(false);
     // The engine is free meanwhile: nothing of the export runs in it.
-    const running = await ch.all<{ n: number }>("SELECT count() AS n FROM system.processes WHERE query LIKE '%numbers(600000)%' AND query NOT LIKE '%system.processes%'");
+    const running = await ch.query<{ n: number }>("SELECT count() AS n FROM system.processes WHERE query LIKE '%numbers(600000)%' AND query NOT LIKE '%system.processes%'");
     expect(Number(running[0]?.n)).toBe(0);
     g.open();
     expect(await done).toBe(600000);

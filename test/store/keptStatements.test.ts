@@ -11,6 +11,7 @@ import { KEPT_STATEMENTS_PER_CONNECTION, keptStatementCount, runKept } from '../
 import { readOnePiece } from '../../src/store/duckdb/onePiece.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 let instance: DuckDBInstance;
 let writer: DuckDBConnection;
@@ -79,7 +80,7 @@ describe('on a store, through snapshot views', () => {
   let store: Store;
   beforeAll(async () => {
     store = await createStore({ dataDir: null });
-    await store.run('CREATE TABLE k AS SELECT range AS n FROM range(10)');
+    await engineSql(store).run('CREATE TABLE k AS SELECT range AS n FROM range(10)');
   });
   afterAll(async () => store?.close());
 
@@ -96,9 +97,9 @@ describe('on a store, through snapshot views', () => {
   it("a snapshot's reads of one text answer each with its own values, also when they overlap", async () => {
     const view = await store.snapshot();
     try {
-      const rows = await Promise.all([1, 2, 3, 1].map((n) => view.all<{ n: bigint }>('SELECT n FROM k WHERE n = $n', { n })));
+      const rows = await Promise.all([1, 2, 3, 1].map((n) => engineSql(view).all<{ n: bigint }>('SELECT n FROM k WHERE n = $n', { n })));
       expect(rows.map((r) => r.map((x) => Number(x.n)))).toEqual([[1], [2], [3], [1]]);
-      expect(await view.all<{ c: bigint }>('SELECT count(*) AS c FROM k')).toEqual([{ c: 10n }]);
+      expect(await engineSql(view).all<{ c: bigint }>('SELECT count(*) AS c FROM k')).toEqual([{ c: 10n }]);
     } finally {
       await view.close();
     }
@@ -108,7 +109,7 @@ describe('on a store, through snapshot views', () => {
     for (let round = 0; round < 3; round++) {
       expect(await smallJson(round, round + 1)).toBe(`{"n":${round}}\n{"n":${round + 1}}\n`);
     }
-    await store.run('INSERT INTO k VALUES (10)');
+    await engineSql(store).run('INSERT INTO k VALUES (10)');
     expect(await smallJson(9, 10)).toBe('{"n":9}\n{"n":10}\n');
   });
 });

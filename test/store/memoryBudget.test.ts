@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { encodeBody } from '../../src/output/encode.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 let store: Store | null = null;
 afterEach(async () => {
@@ -16,7 +17,7 @@ afterEach(async () => {
 describe('store memory settings', () => {
   it('sets the engine memory_limit it is given', async () => {
     store = await createStore({ dataDir: null, memoryLimit: '200MiB' });
-    const [row] = await store.all<{ limit: string }>("SELECT current_setting('memory_limit') AS limit");
+    const [row] = await engineSql(store).all<{ limit: string }>("SELECT current_setting('memory_limit') AS limit");
     expect(row?.limit).toBe('200.0 MiB');
   });
 

@@ -13,6 +13,7 @@ import { dataRoutes } from '../../src/catalog/derive/routes.ts';
 import { plannerFor } from '../../src/query/planner.ts';
 import { ONE_PIECE_MAX_ROWS, onePieceSql } from '../../src/store/duckdb/onePiece.ts';
 import { createTestApp, TEST_ENGINE, type TestApp } from '../helpers/testApp.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const ETH = 'network=ETH&block_start=23910000&block_end=23910099';
 
@@ -71,7 +72,7 @@ describe.runIf(TEST_ENGINE === 'duckdb')('small JSON results in one piece', () =
     expect(rows, 'the query has rows, and few enough for one piece').toBeGreaterThan(0);
     expect(rows).toBeLessThanOrEqual(ONE_PIECE_MAX_ROWS);
     // The engine's lines, joined, are COPY's file byte for byte (types, escapes, order).
-    const lines = await t.store.all<{ line: string }>(onePieceSql(plan.sql), plan.params);
+    const lines = await engineSql(t.store).all<{ line: string }>(onePieceSql(plan.sql), plan.params);
     expect(lines.map((l) => l.line).join('')).toBe(expected);
     expect(await streamed(plan, true)).toEqual({ body: expected, rows });
   });

@@ -5,6 +5,7 @@ import { isPhysicallyOrdered } from '../../src/store/coverage.ts';
 import { addCoverage } from '../../src/store/duckdb/coverageWrites.ts';
 import { compactDatasets } from '../../src/store/maintenance.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -28,7 +29,7 @@ describe('physical order', () => {
     const before = t.get(url).then((r) => (r.json() as { events: Row[] }).events);
     const expected = await before;
     // Re-ingest the first 20 blocks the way adapters do: delete the range, append it, record coverage.
-    await t.store.transaction(async (tx) => {
+    await engineSql(t.store).transaction(async (tx) => {
       await tx.run(`CREATE TEMP TABLE reingest AS SELECT * FROM evm_erc20_transfer WHERE network = 'ETH' AND block_number BETWEEN ${ETH0} AND ${ETH0 + 19}`);
       await tx.run(`DELETE FROM evm_erc20_transfer WHERE network = 'ETH' AND block_number BETWEEN ${ETH0} AND ${ETH0 + 19}`);
       await tx.run(`INSERT INTO evm_erc20_transfer SELECT * FROM reingest ORDER BY block_number DESC, log_index DESC`);

@@ -14,6 +14,7 @@ import { createErc20Decoder } from '../../src/protocols/erc20/decoder.ts';
 import type { RpcLog } from '../../src/protocols/evmNode.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
+import { engineSql } from '../helpers/engineSql.ts';
 
 const decoder = createErc20Decoder();
 const TOKEN = { address: '0x00000000000000000000000000000000000000c6', symbol: 'USDX', decimals: 6 } as const;
@@ -44,7 +45,7 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const parsedTables = async () => (await store.all<{ n: bigint }>(`SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = 'chainq_log_files'`))[0]?.n;
+const parsedTables = async () => (await engineSql(store).all<{ n: bigint }>(`SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = 'chainq_log_files'`))[0]?.n;
 
 async function scanned(name: string, block: number, amounts: readonly bigint[]) {
   const file = path.join(dir, name);
@@ -72,7 +73,7 @@ describe('parsed log files', () => {
     const s = await scanned('changed.json', 100, [5n, 7n]);
     writeLogFile(s.file, [JSON.stringify([transferLog(100, 0, 1n), transferLog(100, 1, 2n), transferLog(100, 2, 3n)])]);
     await publish(100, s);
-    const rows = await store.all<{ amount_raw: string }>(`SELECT amount_raw::VARCHAR AS amount_raw FROM evm_erc20_transfer WHERE block_number = 100 ORDER BY log_index`);
+    const rows = await engineSql(store).all<{ amount_raw: string }>(`SELECT amount_raw::VARCHAR AS amount_raw FROM evm_erc20_transfer WHERE block_number = 100 ORDER BY log_index`);
     expect(rows.map((r) => r.amount_raw)).toEqual(['5', '7']);
   });
 

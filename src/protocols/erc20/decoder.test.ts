@@ -16,6 +16,7 @@ import type { RpcLog } from '../evmNode.ts';
 import type { TokenInfo } from '../types.ts';
 import { ERC20_ABI } from './catalog.ts';
 import { createErc20Decoder } from './decoder.ts';
+import { engineSql } from '../../../test/helpers/engineSql.ts';
 
 const TRANSFER_EVENT = ERC20_ABI.transfer;
 
@@ -90,7 +91,7 @@ describe('erc20 engine decoder', () => {
       covers: [],
       uncovers: [],
     });
-    const stored = await store.all<Record<string, unknown>>(
+    const stored = await engineSql(store).all<Record<string, unknown>>(
       `SELECT network, block_number, log_index, time, tx_hash, token_address, token, token_decimals, sender, receiver, amount_raw::VARCHAR AS amount_raw, amount
        FROM evm_erc20_transfer ORDER BY block_number, log_index`,
     );

@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { catalog } from '../../catalog/index.ts';
 import type { TableDef } from '../../catalog/types.ts';
+import { requireDuckDb, type DuckDbStore } from '../duckdb/types.ts';
 import type { SqlParams, Store } from '../types.ts';
 import { ident as duckIdent } from '../duckdb/render.ts';
 import type { ClickHouseStore } from './types.ts';
@@ -83,7 +84,7 @@ function datasetTables(): TableDef[] {
   return [...new Map(catalog.map((e) => [e.table.name, e.table])).values()];
 }
 
-async function partsOf(source: Store, t: TableDef): Promise<CopyPart[]> {
+async function partsOf(source: DuckDbStore, t: TableDef): Promise<CopyPart[]> {
   const column = t.orderBy[0];
   if (!column) return [{ table: t.name, slice: null }];
   const values = await source.all<{ v: string }>(`SELECT DISTINCT ${duckIdent(column)} AS v FROM ${duckIdent(t.name)} ORDER BY v`);
@@ -100,7 +101,7 @@ async function copiedParts(target: ClickHouseStore, sourceId: string): Promise<S
  * them as CSV (NULL as \N, lists as ClickHouse arrays) to a file in `dir`,
  * which ClickHouse reads by column name.
  */
-export async function insertFromDuckDb(source: Store, select: string, params: SqlParams, target: ClickHouseStore, table: string, dir: string): Promise<void> {
+export async function insertFromDuckDb(source: DuckDbStore, select: string, params: SqlParams, target: ClickHouseStore, table: string, dir: string): Promise<void> {
   const file = path.join(dir, `${table}.csv`);
   try {
     await source.run(`COPY (${select}) TO '${file.replaceAll("'", "''")}' (FORMAT csv, HEADER true, NULLSTR '\\N')`, params);
@@ -117,7 +118,7 @@ export async function insertFromDuckDb(source: Store, select: string, params: Sq
   }
 }
 
-async function copyPart(source: Store, target: ClickHouseStore, part: CopyPart, columns: readonly SourceColumn[], dir: string): Promise<number> {
+async function copyPart(source: DuckDbStore, target: ClickHouseStore, part: CopyPart, columns: readonly SourceColumn[], dir: string): Promise<number> {
   const where = part.slice ? ` WHERE ${duckIdent(part.slice.column)} = $v` : '';
   const params = part.slice ? { v: part.slice.value } : {};
   // A part cut off by an earlier, stopped copy is removed whole before it is written again.
@@ -146,7 +147,7 @@ export function columnText(c: SourceColumn): string {
   return `'[' || array_to_string(${quoted}, ',') || ']' AS ${name}`;
 }
 
-export async function columnsOf(source: Store, table: string): Promise<SourceColumn[]> {
+export async function columnsOf(source: DuckDbStore, table: string): Promise<SourceColumn[]> {
   const rows = await source.all<{ name: string; type: string }>(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $t ORDER BY ordinal_position`, {
     t: table,
   });
@@ -154,7 +155,7 @@ export async function columnsOf(source: Store, table: string): Promise<SourceCol
 }
 
 /** Keys change shape: entities with a version (docs/storage.md). */
-async function copyKeys(source: Store, target: ClickHouseStore): Promise<unknown[]> {
+async function copyKeys(source: DuckDbStore, target: ClickHouseStore): Promise<unknown[]> {
   const keys = await source.all<{ id: string; key_hash: string; prefix: string; plan: string; name: string | null; created_at: Date; revoked_at: Date | null }>(
     'SELECT id, key_hash, prefix, plan, name, created_at, revoked_at FROM api_keys',
   );
@@ -167,7 +168,7 @@ async function copyKeys(source: Store, target: ClickHouseStore): Promise<unknown
 }
 
 /** Coverage and chain state change shape too: one row per dataset and scope, with a version. */
-async function copyState(source: Store, target: ClickHouseStore, scope: CopyScope): Promise<number> {
+async function copyState(source: DuckDbStore, target: ClickHouseStore, scope: CopyScope): Promise<number> {
   const keys = scope === 'data' ? [] : await copyKeys(source, target);
 
   const chain = await source.all<{ scope: string; confirmations: number; head: bigint | null; updated_at: Date }>('SELECT scope, confirmations, head, updated_at FROM chain_state');
@@ -184,7 +185,7 @@ async function copyState(source: Store, target: ClickHouseStore, scope: CopyScop
 }
 
 /** Replaces the target's coverage with the source's, one row per dataset and scope; returns the source's interval count. */
-export async function copyCoverage(source: Store, target: ClickHouseStore): Promise<number> {
+export async function copyCoverage(source: DuckDbStore, target: ClickHouseStore): Promise<number> {
   const coverage = await source.all<{ dataset: string; scope: string; lo: bigint; hi: bigint }>('SELECT dataset, scope, lo, hi FROM coverage ORDER BY dataset, scope, lo');
   const byScope = new Map<string, { dataset: string; scope: string; intervals: { lo: string; hi: string }[] }>();
   for (const c of coverage) {
@@ -206,7 +207,7 @@ export async function copyCoverage(source: Store, target: ClickHouseStore): Prom
 }
 
 /** Rows per partition value of every dataset table, in both stores. */
-async function compareCounts(source: Store, target: ClickHouseStore): Promise<CountCheck[]> {
+async function compareCounts(source: DuckDbStore, target: ClickHouseStore): Promise<CountCheck[]> {
   const out: CountCheck[] = [];
   for (const t of [...datasetTables(), BLOCKS]) {
     const column = t.orderBy[0]!;
@@ -225,12 +226,13 @@ async function compareCounts(source: Store, target: ClickHouseStore): Promise<Co
  * progress table (its path), so that a second run resumes.
  */
 export async function copyDuckDbToClickHouse(
-  source: Store,
+  from: Store,
   target: ClickHouseStore,
   sourceId: string,
   onPart: (e: CopyEvent) => void = () => undefined,
   scope: CopyScope = 'store',
 ): Promise<CopyReport> {
+  const source = requireDuckDb(from, 'copying into ClickHouse');
   const done = await copiedParts(target, sourceId);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-copy-'));
   let copied = 0;

@@ -9,7 +9,8 @@
  * publish coverage after their rows, and a query never reads past coverage.
  * Writes that DuckDB groups in a transaction have their own ClickHouse form
  * (one INSERT per state change, docs/storage.md "Writes without
- * transactions"); `transaction()` refuses rather than pretend.
+ * transactions"): the contract's writes are named operations, so there is no
+ * raw transaction to refuse.
  */
 import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
@@ -134,9 +135,6 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
         format: 'JSONEachRow',
       });
     },
-    all: (sql, params) => query(sql, params),
-    run: (sql, params) => command(sql, params),
-    transaction: () => Promise.reject(new Error('ClickHouse has no transactions: this write has no ClickHouse form yet (docs/storage.md)')),
     // On a server, one INSERT per group of charges: ClickHouse applies it whole.
     ledger: journal ?? createGroupedLedger((charges) => appendCharges(store, charges)),
     keys: clickHouseKeys(() => store),

@@ -30,7 +30,8 @@ import { pipeline } from 'node:stream/promises';
 import type { TableDef } from '../../catalog/types.ts';
 import { gaps, union, type Interval } from '../intervals.ts';
 import { tableDdl } from '../schema.ts';
-import type { PublishStep, Store, Tx } from '../types.ts';
+import type { DuckDbStore, Tx } from '../duckdb/types.ts';
+import type { PublishStep } from '../types.ts';
 import { scratchStore } from './scratch.ts';
 import { ident as duckIdent } from '../duckdb/render.ts';
 import { columnsOf, columnText, insertFromDuckDb } from './copyFromDuckDb.ts';
@@ -231,7 +232,7 @@ const quote = (text: string): string => `'${text.replaceAll('\\', '\\\\').replac
 const duckText = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 /** Moves every row the scratch store holds in `table` to ClickHouse (CSV, as `chainq copy` does), then empties it there. */
-export async function moveRows(source: Store, ch: ClickHouseStore, table: string, into: string = table): Promise<number> {
+export async function moveRows(source: DuckDbStore, ch: ClickHouseStore, table: string, into: string = table): Promise<number> {
   const [held] = await source.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${duckIdent(table)}`);
   const n = Number(held?.n ?? 0);
   if (n === 0) return 0;
@@ -260,7 +261,7 @@ interface LoadSpec {
  * (JSON lines, read back with the scratch table's own column types; exact
  * big integers travel as text, which DuckDB casts on insert).
  */
-async function loadIntoScratch(ch: ClickHouseStore, scratch: Store, into: ScratchTarget, table: string, spec: LoadSpec): Promise<void> {
+async function loadIntoScratch(ch: ClickHouseStore, scratch: DuckDbStore, into: ScratchTarget, table: string, spec: LoadSpec): Promise<void> {
   const all = await scratch.all<{ name: string; type: string }>(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $t ORDER BY ordinal_position`, {
     t: table,
   });
@@ -290,13 +291,13 @@ const KEYS_PER_READ = 500;
  * Runs `write` (the DuckDB batch write) on the scratch store, then publishes
  * what it wrote in the order above.
  */
-export function publishBatch(ch: ClickHouseStore, batch: PublishBatch, write: (scratch: Store, ctx: BatchContext) => Promise<void>): Promise<void> {
+export function publishBatch(ch: ClickHouseStore, batch: PublishBatch, write: (scratch: DuckDbStore, ctx: BatchContext) => Promise<void>): Promise<void> {
   const run = publishing.then(() => publishNow(ch, batch, write));
   publishing = run.catch(() => undefined);
   return run;
 }
 
-async function publishNow(ch: ClickHouseStore, batch: PublishBatch, write: (scratch: Store, ctx: BatchContext) => Promise<void>): Promise<void> {
+async function publishNow(ch: ClickHouseStore, batch: PublishBatch, write: (scratch: DuckDbStore, ctx: BatchContext) => Promise<void>): Promise<void> {
   const s = await scratchStore();
   const names = [...batch.tables.map((x) => x.name), ...batch.extraTables];
   for (const t of batch.scratchTables ?? []) await s.run(tableDdl(t));
@@ -372,13 +373,13 @@ export interface RewriteOptions {
  * one step (`EXCHANGE TABLES`), so readers see the table before or after,
  * never half of it.
  */
-export function rewriteTables<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: Store) => Promise<T>, opts: RewriteOptions = {}): Promise<T> {
+export function rewriteTables<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: DuckDbStore) => Promise<T>, opts: RewriteOptions = {}): Promise<T> {
   const run = publishing.then(() => rewriteNow(ch, tables, write, opts));
   publishing = run.catch(() => undefined);
   return run;
 }
 
-async function rewriteNow<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: Store) => Promise<T>, opts: RewriteOptions): Promise<T> {
+async function rewriteNow<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: DuckDbStore) => Promise<T>, opts: RewriteOptions): Promise<T> {
   const s = await scratchStore();
   const inputs = opts.inputs ?? [];
   try {

@@ -6,12 +6,12 @@
  * process closes (it runs a helper process that would keep Node alive).
  */
 import { createDuckDbStore } from '../duckdb/createDuckDbStore.ts';
-import type { Store } from '../types.ts';
+import type { DuckDbStore } from '../duckdb/types.ts';
 
-let scratch: Promise<Store> | null = null;
+let scratch: Promise<DuckDbStore> | null = null;
 let openStores = 0;
 
-export function scratchStore(): Promise<Store> {
+export function scratchStore(): Promise<DuckDbStore> {
   scratch ??= createDuckDbStore({ dataDir: null, threads: 1 });
   return scratch;
 }

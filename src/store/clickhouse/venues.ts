@@ -4,7 +4,8 @@
  * more), inside one of its transactions, then published in the order of
  * ./publish.ts (docs/storage.md, "Writes without transactions").
  */
-import type { Tx, VenueOperations } from '../types.ts';
+import type { VenueOperations } from '../types.ts';
+import type { Tx } from '../duckdb/types.ts';
 import { venueOperations, type UnitSpan, type VenueUnit } from '../duckdb/venueWrites.ts';
 import { recordedChecksum } from './lookups.ts';
 import { publishBatch, timeTable, type ScratchTarget } from './publish.ts';

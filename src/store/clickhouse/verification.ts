@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { TableDef } from '../../catalog/types.ts';
 import type { BlockDigests, VerificationOperations } from '../types.ts';
 import { verificationColumns, verificationRecordOf } from '../verificationRows.ts';
+import { requireDuckDb } from '../duckdb/types.ts';
 import { moveRows } from './publish.ts';
 import { ident } from './render.ts';
 import { clickHouseTime, parseClickHouseTime } from './time.ts';
@@ -39,7 +40,7 @@ export function clickHouseVerification(store: () => ClickHouseStore): Verificati
         const name = `verify_${randomUUID().replaceAll('-', '')}`;
         await ch.command(`CREATE TABLE ${ch.table(name)} AS ${ch.table(table.name)} ENGINE = Memory`);
         try {
-          await moveRows(decoded, ch, table.name, name);
+          await moveRows(requireDuckDb(decoded, 'the decode store'), ch, table.name, name);
           out.push(await digests(ch, ch.table(name), table, network, lo, hi));
         } finally {
           await ch.command(`DROP TABLE IF EXISTS ${ch.table(name)}`);

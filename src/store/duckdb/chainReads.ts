@@ -1,7 +1,8 @@
 /** Reads of a network's stored chain in DuckDB SQL (the contract: ChainReadOperations). */
-import type { ChainReadOperations, CachedToken, RegistryToken, Store, StoredPool } from '../types.ts';
+import type { ChainReadOperations, CachedToken, RegistryToken, StoredPool } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 
-export function duckDbChainReads(db: Pick<Store, 'all'>): ChainReadOperations {
+export function duckDbChainReads(db: Pick<DuckDbStatements, 'all'>): ChainReadOperations {
   return {
     async mark(network) {
       const [r] = await db.all<{ newest: bigint | null; orphans: bigint }>(

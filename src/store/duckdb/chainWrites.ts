@@ -7,13 +7,14 @@
 import { ChainBreakError } from '../chainBreak.ts';
 import { recordOrphans } from './chainLog.ts';
 import { addCoverageMany, removeCoverage } from './coverageWrites.ts';
-import type { ChainBatch, ChainOperations, ChainRollback, Store, Tx } from '../types.ts';
+import type { ChainBatch, ChainOperations, ChainRollback } from '../types.ts';
+import type { DuckDbStatements, Tx } from './types.ts';
 import { scanLogFile } from './logFileScan.ts';
 import { insertLogFileEvents } from './logFileEvents.ts';
 import { insertLogFileTransfers } from './logFileTransfers.ts';
 import { createParsedLogFiles, type ParsedLogFiles } from './parsedLogFiles.ts';
 
-export function duckDbChainWrites(db: Pick<Store, 'transaction' | 'run'>): ChainOperations {
+export function duckDbChainWrites(db: Pick<DuckDbStatements, 'transaction' | 'run'>): ChainOperations {
   const parsed = createParsedLogFiles(db);
   return {
     async publish(batch) {

@@ -1,8 +1,9 @@
 /** Coverage reads in DuckDB SQL (the contract: CoverageOperations), through the store's lookup cache. */
-import type { CoverageOperations, CoverageRow, Store } from '../types.ts';
+import type { CoverageOperations, CoverageRow } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 
 /** `lookup` is the store's (or the snapshot's) cache of planners' lookups (../lookupCache.ts). */
-export function duckDbCoverage(db: Pick<Store, 'all' | 'transaction'>, lookup: <T>(key: string, compute: () => Promise<T>) => Promise<T>): CoverageOperations {
+export function duckDbCoverage(db: Pick<DuckDbStatements, 'all' | 'transaction'>, lookup: <T>(key: string, compute: () => Promise<T>) => Promise<T>): CoverageOperations {
   return {
     intervals: (dataset, scope) =>
       lookup(`coveredIntervals\0${dataset}\0${scope}`, async () => {
@@ -44,7 +45,7 @@ export function duckDbCoverage(db: Pick<Store, 'all' | 'transaction'>, lookup: <
   };
 }
 
-async function coverageRows(db: Pick<Store, 'all'>, datasets: readonly string[]): Promise<CoverageRow[]> {
+async function coverageRows(db: Pick<DuckDbStatements, 'all'>, datasets: readonly string[]): Promise<CoverageRow[]> {
   if (datasets.length === 0) return [];
   const names: Record<string, string> = {};
   datasets.forEach((d, i) => {

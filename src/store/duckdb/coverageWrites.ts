@@ -5,7 +5,7 @@
  * `coverage_state`. (ClickHouse writes coverage when it publishes,
  * ../clickhouse/publish.ts.)
  */
-import type { Tx } from '../types.ts';
+import type { Tx } from './types.ts';
 
 /** Records [lo, hi] as covered, merging with touching intervals. Call inside the transaction that wrote the rows. */
 export async function addCoverage(tx: Tx, dataset: string, scope: string, lo: number, hi: number): Promise<void> {

@@ -9,7 +9,7 @@ import { createExportLanes, defaultLaneLimits, type ExportLaneLimits } from '../
 import { createFifoPool } from '../fifoMaker.ts';
 import type { ChargeLedger } from '../ledger.ts';
 import { SCHEMA_VERSION, schemaDdl } from '../schema.ts';
-import type { ResultColumn, SqlParams, Store } from '../types.ts';
+import type { ResultColumn, SqlParams } from '../types.ts';
 import { createChargeApplier } from './applyCharges.ts';
 import { createDirectLedger, createJournalLedger, recoverJournal } from './chargeLedger.ts';
 import { createCopier, describeOn } from './copy.ts';
@@ -31,6 +31,7 @@ import { repairBignumZeros } from './repairBignumZeros.ts';
 import { copyDatabaseFile } from './copyOf.ts';
 import { allOn, inTransaction } from './transaction.ts';
 import { duckDbUsage } from './usage.ts';
+import type { DuckDbStatements, DuckDbStore } from './types.ts';
 import { duckDbVenues } from './venues.ts';
 import { createViews, type Views } from './views.ts';
 import { createWriteClock } from './writeClock.ts';
@@ -59,15 +60,13 @@ export interface DuckDbStoreOptions {
 /** A streamed export's buffer when the opener sets none. */
 const DEFAULT_STREAM_BUFFER = 256 * 1024;
 
-type Statements = Pick<Store, 'all' | 'run' | 'transaction'>;
-
 /** The named operations of a store or a snapshot, over its statements. */
 function operations(
-  statements: Statements,
+  statements: DuckDbStatements,
   describe: (sql: string, params: SqlParams) => Promise<ResultColumn[]>,
   ledger: () => ChargeLedger | undefined,
   lookup: <T>(key: string, compute: () => Promise<T>) => Promise<T>,
-  self: () => Store,
+  self: () => DuckDbStore,
 ) {
   return {
     keys: duckDbKeys(statements),
@@ -86,7 +85,7 @@ function operations(
   };
 }
 
-export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store> {
+export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<DuckDbStore> {
   if (opts.copyOf !== undefined && opts.dataDir !== null) throw new Error('copyOf opens an in-memory store (dataDir: null)');
   const readOnly = opts.readOnly ?? false;
   const { instance, fifos, fifoDir, threads } = await openInstance({ dataDir: opts.dataDir, readOnly, threads: opts.threads, memoryLimit: opts.memoryLimit });
@@ -110,7 +109,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     ledger = createJournalLedger(opts.dataDir, charges.apply);
   } else if (!readOnly) ledger = createDirectLedger(charges.apply);
 
-  const statements: Statements = {
+  const statements: DuckDbStatements = {
     all: (sql, params) => allOn(shared, sql, params),
     run: (sql, params) =>
       clock.writing(async () => {
@@ -120,17 +119,17 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
   };
 
   /** A read-only view of the store on a view's connection (Store.snapshot). */
-  async function snapshot(): Promise<Store> {
+  async function snapshot(): Promise<DuckDbStore> {
     const { conn, version: seen, exact } = await views.take();
     let ended: Promise<void> | null = null;
-    const viewStatements: Statements = {
+    const viewStatements: DuckDbStatements = {
       // Planning's lookups on this view's connection reuse the statements kept on it: one engine trip each, no preparation.
       all: async <T>(sql: string, params?: SqlParams) => (await (await runKept(conn, sql, params)).getRowObjectsJS()) as T[],
       run: () => Promise.reject(new Error('a snapshot is read-only')),
       transaction: () => Promise.reject(new Error('a snapshot is read-only')),
     };
     const lookup = <T>(key: string, compute: () => Promise<T>): Promise<T> => (exact ? clock.lookupAt(seen, key, compute) : compute());
-    const view: Store = {
+    const view: DuckDbStore = {
       engine: 'duckdb',
       dataDir: opts.dataDir,
       readOnly: true,
@@ -152,7 +151,7 @@ export async function createDuckDbStore(opts: DuckDbStoreOptions): Promise<Store
     return view;
   }
 
-  const store: Store = {
+  const store: DuckDbStore = {
     engine: 'duckdb',
     ...(ledger ? { ledger } : {}),
     dataDir: opts.dataDir,

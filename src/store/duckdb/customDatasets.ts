@@ -1,10 +1,11 @@
 /** Custom dataset declarations on DuckDB (../customDatasets.ts): a save is one transaction. */
 import { readCustomDeclaration } from '../../catalog/custom/customEndpoints.ts';
 import { tableDdl } from '../schema.ts';
-import type { CustomDatasetOperations, Store } from '../types.ts';
+import type { CustomDatasetOperations } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 import { addCoverageMany } from './coverageWrites.ts';
 
-export function duckDbCustomDatasets(db: Pick<Store, 'all' | 'transaction'>, lookup: <T>(key: string, compute: () => Promise<T>) => Promise<T>): CustomDatasetOperations {
+export function duckDbCustomDatasets(db: Pick<DuckDbStatements, 'all' | 'transaction'>, lookup: <T>(key: string, compute: () => Promise<T>) => Promise<T>): CustomDatasetOperations {
   return {
     list: () =>
       lookup('customDatasets', async () =>

@@ -1,6 +1,7 @@
 /** Export jobs in DuckDB: a job's row is replaced whole at each change, inside one transaction. */
 import { exportJobValues, exportPartValues, toStoredExport, toStoredPart, type ExportJobRow, type ExportPartRow } from '../exportRows.ts';
-import type { ExportOperations, ResultColumn, SqlParams, Store } from '../types.ts';
+import type { ExportOperations, ResultColumn, SqlParams } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 
 const JOB_COLUMNS = [
   'id',
@@ -35,7 +36,7 @@ function bind(row: ExportJobRow | ExportPartRow): SqlParams {
   return out;
 }
 
-export function duckDbExports(db: Pick<Store, 'all' | 'transaction'>, describe: (sql: string, params: SqlParams) => Promise<ResultColumn[]>): ExportOperations {
+export function duckDbExports(db: Pick<DuckDbStatements, 'all' | 'transaction'>, describe: (sql: string, params: SqlParams) => Promise<ResultColumn[]>): ExportOperations {
   const jobs = async (where: string, params: SqlParams) => (await db.all<ExportJobRow>(`SELECT * FROM export_jobs ${where} ORDER BY created_ms DESC, id DESC`, params)).map(toStoredExport);
   return {
     async save(job) {

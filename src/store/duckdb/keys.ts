@@ -1,5 +1,6 @@
 /** API keys in DuckDB: one row per key, changed in place. */
-import type { KeyOperations, Store, StoredKey } from '../types.ts';
+import type { KeyOperations, StoredKey } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 
 interface KeyRow {
   id: string;
@@ -14,7 +15,7 @@ interface KeyRow {
 const toKey = (r: KeyRow): StoredKey => ({ id: r.id, keyHash: r.key_hash, prefix: r.prefix, plan: r.plan, name: r.name, createdAt: r.created_at, revokedAt: r.revoked_at });
 
 /** The operations over a store's statements (a snapshot's `run` refuses, so its keys can be read only). */
-export function duckDbKeys(db: Pick<Store, 'all' | 'run'>): KeyOperations {
+export function duckDbKeys(db: Pick<DuckDbStatements, 'all' | 'run'>): KeyOperations {
   return {
     async insert(k) {
       await db.run(`INSERT INTO api_keys VALUES ($id, $hash, $prefix, $plan, $name, CAST($created AS TIMESTAMP), NULL)`, {

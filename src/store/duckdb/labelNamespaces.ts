@@ -1,8 +1,9 @@
 /** Label namespaces in DuckDB: a namespace's labels and its entry change in one transaction. */
-import type { LabelNamespaceOperations, Store } from '../types.ts';
+import type { LabelNamespaceOperations } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 
 /** The operations over a store's statements (a snapshot's `transaction` refuses, so its namespaces can be read only). */
-export function duckDbLabelNamespaces(db: Pick<Store, 'all' | 'transaction'>): LabelNamespaceOperations {
+export function duckDbLabelNamespaces(db: Pick<DuckDbStatements, 'all' | 'transaction'>): LabelNamespaceOperations {
   return {
     put: (keyId, namespace, rows, maxNamespaces) =>
       db.transaction(async (tx) => {

@@ -9,7 +9,8 @@
  * stop at 128 bits and BIGNUM adds exactly but does not multiply.
  */
 import type { LogFileValue, LogSlot } from '../../protocols/types.ts';
-import type { LogFileEvent, LogFileEventRows, SqlParams, Tx } from '../types.ts';
+import type { LogFileEvent, LogFileEventRows, SqlParams } from '../types.ts';
+import type { Tx } from './types.ts';
 import type { LogSource } from './logFileTransfers.ts';
 
 const zeros = (n: number) => '0'.repeat(n);

@@ -5,7 +5,8 @@
  * contracts, amounts only JS computes exactly), and, in a second pass only
  * when there are some, the logs decoded in JS.
  */
-import type { LogFileScan, LogFileScanSpec, LogRecord, SqlParams, TransferScan, Tx } from '../types.ts';
+import type { LogFileScan, LogFileScanSpec, LogRecord, SqlParams, TransferScan } from '../types.ts';
+import type { Tx } from './types.ts';
 import { eventCondition } from './logFileEvents.ts';
 import { transferScan, type LogSource } from './logFileTransfers.ts';
 

@@ -9,7 +9,8 @@
  * `amount` parses "<raw>e-<decimals>", like the JS decoders' scaling, so that
  * it is the double nearest to the exact value.
  */
-import type { LogFileTransfers, SqlParams, Tx } from '../types.ts';
+import type { LogFileTransfers, SqlParams } from '../types.ts';
+import type { Tx } from './types.ts';
 
 /** The log fields read from the file; every one is kept as the node's text. */
 const LOG_COLUMNS = `{address: 'VARCHAR', topics: 'VARCHAR[]', data: 'VARCHAR', blockNumber: 'VARCHAR', blockHash: 'VARCHAR', transactionHash: 'VARCHAR', transactionIndex: 'VARCHAR', logIndex: 'VARCHAR', removed: 'BOOLEAN'}`;

@@ -2,9 +2,10 @@
 import { catalog } from '../../catalog/index.ts';
 import type { DemoPlan } from '../demoPlan.ts';
 import type { MaintenanceOperations, Store } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 import { generateDuckDbDemo } from './demo/generate.ts';
 
-type Statements = Pick<Store, 'all' | 'transaction'>;
+type Statements = Pick<DuckDbStatements, 'all' | 'transaction'>;
 
 async function compact(db: Statements): Promise<string[]> {
   const flagged = new Set((await db.all<{ dataset: string }>(`SELECT DISTINCT dataset FROM dataset_order WHERE unordered`)).map((r) => r.dataset));

@@ -12,7 +12,7 @@
  * scanned is read from the file itself, as before.
  */
 import fs from 'node:fs';
-import type { Store } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 import { logFileRelation, type LogSource } from './logFileTransfers.ts';
 
 /** The in-memory catalog holding parsed log files: never written to the store's file, never checkpointed. */
@@ -27,7 +27,7 @@ export interface ParsedLogFiles {
   drop(files: readonly string[]): Promise<void>;
 }
 
-export function createParsedLogFiles(db: Pick<Store, 'run' | 'transaction'>): ParsedLogFiles {
+export function createParsedLogFiles(db: Pick<DuckDbStatements, 'run' | 'transaction'>): ParsedLogFiles {
   const tables = new Map<string, string>();
   let next = 0;
   let attached: Promise<void> | null = null;

@@ -5,9 +5,10 @@
  */
 import { stakingWithdrawalRequest } from '../../protocols/staking/catalog.ts';
 import { venueAOhlcv } from '../../catalog/venues/venue_a.ts';
-import type { PriceRefresh, PriceRules, ReferenceOperations, Store } from '../types.ts';
+import type { PriceRefresh, PriceRules, ReferenceOperations } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 
-type Statements = Pick<Store, 'all' | 'transaction'>;
+type Statements = Pick<DuckDbStatements, 'all' | 'transaction'>;
 
 /** The operations over a store's statements (a snapshot's `transaction` refuses, so it can only count). */
 export function duckDbReference(db: Statements): ReferenceOperations {

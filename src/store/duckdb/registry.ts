@@ -1,9 +1,10 @@
 /** Registry lookups in DuckDB SQL (the contract: RegistryOperations), through the store's lookup cache. */
-import type { PoolRow, RegistryOperations, Store, TokenDeployment } from '../types.ts';
+import type { PoolRow, RegistryOperations, TokenDeployment } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 import { DuckDbBinder } from './binder.ts';
 
 /** `lookup` is the store's (or the snapshot's) cache of planners' lookups (../lookupCache.ts). */
-export function duckDbRegistry(store: Pick<Store, 'all'>, lookup: <T>(key: string, compute: () => Promise<T>) => Promise<T>): RegistryOperations {
+export function duckDbRegistry(store: Pick<DuckDbStatements, 'all'>, lookup: <T>(key: string, compute: () => Promise<T>) => Promise<T>): RegistryOperations {
   return {
     tokensBySymbol(network, symbol) {
       return lookup(`tokensBySymbol\0${network}\0${symbol}`, () =>

@@ -1,6 +1,7 @@
 /** DuckDB transactions: statements on a dedicated connection, and appends typed by column. */
 import { DuckDBTimestampValue, DuckDBTypeId, type DuckDBAppender, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import type { AppendValue, SqlParams, Tx } from '../types.ts';
+import type { AppendValue, SqlParams } from '../types.ts';
+import type { Tx } from './types.ts';
 
 /** A statement's rows as JS objects. */
 export async function allOn<T>(conn: DuckDBConnection, sql: string, params?: SqlParams): Promise<T[]> {

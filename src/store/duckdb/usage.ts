@@ -1,9 +1,10 @@
 /** Reads of the usage ledger's `usage_charges` table in DuckDB. */
 import type { ChargeLedger } from '../ledger.ts';
-import type { Store, UsageOperations } from '../types.ts';
+import type { UsageOperations } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 
 /** `ledger` is the store's (absent on read-only stores and views): its journal is applied before totals and listings. */
-export function duckDbUsage(db: Pick<Store, 'all'>, ledger: () => ChargeLedger | undefined): UsageOperations {
+export function duckDbUsage(db: Pick<DuckDbStatements, 'all'>, ledger: () => ChargeLedger | undefined): UsageOperations {
   return {
     async usedInPeriod(keyId, period) {
       const rows = await db.all<{ used: bigint | number | null }>(`SELECT sum(cost) AS used FROM usage_charges WHERE key_id = $keyId AND period = $period`, { keyId, period });

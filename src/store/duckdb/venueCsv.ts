@@ -7,7 +7,8 @@
  * empty cell fails the file instead of storing a null. The reader allows
  * spaces around numbers, not around true/false.
  */
-import type { CsvValue, Tx, VenueCsvImport } from '../types.ts';
+import type { CsvValue, VenueCsvImport } from '../types.ts';
+import type { Tx } from './types.ts';
 
 type ReadType = 'BIGINT' | 'BOOLEAN' | 'DOUBLE' | 'INTEGER' | 'VARCHAR';
 type ColumnValue = Exclude<CsvValue, { readonly kind: 'token' }>;

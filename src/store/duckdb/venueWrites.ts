@@ -7,7 +7,8 @@
  */
 import { catalog } from '../../catalog/index.ts';
 import { venueBFills, venueBPositions, venueBRawTrades } from '../../catalog/venues/venue_b.ts';
-import type { PublishStep, Tx, VenueCsvImport, VenueFillsImport, VenueOperations, VenueRowsImport } from '../types.ts';
+import type { PublishStep, VenueCsvImport, VenueFillsImport, VenueOperations, VenueRowsImport } from '../types.ts';
+import type { Tx } from './types.ts';
 import { addCoverage } from './coverageWrites.ts';
 import { venueCsvSelect } from './venueCsv.ts';
 

@@ -1,8 +1,9 @@
 /** Venue writes on DuckDB: each unit is one transaction of the store, which sees everything (no span to read). */
-import type { Store, VenueOperations } from '../types.ts';
+import type { VenueOperations } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 import { venueOperations } from './venueWrites.ts';
 
-export function duckDbVenues(db: Pick<Store, 'all' | 'transaction'>): VenueOperations {
+export function duckDbVenues(db: Pick<DuckDbStatements, 'all' | 'transaction'>): VenueOperations {
   return venueOperations(
     (_unit, write) => db.transaction((tx) => write(tx, null)),
     async (source, path) => {

@@ -3,11 +3,12 @@
  * records appended in a transaction.
  */
 import type { TableDef } from '../../catalog/types.ts';
-import type { BlockDigest, BlockDigests, Store, VerificationOperations } from '../types.ts';
+import type { BlockDigest, BlockDigests, VerificationOperations } from '../types.ts';
+import type { DuckDbStatements } from './types.ts';
 import { verificationColumns, verificationRecordOf } from '../verificationRows.ts';
 import { ident } from './render.ts';
 
-type Statements = Pick<Store, 'all' | 'transaction'>;
+type Statements = Pick<DuckDbStatements, 'all' | 'transaction'>;
 
 /**
  * Digests of several tables in one grouped query: per query the engine costs

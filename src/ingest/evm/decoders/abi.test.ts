@@ -17,6 +17,7 @@ import { createStore } from '../../../store/openStore.ts';
 import type { Store } from '../../../store/types.ts';
 import { scanLogFile, writeLogFile } from '../logFile.ts';
 import { createAbiDecoder, createAbiDecoders } from './abi.ts';
+import { engineSql } from '../../../../test/helpers/engineSql.ts';
 
 const STATIC =
   'event Moved(address indexed who, int256 indexed delta, bytes32 indexed tag, bool flag, uint256 amount, int128 mid, uint8 small, int64 signed64, uint64 big64, int24 tick, bytes3 code, address to)';
@@ -98,7 +99,7 @@ afterAll(async () => {
 const blocksOf = (lo: number, hi: number) =>
   Array.from({ length: hi - lo + 1 }, (_, i) => ({ number: lo + i, time: BLOCK_TIME(lo + i), hash: `0x${(lo + i).toString(16).padStart(64, '0')}`, parentHash: '0x' }));
 const storedRows = (s: Store) =>
-  s.all<Record<string, unknown>>(`SELECT * REPLACE (amount::VARCHAR AS amount, mid::VARCHAR AS mid, delta::VARCHAR AS delta) FROM ${table.name} ORDER BY block_number, log_index`);
+  engineSql(s).all<Record<string, unknown>>(`SELECT * REPLACE (amount::VARCHAR AS amount, mid::VARCHAR AS mid, delta::VARCHAR AS delta) FROM ${table.name} ORDER BY block_number, log_index`);
 
 describe('custom dataset decoders', () => {
   it('decodes an event of one-word values in the engine and leaves one with a string in the data to JS', () => {

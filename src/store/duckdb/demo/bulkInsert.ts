@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Tx } from '../../types.ts';
+import type { Tx } from '../types.ts';
 
 export type CsvValue = string | number | bigint | boolean | null;
 

@@ -6,7 +6,7 @@
  */
 import { blockSeconds } from '../../../catalog/networks.ts';
 import { addCoverage } from '../coverageWrites.ts';
-import type { Tx } from '../../types.ts';
+import type { Tx } from '../types.ts';
 
 export interface DemoContext {
   readonly tx: Tx;

@@ -16,6 +16,7 @@
  */
 import type { DemoPlan } from '../../demoPlan.ts';
 import type { Store } from '../../types.ts';
+import { requireDuckDb } from '../types.ts';
 import { blockSpan, blockTimeSql, finish, skeleton, type DemoContext } from './context.ts';
 import { btcDemo } from './btc.ts';
 import { tronDemo } from './tron.ts';
@@ -338,7 +339,7 @@ async function stakingL2(ctx: DemoContext, network: string): Promise<void> {
 
 /** Writes the demo into a DuckDB store, in one transaction; writeDemoStore has checked the plan's numbers. */
 export async function generateDuckDbDemo(store: Store, plan: DemoPlan): Promise<void> {
-  await store.transaction(async (tx) => {
+  await requireDuckDb(store, 'the demo generator').transaction(async (tx) => {
     const ctx: DemoContext = { tx, scale: plan.scale, days: plan.days, start: plan.start, startBlocks: plan.startBlocks };
     for (const m of MACROS) await tx.run(m);
     await tx.run(`CREATE OR REPLACE TEMP TABLE demo_labelled AS
