@@ -15,6 +15,7 @@ import type { Store } from '../../src/store/types.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain, type Chain } from '../helpers/chain.ts';
 import { runCli } from '../helpers/cli.ts';
+import { ingestEvmArgs } from '../helpers/ingestEvm.ts';
 import { SAMPLE_ABI } from './sample/catalog.ts';
 import { SAMPLE_DEMO_PER_DAY, SAMPLE_DEMO_VAULT } from './sample/demo.ts';
 
@@ -59,27 +60,7 @@ describe('a protocol defined outside src/ (anvil)', () => {
     // Only the first vault is configured: the protocol's own section of the protocols file.
     const protocols = path.join(dir, 'protocols.json');
     fs.writeFileSync(protocols, JSON.stringify({ sample: { eth: { vaults: [vaults[0]] } } }));
-    const r = await runCli([
-      'ingest',
-      'evm',
-      '--network',
-      'ETH',
-      '--rpc',
-      anvil.url,
-      '--from',
-      '0',
-      '--to',
-      String(to),
-      '--confirmations',
-      '0',
-      '--data',
-      dir,
-      '--protocols',
-      protocols,
-      '--only',
-      'sample',
-      '--log',
-    ]);
+    const r = await runCli(ingestEvmArgs({ rpc: anvil.url, from: 0, to, data: dir, protocols, only: 'sample' }));
     expect(r.code, r.stderr).toBe(0);
 
     const { createStore } = await import('../../src/store/openStore.ts');
