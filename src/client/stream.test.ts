@@ -13,11 +13,13 @@ import path from 'node:path';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoverageEntry } from '../catalog/coverage.ts';
-import { startAnvil, type Anvil } from '../../test/helpers/anvil.ts';
-import { connectChain, type Chain } from '../../test/helpers/chain.ts';
-import { spawnCli, type RunningCli } from '../../test/helpers/cli.ts';
+import type { Anvil } from '../../test/helpers/anvil.ts';
+import type { Chain } from '../../test/helpers/chain.ts';
+import type { RunningCli } from '../../test/helpers/cli.ts';
+import { followInServer } from '../../test/helpers/ingestEvm.ts';
 import { startServer, type Server } from '../../test/helpers/server.ts';
 import { startSseProxy, type SseProxy } from '../../test/helpers/sseProxy.ts';
+import { startTokenChain } from '../../test/helpers/tokenChain.ts';
 import { createClient, CursorReorgedError, InvalidRequestError, type ChainqClient, type EvmErc20TransferRow, type StreamEvent } from './index.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -77,15 +79,11 @@ function applied(events: readonly StreamEvent<EvmErc20TransferRow>[]): EvmErc20T
 }
 
 beforeAll(async () => {
-  anvil = await startAnvil({ chainId: 1 });
-  chain = await connectChain(anvil.url);
-  [, alice, bob, carol] = chain.accounts as [Hex, Hex, Hex, Hex];
-  token = await chain.deploy('TestToken', ['Eighteen', 'EIGHT', 18]);
-  await chain.send('TestToken', token, 'mint', [alice, 10n ** 24n]);
+  ({ anvil, chain, token, alice, bob, carol } = await startTokenChain());
   for (let i = 1; i <= 3; i++) await transfer(bob, BigInt(i));
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-client-stream-'));
   server = await startServer(dir);
-  follower = spawnCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--follow', '--from', '1', '--confirmations', '0', '--poll-interval', '0.1', '--data', dir, '--log']);
+  follower = await followInServer(anvil.url, dir);
   await served(await chain.blockNumber());
   proxy = await startSseProxy(server.url);
   cq = createClient({ baseUrl: server.url, apiKey: server.key });

@@ -7,6 +7,7 @@
  */
 import { Ajv, type ErrorObject, type Schema, type ValidateFunction } from 'ajv';
 import type { ChainEndpoint } from '../catalog/types.ts';
+import type { ProtocolDemo } from './demo.ts';
 import type { Hex } from './evmNode.ts';
 import type { PlanProtocol, ProtocolPlan } from './types.ts';
 
@@ -33,6 +34,8 @@ export interface ProtocolSpec<In, C> {
   readonly extraTopics?: readonly Hex[];
   /** Coverage datasets its runs record beside its datasets' own (pools discovered, internal transfers traced): a reorg rolls them back too. */
   readonly extraCoverage?: readonly string[];
+  /** Its rows in the demo dataset (none when absent). */
+  readonly demo?: ProtocolDemo;
 }
 
 /**
@@ -52,6 +55,7 @@ export interface EvmProtocol {
   readonly endpoints: readonly ChainEndpoint[];
   readonly extraTopics: readonly Hex[];
   readonly extraCoverage: readonly string[];
+  readonly demo: ProtocolDemo | undefined;
   /** Present when the protocol has a section in the protocols file. */
   readonly readEntry: ReadEntry | undefined;
   /** Plans a network given the protocol's configured entry there (as `readEntry` gave it back), if any. */
@@ -115,6 +119,7 @@ export function defineProtocol<In = never, C = undefined>(spec: ProtocolSpec<In,
     endpoints: spec.endpoints,
     extraTopics: spec.extraTopics ?? [],
     extraCoverage: spec.extraCoverage ?? [],
+    demo: spec.demo,
     readEntry: config ? check : undefined,
     plan: (network, endpoints, entry) => spec.plan({ network, endpoints, config: entryOf(entry, network) }),
     configOf: (settings, network) => entryOf(settings[spec.name]?.[network], network),

@@ -39,6 +39,7 @@ import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain, type Chain } from '../helpers/chain.ts';
 import { spawnClickHouseHttpFront, type ClickHouseHttpFrontProcess } from '../helpers/clickhouseHttpFront.ts';
 import { runCli, spawnCli, type RunningCli } from '../helpers/cli.ts';
+import { ingestEvmArgs } from '../helpers/ingestEvm.ts';
 import { SMALL_COST, SMALL_QUERY, spawnServer, writePlansFile, type ServerProcess } from '../helpers/metered.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { buildEvmScenario, writeScenarioConfig, type EvmScenario } from './evmScenario.ts';
@@ -79,29 +80,7 @@ const lastLine = (text: string) => text.trim().split('\n').pop()!.trim();
 
 /** `chainq ingest evm` over [from, to] into the ClickHouse store, from its own data directory. */
 const ingest = (from: number, to: number, dir: string) => {
-  const w = spawnCli([
-    'ingest',
-    'evm',
-    '--network',
-    'ETH',
-    '--rpc',
-    anvil.url,
-    '--from',
-    String(from),
-    '--to',
-    String(to),
-    '--confirmations',
-    '0',
-    '--batch-blocks',
-    '3',
-    '--store',
-    store,
-    '--data',
-    dir,
-    '--protocols',
-    protocols,
-    '--log',
-  ]);
+  const w = spawnCli(ingestEvmArgs({ rpc: anvil.url, from, to, batchBlocks: 3, store, data: dir, protocols }));
   writers.push(w);
   return w;
 };

@@ -14,6 +14,7 @@ import type { Store } from '../../src/store/types.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain, type Chain } from '../helpers/chain.ts';
 import { runCli } from '../helpers/cli.ts';
+import { ingestEvmArgs } from '../helpers/ingestEvm.ts';
 import { startServer, type Server } from '../helpers/server.ts';
 import { buildEvmScenario, writeScenarioConfig, type EvmScenario } from './evmScenario.ts';
 import { eventAbi, lower, nodeTruth, units, type Decoded, type Truth } from './nodeTruth.ts';
@@ -76,25 +77,7 @@ describe('ingest evm (ETH) against anvil', () => {
     cfg = writeScenarioConfig(dir, s);
     // The operator lists one token in the registry; the others are known only from the chain.
     expect((await runCli(['tokens', 'import', cfg.tokensCsv, '--data', dir])).code).toBe(0);
-    ingestArgs = [
-      'ingest',
-      'evm',
-      '--network',
-      'ETH',
-      '--rpc',
-      anvil.url,
-      '--from',
-      String(s.from),
-      '--to',
-      String(s.to),
-      '--confirmations',
-      '0',
-      '--data',
-      dir,
-      '--protocols',
-      cfg.protocols,
-      '--log',
-    ];
+    ingestArgs = ingestEvmArgs({ rpc: anvil.url, from: s.from, to: s.to, data: dir, protocols: cfg.protocols });
     const r = await runCli(ingestArgs);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^done: \d+ blocks, \d+ events/);
@@ -390,25 +373,7 @@ describe('ingest evm (ETH) against anvil', () => {
   });
 
   it('native: debug_traceBlockByHash gives the same rows as trace_block; without traces only transaction values are stored, and coverage says so', async () => {
-    const base = [
-      'ingest',
-      'evm',
-      '--network',
-      'ETH',
-      '--rpc',
-      anvil.url,
-      '--from',
-      String(s.from),
-      '--to',
-      String(s.to),
-      '--confirmations',
-      '0',
-      '--only',
-      'native',
-      '--protocols',
-      cfg.protocols,
-      '--log',
-    ];
+    const base = ingestEvmArgs({ rpc: anvil.url, from: s.from, to: s.to, only: 'native', protocols: cfg.protocols });
     const viaTrace = await engineSql(served.store).all(`SELECT * FROM evm_native_transfer ORDER BY block_number, tx_index, trace_index`);
     for (const [traces, expectInternal] of [
       ['debug_trace', true],
@@ -503,7 +468,7 @@ describe('ingest evm (an L2) against anvil: the wstETH bridge', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-ingest-l2-'));
     const protocols = path.join(dir, 'protocols.json'); // found beside the data without --protocols
     fs.writeFileSync(protocols, JSON.stringify({ staking: { OP: { l2_token_bridge: bridge, wsteth } }, lending_v3: { OP: null }, dex_v3: { OP: null } }));
-    const r = await runCli(['ingest', 'evm', '--network', 'OP', '--rpc', anvil.url, '--from', String(from), '--to', String(to), '--confirmations', '0', '--data', dir, '--log']);
+    const r = await runCli(ingestEvmArgs({ network: 'OP', rpc: anvil.url, from, to, data: dir }));
     expect(r.code, r.stderr).toBe(0);
     const start = r.logs.find((l) => l.event === 'start')!;
     expect(start.datasets).toEqual(['evm/erc20/transfer', 'evm/native/transfer', 'evm/staking/l2_deposit', 'evm/staking/l2_withdrawal_request']);

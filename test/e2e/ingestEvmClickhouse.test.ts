@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain } from '../helpers/chain.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
+import { ingestEvmArgs } from '../helpers/ingestEvm.ts';
 import { startServer, type Server } from '../helpers/server.ts';
 import { buildEvmScenario, writeScenarioConfig, type EvmScenario } from './evmScenario.ts';
 
@@ -21,26 +22,7 @@ let root: string;
 let protocols: string;
 let urls: string[];
 
-const ingest = (store: string, extra: readonly string[] = []) => [
-  'ingest',
-  'evm',
-  '--network',
-  'ETH',
-  '--rpc',
-  anvil.url,
-  '--from',
-  String(s.from),
-  '--to',
-  String(s.to),
-  '--confirmations',
-  '0',
-  '--store',
-  store,
-  '--protocols',
-  protocols,
-  '--log',
-  ...extra,
-];
+const ingest = (store: string, extra: readonly string[] = []) => ingestEvmArgs({ rpc: anvil.url, from: s.from, to: s.to, store, protocols }, ...extra);
 
 beforeAll(async () => {
   anvil = await startAnvil({ chainId: 1 });

@@ -15,6 +15,7 @@ import { createStore } from '../../src/store/openStore.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain, type Chain } from '../helpers/chain.ts';
 import { spawnCli, type RunningCli } from '../helpers/cli.ts';
+import { ingestEvmArgs } from '../helpers/ingestEvm.ts';
 import { eventAbi, lower, nodeTruth } from './nodeTruth.ts';
 import { engineSql } from '../helpers/engineSql.ts';
 
@@ -45,8 +46,7 @@ describe('ingest evm --follow across reorgs', () => {
     return { chain, token, users: [alice, bob, carol, dave], dir };
   }
 
-  const follow = (dir: string, extra: string[] = []) =>
-    spawnCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil!.url, '--follow', '--from', '1', '--confirmations', '0', '--poll-interval', '0.1', '--data', dir, '--log', ...extra]);
+  const follow = (dir: string, extra: string[] = []) => spawnCli(ingestEvmArgs({ rpc: anvil!.url, from: 1, follow: { pollInterval: 0.1 }, data: dir }, ...extra));
 
   it('replaced blocks are rolled back in every dataset and the new chain ingested: the store ends equal to the node', async () => {
     const {

@@ -12,6 +12,7 @@ import { createStore } from '../../src/store/openStore.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain } from '../helpers/chain.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
+import { ingestEvmArgs } from '../helpers/ingestEvm.ts';
 import { startServer } from '../helpers/server.ts';
 import { dumpStore } from './storeDump.ts';
 import { engineSql } from '../helpers/engineSql.ts';
@@ -53,29 +54,7 @@ describe('ingest evm: kill at any moment, run again', () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-resume-'));
     protocols = path.join(root, 'protocols.json');
     fs.writeFileSync(protocols, JSON.stringify({ dex_v3: { ETH: { factory, deployed_block: 0 } } }));
-    args = (dir) => [
-      'ingest',
-      'evm',
-      '--network',
-      'ETH',
-      '--rpc',
-      anvil.url,
-      '--from',
-      '1',
-      '--to',
-      String(to),
-      '--confirmations',
-      '0',
-      '--batch-blocks',
-      '4',
-      '--concurrency',
-      '3',
-      '--data',
-      dir,
-      '--protocols',
-      protocols,
-      '--log',
-    ];
+    args = (dir) => ingestEvmArgs({ rpc: anvil.url, from: 1, to, batchBlocks: 4, concurrency: 3, data: dir, protocols });
   });
 
   afterAll(async () => {

@@ -10,11 +10,13 @@ import path from 'node:path';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoverageEntry } from '../../src/catalog/coverage.ts';
-import { startAnvil, type Anvil } from '../helpers/anvil.ts';
-import { connectChain, type Chain } from '../helpers/chain.ts';
-import { runCli, spawnCli, type RunningCli } from '../helpers/cli.ts';
+import type { Anvil } from '../helpers/anvil.ts';
+import type { Chain } from '../helpers/chain.ts';
+import { runCli, type RunningCli } from '../helpers/cli.ts';
+import { followInServer } from '../helpers/ingestEvm.ts';
 import { writePlansFile } from '../helpers/metered.ts';
 import { startServer, type Server } from '../helpers/server.ts';
+import { startTokenChain } from '../helpers/tokenChain.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -44,28 +46,6 @@ async function rows(hi: number, extra = ''): Promise<{ block_number: number; rec
   return body.events;
 }
 
-const follow = (confirmations: number): RunningCli =>
-  spawnCli([
-    'ingest',
-    'evm',
-    '--network',
-    'ETH',
-    '--rpc',
-    anvil.url,
-    '--follow',
-    '--from',
-    '1',
-    '--confirmations',
-    String(confirmations),
-    '--poll-interval',
-    '0.1',
-    '--batch-blocks',
-    '5',
-    '--data',
-    dir,
-    '--log',
-  ]);
-
 async function stopFollower(f: RunningCli): Promise<void> {
   f.child.kill('SIGINT');
   const r = await f.done;
@@ -74,11 +54,9 @@ async function stopFollower(f: RunningCli): Promise<void> {
 }
 
 beforeAll(async () => {
-  anvil = await startAnvil({ chainId: 1 });
-  chain = await connectChain(anvil.url);
-  [, alice, bob, carol] = chain.accounts as [Hex, Hex, Hex, Hex];
-  token = await chain.deploy('TestToken', ['Eighteen', 'EIGHT', 18]);
-  transfers.push(Number(BigInt((await chain.send('TestToken', token, 'mint', [alice, 10n ** 24n])).blockNumber)));
+  let mintBlock: number;
+  ({ anvil, chain, token, alice, bob, carol, mintBlock } = await startTokenChain());
+  transfers.push(mintBlock);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-live-'));
   writePlansFile(dir, { tiny: { requests_per_minute: 3, monthly_blocks: 1_000_000 } });
   server = await startServer(dir);
@@ -92,8 +70,7 @@ afterAll(async () => {
 
 describe('a live server', { timeout: 300_000 }, () => {
   it('follows a chain in a job inside the server: each block is served within seconds of its confirmation, and a reader never sees rows without coverage or the reverse', async () => {
-    const follower = follow(2);
-    await follower.waitFor((l) => typeof l.msg === 'string' && /running in the server/.test(l.msg));
+    const follower = await followInServer(anvil.url, dir, { confirmations: 2, batchBlocks: 5 });
     let reading = true;
     let reads = 0;
     const reader = (async () => {
@@ -154,7 +131,7 @@ describe('a live server', { timeout: 300_000 }, () => {
     const snapshot = await chain.rpc<Hex>('evm_snapshot');
     const chainA: number[] = [];
     for (let i = 1; i <= 3; i++) chainA.push(Number(BigInt((await chain.send('TestToken', token, 'transfer', [bob, 1_000n + BigInt(i)], { from: alice })).blockNumber)));
-    const follower = follow(0);
+    const follower = await followInServer(anvil.url, dir, { batchBlocks: 5 });
     while (((await newest()) ?? 0) < chainA.at(-1)!) await sleep(25);
     const seen: { receiver: string; amount: string }[][] = [];
     let reading = true;

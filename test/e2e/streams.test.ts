@@ -12,12 +12,14 @@ import path from 'node:path';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/query/cursor.ts';
-import { startAnvil, type Anvil } from '../helpers/anvil.ts';
-import { connectChain, type Chain } from '../helpers/chain.ts';
-import { runCli, spawnCli, type RunningCli } from '../helpers/cli.ts';
+import type { Anvil } from '../helpers/anvil.ts';
+import type { Chain } from '../helpers/chain.ts';
+import { runCli, type RunningCli } from '../helpers/cli.ts';
+import { followInServer } from '../helpers/ingestEvm.ts';
 import { writePlansFile } from '../helpers/metered.ts';
 import { startServer, type Server } from '../helpers/server.ts';
 import { openStream, StreamConsumer, type OpenStream } from '../helpers/sse.ts';
+import { startTokenChain } from '../helpers/tokenChain.ts';
 
 let anvil: Anvil;
 let chain: Chain;
@@ -32,12 +34,8 @@ let amount = 0n;
 
 const SERVE_ARGS = ['--stream-heartbeat', '0.5'];
 
-const follow = (): RunningCli =>
-  spawnCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--follow', '--from', '1', '--confirmations', '0', '--poll-interval', '0.1', '--batch-blocks', '5', '--data', dir, '--log']);
-
 async function startFollower(): Promise<void> {
-  follower = follow();
-  await follower.waitFor((l) => typeof l.msg === 'string' && /running in the server/.test(l.msg));
+  follower = await followInServer(anvil.url, dir, { batchBlocks: 5 });
 }
 
 async function stopFollower(): Promise<void> {
@@ -120,11 +118,7 @@ class Client {
 }
 
 beforeAll(async () => {
-  anvil = await startAnvil({ chainId: 1 });
-  chain = await connectChain(anvil.url);
-  [, alice, bob, carol] = chain.accounts as [Hex, Hex, Hex, Hex];
-  token = await chain.deploy('TestToken', ['Eighteen', 'EIGHT', 18]);
-  await chain.send('TestToken', token, 'mint', [alice, 10n ** 24n]);
+  ({ anvil, chain, token, alice, bob, carol } = await startTokenChain());
   for (let i = 0; i < 10; i++) await transfer(bob);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-streams-'));
   writePlansFile(dir, { budget: { requests_per_minute: null, monthly_blocks: 130, concurrent_streams: 1 } });

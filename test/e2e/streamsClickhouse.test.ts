@@ -11,11 +11,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type Anvil } from '../helpers/anvil.ts';
-import { connectChain, type Chain } from '../helpers/chain.ts';
-import { spawnCli, type RunningCli } from '../helpers/cli.ts';
+import type { Anvil } from '../helpers/anvil.ts';
+import type { Chain } from '../helpers/chain.ts';
+import type { RunningCli } from '../helpers/cli.ts';
+import { followInServer } from '../helpers/ingestEvm.ts';
 import { startServer, type Server } from '../helpers/server.ts';
 import { openStream, StreamConsumer } from '../helpers/sse.ts';
+import { startTokenChain } from '../helpers/tokenChain.ts';
 
 let anvil: Anvil;
 let chain: Chain;
@@ -35,37 +37,13 @@ async function transfer(to: Hex): Promise<void> {
 }
 
 beforeAll(async () => {
-  anvil = await startAnvil({ chainId: 1 });
-  chain = await connectChain(anvil.url);
-  [, alice, bob, carol] = chain.accounts as [Hex, Hex, Hex, Hex];
-  token = await chain.deploy('TestToken', ['Eighteen', 'EIGHT', 18]);
-  await chain.send('TestToken', token, 'mint', [alice, 10n ** 24n]);
+  ({ anvil, chain, token, alice, bob, carol } = await startTokenChain());
   for (let i = 0; i < 6; i++) await transfer(bob);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-streams-ch-'));
   // Every command this file spawns (keys, serve, ingest) inherits the store: chDB in `dir`.
   process.env.CHAINQ_STORE = `chdb:${dir}`;
   server = await startServer(dir, ['--stream-heartbeat', '0.5']);
-  follower = spawnCli([
-    'ingest',
-    'evm',
-    '--network',
-    'ETH',
-    '--rpc',
-    anvil.url,
-    '--follow',
-    '--from',
-    '1',
-    '--confirmations',
-    '0',
-    '--poll-interval',
-    '0.1',
-    '--batch-blocks',
-    '5',
-    '--data',
-    dir,
-    '--log',
-  ]);
-  await follower.waitFor((l) => typeof l.msg === 'string' && /running in the server/.test(l.msg));
+  follower = await followInServer(anvil.url, dir, { batchBlocks: 5 });
   // The server and the ingestion job hold chDB's store: no DuckDB file was ever made.
   expect(fs.existsSync(path.join(dir, 'chainq.duckdb'))).toBe(false);
   expect(fs.readdirSync(dir).length).toBeGreaterThan(0);

@@ -12,13 +12,6 @@ import { protocolRegistry } from '../../src/protocols/index.ts';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
-/**
- * Files that still spell protocol names: this list only shrinks. The demo's
- * DuckDB generators are one statement per protocol over that protocol's
- * tables, by table name and dataset id, tuned to keep the demo's rows
- * byte-for-byte; they are to become descriptions in each protocol's folder.
- */
-const NOT_YET_THROUGH_THE_REGISTRY = ['store/duckdb/demo/generate.ts'];
 /** Written by `npm run generate` from the catalog (which takes the names from the registry). */
 const GENERATED = ['client/routes.generated.ts'];
 
@@ -69,11 +62,7 @@ describe('protocol names', () => {
   const all = files(SRC).filter((f) => !GENERATED.includes(rel(f)));
 
   it('appear in strings only in their own folder and the registry', () => {
-    expect(all.filter((f) => !NOT_YET_THROUGH_THE_REGISTRY.includes(rel(f))).flatMap(spelled)).toEqual([]);
-  });
-
-  it('lists in NOT_YET_THROUGH_THE_REGISTRY only files that still spell a name', () => {
-    expect(NOT_YET_THROUGH_THE_REGISTRY.filter((p) => spelled(path.join(SRC, p)).length === 0)).toEqual([]);
+    expect(all.flatMap(spelled)).toEqual([]);
   });
 
   it('are found by the check where they are spelled', () => {

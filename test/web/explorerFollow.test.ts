@@ -12,10 +12,12 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type Anvil } from '../helpers/anvil.ts';
-import { connectChain, type Chain } from '../helpers/chain.ts';
-import { REPO_ROOT, spawnCli, type RunningCli } from '../helpers/cli.ts';
+import type { Anvil } from '../helpers/anvil.ts';
+import type { Chain } from '../helpers/chain.ts';
+import { REPO_ROOT, type RunningCli } from '../helpers/cli.ts';
+import { followInServer } from '../helpers/ingestEvm.ts';
 import { startServer, type Server } from '../helpers/server.ts';
+import { startTokenChain } from '../helpers/tokenChain.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.join(REPO_ROOT, 'test', 'artifacts');
@@ -39,15 +41,11 @@ async function transfer(to: Hex, amount: bigint): Promise<number> {
 beforeAll(async () => {
   execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'build-web.mjs')], { stdio: 'inherit' });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  anvil = await startAnvil({ chainId: 1 });
-  chain = await connectChain(anvil.url);
-  [, alice, bob, carol] = chain.accounts as [Hex, Hex, Hex, Hex];
-  token = await chain.deploy('TestToken', ['Eighteen', 'EIGHT', 18]);
-  await chain.send('TestToken', token, 'mint', [alice, 10n ** 24n]);
+  ({ anvil, chain, token, alice, bob, carol } = await startTokenChain());
   for (let i = 1; i <= 2; i++) await transfer(bob, BigInt(i));
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-follow-'));
   server = await startServer(dir);
-  follower = spawnCli(['ingest', 'evm', '--network', 'ETH', '--rpc', anvil.url, '--follow', '--from', '1', '--confirmations', '0', '--poll-interval', '0.1', '--data', dir, '--log']);
+  follower = await followInServer(anvil.url, dir);
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'] });
   page = await (await browser.newContext({ viewport: { width: 1360, height: 1000 } })).newPage();
 }, 120_000);

@@ -2,6 +2,7 @@
 import { defineProtocol } from '../protocol.ts';
 import { dexEndpoints, POOLS_DATASET } from './catalog.ts';
 import { dexConfig } from './config.ts';
+import { dexDemo } from './demo.ts';
 import { planDex, POOL_CREATED_TOPIC } from './decoder.ts';
 
 export const dexV3 = defineProtocol({
@@ -12,4 +13,5 @@ export const dexV3 = defineProtocol({
   plan: planDex,
   extraTopics: [POOL_CREATED_TOPIC],
   extraCoverage: [POOLS_DATASET],
+  demo: dexDemo,
 });

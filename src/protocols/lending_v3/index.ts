@@ -3,6 +3,7 @@ import { defineProtocol } from '../protocol.ts';
 import { lendingEndpoints } from './catalog.ts';
 import { lendingConfig } from './config.ts';
 import { planLending } from './decoder.ts';
+import { lendingDemo } from './demo.ts';
 
 export const lendingV3 = defineProtocol({
   name: 'lending_v3',
@@ -10,4 +11,5 @@ export const lendingV3 = defineProtocol({
   endpoints: lendingEndpoints,
   config: lendingConfig,
   plan: planLending,
+  demo: lendingDemo,
 });

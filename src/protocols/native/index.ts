@@ -2,6 +2,7 @@
 import { defineProtocol } from '../protocol.ts';
 import { nativeTransfer } from './catalog.ts';
 import { NATIVE_TRACES_DATASET, planNative } from './decoder.ts';
+import { nativeDemo } from './demo.ts';
 
 export const native = defineProtocol({
   name: 'native',
@@ -9,4 +10,5 @@ export const native = defineProtocol({
   endpoints: [nativeTransfer],
   plan: planNative,
   extraCoverage: [NATIVE_TRACES_DATASET],
+  demo: nativeDemo,
 });

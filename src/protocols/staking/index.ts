@@ -4,6 +4,7 @@ import { defineProtocol } from '../protocol.ts';
 import { STAKING_BRIDGE_ABI, stakingEndpoints } from './catalog.ts';
 import { stakingConfig } from './config.ts';
 import { planStaking } from './decoder.ts';
+import { stakingDemo } from './demo.ts';
 
 export const staking = defineProtocol({
   name: 'staking',
@@ -11,6 +12,7 @@ export const staking = defineProtocol({
   endpoints: stakingEndpoints,
   config: stakingConfig,
   plan: planStaking,
+  demo: stakingDemo,
   // Each bridge dialect's events: which one a network's bridge speaks is configured.
   extraTopics: Object.values(STAKING_BRIDGE_ABI)
     .flatMap((d) => Object.values(d).flat())

@@ -7,6 +7,7 @@ import { ADDRESS_SCHEMA, lowerAddress } from '../../../src/protocols/config.ts';
 import { defineProtocol } from '../../../src/protocols/protocol.ts';
 import { sampleDeposit } from './catalog.ts';
 import { planSample } from './decoder.ts';
+import { sampleDemo } from './demo.ts';
 
 export const protocol = defineProtocol({
   name: 'sample',
@@ -17,4 +18,5 @@ export const protocol = defineProtocol({
     read: (entry: { vaults: readonly string[] }) => entry.vaults.map(lowerAddress),
   },
   plan: planSample,
+  demo: sampleDemo,
 });
