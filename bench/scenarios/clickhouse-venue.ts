@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { VENUE_A_SPECS } from '../../src/ingest/venues/venueAArchive.ts';
 import { createClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
-import { createDuckDbStore } from '../../src/store/duckdb/createDuckDbStore.ts';
+import { createStore } from '../../src/store/openStore.ts';
 import type { VenueCsvImport } from '../../src/store/types.ts';
 import type { BenchContext, BenchResult } from '../types.ts';
 
@@ -48,7 +48,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     path: `trades-${round}.zip`,
     sha256: String(round),
   });
-  const duck = await createDuckDbStore({ dataDir: path.join(ctx.workDir, 'duckdb') });
+  const duck = await createStore({ dataDir: path.join(ctx.workDir, 'duckdb') });
   const ch = await createClickHouseStore({ target: { engine: 'chdb', dir: path.join(ctx.workDir, 'chdb') } });
   const times = { duckdb: [] as number[], chdb: [] as number[], floor: [] as number[] };
   const timed = async (into: number[], label: string, fn: () => Promise<unknown>) => {
