@@ -17,13 +17,14 @@ import { planRaw } from '../../src/query/planRaw.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import { copyOptions } from '../../src/store/duckdb/createDuckDbStore.ts';
+import { routeQuery } from './routeQuery.ts';
 
 const [dataDir, url, runs, ...mix] = process.argv.slice(2) as [string, string, string, ...string[]];
 const store = await createStore({ dataDir, threads: Math.max(2, os.availableParallelism()) });
 await loadSeed(store);
 await generateDemo(store, {});
 const route = dataRoutes().find((r) => r.endpoint.id === 'evm/erc20/transfer' && r.kind === 'raw')!;
-const plan = await planRaw({ store }, route, Object.fromEntries(new URL(`http://x${url}`).searchParams));
+const plan = await planRaw({ store }, route, routeQuery(route, url));
 const dir = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
 const file = path.join(dir, `chainq-latency-${process.pid}.${plan.format}`);
 const times: number[] = [];
@@ -41,7 +42,7 @@ for (const u of mix) {
     planned.push(null);
     continue;
   }
-  const p = await plannerFor(dataRoute)({ store }, dataRoute, Object.fromEntries(target.searchParams));
+  const p = await plannerFor(dataRoute)({ store }, dataRoute, routeQuery(dataRoute, u));
   planned.push({ sql: p.sql, params: p.params, options: copyOptions(p.format), lane: laneOf(p.cost.cost) });
 }
 const bytes = fs.statSync(file).size;

@@ -11,6 +11,7 @@ import { planRaw } from '../../src/query/planRaw.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { copyOptions } from '../../src/store/duckdb/createDuckDbStore.ts';
 import { createStore } from '../../src/store/openStore.ts';
+import { routeQuery } from './routeQuery.ts';
 
 const [dataDir, scale, days, ...urls] = process.argv.slice(2) as [string, string, string, ...string[]];
 const store = await createStore({ dataDir });
@@ -20,7 +21,7 @@ const route = dataRoutes().find((r) => r.endpoint.id === 'evm/erc20/transfer' &&
 if (!route) throw new Error('no raw evm/erc20/transfer route');
 const copies = [];
 for (const url of urls) {
-  const plan = await planRaw({ store }, route, Object.fromEntries(new URL(`http://x${url}`).searchParams));
+  const plan = await planRaw({ store }, route, routeQuery(route, url));
   copies.push({ sql: plan.sql, params: plan.params, options: copyOptions(plan.format) });
 }
 await store.close();

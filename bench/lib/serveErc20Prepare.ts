@@ -18,6 +18,7 @@ import { loadSeed } from '../../src/reference/importReference.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import { copyOptions } from '../../src/store/duckdb/createDuckDbStore.ts';
 import { median } from './serverProcess.ts';
+import { routeQuery } from './routeQuery.ts';
 
 const [dataDir, workDir, scale, days, runs, ...urls] = process.argv.slice(2) as [string, string, string, string, string, ...string[]];
 const store = await createStore({ dataDir });
@@ -45,7 +46,7 @@ async function copyThroughPipe(sql: string, params: Parameters<typeof store.copy
   return ms;
 }
 for (const url of urls) {
-  const q = Object.fromEntries(new URL(`http://x${url}`).searchParams);
+  const q = routeQuery(route, url);
   const plan = await planRaw({ store }, route, q);
   const times: number[] = [];
   const cpu: number[] = [];
