@@ -17,7 +17,7 @@ import { storeTargetOf, withStore } from './options.ts';
  * Actions that only read: without a server they open the store read-only, so
  * they can run beside read-only (--redis) servers; unless a killed server left
  * charges in the usage ledger's journal, which only a writable opening applies
- * (src/store/duckdb/chargeLedger.ts): `keys usage` must count them.
+ * (src/store/journalLedger.ts): `keys usage` must count them.
  */
 const READS: ReadonlySet<ActionName> = new Set(['keys.list', 'keys.usage', 'status', 'verifications', 'exports']);
 

@@ -2,7 +2,7 @@
  * A store's usage ledger: where a charge is made durable before the last
  * bytes of its response are written (docs/metering.md, "When you are
  * charged"). Each engine gives its own: DuckDB a journal beside the store
- * (src/store/duckdb/chargeLedger.ts), ClickHouse a grouped INSERT.
+ * (src/store/journalLedger.ts), ClickHouse a grouped INSERT.
  */
 
 /** One charged request, as `usage_charges` stores it. */

@@ -12,7 +12,7 @@ import { createDecodeStore } from './duckdb/decodeStore.ts';
 
 // What the CLI needs of one engine in particular, through this module only.
 export { StoreLockedError } from './duckdb/createDuckDbStore.ts';
-export { unappliedJournalCharges } from './duckdb/chargeLedger.ts';
+export { unappliedJournalCharges } from './journalLedger.ts';
 export { clickHouseSchemaDdl } from './clickhouse/schema.ts';
 export { copyIntoClickHouse } from './clickhouse/copyInto.ts';
 export type { CopyEvent, CopyReport } from './clickhouse/copyFromDuckDb.ts';

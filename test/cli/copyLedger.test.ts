@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { JOURNAL_FILE, unappliedJournalCharges } from '../../src/store/duckdb/chargeLedger.ts';
+import { JOURNAL_FILE, unappliedJournalCharges } from '../../src/store/journalLedger.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import { runCli } from '../helpers/cli.ts';
 import { engineSql } from '../helpers/engineSql.ts';

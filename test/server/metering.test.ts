@@ -14,7 +14,7 @@ import type { MeterBackend } from '../../src/metering/backend.ts';
 import { createEmbeddedBackend } from '../../src/metering/embeddedBackend.ts';
 import { findKey } from '../../src/metering/keys.ts';
 import type { Store } from '../../src/store/types.ts';
-import { JOURNAL_FILE } from '../../src/store/duckdb/chargeLedger.ts';
+import { JOURNAL_FILE } from '../../src/store/journalLedger.ts';
 import { chargedRequestIds } from '../helpers/engineSql.ts';
 import { breakingMidStream, createDemoStore, createMeteredApp, failingEngine, meteringOf, plans, SMALL_COST, SMALL_QUERY, TestClock, type MeteredApp } from '../helpers/metered.ts';
 import { TEST_ENGINE } from '../helpers/testApp.ts';

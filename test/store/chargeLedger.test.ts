@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JOURNAL_FILE, ROTATE_BYTES } from '../../src/store/duckdb/chargeLedger.ts';
+import { JOURNAL_FILE, ROTATE_BYTES } from '../../src/store/journalLedger.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import { engineSql } from '../helpers/engineSql.ts';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { journalDir } from '../../src/store/clickhouse/chargeJournal.ts';
 import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
-import { JOURNAL_FILE } from '../../src/store/duckdb/chargeLedger.ts';
+import { JOURNAL_FILE } from '../../src/store/journalLedger.ts';
 
 const dirs: string[] = [];
 const newDir = () => {

@@ -5,7 +5,7 @@
  * alone, as a DuckDB file does, so its charges go the DuckDB store's way: one
  * line in a journal opened O_DSYNC, durable when the write returns, moved into
  * the table in the background, a charge written ahead while its query runs
- * (../duckdb/chargeLedger.ts, which knows nothing of DuckDB). The journal of
+ * (../journalLedger.ts, which knows nothing of either engine). The journal of
  * each database sits in the data directory (`usage-journal/<database>`);
  * opening the store applies what a crash left there. A ClickHouse server,
  * which several API servers write, keeps the grouped INSERT.
@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { createJournalLedger, recoverJournal, type ApplyCharges } from '../duckdb/chargeLedger.ts';
+import { createJournalLedger, recoverJournal, type ApplyCharges } from '../journalLedger.ts';
 import type { ChargeLedger } from '../ledger.ts';
 import { ident } from './sql.ts';
 import { clickHouseTime } from './time.ts';

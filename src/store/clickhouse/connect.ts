@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClickHouseClient, createClient } from '@clickhouse/client';
-import { createWriteClock, type WriteClock } from '../duckdb/writeClock.ts';
+import { createWriteClock, type WriteClock } from '../writeClock.ts';
 import type { StoreTarget } from '../target.ts';
 
 type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;

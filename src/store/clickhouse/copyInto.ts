@@ -1,5 +1,5 @@
 /** `chainq copy`: a DuckDB store into ClickHouse (docs/storage.md). */
-import { unappliedJournalCharges } from '../duckdb/chargeLedger.ts';
+import { unappliedJournalCharges } from '../journalLedger.ts';
 import { createDuckDbStore } from '../duckdb/createDuckDbStore.ts';
 import type { StoreTarget } from '../target.ts';
 import { copyDuckDbToClickHouse, type CopyEvent, type CopyReport } from './copyFromDuckDb.ts';

@@ -1,6 +1,6 @@
-/** How the usage ledger's charges reach the DuckDB table (./chargeLedger.ts makes them durable first). */
+/** How the usage ledger's charges reach the DuckDB table (../journalLedger.ts makes them durable first). */
 import { listValue, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import type { ApplyCharges } from './chargeLedger.ts';
+import type { ApplyCharges } from '../journalLedger.ts';
 
 /**
  * Charges into `usage_charges` as one INSERT the engine runs from column

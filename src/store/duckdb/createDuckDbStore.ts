@@ -11,7 +11,7 @@ import type { ChargeLedger } from '../ledger.ts';
 import { SCHEMA_VERSION, schemaDdl } from '../schema.ts';
 import type { ResultColumn, SqlParams } from '../types.ts';
 import { createChargeApplier } from './applyCharges.ts';
-import { createDirectLedger, createJournalLedger, recoverJournal } from './chargeLedger.ts';
+import { createDirectLedger, createJournalLedger, recoverJournal } from '../journalLedger.ts';
 import { createCopier, describeOn } from './copy.ts';
 import { duckDbChainReads } from './chainReads.ts';
 import { duckDbCustomDatasets } from './customDatasets.ts';
@@ -34,7 +34,7 @@ import { duckDbUsage } from './usage.ts';
 import type { DuckDbStatements, DuckDbStore } from './types.ts';
 import { duckDbVenues } from './venues.ts';
 import { createViews, type Views } from './views.ts';
-import { createWriteClock } from './writeClock.ts';
+import { createWriteClock } from '../writeClock.ts';
 
 export { copyOptions } from './copy.ts';
 export { StoreLockedError } from './open.ts';

@@ -4,7 +4,7 @@
  * for later views, and the next request's view is opened ahead of it.
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import type { WriteClock } from './writeClock.ts';
+import type { WriteClock } from '../writeClock.ts';
 
 /** Connections of ended views kept for later views: the light and heavy lanes' worth on a small machine. */
 const IDLE_VIEW_CONNS = 16;

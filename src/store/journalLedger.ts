@@ -39,7 +39,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { createGroupedLedger, type ChargeAhead, type ChargeEntry, type ChargeLedger } from '../ledger.ts';
+import { createGroupedLedger, type ChargeAhead, type ChargeEntry, type ChargeLedger } from './ledger.ts';
 
 /** Writes charges into `usage_charges` in one transaction; with `skipKnown`, those whose request id is already there are left out. */
 export type ApplyCharges = (charges: readonly ChargeEntry[], skipKnown: boolean) => Promise<void>;

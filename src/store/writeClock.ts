@@ -3,7 +3,7 @@
  * it), so counting them tells when a cached lookup still holds
  * (../lookupCache.ts) and whether a view opened ahead is still current.
  */
-import { createLookupCache } from '../lookupCache.ts';
+import { createLookupCache } from './lookupCache.ts';
 
 export interface WriteClock {
   /** Changes when a write begins and when it ends. */
