@@ -25,6 +25,7 @@ import { startAnvil } from '../../test/helpers/anvil.ts';
 import { createKeyCli, median, rssOf, startListening, timedGet } from '../lib/serverProcess.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
 import { buildChain } from './ingest-evm.ts';
+import { ingestEvmArgs } from '../../test/helpers/ingestEvm.ts';
 
 const RUNS = 3;
 /** Time after "listening" for start-up garbage to be collected and the engine to go quiet. */
@@ -360,24 +361,7 @@ async function ingestingFigure(ctx: BenchContext): Promise<{ figure: BenchFigure
       try {
         const { stdout, stderr } = await promisify(execFile)(
           process.execPath,
-          [
-            path.join(ctx.root, 'bin/chainq.js'),
-            'ingest',
-            'evm',
-            '--network',
-            'ETH',
-            '--rpc',
-            anvil.url,
-            '--from',
-            String(chain.from),
-            '--to',
-            String(chain.to),
-            '--confirmations',
-            '0',
-            '--data',
-            dataDir,
-            '--log',
-          ],
+          [path.join(ctx.root, 'bin/chainq.js'), ...ingestEvmArgs({ rpc: anvil.url, from: chain.from, to: chain.to, data: dataDir })],
           { encoding: 'utf8', maxBuffer: 1 << 26 },
         );
         // The job's messages, as JSON log lines: each committed batch names its events.
