@@ -108,6 +108,16 @@ describe.each(backends)('%s backend', (_name, make) => {
     ]);
     expect(await b.usage({ keyId: 'months', period: '2025-11' })).toHaveLength(1);
   });
+
+  it('lists no usage row for a month where the key only held and released', async () => {
+    const charged = hold('released', 30);
+    await b.reserve(charged, null);
+    await b.commit(charged);
+    const released = { ...hold('released', 40), period: '2025-10' };
+    await b.reserve(released, null);
+    await b.release(released);
+    expect(await b.usage({ keyId: 'released' })).toEqual([{ keyId: 'released', period: '2025-12', requests: 1, blocks: 30 }]);
+  });
 });
 
 describe('redis backend: holds of a process that died', () => {

@@ -228,6 +228,8 @@ export async function createRedisBackend(opts: RedisBackendOptions): Promise<Met
           const [, keyId, period] = /^.*:\{(.+)\}:q:(\d{4}-\d{2})$/.exec(k) ?? [];
           if (keyId === undefined || period === undefined) continue;
           const h = await redis.hgetall(k);
+          // A month whose holds were all released (or are still open) charged nothing: no row, as the embedded ledger.
+          if (Number(h.requests ?? 0) === 0) continue;
           out.push({ keyId, period, requests: Number(h.requests ?? 0), blocks: Number(h.used ?? 0) });
         }
       } while (cursor !== '0');
