@@ -76,7 +76,6 @@ export async function runChain(chain: ChainAdapter, opts: ChainRunOptions, t0 = 
   } else {
     const from = range.lo;
     let force = opts.force === true;
-    let next = from;
     let lastCaughtUp: number | null = null;
     /** Ingests what became confirmed at the head `readHead` gives; false once stopped or past `to`. */
     const round = async (readHead: () => Promise<number>): Promise<boolean> => {
@@ -86,11 +85,10 @@ export async function runChain(chain: ChainAdapter, opts: ChainRunOptions, t0 = 
         const safe = Math.min(head - confirmations, opts.to ?? Number.POSITIVE_INFINITY);
         if (safe >= from && (await chain.ingest(from, safe, force)) === 'stopped') return false;
         force = false;
-        next = Math.max(next, safe + 1);
         // Once per new confirmed block, not on every poll.
         if (safe !== lastCaughtUp) emit({ type: 'caught_up', block: safe, head });
         lastCaughtUp = safe;
-        return opts.to === undefined || next <= opts.to;
+        return opts.to === undefined || safe < opts.to;
       } catch (e) {
         if (signal?.aborted) return false;
         throw e;
