@@ -49,6 +49,14 @@ function files(dir: string): string[] {
   });
 }
 
+/** Every .ts file under `dir` (results and node_modules left out). */
+const tsFiles = (dir: string): string[] =>
+  fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'results' ? [] : tsFiles(p);
+    return e.name.endsWith('.ts') ? [p] : [];
+  });
+
 /** Static imports and re-exports, and `import('…')` of a literal: a module loaded lazily is a dependency all the same. */
 const imports = (file: string) => {
   const text = fs.readFileSync(file, 'utf8');
@@ -262,15 +270,30 @@ describe('architecture', () => {
     const ROOT = path.resolve(SRC, '..');
     const RAW = [path.join(SRC, 'store/duckdb/types.ts'), path.join(SRC, 'store/duckdb/createDuckDbStore.ts')];
     const ALLOWED_DIRS = ['src/store', 'test/helpers', 'bench/lib'].map((d) => path.join(ROOT, d) + path.sep);
-    const walk = (dir: string): string[] =>
-      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-        const p = path.join(dir, e.name);
-        if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'results' ? [] : walk(p);
-        return e.name.endsWith('.ts') ? [p] : [];
-      });
     const offenders = ['src', 'test', 'bench']
-      .flatMap((d) => walk(path.join(ROOT, d)))
+      .flatMap((d) => tsFiles(path.join(ROOT, d)))
       .filter((file) => !ALLOWED_DIRS.some((dir) => file.startsWith(dir)))
+      .flatMap((file) =>
+        imports(file)
+          .filter((spec) => spec.startsWith('.') && RAW.includes(path.resolve(path.dirname(file), spec)))
+          .map((spec) => `${path.relative(ROOT, file)} imports ${spec}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('lets only src/store/clickhouse/, src/store/openStore.ts and test/helpers/ reach a ClickHouse store’s raw statements', () => {
+    // A ClickHouse store's statements (query, command, insert, its client)
+    // are typed by src/store/clickhouse/types.ts and handed out by the store
+    // it opens (createClickHouseStore, clickHouseOf) and by a bare connection
+    // (connect.ts). openStore.ts opens a store and hands it on as a Store;
+    // tests and benches reach the rest through test/helpers/clickhouseStore.ts.
+    const ROOT = path.resolve(SRC, '..');
+    const RAW = ['types.ts', 'createClickHouseStore.ts', 'connect.ts'].map((f) => path.join(SRC, 'store/clickhouse', f));
+    const ALLOWED_DIRS = ['src/store/clickhouse', 'test/helpers'].map((d) => path.join(ROOT, d) + path.sep);
+    const ALLOWED_FILES = [path.join(SRC, 'store/openStore.ts')];
+    const offenders = ['src', 'test', 'bench', 'scripts']
+      .flatMap((d) => tsFiles(path.join(ROOT, d)))
+      .filter((file) => !ALLOWED_DIRS.some((dir) => file.startsWith(dir)) && !ALLOWED_FILES.includes(file))
       .flatMap((file) =>
         imports(file)
           .filter((spec) => spec.startsWith('.') && RAW.includes(path.resolve(path.dirname(file), spec)))

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { startAnvil } from '../../test/helpers/anvil.ts';
 import { runCli } from '../../test/helpers/cli.ts';
+import { ingestEvmArgs } from '../../test/helpers/ingestEvm.ts';
 import type { BenchContext, BenchResult } from '../types.ts';
 import { buildChain } from './ingest-evm.ts';
 
@@ -21,25 +22,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       for (const engine of ['duckdb', 'chdb'] as const) {
         const store = `${engine}:${path.join(ctx.workDir, `${engine}-${round}`)}`;
         const t0 = performance.now();
-        const r = await runCli([
-          'ingest',
-          'evm',
-          '--network',
-          'ETH',
-          '--rpc',
-          anvil.url,
-          '--from',
-          String(from),
-          '--to',
-          String(to),
-          '--confirmations',
-          '0',
-          '--only',
-          'erc20',
-          '--store',
-          store,
-          '--log',
-        ]);
+        const r = await runCli(ingestEvmArgs({ rpc: anvil.url, from, to, only: 'erc20', store }));
         const seconds = (performance.now() - t0) / 1000;
         if (r.code !== 0) throw new Error(`ingest into ${engine} failed: ${r.stderr}`);
         times[engine].push(seconds);

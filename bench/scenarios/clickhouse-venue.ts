@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { VENUE_A_SPECS } from '../../src/ingest/venues/venueAArchive.ts';
-import { createClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { createClickHouseStore } from '../../test/helpers/clickhouseStore.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { VenueCsvImport } from '../../src/store/types.ts';
 import type { BenchContext, BenchResult } from '../types.ts';

@@ -21,7 +21,7 @@ import { planAggregate } from '../../src/query/planAggregate.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
 import { copyDuckDbToClickHouse } from '../../src/store/clickhouse/copyFromDuckDb.ts';
-import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { createClickHouseStore, type ClickHouseStore } from '../../test/helpers/clickhouseStore.ts';
 import { clickHouseExport } from '../../src/store/clickhouse/format.ts';
 import { renderClickHouse } from '../../src/store/clickhouse/render.ts';
 import { createStore } from '../../src/store/openStore.ts';

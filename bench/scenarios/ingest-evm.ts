@@ -37,6 +37,7 @@ import { createStore } from '../../src/store/openStore.ts';
 import { loadArtifacts } from '../../test/contracts/compile.ts';
 import { freePort, rpcCall, startAnvil, type Anvil } from '../../test/helpers/anvil.ts';
 import { runCli } from '../../test/helpers/cli.ts';
+import { ingestEvmArgs } from '../../test/helpers/ingestEvm.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
 
 const BLOCKS = 820;
@@ -307,25 +308,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     // As an operator runs it: the CLI from start to exit, for the comparison with Ponder's start to ready.
     const cliDir = path.join(ctx.workDir, 'chainq-cli');
     const t0 = performance.now();
-    const cli = await runCli([
-      'ingest',
-      'evm',
-      '--network',
-      'ETH',
-      '--rpc',
-      anvil.url,
-      '--from',
-      String(from),
-      '--to',
-      String(to),
-      '--confirmations',
-      '0',
-      '--only',
-      'erc20',
-      '--data',
-      cliDir,
-      '--log',
-    ]);
+    const cli = await runCli(ingestEvmArgs({ rpc: anvil.url, from, to, only: 'erc20', data: cliDir }));
     const cliSeconds = (performance.now() - t0) / 1000;
     if (cli.code !== 0) throw new Error(`chainq ingest failed: ${cli.stderr.slice(-500)}`);
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClickHouseStore } from '../store/clickhouse/createClickHouseStore.ts';
+import { createClickHouseStore } from '../../test/helpers/clickhouseStore.ts';
 import { createStore } from '../store/openStore.ts';
 import type { Store } from '../store/types.ts';
 import type { MeterBackend, Reservation } from './backend.ts';

@@ -93,10 +93,9 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
   };
   const hooks: IngestHooks = { signal: ctx.signal };
   const common = { store: ctx.store, http, progress, hooks, force: spec.force ?? false };
-  /** A chain run's events: drawn as progress, and its batches reported to /metrics as every chain's are. */
-  const chain = (network: string) => {
+  /** A chain run's events: drawn as progress, and reported to /metrics as every chain's are. */
+  const chain = (network: string, watch: ChainObserver) => {
     const draw = chainProgress(network, progress);
-    const observe = batchObserver(ctx, network);
     return {
       store: ctx.store,
       http,
@@ -104,7 +103,7 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
       signal: ctx.signal,
       onEvent: (e: ChainEvent) => {
         draw(e);
-        observe(e);
+        watch.onEvent(e);
       },
     };
   };
@@ -149,8 +148,9 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
       const { ingestTron } = await import('../ingest/tron/ingestTron.ts');
       const confirmations = spec.confirmations ?? TRON_CONFIRMATIONS;
       await recordChainState(ctx.store, 'TRON', { confirmations, head: null });
+      const watch = chainObserver(ctx, 'TRON');
       summary = await ingestTron({
-        ...chain('TRON'),
+        ...chain('TRON', watch),
         api: spec.api,
         from: spec.from,
         to: spec.to,
@@ -162,14 +162,16 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
         concurrency: spec.concurrency ?? 8,
         pollMs: (spec.poll ?? 3) * 1000,
       });
+      await watch.settled();
       break;
     }
     case 'btc': {
       const { ingestBtc } = await import('../ingest/btc/ingestBtc.ts');
       const confirmations = spec.confirmations ?? BTC_CONFIRMATIONS;
       await recordChainState(ctx.store, 'BTC', { confirmations, head: null });
+      const watch = chainObserver(ctx, 'BTC');
       summary = await ingestBtc({
-        ...chain('BTC'),
+        ...chain('BTC', watch),
         rpc: spec.rpc,
         from: spec.from,
         to: spec.to,
@@ -179,6 +181,7 @@ export async function runJob(ctx: RunJobContext, spec: JobSpec): Promise<JobResu
         concurrency: spec.concurrency ?? 4,
         pollMs: (spec.poll ?? 30) * 1000,
       });
+      await watch.settled();
       break;
     }
   }
@@ -190,13 +193,7 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
   const network = spec.network.toUpperCase();
   const beside = ctx.dataDir ? path.join(ctx.dataDir, 'protocols.json') : null;
   const protocolsFile = spec.protocols ?? (beside && fs.existsSync(beside) ? beside : undefined);
-  const observeBatch = batchObserver(ctx, network);
-  let state: Promise<void> = Promise.resolve();
-  // Chain state writes are small transactions of their own; they run one after another, off the batch path.
-  const recordHead = (confirmations: number, head: number) => {
-    state = state.then(() => recordChainState(ctx.store, network, { confirmations, head })).catch(() => undefined);
-  };
-  let confirmations = spec.confirmations ?? 0;
+  const watch = chainObserver(ctx, network);
   const summary = await ingestEvm(ctx.store, {
     network,
     rpcUrl: spec.rpc,
@@ -221,6 +218,35 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
     signal: ctx.signal,
     onEvent: (event) => {
       ctx.emit({ type: 'evm', event });
+      watch.onEvent(event);
+    },
+  });
+  await watch.settled();
+  return { source: 'evm', summary };
+}
+
+interface ChainObserver {
+  readonly onEvent: (e: ChainEvent) => void;
+  /** Resolves once the chain state writes of the events so far are done. */
+  readonly settled: () => Promise<void>;
+}
+
+/**
+ * What every chain run (EVM, Tron, Bitcoin) reports beside its progress: its
+ * batches to /metrics, and at its start and after each follow round that
+ * caught up, the node's head and the newest confirmed block to /metrics and
+ * the chain state (confirmations, head) to the store.
+ */
+function chainObserver(ctx: RunJobContext, network: string): ChainObserver {
+  const observeBatch = batchObserver(ctx, network);
+  let state: Promise<void> = Promise.resolve();
+  // Chain state writes are small transactions of their own; they run one after another, off the batch path.
+  const recordHead = (confirmations: number, head: number) => {
+    state = state.then(() => recordChainState(ctx.store, network, { confirmations, head })).catch(() => undefined);
+  };
+  let confirmations = 0;
+  return {
+    onEvent: (event) => {
       if (event.type === 'start') {
         confirmations = event.confirmations;
         recordHead(confirmations, event.head);
@@ -232,9 +258,8 @@ async function runEvm(ctx: RunJobContext, spec: Extract<JobSpec, { source: 'evm'
         ctx.observe?.head?.({ network, head: event.head, newest: event.block });
       }
     },
-  });
-  await state;
-  return { source: 'evm', summary };
+    settled: () => state,
+  };
 }
 
 /** Reports each committed batch to /metrics: rows per dataset, the seconds since the batch before, the newest block. */

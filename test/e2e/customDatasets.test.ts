@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/metering/keys.ts';
 import { MIN_BLOCK_COST } from '../../src/query/cost.ts';
 import { createApp } from '../../src/server/createApp.ts';
-import { createClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { createClickHouseStore } from '../helpers/clickhouseStore.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';

@@ -4,7 +4,6 @@
  * plans change, and every operator command goes through its operator channel.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { Hex } from 'viem';
@@ -14,6 +13,7 @@ import type { Anvil } from '../helpers/anvil.ts';
 import type { Chain } from '../helpers/chain.ts';
 import { runCli, type RunningCli } from '../helpers/cli.ts';
 import { followInServer } from '../helpers/ingestEvm.ts';
+import { operatorMetrics } from '../helpers/operatorMetrics.ts';
 import { writePlansFile } from '../helpers/metered.ts';
 import { startServer, type Server } from '../helpers/server.ts';
 import { startTokenChain } from '../helpers/tokenChain.ts';
@@ -106,18 +106,7 @@ describe('a live server', { timeout: 300_000 }, () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     expect((await rows(transfers.at(-1)!)).length).toBe(transfers.length);
     // The operator channel's /metrics shows what the job did.
-    const metrics = await new Promise<string>((resolve, reject) => {
-      const info = JSON.parse(fs.readFileSync(path.join(dir, 'chainq.operator.json'), 'utf8')) as { socket: string };
-      http
-        .get({ socketPath: info.socket, path: '/metrics' }, (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => {
-            text += c.toString();
-          });
-          res.on('end', () => resolve(text));
-        })
-        .on('error', reject);
-    });
+    const metrics = await operatorMetrics(dir);
     const rowsTotal = /chainq_ingest_rows_total\{network="ETH",dataset="evm\/erc20\/transfer"\} (\d+)/.exec(metrics);
     expect(Number(rowsTotal?.[1])).toBe(transfers.length);
     expect(metrics).toMatch(/chainq_ingest_lag_blocks\{network="ETH"\} \d+/);

@@ -7,7 +7,6 @@
  * `chainq status` and `/metrics`, also when it runs inside a server.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { Abi, Hex } from 'viem';
@@ -20,6 +19,7 @@ import { tamperWithRows } from '../helpers/tamperWithRows.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain, type Chain } from '../helpers/chain.ts';
 import { runCli } from '../helpers/cli.ts';
+import { operatorMetrics } from '../helpers/operatorMetrics.ts';
 import { startServer, type Server } from '../helpers/server.ts';
 import { buildEvmScenario, writeScenarioConfig, type EvmScenario } from './evmScenario.ts';
 import { engineSql } from '../helpers/engineSql.ts';
@@ -43,19 +43,6 @@ describe('chainq verify (anvil, DuckDB)', () => {
     expect(r.stdout, r.stderr).not.toBe('');
     return JSON.parse(r.stdout) as VerifyReport;
   };
-  /** The server's /metrics, read over its operator channel. */
-  const operatorMetrics = () =>
-    new Promise<string>((resolve, reject) => {
-      http
-        .get({ socketPath: path.join(dir, 'chainq.sock'), path: '/metrics' }, (res) => {
-          let body = '';
-          res.on('data', (c: Buffer) => {
-            body += c.toString();
-          });
-          res.on('end', () => resolve(body));
-        })
-        .on('error', reject);
-    });
   const withStore = async <T>(fn: (store: Store) => Promise<T>): Promise<T> => {
     const store = await createStore({ dataDir: dir, threads: 1 });
     try {
@@ -187,7 +174,7 @@ describe('chainq verify (anvil, DuckDB)', () => {
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/running in the server \(pid \d+\) as job/);
     expect(report(r).mismatches).toHaveLength(2);
-    const metrics = await operatorMetrics();
+    const metrics = await operatorMetrics(dir);
     expect(metrics).toMatch(/chainq_verifications_total\{network="ETH",dataset="evm\/erc20\/transfer",result="mismatch"\} 1/);
     expect(metrics).toMatch(/chainq_verify_mismatched_blocks_total\{network="ETH",dataset="evm\/erc20\/transfer"\} 1/);
     expect(metrics).toMatch(/chainq_verifications_total\{network="ETH",dataset="evm\/dex_v3\/swap",result="ok"\} 1/);
@@ -229,7 +216,7 @@ describe('chainq verify (anvil, DuckDB)', () => {
     const config = path.join(dir, 'chainq.json');
     fs.writeFileSync(config, JSON.stringify({ jobs: [{ name: 'eth-check', source: 'verify', network: 'ETH', rpc: anvil.url, protocols: cfg.protocols, sample: 2, every: 0.5 }] }));
     server = await startServer(dir, ['--config', config], server?.key);
-    const runs = async () => Number(/chainq_verifications_total\{network="ETH",dataset="evm\/erc20\/transfer",result="(?:ok|mismatch)"\} (\d+)/.exec(await operatorMetrics())?.[1] ?? 0);
+    const runs = async () => Number(/chainq_verifications_total\{network="ETH",dataset="evm\/erc20\/transfer",result="(?:ok|mismatch)"\} (\d+)/.exec(await operatorMetrics(dir))?.[1] ?? 0);
     const deadline = Date.now() + 90_000;
     while ((await runs()) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     const sampled = await runs();

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyReport } from '../../src/ingest/evm/verifyEvm.ts';
 import { coverageReport } from '../../src/query/coverageReport.ts';
-import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { createClickHouseStore, type ClickHouseStore } from '../helpers/clickhouseStore.ts';
 import { tamperWithRows } from '../helpers/tamperWithRows.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';

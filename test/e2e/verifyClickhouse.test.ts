@@ -11,11 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainEndpoints } from '../../src/catalog/index.ts';
 import type { VerifyReport } from '../../src/ingest/evm/verifyEvm.ts';
 import { coverageReport } from '../../src/query/coverageReport.ts';
-import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { createClickHouseStore, type ClickHouseStore } from '../helpers/clickhouseStore.ts';
 import { tamperWithRows } from '../helpers/tamperWithRows.ts';
 import { startAnvil, type Anvil } from '../helpers/anvil.ts';
 import { connectChain } from '../helpers/chain.ts';
 import { runCli } from '../helpers/cli.ts';
+import { ingestEvmArgs } from '../helpers/ingestEvm.ts';
 import { buildEvmScenario, writeScenarioConfig, type EvmScenario } from './evmScenario.ts';
 
 const tableOf = (id: string) => chainEndpoints.find((e) => e.id === id)!.table.name;
@@ -50,25 +51,7 @@ describe('chainq verify (anvil, ClickHouse in process)', () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-ch-verify-'));
     store = `chdb:${path.join(root, 'chdb')}`;
     protocols = writeScenarioConfig(root, s).protocols;
-    const r = await runCli([
-      'ingest',
-      'evm',
-      '--network',
-      'ETH',
-      '--rpc',
-      anvil.url,
-      '--from',
-      String(s.from),
-      '--to',
-      String(s.to),
-      '--confirmations',
-      '0',
-      '--store',
-      store,
-      '--protocols',
-      protocols,
-      '--log',
-    ]);
+    const r = await runCli(ingestEvmArgs({ rpc: anvil.url, from: s.from, to: s.to, store, protocols }));
     expect(r.code, r.stderr).toBe(0);
   }, 240_000);
 

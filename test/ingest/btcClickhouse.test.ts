@@ -12,7 +12,7 @@ import { ingestBtc } from '../../src/ingest/btc/ingestBtc.ts';
 import { createKey } from '../../src/metering/keys.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
-import { createClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { createClickHouseStore } from '../helpers/clickhouseStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import { startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';
 import { bitcoindHandler, BtcChain } from './fixtures/btc.ts';

@@ -19,7 +19,7 @@ import type { IngestHooks } from '../../src/ingest/progress.ts';
 import { createKey } from '../../src/metering/keys.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
-import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { createClickHouseStore, type ClickHouseStore } from '../helpers/clickhouseStore.ts';
 import type { PublishStep } from '../../src/store/clickhouse/publish.ts';
 import type { Store } from '../../src/store/types.ts';
 import { startSourceServer, type SourceServer } from '../helpers/sourceServer.ts';

@@ -10,21 +10,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createMetrics, type Metrics } from '../../src/internal/metrics.ts';
 import { startMetricsListener } from '../../src/server/metricsListener.ts';
+import { sample } from '../helpers/operatorMetrics.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 /** How long a counter may take to settle after the client is done, on a loaded machine. */
 const SETTLE = { timeout: 10_000, interval: 50 };
-
-/** The value of one sample in Prometheus text, or undefined when the series is absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.keys(got).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
 
 describe('createMetrics', () => {
   it('keeps its series in its own registry, apart from other instances and the global one', async () => {

@@ -5,7 +5,6 @@
  * once, whatever the table already holds. A charge written ahead of its
  * response's end is pending: it stands only once confirmed, also after a crash.
  */
-import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { JOURNAL_FILE, ROTATE_BYTES } from '../../src/store/journalLedger.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import { engineSql } from '../helpers/engineSql.ts';
+import { killedAfter } from '../helpers/killedAfter.ts';
 
 const dirs: string[] = [];
 const newDir = () => {
@@ -26,32 +26,6 @@ afterEach(() => {
 });
 
 const charge = (requestId: string, cost = 100) => ({ keyId: 'key1', period: '2026-11', requestId, cost, admittedAt: Date.parse('2026-11-24T12:00:00Z'), endpoint: '/v1/evm/erc20/events/transfer' });
-/**
- * Runs `body` in a child process on a store in `dir` (`store` and `c(id)`, a
- * charge, in scope), then kills it with SIGKILL: its event loop is blocked
- * from the end of `body`, so no background apply runs before the kill.
- */
-async function killedAfter(dir: string, body: string): Promise<void> {
-  const child = fork(
-    '-e',
-    [
-      `
-      const { createStore } = await import(${JSON.stringify(path.resolve('src/store/openStore.ts'))});
-      const store = await createStore({ dataDir: ${JSON.stringify(dir)} });
-      const c = (id) => ({ keyId: 'key1', period: '2026-11', requestId: id, cost: 100, admittedAt: Date.now(), endpoint: null });
-      ${body}
-      process.send('done', () => { for (;;) {} });
-    `,
-    ],
-    { execArgv: ['--import', 'tsx', '--input-type=module'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.on('message', () => resolve());
-    child.on('exit', (code) => reject(new Error(`child exited ${code}`)));
-  });
-  child.kill('SIGKILL');
-  await new Promise((r) => child.on('exit', r));
-}
 
 const tableIds = async (store: Store) => (await engineSql(store).all<{ request_id: string }>('SELECT request_id FROM usage_charges ORDER BY request_id')).map((r) => r.request_id);
 
@@ -81,6 +55,7 @@ describe('the DuckDB usage ledger', () => {
     const dir = newDir();
     // A child records three charges and is killed with SIGKILL before its journal is applied.
     await killedAfter(
+      'duckdb',
       dir,
       `
       await store.ledger.record([c('x1')]);
@@ -100,7 +75,7 @@ describe('the DuckDB usage ledger', () => {
 
   it('usage.charged names a charge made durable by a process killed before applying it (an export partition resumed after a crash is not paid twice)', async () => {
     const dir = newDir();
-    await killedAfter(dir, `await store.ledger.record([c('exp-1-3')]);`);
+    await killedAfter('duckdb', dir, `await store.ledger.record([c('exp-1-3')]);`);
     const store = await createStore({ dataDir: dir });
     expect(await store.usage.charged('exp-1-3')).toBe(true);
     expect(await store.usage.charged('exp-1-4')).toBe(false);
@@ -181,6 +156,7 @@ describe('the DuckDB usage ledger', () => {
   it('after a crash, only the confirmed charges written ahead are charged: one pending at the crash (its body never sent) or dropped is not', async () => {
     const dir = newDir();
     await killedAfter(
+      'duckdb',
       dir,
       `
       const inFlight = store.ledger.recordAhead(c('in-flight'));

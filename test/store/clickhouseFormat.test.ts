@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ColumnType } from '../../src/catalog/types.ts';
-import { connectClickHouse } from '../../src/store/clickhouse/connect.ts';
+import { connectClickHouse } from '../helpers/clickhouseStore.ts';
 import { clickHouseExport, exportSelectList } from '../../src/store/clickhouse/format.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';

@@ -19,7 +19,7 @@ import { createKey, findKey, listKeys, revokeKey, setKeyPlan } from '../../src/m
 import { loadSeed } from '../../src/reference/importReference.ts';
 import { createApp } from '../../src/server/createApp.ts';
 import { copyDuckDbToClickHouse } from '../../src/store/clickhouse/copyFromDuckDb.ts';
-import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { createClickHouseStore, type ClickHouseStore } from '../helpers/clickhouseStore.ts';
 import { createStore } from '../../src/store/openStore.ts';
 import type { Store } from '../../src/store/types.ts';
 import { parseStoreTarget } from '../../src/store/target.ts';

@@ -5,13 +5,13 @@
  * journal is applied when the store opens again, once; a charge written ahead
  * stands only once confirmed. A usage read settles the ledger first.
  */
-import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { journalDir } from '../../src/store/clickhouse/chargeJournal.ts';
-import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { createClickHouseStore, type ClickHouseStore } from '../helpers/clickhouseStore.ts';
+import { killedAfter } from '../helpers/killedAfter.ts';
 import { JOURNAL_FILE } from '../../src/store/journalLedger.ts';
 
 const dirs: string[] = [];
@@ -27,33 +27,6 @@ afterEach(() => {
 const open = (dir: string, database = 'chainq') => createClickHouseStore({ target: { engine: 'chdb', dir }, database });
 const charge = (requestId: string, cost = 100) => ({ keyId: 'key1', period: '2026-11', requestId, cost, admittedAt: Date.parse('2026-11-24T12:00:00Z'), endpoint: '/v1/evm/erc20/events/transfer' });
 const tableIds = async (store: ClickHouseStore) => (await store.query<{ request_id: string }>(`SELECT request_id FROM ${store.table('usage_charges')} ORDER BY request_id`)).map((r) => r.request_id);
-
-/**
- * Runs `body` in a child process on a chDB store in `dir` (`store` and
- * `c(id)`, a charge, in scope), then kills it with SIGKILL: its event loop is
- * blocked from the end of `body`, so no background apply runs before the kill.
- */
-async function killedAfter(dir: string, body: string): Promise<void> {
-  const child = fork(
-    '-e',
-    [
-      `
-      const { createClickHouseStore } = await import(${JSON.stringify(path.resolve('src/store/clickhouse/createClickHouseStore.ts'))});
-      const store = await createClickHouseStore({ target: { engine: 'chdb', dir: ${JSON.stringify(dir)} }, database: 'chainq' });
-      const c = (id) => ({ keyId: 'key1', period: '2026-11', requestId: id, cost: 100, admittedAt: Date.now(), endpoint: null });
-      ${body}
-      process.send('done', () => { for (;;) {} });
-    `,
-    ],
-    { execArgv: ['--import', 'tsx', '--input-type=module'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.on('message', () => resolve());
-    child.on('exit', (code) => reject(new Error(`child exited ${code}`)));
-  });
-  child.kill('SIGKILL');
-  await new Promise((r) => child.on('exit', r));
-}
 
 describe('the chDB usage ledger', () => {
   it('makes a charge durable in the journal, not the table, and puts it in usage_charges in the background with its fields', async () => {
@@ -81,6 +54,7 @@ describe('the chDB usage ledger', () => {
   it('a charge recorded by a process killed before applying it is in the table when the store opens again, once; a pending charge never confirmed is not', async () => {
     const dir = newDir();
     await killedAfter(
+      'chdb',
       dir,
       `
       await store.ledger.record([c('x1')]);

@@ -6,7 +6,7 @@
 import type { Store } from '../../store/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import type { ChainIngestSummary, ChainRunOptions } from '../chain/chainRun.ts';
-import { ingestBlocks, type FetchedBatch } from '../chain/ingestBlocks.ts';
+import { blockIngestion, nextUncovered, type FetchedBatch } from '../chain/ingestBlocks.ts';
 import { fetchWhole } from '../chain/incomplete.ts';
 import { runChain } from '../chain/runChain.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
@@ -32,33 +32,34 @@ export async function ingestBtc(opts: BtcIngestOptions): Promise<ChainIngestSumm
   const client = createBtcRpcClient(opts.rpc, opts.http, opts.signal);
   const fetchBatch = createBtcBatchFetcher(client, opts.concurrency ?? 4, opts.http);
 
-  return runChain({
-    store: opts.store,
-    network: BTC_NETWORK,
-    datasets: [BTC_DATASET],
-    options: opts,
-    confirmations: opts.confirmations ?? 6,
-    pollMs: opts.pollMs ?? 30_000,
-    getHead: () => client.getBlockCount(),
-    nodes: () => client.nodes(),
-    ingest: (from, to, emit) =>
-      ingestBlocks({
+  return runChain(
+    {
+      network: BTC_NETWORK,
+      confirmations: opts.confirmations ?? 6,
+      pollMs: opts.pollMs ?? 30_000,
+      datasets: [BTC_DATASET.id],
+      skipped: [],
+      traceSource: null,
+      getHead: () => client.getBlockCount(),
+      resume: () => nextUncovered(opts.store, BTC_NETWORK, [BTC_DATASET]),
+      ...blockIngestion({
         store: opts.store,
         network: BTC_NETWORK,
         datasets: [BTC_DATASET],
         networkDatasets: [BTC_DATASET],
-        from,
-        to,
         batchSize: opts.batchBlocks ?? 10,
         prefetch: 2,
         fetchBatch,
         fetchHash: async (n) => (await client.getBlockHashes([n]))[0]!,
-        ...(opts.force ? { force: true } : {}),
         signal: opts.signal,
-        emit,
+        emit: opts.onEvent ?? (() => undefined),
         ...(opts.hooks ? { hooks: opts.hooks } : {}),
       }),
-  });
+      nodes: () => client.nodes(),
+      traces: null,
+    },
+    opts,
+  );
 }
 
 /** Reads and decodes blocks lo..hi with `concurrency` getblock calls at once: ingestion stores what it returns, `chainq verify` compares it with the store. */

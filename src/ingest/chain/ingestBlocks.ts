@@ -20,6 +20,7 @@ import { toSqlTimestamp } from '../../query/time.ts';
 import type { ChainDataset, Store, TableRow } from '../../store/types.ts';
 import type { IngestHooks } from '../progress.ts';
 import type { ChainEvent } from './chainRun.ts';
+import type { BlockCounts, ChainAdapter } from './runChain.ts';
 
 /** One row for the store, columns in table order. */
 export type StoreRow = TableRow;
@@ -65,14 +66,6 @@ export interface IngestBlocksOptions {
   readonly hooks?: IngestHooks;
 }
 
-/** What one ingestBlocks call did, in blocks: written, already covered, and the rows and batches written. */
-export interface BlockCounts {
-  done: number;
-  skipped: number;
-  rows: number;
-  batches: number;
-}
-
 export class ReorgError extends Error {
   constructor(message: string) {
     super(message);
@@ -93,10 +86,42 @@ export async function pendingRanges(store: Store, network: string, datasets: rea
   return union(missing);
 }
 
+/** The block after the highest one every dataset covers, or null when none covers anything: where a run without `from` continues. */
+export async function nextUncovered(store: Store, network: string, datasets: readonly ChainDataset[]): Promise<number | null> {
+  let min: number | null = null;
+  for (const d of datasets) {
+    const covered = await coveredIntervals(store, d.id, network);
+    const last = covered[covered.length - 1];
+    if (!last) return null;
+    min = min === null ? last.hi + 1 : Math.min(min, last.hi + 1);
+  }
+  return min;
+}
+
 export function splitBatches(ranges: readonly Interval[], size: number): Interval[] {
   const out: Interval[] = [];
   for (const r of ranges) for (let lo = r.lo; lo <= r.hi; lo += size) out.push({ lo, hi: Math.min(r.hi, lo + size - 1) });
   return out;
+}
+
+/**
+ * ingestBlocks as the `ingest` and `counts` of a run (runChain.ts): each call
+ * covers its range (all of it again with `force`), the counts add up over the
+ * run. A stop between batches ends the call with the signal's error.
+ */
+export function blockIngestion(base: Omit<IngestBlocksOptions, 'from' | 'to' | 'force'>): Pick<ChainAdapter, 'ingest' | 'counts'> {
+  const total: BlockCounts = { done: 0, skipped: 0, rows: 0, batches: 0 };
+  return {
+    ingest: async (from, to, force) => {
+      const c = await ingestBlocks({ ...base, from, to, force });
+      total.done += c.done;
+      total.skipped += c.skipped;
+      total.rows += c.rows;
+      total.batches += c.batches;
+      return 'done';
+    },
+    counts: () => total,
+  };
 }
 
 export async function ingestBlocks(opts: IngestBlocksOptions): Promise<BlockCounts> {

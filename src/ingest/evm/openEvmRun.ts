@@ -3,7 +3,7 @@
  * several, each checked to serve the network's chain), the operator's custom
  * datasets (declared), the datasets planned, the token and pool books, how
  * native transfers read traces, and the log fetcher. The backfill
- * (evmBackfill.ts) and the follow loop (ingestEvm.ts) share this.
+ * (evmBackfill.ts) and the run's adapter (ingestEvm.ts) share this.
  */
 import type { CustomDataset } from '../../catalog/custom/declaration.ts';
 import { networkInfo, type NetworkInfo } from '../../catalog/networks.ts';
@@ -78,7 +78,6 @@ export async function openEvmRun(store: Store, opts: IngestEvmOptions): Promise<
   const pools = await createPoolBook(store, network);
   const head = await getBlockNumber(rpc);
   const { traceSource, traces } = await traceMode(rpc, plan, head, opts, emit);
-  emit({ type: 'start', network, datasets: plan.datasets, skipped: plan.skipped, traces: traces === false ? false : traceSource, confirmations, head });
   const topic0 = [...new Set(plan.decoders.flatMap((d) => d.topic0))];
   const anyAddress = plan.decoders.some((d) => d.addresses === null);
   const logFilter: LogFilter = { topic0, ...(anyAddress ? {} : { address: [...new Set(plan.decoders.flatMap((d) => d.addresses ?? []))] }) };

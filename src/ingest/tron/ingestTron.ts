@@ -7,7 +7,7 @@ import { registryTokens } from '../../store/chainReads.ts';
 import type { Store } from '../../store/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
 import type { ChainIngestSummary, ChainRunOptions } from '../chain/chainRun.ts';
-import { ingestBlocks, type FetchedBatch, type StoreRow } from '../chain/ingestBlocks.ts';
+import { blockIngestion, nextUncovered, type FetchedBatch, type StoreRow } from '../chain/ingestBlocks.ts';
 import { fetchWhole } from '../chain/incomplete.ts';
 import { runChain } from '../chain/runChain.ts';
 import type { HttpOptions } from '../http/fetchWithRetry.ts';
@@ -47,33 +47,34 @@ export async function ingestTron(opts: TronIngestOptions): Promise<ChainIngestSu
   }
   const fetchBatch = createTronBatchFetcher(client, { names, registry, anyContract: opts.anyContract ?? false, concurrency: opts.concurrency ?? 8, http: opts.http });
 
-  return runChain({
-    store: opts.store,
-    network: TRON_NETWORK,
-    datasets,
-    options: opts,
-    confirmations: opts.confirmations ?? 20,
-    pollMs: opts.pollMs ?? 3_000,
-    getHead: () => client.getNowBlockNumber(),
-    nodes: () => client.nodes(),
-    ingest: (from, to, emit) =>
-      ingestBlocks({
+  return runChain(
+    {
+      network: TRON_NETWORK,
+      confirmations: opts.confirmations ?? 20,
+      pollMs: opts.pollMs ?? 3_000,
+      datasets: datasets.map((d) => d.id),
+      skipped: [],
+      traceSource: null,
+      getHead: () => client.getNowBlockNumber(),
+      resume: () => nextUncovered(opts.store, TRON_NETWORK, datasets),
+      ...blockIngestion({
         store: opts.store,
         network: TRON_NETWORK,
         datasets,
         networkDatasets: Object.values(TRON_DATASETS),
-        from,
-        to,
         batchSize: opts.batchBlocks ?? 100,
         prefetch: 2,
         fetchBatch,
         fetchHash: (n) => client.getBlockHash(n),
-        ...(opts.force ? { force: true } : {}),
         signal: opts.signal,
-        emit,
+        emit: opts.onEvent ?? (() => undefined),
         ...(opts.hooks ? { hooks: opts.hooks } : {}),
       }),
-  });
+      nodes: () => client.nodes(),
+      traces: null,
+    },
+    opts,
+  );
 }
 
 export interface TronBatchOptions {
