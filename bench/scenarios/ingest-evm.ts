@@ -86,7 +86,7 @@ export async function buildChain(anvil: Anvil): Promise<{ from: number; to: numb
 }
 
 /** eth_getLogs over [from, to] in 100-block requests, `inFlight` at a time; fetch and JSON.parse only. */
-async function sweep(url: string, from: number, to: number, inFlight: number): Promise<{ seconds: number; logs: number }> {
+export async function sweep(url: string, from: number, to: number, inFlight: number): Promise<{ seconds: number; logs: number }> {
   const ranges: [number, number][] = [];
   for (let lo = from; lo <= to; lo += 100) ranges.push([lo, Math.min(to, lo + 99)]);
   let next = 0;

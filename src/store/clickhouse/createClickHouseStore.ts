@@ -201,7 +201,12 @@ async function ensureSchema(
   const ddlOptions = { database, cluster: writable.cluster };
   const existing = new Set((await query<{ name: string }>('SELECT name FROM system.tables WHERE database = {database:String}', { database })).map((r) => r.name));
   if (!clickHouseTableNames(ddlOptions).every((t) => existing.has(t))) {
-    for (const ddl of clickHouseSchemaDdl(ddlOptions)) await command(ddl);
+    const [createDatabase, ...tables] = clickHouseSchemaDdl(ddlOptions);
+    if (createDatabase) await command(createDatabase);
+    // Each CREATE TABLE waits on the engine's own bookkeeping (about 10 ms on chDB), hardly on this process: a new
+    // store's fifty tables are created at once. A cluster's Distributed tables name the local table created just before.
+    if (writable.cluster) for (const ddl of tables) await command(ddl);
+    else await Promise.all(tables.map((ddl) => command(ddl)));
   }
   const v = await query<{ version: number }>(`SELECT version FROM ${table('schema_version')}`);
   if (v.length === 0) await command(`INSERT INTO ${table('schema_version')} VALUES ({v:Int32})`, { v: CLICKHOUSE_SCHEMA_VERSION });

@@ -34,7 +34,7 @@ import type { DuckDbStore, Tx } from '../duckdb/types.ts';
 import type { PublishStep } from '../types.ts';
 import { scratchStore } from './scratch.ts';
 import { ident as duckIdent } from '../duckdb/render.ts';
-import { columnsOf, columnText, insertFromDuckDb } from './copyFromDuckDb.ts';
+import { moveRows } from './scratchTransfer.ts';
 import { clickHouseTime } from './time.ts';
 import type { ClickHouseStore, ClickHouseValue } from './types.ts';
 import { ident } from './render.ts';
@@ -231,22 +231,6 @@ export async function deleteRange(ch: ClickHouseStore, tables: readonly BatchTab
 const quote = (text: string): string => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 const duckText = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
-/** Moves every row the scratch store holds in `table` to ClickHouse (CSV, as `chainq copy` does), then empties it there. */
-export async function moveRows(source: DuckDbStore, ch: ClickHouseStore, table: string, into: string = table): Promise<number> {
-  const [held] = await source.all<{ n: bigint }>(`SELECT count(*) AS n FROM ${duckIdent(table)}`);
-  const n = Number(held?.n ?? 0);
-  if (n === 0) return 0;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-publish-'));
-  try {
-    const columns = (await columnsOf(source, table)).map(columnText).join(', ');
-    await insertFromDuckDb(source, `SELECT ${columns} FROM ${duckIdent(table)}`, {}, ch, into, dir);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-  await source.run(`DELETE FROM ${duckIdent(table)}`);
-  return n;
-}
-
 /** What to read from a ClickHouse table into the scratch store: some columns (all when absent), some rows (all when absent). */
 interface LoadSpec {
   readonly columns?: readonly string[];
@@ -261,7 +245,7 @@ interface LoadSpec {
  * (JSON lines, read back with the scratch table's own column types; exact
  * big integers travel as text, which DuckDB casts on insert).
  */
-async function loadIntoScratch(ch: ClickHouseStore, scratch: DuckDbStore, into: ScratchTarget, table: string, spec: LoadSpec): Promise<void> {
+async function loadIntoScratch(ch: ClickHouseStore, scratch: DuckDbStore, into: ScratchTarget, table: string, spec: LoadSpec): Promise<boolean> {
   const all = await scratch.all<{ name: string; type: string }>(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = $t ORDER BY ordinal_position`, {
     t: table,
   });
@@ -276,9 +260,10 @@ async function loadIntoScratch(ch: ClickHouseStore, scratch: DuckDbStore, into: 
       ...(spec.params ? { query_params: spec.params } : {}),
     });
     await pipeline(res.stream, fs.createWriteStream(file));
-    if (fs.statSync(file).size === 0) return;
+    if (fs.statSync(file).size === 0) return false;
     const types = columns.map((c) => `${duckText(c.name)}: ${duckText(/BIGNUM|VARINT/.test(c.type) ? 'VARCHAR' : c.type)}`).join(', ');
     await into.run(`INSERT INTO ${duckIdent(table)} BY NAME SELECT * FROM read_json($file, format = 'newline_delimited', columns = {${types}})`, { file });
+    return true;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -382,10 +367,12 @@ export function rewriteTables<T>(ch: ClickHouseStore, tables: readonly string[],
 async function rewriteNow<T>(ch: ClickHouseStore, tables: readonly string[], write: (scratch: DuckDbStore) => Promise<T>, opts: RewriteOptions): Promise<T> {
   const s = await scratchStore();
   const inputs = opts.inputs ?? [];
+  // Tables read empty (a new store's seed import): one INSERT fills them whole, with no table to swap in.
+  const empty = new Set<string>();
   try {
     for (const t of tables) {
       await s.run(`DELETE FROM ${duckIdent(t)}`);
-      if (!opts.fresh) await loadIntoScratch(ch, s, s, t, {});
+      if (!opts.fresh && !(await loadIntoScratch(ch, s, s, t, {}))) empty.add(t);
     }
     for (const i of inputs) {
       await s.run(`DELETE FROM ${duckIdent(i.table)}`);
@@ -393,6 +380,10 @@ async function rewriteNow<T>(ch: ClickHouseStore, tables: readonly string[], wri
     }
     const out = await write(s);
     for (const t of tables) {
+      if (empty.has(t)) {
+        await moveRows(s, ch, t);
+        continue;
+      }
       const next = `${t}__next`;
       await ch.command(`DROP TABLE IF EXISTS ${ch.table(next)}`);
       await ch.command(`CREATE TABLE ${ch.table(next)} AS ${ch.table(t)}`);

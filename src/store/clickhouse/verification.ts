@@ -9,7 +9,7 @@ import type { TableDef } from '../../catalog/types.ts';
 import type { BlockDigests, VerificationOperations } from '../types.ts';
 import { verificationColumns, verificationRecordOf } from '../verificationRows.ts';
 import { requireDuckDb } from '../duckdb/types.ts';
-import { moveRows } from './publish.ts';
+import { moveRows } from './scratchTransfer.ts';
 import { ident } from './render.ts';
 import { clickHouseTime, parseClickHouseTime } from './time.ts';
 import type { ClickHouseStore } from './types.ts';
