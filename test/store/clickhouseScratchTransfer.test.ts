@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalog } from '../../src/catalog/index.ts';
 import type { StoredType, TableDef } from '../../src/catalog/types.ts';
-import { createClickHouseStore, type ClickHouseStore } from '../../src/store/clickhouse/createClickHouseStore.ts';
+import { type ClickHouseStore, createClickHouseStore } from '../helpers/clickhouseStore.ts';
 import { ident } from '../../src/store/clickhouse/render.ts';
 import { scratchStore } from '../../src/store/clickhouse/scratch.ts';
 import { moveRows } from '../../src/store/clickhouse/scratchTransfer.ts';
