@@ -14,7 +14,7 @@ import { DEFAULT_MEMORY_LIMIT, memoryBudget, parseMemorySize } from '../../src/c
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { defaultLaneLimits } from '../../src/store/exportLanes.ts';
 import { engineBeside } from '../lib/engineBeside.ts';
-import { cpuMsOf, createKeyCli, median, rssOf, startListening, startServer, timedGet, type ServerProcess } from '../lib/serverProcess.ts';
+import { cpuMsOf, createKeyCli, median, rssOf, startListening, startServer, timedGet, type ServerProcess, type Timing } from '../lib/serverProcess.ts';
 import type { BenchContext, BenchFigure, BenchResult } from '../types.ts';
 
 interface PreparedFormat {
@@ -182,7 +182,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     engine.stop();
     await server.stop();
   }
-  figures.push(...(await deliveryFigures(ctx, prepared, chainq)));
+  figures.push(...(await deliveryFigures(ctx, prepared, chainq, engineMs)));
   // Fresh servers of their own: the store admits one server at a time.
   figures.push(await flatnessFigure(ctx, dataDir, key, start));
   return {
@@ -211,7 +211,12 @@ async function withCpu<T>(server: ServerProcess, fn: () => Promise<T>): Promise<
  * least time. chainq's CPU for the response (server and client) against the
  * same sum shows whether chainq adds work of its own.
  */
-async function deliveryFigures(ctx: BenchContext, prepared: Record<string, PreparedFormat>, chainq: Record<string, { ms: number; cpuMs: number }>): Promise<BenchFigure[]> {
+async function deliveryFigures(
+  ctx: BenchContext,
+  prepared: Record<string, PreparedFormat>,
+  chainq: Record<string, { ms: number; cpuMs: number }>,
+  engineMs: Record<string, number>,
+): Promise<BenchFigure[]> {
   const cores = os.availableParallelism();
   const delivery = await startListening([path.join(ctx.root, 'bench/lib/deliveryServer.mjs'), ...FORMATS.map((f) => prepared[f]!.file)]);
   const out: BenchFigure[] = [];
@@ -219,12 +224,22 @@ async function deliveryFigures(ctx: BenchContext, prepared: Record<string, Prepa
     for (const [i, format] of FORMATS.entries()) {
       const url = `${delivery.url}/${i}`;
       await timedGet(url, {}); // warm-up
-      const runs = [];
+      const runs: { result: Timing; cpuMs: number }[] = [];
       for (let r = 0; r < RUNS; r++) runs.push(await withCpu(delivery, () => timedGet(url, {})));
       const deliveryMs = median(runs.map((r) => r.result.totalMs));
       const deliveryCpu = median(runs.map((r) => r.cpuMs));
+      // The same bytes out of a fifo, as chainq reads the engine's export (bench/lib/deliveryServer.mjs).
+      const pipeUrl = `${delivery.url}/pipe/${i}`;
+      await timedGet(pipeUrl, {}); // warm-up
+      const pipeRuns = [];
+      for (let r = 0; r < RUNS; r++) pipeRuns.push(await withCpu(delivery, () => timedGet(pipeUrl, {})));
+      if (pipeRuns.some((r) => r.result.bytes !== runs[0]!.result.bytes)) throw new Error(`the pipe delivery of ${format} lost bytes`);
+      const pipeDeliveryCpu = median(pipeRuns.map((r) => r.cpuMs));
       const engine = prepared[format]!;
       const floorMs = Math.max(engine.ms, (engine.cpuMs + deliveryCpu) / cores);
+      const pipeFloorMs = Math.max(engine.ms, (engine.cpuMs + pipeDeliveryCpu) / cores);
+      /** The end-to-end ratio (against the engine timed in turn with the requests) over the floor's ratio (against the engine of the same run). */
+      const overFloor = chainq[format]!.ms / engineMs[format]! / (floorMs / engine.ms);
       out.push({
         name: `the engine alone writing the ${format} export into a pipe read by a bare Node process, against the same COPY to a file`,
         ratio: engine.pipe.fifoMs / engine.pipe.fileMs,
@@ -245,6 +260,28 @@ async function deliveryFigures(ctx: BenchContext, prepared: Record<string, Prepa
           delivery_cpu_ms: Math.round(deliveryCpu),
           floor_ms: Math.round(floorMs),
           chainq_http_ms: Math.round(chainq[format]!.ms),
+        },
+      });
+      out.push({
+        name: `${format} export end to end ÷ engine alone, over the delivery floor's ratio`,
+        ratio: overFloor,
+        ratio_meaning: '(chainq HTTP time / the engine alone timed in turn with the requests) / (estimated least time / the engine alone of the same run): 1.0 = chainq at the delivery floor',
+        baseline: 'the estimated least time (engine CPU + bare delivery CPU over the cores), same run',
+        target: '<= 1.1',
+        measured: { chainq_http_ms: Math.round(chainq[format]!.ms), engine_beside_ms: Math.round(engineMs[format]!), floor_ms: Math.round(floorMs), engine_ms: Math.round(engine.ms) },
+      });
+      out.push({
+        name: `estimated least time for the ${format} export read from a pipe: engine CPU + CPU to deliver the same bytes out of a fifo, over the cores, against the engine alone`,
+        ratio: pipeFloorMs / engine.ms,
+        ratio_meaning: `max(engine wall, (engine CPU + CPU to deliver the bytes as they come out of a fifo written in 2 MiB writes, over HTTP to the same client) / ${cores} cores) / engine wall: the delivery floor of a design that streams the engine's output through a pipe`,
+        baseline: 'DuckDB COPY of the same SQL to a file, same run',
+        measured: {
+          engine_cpu_ms: Math.round(engine.cpuMs),
+          delivery_cpu_ms: Math.round(deliveryCpu),
+          pipe_delivery_cpu_ms: Math.round(pipeDeliveryCpu),
+          pipe_floor_ms: Math.round(pipeFloorMs),
+          chainq_cpu_ms: Math.round(chainq[format]!.cpuMs),
+          chainq_over_pipe_floor: Number((chainq[format]!.ms / engineMs[format]! / (pipeFloorMs / engine.ms)).toFixed(3)),
         },
       });
       out.push({
