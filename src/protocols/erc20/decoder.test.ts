@@ -27,6 +27,8 @@ const TOKENS: Record<string, TokenInfo> = {
   '0x00000000000000000000000000000000000000d0': { address: '0x00000000000000000000000000000000000000d0', symbol: 'ZERO', decimals: 0 },
   // Past 10^22, the largest power of ten a double holds exactly.
   '0x00000000000000000000000000000000000000f1': { address: '0x00000000000000000000000000000000000000f1', symbol: 'TINY', decimals: 23 },
+  // The most a uint8 holds.
+  '0x00000000000000000000000000000000000000f2': { address: '0x00000000000000000000000000000000000000f2', symbol: 'MAXD', decimals: 255 },
 };
 const AMOUNTS = [
   0n,

@@ -65,7 +65,7 @@ export async function insertLogFileTransfers(tx: Tx, network: string, lo: number
       `INSERT INTO ${p.table} BY NAME
        SELECT $network AS network, v.block_number, v.log_index, b.time, v.tx_hash, v.token_address, t.symbol AS token, t.decimals AS token_decimals, v.sender, v.receiver,
               coalesce(v.narrow::BIGNUM, v.wide::BIGNUM) AS amount_raw,
-              CASE WHEN v.narrow < ${EXACT_LIMIT} AND t.decimals <= 22 THEN v.narrow::DOUBLE / list_extract(${EXACT_POWERS}, t.decimals + 1)
+              CASE WHEN v.narrow < ${EXACT_LIMIT} AND t.decimals <= 22 THEN v.narrow::DOUBLE / list_extract(${EXACT_POWERS}, t.decimals::INTEGER + 1)
                    ELSE (coalesce(v.narrow::VARCHAR, v.wide) || 'e-' || t.decimals)::DOUBLE END AS amount
        FROM (
          SELECT l.*, w.value AS wide
