@@ -38,7 +38,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
     const runs: Record<'duckdb' | 'chdb', Run[]> = { duckdb: [], chdb: [] };
     const sweeps: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      sweeps.push((await sweep(anvil.url, from, to, 4)).seconds);
+      sweeps.push((await sweep(anvil, from, to, 4)).seconds);
       for (const engine of ['duckdb', 'chdb'] as const) {
         const store = `${engine}:${path.join(ctx.workDir, `${engine}-${round}`)}`;
         const t0 = performance.now();

@@ -25,8 +25,28 @@ const TOKENS: Record<string, TokenInfo> = {
   '0x00000000000000000000000000000000000000c6': { address: '0x00000000000000000000000000000000000000c6', symbol: 'USDX', decimals: 6 },
   '0x00000000000000000000000000000000000000e8': { address: '0x00000000000000000000000000000000000000e8', symbol: 'O\'NEIL,"Q"', decimals: 18 },
   '0x00000000000000000000000000000000000000d0': { address: '0x00000000000000000000000000000000000000d0', symbol: 'ZERO', decimals: 0 },
+  // Past 10^22, the largest power of ten a double holds exactly.
+  '0x00000000000000000000000000000000000000f1': { address: '0x00000000000000000000000000000000000000f1', symbol: 'TINY', decimals: 23 },
+  // The most a uint8 holds.
+  '0x00000000000000000000000000000000000000f2': { address: '0x00000000000000000000000000000000000000f2', symbol: 'MAXD', decimals: 255 },
 };
-const AMOUNTS = [0n, 1n, 999_999n, 2n ** 53n + 1n, 2n ** 64n - 1n, 2n ** 64n, 123456789012345678901234567n, 2n ** 124n - 1n, 2n ** 124n, 2n ** 128n + 7n, 2n ** 255n, 2n ** 256n - 1n];
+const AMOUNTS = [
+  0n,
+  1n,
+  999_999n,
+  123_456_789_012_345n,
+  2n ** 53n - 1n,
+  2n ** 53n,
+  2n ** 53n + 1n,
+  2n ** 64n - 1n,
+  2n ** 64n,
+  123456789012345678901234567n,
+  2n ** 124n - 1n,
+  2n ** 124n,
+  2n ** 128n + 7n,
+  2n ** 255n,
+  2n ** 256n - 1n,
+];
 const BLOCK_TIME = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 12_000);
 
 function transferLog(i: number, token: string, amount: bigint): RpcLog {

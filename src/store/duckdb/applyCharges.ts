@@ -1,5 +1,6 @@
 /** How the usage ledger's charges reach the DuckDB table (../journalLedger.ts makes them durable first). */
-import { listValue, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { listValue } from './nodeApi.ts';
 import type { ApplyCharges } from '../journalLedger.ts';
 
 /**

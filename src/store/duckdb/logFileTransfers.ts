@@ -6,8 +6,10 @@
  * with the token id as a fourth topic, and is left out. Amounts below 2^124
  * (31 hex digits; every real transfer of a token worth anything) are read
  * from two 64-bit halves; larger ones come computed in JS and are joined in.
- * `amount` parses "<raw>e-<decimals>", like the JS decoders' scaling, so that
- * it is the double nearest to the exact value.
+ * `amount` is the double nearest to the exact value, as the JS decoders'
+ * scaling ("<raw>e-<decimals>" parsed) gives it: an amount below 2^53 and a
+ * power of ten up to 10^22 are both doubles exactly, so their quotient is that
+ * nearest double with no text made; any other amount is parsed from its text.
  */
 import type { LogFileTransfers, SqlParams } from '../types.ts';
 import type { Tx } from './types.ts';
@@ -31,6 +33,10 @@ const IS_TRANSFER = isTransfer('transfer');
 const NARROW = `substr(data, 3, 33) = '${'0'.repeat(33)}'`;
 /** A narrow amount as HUGEINT: hex digits 34–48 and 49–64 (15 and 16 digits) as two integers. */
 const NARROW_VALUE = `(('0x' || substr(data, 36, 15))::BIGINT::HUGEINT * 18446744073709551616::HUGEINT + ('0x' || substr(data, 51, 16))::UBIGINT::HUGEINT)`;
+/** 10^0 … 10^22: the powers of ten a double holds exactly. */
+const EXACT_POWERS = `[${Array.from({ length: 23 }, (_, i) => `1e${i}`).join(', ')}]::DOUBLE[]`;
+/** Amounts a double holds exactly: below 2^53. */
+const EXACT_LIMIT = 2 ** 53;
 const topicAddress = (i: number) => `'0x' || lower(substr(topics[${i}], 27))`;
 
 /** Aggregates per block of a log relation (`$<param>` bound to the selector): transfers, token contracts, and the amounts too wide for the engine. */
@@ -58,13 +64,15 @@ export async function insertLogFileTransfers(tx: Tx, network: string, lo: number
     const [done] = await tx.all<{ Count: bigint }>(
       `INSERT INTO ${p.table} BY NAME
        SELECT $network AS network, v.block_number, v.log_index, b.time, v.tx_hash, v.token_address, t.symbol AS token, t.decimals AS token_decimals, v.sender, v.receiver,
-              v.raw::BIGNUM AS amount_raw, (v.raw || 'e-' || t.decimals)::DOUBLE AS amount
+              coalesce(v.narrow::BIGNUM, v.wide::BIGNUM) AS amount_raw,
+              CASE WHEN v.narrow < ${EXACT_LIMIT} AND t.decimals <= 22 THEN v.narrow::DOUBLE / list_extract(${EXACT_POWERS}, t.decimals::INTEGER + 1)
+                   ELSE (coalesce(v.narrow::VARCHAR, v.wide) || 'e-' || t.decimals)::DOUBLE END AS amount
        FROM (
-         SELECT l.*, coalesce(l.narrow, w.value) AS raw
+         SELECT l.*, w.value AS wide
          FROM (
            SELECT blockNumber::BIGINT AS block_number, logIndex::BIGINT AS log_index, transactionHash AS tx_hash, lower(address) AS token_address,
                   ${topicAddress(2)} AS sender, ${topicAddress(3)} AS receiver,
-                  CASE WHEN ${NARROW} THEN ${NARROW_VALUE}::VARCHAR END AS narrow
+                  CASE WHEN ${NARROW} THEN ${NARROW_VALUE} END AS narrow
            FROM ${source.relation} WHERE ${IS_TRANSFER}
          ) l
          LEFT JOIN transfer_batch_wide w USING (block_number, log_index)

@@ -2,7 +2,8 @@
  * Opening the DuckDB file: its settings, and the fifo helper that exports
  * stream through, started first.
  */
-import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBInstance as Instance } from '@duckdb/node-api';
+import { DuckDBInstance } from './nodeApi.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +17,7 @@ export class StoreLockedError extends Error {
 }
 
 export interface OpenedInstance {
-  readonly instance: DuckDBInstance;
+  readonly instance: Instance;
   readonly fifos: FifoMaker;
   readonly fifoDir: string;
   readonly threads: number;

@@ -1,5 +1,6 @@
 /** DuckDB transactions: statements on a dedicated connection, and appends typed by column. */
-import { DuckDBTimestampValue, DuckDBTypeId, type DuckDBAppender, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBTimestampValue, DuckDBTypeId } from './nodeApi.ts';
 import type { AppendValue, SqlParams } from '../types.ts';
 import type { Tx } from './types.ts';
 
