@@ -139,8 +139,8 @@ async function runPartition(
       await store.exports.save(state.job);
     }
     const started = performance.now();
-    written = await files.put(job.id, name, job.compression === 'gzip', (file) =>
-      snap.copyToFile(plan.sql, plan.params, plan.format, file, { lane: 'heavy', ...(opts.throttle ? { throttle: opts.throttle } : {}) }),
+    written = await files.put(job.id, name, job.compression === 'gzip', (file, tap) =>
+      snap.copyToFile(plan.sql, plan.params, plan.format, file, { lane: 'heavy', ...(opts.throttle ? { throttle: opts.throttle } : {}), ...(tap ? { tap } : {}) }),
     );
     opts.metrics.engine.query({ route: resolved.route.path, format: plan.format, seconds: (performance.now() - started) / 1000 });
     if (job.partitionBy === 'blocks') {
