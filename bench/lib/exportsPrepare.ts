@@ -5,17 +5,21 @@
  * - `generate <dataDir> <scale> <days>`: the demo's ERC-20 transfers, written
  *   and closed (checkpointed) before anything is timed.
  * - `engine <dataDir> <outDir> <spec>`: the baseline, in a fresh process as the
- *   export's server is: open the store, plan each partition's query as the
- *   server plans it, and time the store's engine writing them with the same
- *   COPY, one partition after another, each to its own Parquet file. Prints one
- *   JSON object: the time from the first COPY to the last, rows and bytes.
+ *   export's server is: open the store with the engine settings `chainq serve`
+ *   gives it by default, plan each partition's query as the server plans it,
+ *   and time the store's engine writing them with the same COPY, one partition
+ *   after another, each to its own Parquet file. Prints one JSON object: the
+ *   time from the first COPY to the last, rows and bytes.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { dataRoutes } from '../../src/catalog/derive/routes.ts';
+import { DEFAULT_MEMORY_LIMIT, engineSize, memoryBudget, parseMemorySize } from '../../src/cli/memoryLimit.ts';
 import { generateDemo } from '../../src/demo/generate.ts';
 import { plannerFor } from '../../src/query/planner.ts';
 import { loadSeed } from '../../src/reference/importReference.ts';
+import { defaultLaneLimits } from '../../src/store/exportLanes.ts';
 import { createStore } from '../../src/store/openStore.ts';
 
 const [mode, dataDir, ...rest] = process.argv.slice(2);
@@ -31,8 +35,13 @@ if (mode === 'generate') {
   const [outDir, spec] = rest;
   if (!outDir || !spec) throw new Error('usage: exportsPrepare.ts engine <dataDir> <outDir> <spec>');
   const { params, partitions } = JSON.parse(spec) as { params: Record<string, string>; partitions: [number, number][] };
-  // Opened as the server opens it (read-write), so that both start from the same state of the file.
-  const store = await createStore({ dataDir });
+  // Opened as the server opens it: read-write, so that both start from the same state of the file, and with
+  // the engine settings `chainq serve` gives it by default (threads, and the memory_limit its default memory
+  // bound leaves the engine), so that the same COPY runs under the same settings on both sides.
+  const threads = Math.max(2, os.availableParallelism());
+  const lanes = defaultLaneLimits(threads);
+  const engineBytes = memoryBudget(parseMemorySize(DEFAULT_MEMORY_LIMIT), lanes.light + (lanes.heavy ?? 0)).engineBytes;
+  const store = await createStore({ dataDir, threads, memoryLimit: engineSize(engineBytes) });
   const route = dataRoutes().find((r) => r.endpoint.id === 'evm/erc20/transfer' && r.kind === 'raw');
   if (!route) throw new Error('no evm/erc20/transfer route');
   const plans = [];

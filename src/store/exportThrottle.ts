@@ -1,9 +1,11 @@
 /**
- * A file export that gives way (src/store/exportLanes.ts, ExportThrottle):
- * the engine's COPY streams into the process instead of writing the file
- * itself, and each piece is written only once the throttle gives a turn.
- * While a turn is awaited nothing is read, so the engine's write blocks and
- * its threads stop working on the export within about a row group.
+ * A file export whose bytes pass through the process: the engine's COPY
+ * streams into it instead of writing the file itself. Given a throttle
+ * (src/store/exportLanes.ts, ExportThrottle), each piece is written only once
+ * the throttle gives a turn; while a turn is awaited nothing is read, so the
+ * engine's write blocks and its threads stop working on the export within
+ * about a row group. Given a tap, each piece is handed to it on the way, so
+ * that the caller can hash the file without reading it back.
  */
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -11,12 +13,13 @@ import { finished } from 'node:stream/promises';
 import type { ExportThrottle } from './exportLanes.ts';
 import type { CopyStream } from './types.ts';
 
-/** Writes `copy`'s bytes to `file`, one turn per piece; answers the rows the engine wrote. */
-export async function writeThrottled(copy: CopyStream, file: string, throttle: ExportThrottle): Promise<number> {
+/** Writes `copy`'s bytes to `file`, one turn per piece when throttled; answers the rows the engine wrote. */
+export async function writeThrottled(copy: CopyStream, file: string, throttle: ExportThrottle | null, tap?: (piece: Uint8Array) => void): Promise<number> {
   const out = fs.createWriteStream(file);
   try {
     for await (const piece of copy.stream) {
-      await throttle.turn();
+      if (throttle) await throttle.turn();
+      tap?.(piece);
       if (!out.write(piece)) await once(out, 'drain');
     }
     out.end();

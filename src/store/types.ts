@@ -43,6 +43,13 @@ export interface ExportOptions {
   readonly small?: boolean;
   /** A file export that gives way to interactive work (DuckDB; ClickHouse writes at full speed). */
   readonly throttle?: ExportThrottle;
+  /**
+   * A file export's bytes, every piece in order, as they pass through this
+   * process on their way to the file, so that the caller can hash the file
+   * without reading it back. An engine that writes the file itself (DuckDB's
+   * COPY to a file, without a throttle) never calls it.
+   */
+  readonly tap?: (piece: Uint8Array) => void;
 }
 
 export interface CopyStream {

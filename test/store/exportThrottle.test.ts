@@ -2,7 +2,8 @@
  * A file export given a throttle (an export job's partition) writes the same
  * file as the engine's own COPY to a file, writes nothing more while the
  * throttle gives no turn, finishes once turns come again, and when the
- * throttle fails it stops the engine, leaves its lane free and fails. On
+ * throttle fails it stops the engine, leaves its lane free and fails. Its
+ * bytes pass through a tap on their way, the file's own bytes in order. On
  * chDB, it waits for its turn before its query starts.
  */
 import { createHash } from 'node:crypto';
@@ -72,6 +73,28 @@ describe('a throttled file export', () => {
     expect(sha(fromSnap)).toBe(sha(own));
   });
 
+  it.each(['parquet', 'csv'] as const)('hands its tap every byte of the %s file in order; the engine writing the file itself hands it none', async (format) => {
+    const file = path.join(dir, `tapped.${format}`);
+    const tapped = createHash('sha256');
+    let bytes = 0;
+    const tap = (piece: Uint8Array) => {
+      tapped.update(piece);
+      bytes += piece.byteLength;
+    };
+    expect(await store.copyToFile(LARGE, {}, format, file, { lane: 'heavy', throttle: always, tap })).toBe(600000);
+    expect(bytes).toBe(fs.statSync(file).size);
+    expect(tapped.digest('hex')).toBe(sha(file));
+    const own = path.join(dir, `untapped.${format}`);
+    let seen = 0;
+    await store.copyToFile(LARGE, {}, format, own, {
+      lane: 'heavy',
+      tap: () => {
+        seen++;
+      },
+    });
+    expect(seen).toBe(0);
+  });
+
   it('writes nothing while no turn is given, and finishes the file once turns come', async () => {
     const file = path.join(dir, 'held.csv');
     const g = gate();
@@ -135,6 +158,21 @@ describe('a throttled file export on chDB', () => {
     const own = path.join(dir, 'ch-own.csv');
     expect(await ch.copyToFile(LARGE_CH, {}, 'csv', own)).toBe(600000);
     expect(sha(file)).toBe(sha(own));
+  });
+
+  it('hands its tap every byte of the file in order, throttled or not', async () => {
+    for (const throttle of [always, undefined]) {
+      const file = path.join(dir, `ch-tapped-${throttle ? 'throttled' : 'free'}.parquet`);
+      const tapped = createHash('sha256');
+      let bytes = 0;
+      const tap = (piece: Uint8Array) => {
+        tapped.update(piece);
+        bytes += piece.byteLength;
+      };
+      expect(await ch.copyToFile(LARGE_CH, {}, 'parquet', file, { lane: 'heavy', tap, ...(throttle ? { throttle } : {}) })).toBe(600000);
+      expect(bytes).toBe(fs.statSync(file).size);
+      expect(tapped.digest('hex')).toBe(sha(file));
+    }
   });
 
   it('fails when its throttle fails, without running its query', async () => {

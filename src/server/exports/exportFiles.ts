@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { LinkBackend } from '../../output/links/backend.ts';
@@ -33,9 +33,11 @@ export interface ExportFiles {
   /**
    * Writes a partition's file: `write` fills a temporary file with the engine's
    * output (gzipped afterwards when `gzip`); the finished file then takes its
-   * final name. The temporary file is removed on failure.
+   * final name. The temporary file is removed on failure. `write` hands `tap`
+   * the bytes it writes, in order, when they pass through this process: the
+   * file is then hashed on the way instead of read back.
    */
-  put(exportId: string, name: string, gzip: boolean, write: (file: string) => Promise<number>): Promise<WrittenFile>;
+  put(exportId: string, name: string, gzip: boolean, write: (file: string, tap: ((piece: Uint8Array) => void) | undefined) => Promise<number>): Promise<WrittenFile>;
   read(exportId: string, name: string, range?: ByteRange): Promise<Readable>;
   /** Removes one file of an export (a partition written but not delivered). */
   discard(exportId: string, name: string): Promise<void>;
@@ -51,6 +53,33 @@ async function sha256Of(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/** The sha256 of the bytes a file was written from, as they were written. */
+class StreamDigest {
+  private readonly hash = createHash('sha256');
+  bytes = 0;
+  readonly tap = (piece: Uint8Array): void => {
+    this.hash.update(piece);
+    this.bytes += piece.byteLength;
+  };
+  /**
+   * The file's sha256: from the bytes seen on the way when they were all of
+   * the file's `bytes` (the engine's output passed through this process),
+   * else read back from the file (the engine wrote it itself).
+   */
+  async of(file: string, bytes: number): Promise<string> {
+    return this.bytes === bytes ? this.hash.digest('hex') : sha256Of(file);
+  }
+}
+
+/** Passes bytes through, handing each piece to `tap` on the way. */
+const tapping = (tap: (piece: Uint8Array) => void) =>
+  new Transform({
+    transform(piece: Buffer, _encoding, done) {
+      tap(piece);
+      done(null, piece);
+    },
+  });
+
 export async function createExportFiles(dir: string, s3?: S3LinkOptions): Promise<ExportFiles> {
   const root = path.resolve(dir);
   await fs.promises.mkdir(root, { recursive: true });
@@ -64,14 +93,16 @@ export async function createExportFiles(dir: string, s3?: S3LinkOptions): Promis
       await fs.promises.mkdir(folder, { recursive: true });
       const tmp = path.join(folder, `${TMP_PREFIX}${name}`);
       const plain = gzip ? `${tmp}.plain` : tmp;
+      // The digest of what lands in `tmp`: the engine's bytes, or the gzip's.
+      const digest = new StreamDigest();
       try {
-        const rows = await write(plain);
+        const rows = await write(plain, gzip ? undefined : digest.tap);
         if (gzip) {
-          await pipeline(fs.createReadStream(plain), createGzip(), fs.createWriteStream(tmp));
+          await pipeline(fs.createReadStream(plain), createGzip(), tapping(digest.tap), fs.createWriteStream(tmp));
           await fs.promises.rm(plain, { force: true });
         }
         const bytes = (await fs.promises.stat(tmp)).size;
-        const sha256 = await sha256Of(tmp);
+        const sha256 = await digest.of(tmp, bytes);
         await backend.put(tmp, key(exportId, name), 'application/octet-stream', bytes);
         const url = s3 ? `s3://${s3.bucket}/${S3_PREFIX}${key(exportId, name)}` : null;
         return { rows, bytes, sha256, url };

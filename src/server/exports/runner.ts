@@ -117,8 +117,12 @@ async function chargePartition(opts: ExportRunnerOptions, job: StoredExport, p: 
   }
 }
 
-/** Writes, charges and records one partition; null when the export was cancelled while it ran (nothing charged). */
-async function runPartition(
+/**
+ * Writes one partition's file under its final name and reads what its record
+ * needs; null when the export was cancelled while it ran (the file is
+ * removed, nothing is charged).
+ */
+async function writePartition(
   opts: ExportRunnerOptions,
   cancelled: () => boolean,
   job: StoredExport,
@@ -139,8 +143,8 @@ async function runPartition(
       await store.exports.save(state.job);
     }
     const started = performance.now();
-    written = await files.put(job.id, name, job.compression === 'gzip', (file) =>
-      snap.copyToFile(plan.sql, plan.params, plan.format, file, { lane: 'heavy', ...(opts.throttle ? { throttle: opts.throttle } : {}) }),
+    written = await files.put(job.id, name, job.compression === 'gzip', (file, tap) =>
+      snap.copyToFile(plan.sql, plan.params, plan.format, file, { lane: 'heavy', ...(opts.throttle ? { throttle: opts.throttle } : {}), ...(tap ? { tap } : {}) }),
     );
     opts.metrics.engine.query({ route: resolved.route.path, format: plan.format, seconds: (performance.now() - started) / 1000 });
     if (job.partitionBy === 'blocks') {
@@ -157,8 +161,7 @@ async function runPartition(
     await files.discard(job.id, name).catch(() => undefined);
     return null;
   }
-  await chargePartition(opts, job, p, share);
-  const part: StoredExportPart = {
+  return {
     exportId: job.id,
     index: p.index,
     name,
@@ -172,9 +175,13 @@ async function runPartition(
     charge: share,
     url: written.url,
   };
-  await store.exports.addPart(part);
+}
+
+/** Charges a partition whose file is complete under its final name, then records it: from then on it is never run again. */
+async function recordPartition(opts: ExportRunnerOptions, job: StoredExport, p: Partition, part: StoredExportPart): Promise<void> {
+  await chargePartition(opts, job, p, part.charge);
+  await opts.store.exports.addPart(part);
   opts.metrics.exports.partition({ rows: part.rows, bytes: part.bytes });
-  return part;
 }
 
 /** Removes the files of exports past their expiry at `t`; answers how many. */
@@ -240,13 +247,27 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
       const resolved = await opts.resolve(fresh);
       const partitions = partitionsOf(exportRangeOf(fresh), fresh.partitionSize);
       const shares = shareCost(fresh.cost, partitions, exportRangeOf(fresh).kind);
+      // A partition is charged and recorded while the engine writes the next one: its charge and record
+      // (journal and store writes) then cost the export no time of its own. Records keep the partitions'
+      // order, and an export ends (done, failed, cancelled or stopped) only once its last record settled.
+      let recording: Promise<void> = Promise.resolve();
       for (const p of partitions) {
         if (done.has(p.index)) continue;
         if (me.cancelled || stopping) break;
-        const part = await runPartition(opts, () => live.get(fresh.id)?.cancelled === true, state.job, resolved, p, shares[p.index] ?? 0, state);
+        const [write, record] = await Promise.allSettled([writePartition(opts, () => live.get(fresh.id)?.cancelled === true, state.job, resolved, p, shares[p.index] ?? 0, state), recording]);
+        if (record.status === 'rejected') {
+          // The export fails on the partition before: this one, written meanwhile, is not delivered.
+          if (write.status === 'fulfilled' && write.value) await files.discard(fresh.id, write.value.name).catch(() => undefined);
+          throw record.reason;
+        }
+        if (write.status === 'rejected') throw write.reason;
+        const part = write.value;
         if (!part) break;
-        me.done++;
+        recording = recordPartition(opts, state.job, p, part).then(() => {
+          me.done++;
+        });
       }
+      await recording;
       if (me.cancelled) await finish(state.job, 'cancelled', null);
       else if (!stopping) await finish(state.job, 'done', null);
     } catch (e) {

@@ -12,7 +12,6 @@
  * transactions"): the contract's writes are named operations, so there is no
  * raw transaction to refuse.
  */
-import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ClickHouseClient } from '@clickhouse/client';
@@ -158,10 +157,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
       // A ClickHouse server streams its answer: there each piece waits for its turn too, and a
       // piece not taken holds the server's query, as on DuckDB.
       if (o?.throttle) await o.throttle.turn();
-      if (o?.throttle && target.engine === 'clickhouse') return writeThrottled(await copyToStream(sql, params, format), file, o.throttle);
-      const exp = await copyToStream(sql, params, format);
-      await pipeline(exp.stream, fs.createWriteStream(file));
-      return exp.done;
+      return writeThrottled(await copyToStream(sql, params, format), file, o?.throttle && target.engine === 'clickhouse' ? o.throttle : null, o?.tap);
     },
     // Coverage is published after the rows it covers and a query never reads
     // past coverage, so reads need no pinned view: the store is its own snapshot.

@@ -60,7 +60,7 @@ export function createCopier(instance: DuckDBInstance, lanes: ExportLanes, fifoP
   }
 
   async function copyToFileOn(conn: DuckDBConnection, sql: string, params: SqlParams, format: Format, file: string, o: ExportOptions | undefined): Promise<number> {
-    if (o?.throttle) return writeThrottled(await copyToStream(sql, params, format, conn, { lane: o.lane ?? 'light' }), file, o.throttle);
+    if (o?.throttle) return writeThrottled(await copyToStream(sql, params, format, conn, { lane: o.lane ?? 'light' }), file, o.throttle, o.tap);
     const release = await lanes.acquire(o?.lane ?? 'light');
     try {
       return await rowCount(await conn.run(`COPY (${sql}) TO '${file.replaceAll("'", "''")}' ${copyOptions(format)}`, params));
