@@ -184,6 +184,44 @@ async function recordPartition(opts: ExportRunnerOptions, job: StoredExport, p: 
   opts.metrics.exports.partition({ rows: part.rows, bytes: part.bytes });
 }
 
+/**
+ * Writes the partitions not in `done`, in order, until `halted`. A partition is charged and recorded
+ * while the engine writes the next one: its charge and record (journal and store writes) then cost the
+ * export no time of its own. Records keep the partitions' order, and this resolves (or rejects) only
+ * once the last record settled, so an export ends (done, failed, cancelled or stopped) after it.
+ */
+async function writeInOrder(
+  opts: ExportRunnerOptions,
+  state: { job: StoredExport },
+  resolved: ResolvedExport,
+  done: ReadonlySet<number>,
+  me: Live,
+  halted: () => boolean,
+  cancelled: () => boolean,
+): Promise<void> {
+  const job = state.job;
+  const partitions = partitionsOf(exportRangeOf(job), job.partitionSize);
+  const shares = shareCost(job.cost, partitions, exportRangeOf(job).kind);
+  let recording: Promise<void> = Promise.resolve();
+  for (const p of partitions) {
+    if (done.has(p.index)) continue;
+    if (halted()) break;
+    const [write, record] = await Promise.allSettled([writePartition(opts, cancelled, state.job, resolved, p, shares[p.index] ?? 0, state), recording]);
+    if (record.status === 'rejected') {
+      // The export fails on the partition before: this one, written meanwhile, is not delivered.
+      if (write.status === 'fulfilled' && write.value) await opts.files.discard(job.id, write.value.name).catch(() => undefined);
+      throw record.reason;
+    }
+    if (write.status === 'rejected') throw write.reason;
+    const part = write.value;
+    if (!part) break;
+    recording = recordPartition(opts, state.job, p, part).then(() => {
+      me.done++;
+    });
+  }
+  await recording;
+}
+
 /** Removes the files of exports past their expiry at `t`; answers how many. */
 async function sweepExpired(store: Store, files: ExportFiles, t: number): Promise<number> {
   let removed = 0;
@@ -245,29 +283,15 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
     await store.exports.save(state.job);
     try {
       const resolved = await opts.resolve(fresh);
-      const partitions = partitionsOf(exportRangeOf(fresh), fresh.partitionSize);
-      const shares = shareCost(fresh.cost, partitions, exportRangeOf(fresh).kind);
-      // A partition is charged and recorded while the engine writes the next one: its charge and record
-      // (journal and store writes) then cost the export no time of its own. Records keep the partitions'
-      // order, and an export ends (done, failed, cancelled or stopped) only once its last record settled.
-      let recording: Promise<void> = Promise.resolve();
-      for (const p of partitions) {
-        if (done.has(p.index)) continue;
-        if (me.cancelled || stopping) break;
-        const [write, record] = await Promise.allSettled([writePartition(opts, () => live.get(fresh.id)?.cancelled === true, state.job, resolved, p, shares[p.index] ?? 0, state), recording]);
-        if (record.status === 'rejected') {
-          // The export fails on the partition before: this one, written meanwhile, is not delivered.
-          if (write.status === 'fulfilled' && write.value) await files.discard(fresh.id, write.value.name).catch(() => undefined);
-          throw record.reason;
-        }
-        if (write.status === 'rejected') throw write.reason;
-        const part = write.value;
-        if (!part) break;
-        recording = recordPartition(opts, state.job, p, part).then(() => {
-          me.done++;
-        });
-      }
-      await recording;
+      await writeInOrder(
+        opts,
+        state,
+        resolved,
+        done,
+        me,
+        () => stopping || me.cancelled,
+        () => live.get(fresh.id)?.cancelled === true,
+      );
       if (me.cancelled) await finish(state.job, 'cancelled', null);
       else if (!stopping) await finish(state.job, 'done', null);
     } catch (e) {
