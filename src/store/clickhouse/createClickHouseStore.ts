@@ -13,14 +13,16 @@
  * raw transaction to refuse.
  */
 import fs from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ClickHouseClient } from '@clickhouse/client';
 import type { Format } from '../../catalog/types.ts';
 import { Semaphore } from '../../utils/semaphore.ts';
-import type { Store } from '../types.ts';
+import type { CopyStream, SqlParams, Store } from '../types.ts';
 import type { BoundQuery } from '../query.ts';
 import { openClickHouse, type ClickHouseTarget } from './connect.ts';
 import { openChdbLedger } from './chargeJournal.ts';
-import { clickHouseCopier } from './resultStream.ts';
+import { clickHouseExport } from './format.ts';
 import { ident, renderClickHouse } from './render.ts';
 import { CLICKHOUSE_SCHEMA_VERSION, clickHouseSchemaDdl, clickHouseTableNames } from './schema.ts';
 import { createGroupedLedger, type ChargeLedger } from '../ledger.ts';
@@ -56,6 +58,23 @@ export interface ClickHouseStoreOptions {
 }
 
 const DEFAULT_DATABASE = 'chainq';
+
+/** The most bytes handed on at once; see `slices`. */
+const SLICE_BYTES = 64 * 1024;
+
+/**
+ * The engine's chunks in slices of at most SLICE_BYTES (views, not copies).
+ * A server's HTTP body arrives in small chunks already; chDB hands over a
+ * whole result as one, and a single chunk of megabytes would pass every
+ * stream buffer at once: the response would count as delivered (and be
+ * charged) before the client had read it. Sliced, the socket's
+ * backpressure holds the export back as it does with a server.
+ */
+async function* slices(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    for (let at = 0; at < chunk.length; at += SLICE_BYTES) yield chunk.subarray(at, at + SLICE_BYTES);
+  }
+}
 
 /** Text of a JS value as ClickHouse reads it in JSON input: exact integers as text, times as UTC. */
 function jsonValue(v: unknown): unknown {
@@ -95,7 +114,7 @@ export async function createClickHouseStore(opts: ClickHouseStoreOptions): Promi
   // On chDB, lookups are kept until this process writes again (../lookupCache.ts); the stores of a directory's databases share its clock.
   const lookup: Lookup | null = local ? (key, compute) => local.writes.lookup(`${database}\0${key}`, compute) : null;
 
-  const copyToStream = clickHouseCopier(client, new Semaphore(opts.maxConcurrentExports ?? 8), target.engine === 'chdb');
+  const copyToStream = clickHouseCopier(client, new Semaphore(opts.maxConcurrentExports ?? 8));
 
   const store: ClickHouseStore = {
     engine: 'clickhouse',
@@ -186,6 +205,49 @@ async function ensureSchema(
   }
   const v = await query<{ version: number }>(`SELECT version FROM ${table('schema_version')}`);
   if (v.length === 0) await command(`INSERT INTO ${table('schema_version')} VALUES ({v:Int32})`, { v: CLICKHOUSE_SCHEMA_VERSION });
+}
+
+/** Streams a query's encoded result (`FORMAT …`), at most as many at once as `exports` lets through. */
+function clickHouseCopier(client: ClickHouseClient, exports: Semaphore): (sql: string, params: SqlParams, format: Format) => Promise<CopyStream> {
+  return async function copyToStream(sql: string, params: SqlParams, format: Format): Promise<CopyStream> {
+    const release = await exports.acquire();
+    const abort = new AbortController();
+    const out = clickHouseExport(format);
+    const stream = new PassThrough({ highWaterMark: 256 * 1024 });
+    stream.on('error', () => undefined);
+    let released = false;
+    const finish = () => {
+      if (released) return;
+      released = true;
+      release();
+    };
+    stream.on('close', finish);
+    let rows = 0;
+    const done = (async () => {
+      const result = await client.exec({
+        query: `${sql} FORMAT ${out.format}`,
+        query_params: params,
+        clickhouse_settings: { ...out.settings },
+        abort_signal: abort.signal,
+      });
+      rows = Number(result.summary?.result_rows ?? 0);
+      // The body ends only once the engine's stream has ended whole.
+      await pipeline(result.stream, slices, stream);
+      return rows;
+    })();
+    done.catch((e: unknown) => {
+      stream.destroy(e instanceof Error ? e : new Error(String(e)));
+      finish();
+    });
+    return {
+      stream,
+      done,
+      cancel() {
+        abort.abort();
+        stream.destroy();
+      },
+    };
+  };
 }
 
 /** The ClickHouse store behind a `Store` (its snapshots included), or null for another engine. */
