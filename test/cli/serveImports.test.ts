@@ -13,10 +13,18 @@ import { describe, expect, it } from 'vitest';
 const SRC = path.resolve(import.meta.dirname, '../../src');
 const LAZY_PACKAGES = ['viem', '@clickhouse/client', '@modelcontextprotocol/sdk', '@aws-sdk/client-s3', 'ioredis', 'cli-progress', 'tsx', 'esbuild', 'lz4-napi'];
 
-/** Specifiers a module imports for their values when it loads: type-only imports and `import()` are left out. */
+/**
+ * Specifiers a module loads for their values when it loads: its value imports, and packages it
+ * requires at module scope through `createRequire(import.meta.url)('…')` (src/store/duckdb/nodeApi.ts);
+ * type-only imports, `import()` and requires inside functions (loaded when first called) are left out.
+ */
 function staticImports(file: string): string[] {
   const text = fs.readFileSync(file, 'utf8');
-  return [...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)[^'"]*?from\s+['"]([^'"]+)['"]/gm), ...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)].flatMap((m) => (m[1] ? [m[1]] : []));
+  return [
+    ...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)[^'"]*?from\s+['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/^(?:export\s+)?const\s+[^=]+=\s*createRequire\([^)]*\)\(\s*['"]([^'"]+)['"]\s*\)/gm),
+  ].flatMap((m) => (m[1] ? [m[1]] : []));
 }
 
 /** Every package reached from `entry` through static imports, with the chain of modules that reaches it first. */
