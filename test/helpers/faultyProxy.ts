@@ -52,12 +52,19 @@ export async function startFaultyProxy(target: string, rule: FaultRule = () => n
   const sockets = new Set<import('node:net').Socket>();
   let port = 0;
   let queue: Promise<void> = Promise.resolve();
-  const listen = () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  // Set by kill: a request whose body had arrived when the node died is cut, never seen (nor counted) by the node.
+  let dead = false;
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      dead = false;
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
   const proxy: FaultyProxy = {
     url: '',
     requests,
     rule,
     async kill() {
+      dead = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const s of sockets) s.destroy();
       sockets.clear();
@@ -87,6 +94,10 @@ export async function startFaultyProxy(target: string, rule: FaultRule = () => n
     });
     req.on('end', async () => {
       await paced();
+      if (dead) {
+        res.destroy();
+        return;
+      }
       if (res.destroyed) return;
       const body = JSON.parse(raw) as unknown;
       const index = requests.push(body) - 1;
