@@ -15,6 +15,7 @@ import type { MeterBackend } from '../../src/metering/backend.ts';
 import { createEmbeddedBackend } from '../../src/metering/embeddedBackend.ts';
 import { findKey } from '../../src/metering/keys.ts';
 import { createRedisBackend } from '../../src/metering/redisBackend.ts';
+import { settledExport } from '../helpers/exportJobs.ts';
 import type { ExportView } from '../../src/server/exports/view.ts';
 import type { Store, StoredExportPart } from '../../src/store/types.ts';
 import { createDemoStore, createMeteredApp, plans, type MeteredApp } from '../helpers/metered.ts';
@@ -67,13 +68,7 @@ function dyingAt(s: Store, dies: number, server: () => MeteredApp): { store: Sto
   return { store: { ...s, exports: { ...s.exports, addPart } }, died: diedOnce };
 }
 
-async function settled(m: MeteredApp, key: string, id: string): Promise<ExportView> {
-  for (;;) {
-    const v: ExportView = (await m.get(`/v1/exports/${id}`, key)).json();
-    if (v.status !== 'queued' && v.status !== 'running') return v;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const settled = (m: MeteredApp, key: string, id: string): Promise<ExportView> => settledExport((url) => m.get(url, key), id);
 
 const backends: [string, () => Promise<MeterBackend>][] = [
   ['embedded', async () => createEmbeddedBackend(store)],

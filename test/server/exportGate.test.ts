@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
-import type { ExportView, Manifest } from '../../src/server/exports/view.ts';
+import { settledExport } from '../helpers/exportJobs.ts';
+import type { Manifest } from '../../src/server/exports/view.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
 const ETH = DEMO_START_BLOCKS.ETH!;
@@ -26,12 +27,7 @@ beforeAll(async () => {
   });
   expect(posted.statusCode, posted.body).toBe(202);
   exportId = (posted.json() as { id: string }).id;
-  for (;;) {
-    const v: ExportView = (await t.get(`/v1/exports/${exportId}`)).json();
-    if (v.status === 'done') break;
-    expect(v.status).toMatch(/^(queued|running)$/);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  expect((await settledExport((url) => t.get(url), exportId, 20)).status).toBe('done');
   const manifest: Manifest = (await t.get(`/v1/exports/${exportId}/manifest.json`)).json();
   fileName = manifest.files[0]?.name ?? '';
   const link = await t.get(`${TRANSFERS}&format=csv&link=true`);

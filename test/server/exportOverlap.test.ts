@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
+import { settledExport } from '../helpers/exportJobs.ts';
 import type { ExportView } from '../../src/server/exports/view.ts';
 import type { StoredExportPart } from '../../src/store/types.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
@@ -34,13 +35,7 @@ async function startExport(): Promise<string> {
   return (posted.json() as { id: string }).id;
 }
 
-async function ended(id: string): Promise<ExportView> {
-  for (;;) {
-    const v: ExportView = (await t.get(`/v1/exports/${id}`)).json();
-    if (v.status !== 'queued' && v.status !== 'running') return v;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const ended = (id: string): Promise<ExportView> => settledExport((url) => t.get(url), id, 20);
 
 /**
  * Holds the record of the first partition until the next partition's export

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/createApp.ts';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
 import { createKey } from '../../src/metering/keys.ts';
+import { settledExport } from '../helpers/exportJobs.ts';
 import type { ExportView, Manifest } from '../../src/server/exports/view.ts';
 import { parseCsv, readParquet } from '../helpers/formats.ts';
 import { createMeteredApp, plans, type MeteredApp } from '../helpers/metered.ts';
@@ -40,15 +41,7 @@ async function accepted(r: LightMyRequestResponse): Promise<{ id: string; status
 }
 
 /** Polls the export until it is no longer queued or running. */
-async function settled(t: App, key: string, id: string): Promise<ExportView> {
-  for (;;) {
-    const r = await get(t, key, `/v1/exports/${id}`);
-    expect(r.statusCode, r.body).toBe(200);
-    const v: ExportView = r.json();
-    if (v.status !== 'queued' && v.status !== 'running') return v;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const settled = (t: App, key: string, id: string): Promise<ExportView> => settledExport((url) => get(t, key, url), id);
 
 // One demo store serves both apps: the plain one (unlimited key) and the metered one (plans and a clock of their own).
 let t: TestApp;
