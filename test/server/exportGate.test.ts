@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
-import { settledExport } from '../helpers/exportJobs.ts';
+import { acceptedExport, settledExport } from '../helpers/exportJobs.ts';
 import type { Manifest } from '../../src/server/exports/view.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
 
@@ -19,14 +19,14 @@ let fileName = '';
 let linkPath = '';
 beforeAll(async () => {
   t = await createTestApp();
-  const posted = await t.app.inject({
-    method: 'POST',
-    url: '/v1/exports',
-    headers: { 'x-api-key': t.key, 'content-type': 'application/json' },
-    payload: JSON.stringify({ endpoint: '/v1/evm/erc20/events/transfer', params: { network: 'ETH', token: 'USDT', block_start: ETH, block_end: ETH + 199 }, format: 'csv', partition_blocks: 100 }),
-  });
-  expect(posted.statusCode, posted.body).toBe(202);
-  exportId = (posted.json() as { id: string }).id;
+  exportId = (
+    await acceptedExport(t.app, t.key, {
+      endpoint: '/v1/evm/erc20/events/transfer',
+      params: { network: 'ETH', token: 'USDT', block_start: ETH, block_end: ETH + 199 },
+      format: 'csv',
+      partition_blocks: 100,
+    })
+  ).id;
   expect((await settledExport((url) => t.get(url), exportId, 20)).status).toBe('done');
   const manifest: Manifest = (await t.get(`/v1/exports/${exportId}/manifest.json`)).json();
   fileName = manifest.files[0]?.name ?? '';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_START_BLOCKS } from '../../src/demo/generate.ts';
-import { settledExport } from '../helpers/exportJobs.ts';
+import { acceptedExport, settledExport } from '../helpers/exportJobs.ts';
 import type { ExportView } from '../../src/server/exports/view.ts';
 import type { StoredExportPart } from '../../src/store/types.ts';
 import { createTestApp, type TestApp } from '../helpers/testApp.ts';
@@ -25,14 +25,13 @@ afterEach(async () => {
 });
 
 async function startExport(): Promise<string> {
-  const posted = await t.app.inject({
-    method: 'POST',
-    url: '/v1/exports',
-    headers: { 'x-api-key': t.key, 'content-type': 'application/json' },
-    payload: JSON.stringify({ endpoint: '/v1/evm/erc20/events/transfer', params: { network: 'ETH', token: 'USDT', block_start: ETH, block_end: ETH + 299 }, format: 'csv', partition_blocks: 100 }),
+  const job = await acceptedExport(t.app, t.key, {
+    endpoint: '/v1/evm/erc20/events/transfer',
+    params: { network: 'ETH', token: 'USDT', block_start: ETH, block_end: ETH + 299 },
+    format: 'csv',
+    partition_blocks: 100,
   });
-  expect(posted.statusCode, posted.body).toBe(202);
-  return (posted.json() as { id: string }).id;
+  return job.id;
 }
 
 const ended = (id: string): Promise<ExportView> => settledExport((url) => t.get(url), id, 20);
