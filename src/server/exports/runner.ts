@@ -46,12 +46,20 @@ export interface ExportRunnerOptions {
   readonly throttle?: ExportThrottle;
 }
 
-/** What a running export has done since this server started it: for its ETA. */
+/** What a running export has done since this server started it: for its ETA, and its status read without the store. */
 interface Live {
   cancelled: boolean;
   readonly startedAt: number;
   doneAtStart: number;
   done: number;
+  /** Its record as the runner holds it and its finished partitions as recorded; null until read from the store. */
+  seen: { readonly state: { job: StoredExport }; readonly parts: StoredExportPart[] } | null;
+}
+
+/** A running export's record and finished partitions, as the store holds them. */
+export interface LiveExport {
+  readonly job: StoredExport;
+  readonly parts: readonly StoredExportPart[];
 }
 
 export interface ExportRunner {
@@ -61,6 +69,11 @@ export interface ExportRunner {
   submit(job: StoredExport): void;
   /** Stops a queued or running export; its finished partitions stay. Resolves once it stopped. */
   cancel(job: StoredExport): Promise<StoredExport>;
+  /**
+   * A running export's record and finished partitions as last written to the store, or null when this
+   * runner is not running it: a client polling its status then costs the engine nothing.
+   */
+  live(id: string): LiveExport | null;
   /** Seconds left for a running export, from its pace so far; null before its first partition. */
   etaSeconds(job: StoredExport, partitionsDone: number): number | null;
   /** Queues every unfinished export of the store (at start-up) and starts the expiry sweep. */
@@ -217,6 +230,7 @@ async function writeInOrder(
     if (!part) break;
     recording = recordPartition(opts, state.job, p, part).then(() => {
       me.done++;
+      me.seen?.parts.push(part);
     });
   }
   await recording;
@@ -264,7 +278,7 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
 
   async function runJob(queued: StoredExport): Promise<void> {
     // Known as running before the first await, so that a cancel arriving meanwhile is seen by the loop below.
-    const me: Live = { cancelled: false, startedAt: now(), doneAtStart: 0, done: 0 };
+    const me: Live = { cancelled: false, startedAt: now(), doneAtStart: 0, done: 0, seen: null };
     live.set(queued.id, me);
     try {
       await runLive(queued, me);
@@ -276,11 +290,13 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
   async function runLive(queued: StoredExport, me: Live): Promise<void> {
     const fresh = await store.exports.get(queued.id);
     if (!fresh || (fresh.status !== 'queued' && fresh.status !== 'running')) return;
-    const done = new Set((await store.exports.parts(fresh.id)).map((p) => p.index));
+    const parts = await store.exports.parts(fresh.id);
+    const done = new Set(parts.map((p) => p.index));
     me.doneAtStart = done.size;
     me.done = done.size;
     const state = { job: { ...fresh, status: 'running' as const } };
     await store.exports.save(state.job);
+    me.seen = { state, parts };
     try {
       const resolved = await opts.resolve(fresh);
       await writeInOrder(
@@ -325,6 +341,10 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
       // Resolves once its partition in progress has stopped and the export is recorded as cancelled.
       while (live.has(job.id)) await new Promise((resolve) => setTimeout(resolve, 20));
       return (await store.exports.get(job.id)) ?? job;
+    },
+    live(id) {
+      const seen = live.get(id)?.seen;
+      return seen ? { job: seen.state.job, parts: seen.parts } : null;
     },
     etaSeconds(job, partitionsDone) {
       const l = live.get(job.id);

@@ -121,12 +121,13 @@ export function registerExports(v1: FastifyInstance, ctx: PlanContext, runner: E
   };
   /** The caller's export: another key's is as absent as one that never was. */
   const owned = async (request: FastifyRequest, id: string): Promise<StoredExport> => {
-    const job = await ctx.store.exports.get(id);
+    const job = runner.live(id)?.job ?? (await ctx.store.exports.get(id));
     if (!job || job.keyId !== keyOf(request)) throw new ApiError('not_found', `no export ${id} for this key`);
     return job;
   };
   const view = async (job: StoredExport) => {
-    const parts = await ctx.store.exports.parts(job.id);
+    // A running export's partitions as its runner recorded them: polling it does not query the store.
+    const parts = runner.live(job.id)?.parts ?? (await ctx.store.exports.parts(job.id));
     return exportView(job, parts, runner.etaSeconds(job, parts.length));
   };
 
