@@ -1,5 +1,9 @@
 import { Ajv, type Options } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { usageEndpoint } from '../catalog/account.ts';
+import { discoveryRoutes } from '../catalog/derive/discovery.ts';
+import { querySchema } from '../catalog/derive/jsonSchema.ts';
+import { dataRoutes, streamRoutes } from '../catalog/derive/routes.ts';
 import { lazyValidatorCompiler } from './lazyValidators.ts';
 
 const schema = { type: 'object', additionalProperties: false, required: ['n'], properties: { n: { type: 'integer', minimum: 1 }, s: { type: 'string' } } };
@@ -23,5 +27,19 @@ describe('lazyValidatorCompiler', () => {
       expect(a).toEqual(b);
       expect(validate.errors ?? null).toEqual(eager.errors ?? null);
     }
+  });
+
+  it('is given only schemas JSON Schema’s meta-schema accepts: every query schema the catalog gives a route (the server compiles them unchecked)', () => {
+    const ajv = new Ajv();
+    const paramSets = [
+      ...dataRoutes().map((r) => [r.path, r.params] as const),
+      ...streamRoutes().map((r) => [r.path, r.params] as const),
+      ...discoveryRoutes().flatMap((r) => (r.kind === 'coverage' ? [[r.path, r.params] as const] : [])),
+      [usageEndpoint.path, usageEndpoint.params] as const,
+    ];
+    expect(paramSets.length).toBeGreaterThan(50);
+    for (const [path, params] of paramSets) expect(ajv.validateSchema(querySchema(params)), `${path}: ${ajv.errorsText()}`).toBe(true);
+    // And the check can fail: a schema with a type JSON Schema does not have.
+    expect(ajv.validateSchema({ type: 'object', properties: { n: { type: 'no-such-type' } } })).toBe(false);
   });
 });

@@ -15,10 +15,18 @@ type Validate = ReturnType<FastifySchemaCompiler<AnySchema>>;
 /** What Fastify's compiler sets beneath the options a server gives it. */
 const FASTIFY_DEFAULTS: Options = { coerceTypes: 'array', useDefaults: true, removeAdditional: true, addUsedSchema: false, allErrors: false };
 
+/**
+ * The schemas are the catalog's own, each checked against JSON Schema's
+ * meta-schema by src/server/lazyValidators.test.ts; checking them again in
+ * every server compiles the meta-schema on its first request, 20–40 ms of a
+ * fresh server's first answer (an export's POST among them).
+ */
+const TRUSTED_SCHEMAS: Options = { validateSchema: false };
+
 export function lazyValidatorCompiler(customOptions: Options): FastifySchemaCompiler<AnySchema> {
   let ajv: Ajv | undefined;
   const ajvOf = (): Ajv => {
-    ajv ??= new Ajv({ ...FASTIFY_DEFAULTS, ...customOptions });
+    ajv ??= new Ajv({ ...FASTIFY_DEFAULTS, ...customOptions, ...TRUSTED_SCHEMAS });
     return ajv;
   };
   return ({ schema }) => {
