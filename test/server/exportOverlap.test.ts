@@ -37,20 +37,21 @@ async function startExport(): Promise<string> {
 const ended = (id: string): Promise<ExportView> => settledExport((url) => t.get(url), id, 20);
 
 /**
- * Holds the record of the first partition until the next partition's export
- * has asked the gate for a turn (it has begun writing), then runs `then`.
+ * Holds the record of the first partition until the export has begun writing
+ * the next one (its file was asked for), then runs `then`.
  */
 function holdFirstRecordUntilNextWrites(then: (part: StoredExportPart) => Promise<void>) {
-  const turn = vi.spyOn(t.app.exportGate, 'turn');
+  const put = vi.spyOn(t.app.exports.files, 'put');
+  const next = `part-${ETH + 100}-${ETH + 199}.csv`;
+  const nextBegan = () => put.mock.calls.some(([, name]) => name === next);
   const addPart = t.store.exports.addPart.bind(t.store.exports);
   const seen = { nextBegan: false };
   vi.spyOn(t.store.exports, 'addPart').mockImplementation(async (part) => {
     if (part.index === 0) {
-      const asked = turn.mock.calls.length;
       // Were the next partition written only after this record, it would not begin meanwhile: after a while the record goes on without it.
       const until = Date.now() + 10_000;
-      while (turn.mock.calls.length === asked && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 5));
-      seen.nextBegan = turn.mock.calls.length > asked;
+      while (!nextBegan() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 5));
+      seen.nextBegan = nextBegan();
       return then(part);
     }
     return addPart(part);

@@ -12,11 +12,12 @@ import { isApiError } from '../../errors/apiError.ts';
 import type { Metrics } from '../../internal/metrics.ts';
 import type { MeterBackend, Reservation } from '../../metering/backend.ts';
 import { monthPeriod } from '../../metering/period.ts';
+import type { QueryPlan } from '../../query/planRaw.ts';
 import { plannerFor } from '../../query/planner.ts';
 import { storedBlockHashes } from '../../store/chainReads.ts';
 import type { ExportThrottle } from '../../store/exportLanes.ts';
 import type { Store, StoredExport, StoredExportPart } from '../../store/types.ts';
-import type { ExportFiles } from './exportFiles.ts';
+import type { ExportFiles, WrittenFile } from './exportFiles.ts';
 import { partitionName, partitionsOf, shareCost, type ExportRange, type Partition } from './partitions.ts';
 
 /** The data route an export runs and its parameters, validated as the route validates them. */
@@ -130,64 +131,80 @@ async function chargePartition(opts: ExportRunnerOptions, job: StoredExport, p: 
   }
 }
 
-/**
- * Writes one partition's file under its final name and reads what its record
- * needs; null when the export was cancelled while it ran (the file is
- * removed, nothing is charged).
- */
-async function writePartition(
-  opts: ExportRunnerOptions,
-  cancelled: () => boolean,
-  job: StoredExport,
-  resolved: ResolvedExport,
-  p: Partition,
-  share: number,
-  state: { job: StoredExport },
-): Promise<StoredExportPart | null> {
-  const { store, files } = opts;
+/** A partition ready to be written: the snapshot it reads and its planned query. */
+interface PreparedPartition {
+  readonly p: Partition;
+  readonly name: string;
+  readonly snap: Store;
+  readonly plan: QueryPlan;
+}
+
+/** Takes a snapshot and plans a partition's query; the first partition also records the export's columns. */
+async function preparePartition(opts: ExportRunnerOptions, state: { job: StoredExport }, resolved: ResolvedExport, p: Partition): Promise<PreparedPartition> {
+  const job = state.job;
   const name = partitionName(job.partitionBy === 'time' ? 'time' : 'blocks', p, extensionOf(job));
-  const snap = await store.snapshot();
-  let written: Awaited<ReturnType<ExportFiles['put']>>;
-  let hashes: { first: string | null; last: string | null } = { first: null, last: null };
+  const snap = await opts.store.snapshot();
   try {
     const plan = await plannerFor(resolved.route)({ store: snap, keyId: job.keyId, unlimitedRange: true }, resolved.route, partitionQuery(job, resolved.query, p));
     if (state.job.columns === '') {
       state.job = { ...state.job, columns: JSON.stringify(await snap.exports.describe(plan.sql, plan.params)) };
-      await store.exports.save(state.job);
+      await opts.store.exports.save(state.job);
     }
-    const started = performance.now();
-    written = await files.put(job.id, name, job.compression === 'gzip', (file, tap) =>
-      snap.copyToFile(plan.sql, plan.params, plan.format, file, { lane: 'heavy', ...(opts.throttle ? { throttle: opts.throttle } : {}), ...(tap ? { tap } : {}) }),
-    );
-    opts.metrics.engine.query({ route: resolved.route.path, format: plan.format, seconds: (performance.now() - started) / 1000 });
+    return { p, name, snap, plan };
+  } catch (e) {
+    await snap.close();
+    throw e;
+  }
+}
+
+/**
+ * Writes a prepared partition's file under its final name; null when the
+ * export was cancelled while it ran (the file is removed, nothing is
+ * charged). Its snapshot stays open for the partition's record.
+ */
+async function writePartition(opts: ExportRunnerOptions, cancelled: () => boolean, job: StoredExport, resolved: ResolvedExport, prep: PreparedPartition): Promise<WrittenFile | null> {
+  const { snap, plan, name } = prep;
+  const started = performance.now();
+  const written = await opts.files.put(job.id, name, job.compression === 'gzip', (file, tap) =>
+    snap.copyToFile(plan.sql, plan.params, plan.format, file, { lane: 'heavy', ...(opts.throttle ? { throttle: opts.throttle } : {}), ...(tap ? { tap } : {}) }),
+  );
+  opts.metrics.engine.query({ route: resolved.route.path, format: plan.format, seconds: (performance.now() - started) / 1000 });
+  if (cancelled()) {
+    // Cancelled while it ran: the partition is not delivered, so not charged.
+    await opts.files.discard(job.id, name).catch(() => undefined);
+    return null;
+  }
+  return written;
+}
+
+/** A written partition's record: its file, and the hashes its snapshot holds for its first and last block. Closes the snapshot. */
+async function partRecord(job: StoredExport, resolved: ResolvedExport, prep: PreparedPartition, written: WrittenFile, share: number): Promise<StoredExportPart> {
+  const { p, snap } = prep;
+  try {
+    let hashes: { first: string | null; last: string | null } = { first: null, last: null };
     if (job.partitionBy === 'blocks') {
       const e = resolved.route.endpoint;
       const network = typeof resolved.query.network === 'string' ? resolved.query.network.toUpperCase() : e.family === 'exchange' ? '' : (e.networks[0] ?? '');
       const stored = await storedBlockHashes(snap, network, [p.start, p.end]);
       hashes = { first: stored.get(p.start)?.hash ?? null, last: stored.get(p.end)?.hash ?? null };
     }
+    return {
+      exportId: job.id,
+      index: p.index,
+      name: prep.name,
+      rangeStart: p.start,
+      rangeEnd: p.end,
+      rows: written.rows,
+      bytes: written.bytes,
+      sha256: written.sha256,
+      firstBlockHash: hashes.first,
+      lastBlockHash: hashes.last,
+      charge: share,
+      url: written.url,
+    };
   } finally {
     await snap.close();
   }
-  if (cancelled()) {
-    // Cancelled while it ran: the partition is not delivered, so not charged.
-    await files.discard(job.id, name).catch(() => undefined);
-    return null;
-  }
-  return {
-    exportId: job.id,
-    index: p.index,
-    name,
-    rangeStart: p.start,
-    rangeEnd: p.end,
-    rows: written.rows,
-    bytes: written.bytes,
-    sha256: written.sha256,
-    firstBlockHash: hashes.first,
-    lastBlockHash: hashes.last,
-    charge: share,
-    url: written.url,
-  };
 }
 
 /** Charges a partition whose file is complete under its final name, then records it: from then on it is never run again. */
@@ -198,10 +215,11 @@ async function recordPartition(opts: ExportRunnerOptions, job: StoredExport, p: 
 }
 
 /**
- * Writes the partitions not in `done`, in order, until `halted`. A partition is charged and recorded
- * while the engine writes the next one: its charge and record (journal and store writes) then cost the
- * export no time of its own. Records keep the partitions' order, and this resolves (or rejects) only
- * once the last record settled, so an export ends (done, failed, cancelled or stopped) after it.
+ * Writes the partitions not in `done`, in order, until `halted`. While the engine writes one partition,
+ * the one before is charged and recorded and the next one is planned: their store reads and writes then
+ * cost the export no time of its own. Records keep the partitions' order, and this resolves (or
+ * rejects) only once the last record settled, so an export ends (done, failed, cancelled or stopped)
+ * after it.
  */
 async function writeInOrder(
   opts: ExportRunnerOptions,
@@ -213,25 +231,45 @@ async function writeInOrder(
   cancelled: () => boolean,
 ): Promise<void> {
   const job = state.job;
-  const partitions = partitionsOf(exportRangeOf(job), job.partitionSize);
-  const shares = shareCost(job.cost, partitions, exportRangeOf(job).kind);
+  const all = partitionsOf(exportRangeOf(job), job.partitionSize);
+  const shares = shareCost(job.cost, all, exportRangeOf(job).kind);
+  const todo = all.filter((p) => !done.has(p.index));
+  const prepare = (p: Partition | undefined): Promise<PreparedPartition> | null => {
+    if (!p) return null;
+    const prepared = preparePartition(opts, state, resolved, p);
+    // Awaited in turn below; until then its failure is not an unhandled one.
+    prepared.catch(() => undefined);
+    return prepared;
+  };
   let recording: Promise<void> = Promise.resolve();
-  for (const p of partitions) {
-    if (done.has(p.index)) continue;
-    if (halted()) break;
-    const [write, record] = await Promise.allSettled([writePartition(opts, cancelled, state.job, resolved, p, shares[p.index] ?? 0, state), recording]);
-    if (record.status === 'rejected') {
-      // The export fails on the partition before: this one, written meanwhile, is not delivered.
-      if (write.status === 'fulfilled' && write.value) await opts.files.discard(job.id, write.value.name).catch(() => undefined);
-      throw record.reason;
+  let next = prepare(todo[0]);
+  try {
+    for (let i = 0; next && !halted(); i++) {
+      const prep = await next;
+      next = prepare(todo[i + 1]);
+      const [write, record] = await Promise.allSettled([writePartition(opts, cancelled, state.job, resolved, prep), recording]);
+      const written = write.status === 'fulfilled' ? write.value : null;
+      if (record.status === 'rejected' || write.status === 'rejected' || !written) {
+        await prep.snap.close();
+        // The export fails on the partition before: this one, written meanwhile, is not delivered.
+        if (written) await opts.files.discard(job.id, prep.name).catch(() => undefined);
+        if (record.status === 'rejected') throw record.reason;
+        if (write.status === 'rejected') throw write.reason;
+        break;
+      }
+      recording = partRecord(state.job, resolved, prep, written, shares[prep.p.index] ?? 0).then(async (part) => {
+        await recordPartition(opts, state.job, prep.p, part);
+        me.done++;
+        me.seen?.parts.push(part);
+      });
     }
-    if (write.status === 'rejected') throw write.reason;
-    const part = write.value;
-    if (!part) break;
-    recording = recordPartition(opts, state.job, p, part).then(() => {
-      me.done++;
-      me.seen?.parts.push(part);
-    });
+  } catch (e) {
+    // Ended only once the record in flight has settled, as on every other way out.
+    await recording.catch(() => undefined);
+    throw e;
+  } finally {
+    // A partition planned but not written (the export halted or failed): its snapshot is closed.
+    void next?.then((prep) => prep.snap.close()).catch(() => undefined);
   }
   await recording;
 }
