@@ -1,6 +1,8 @@
 /**
- * A file export whose bytes pass through the process: the engine's COPY
- * streams into it instead of writing the file itself. Given a throttle
+ * A file export whose bytes pass through the process as a stream: an
+ * engine's encoded answer (ClickHouse's) streams into it instead of the
+ * engine writing the file itself. (DuckDB's COPY through a fifo has its own
+ * path without a stream in between: src/store/duckdb/copy.ts.) Given a throttle
  * (src/store/exportLanes.ts, ExportThrottle), each piece is written only once
  * the throttle gives a turn; while a turn is awaited nothing is read, so the
  * engine's write blocks and its threads stop working on the export within

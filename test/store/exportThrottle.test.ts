@@ -115,6 +115,19 @@ describe('a throttled file export', () => {
     expect(sha(file)).toBe(sha(own));
   });
 
+  it('stops when the store closes while it waits for a turn, instead of holding the close', async () => {
+    const g = gate();
+    const file = path.join(dir, 'closed.csv');
+    const done = store.copyToFile(LARGE, {}, 'csv', file, { lane: 'heavy', throttle: g.throttle });
+    done.catch(() => undefined);
+    while (g.asked() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await store.close();
+    await expect(done).rejects.toThrow('the export was stopped');
+    // Reopened for afterEach's close.
+    store = await createStore({ dataDir: null, threads: 2, exportLanes: { light: 1, heavy: 1 } });
+  });
+
   it('fails when its throttle fails, stops the engine and frees its lane', async () => {
     const failing: ExportThrottle = { turn: () => Promise.reject(new Error('the throttle broke')) };
     await expect(store.copyToFile(LARGE, {}, 'parquet', path.join(dir, 'failed.parquet'), { lane: 'heavy', throttle: failing })).rejects.toThrow('the throttle broke');
