@@ -7,6 +7,7 @@
  * operations each engine implements (docs/storage.md).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -57,10 +58,17 @@ const tsFiles = (dir: string): string[] =>
     return e.name.endsWith('.ts') ? [p] : [];
   });
 
-/** Static imports and re-exports, and `import('…')` of a literal: a module loaded lazily is a dependency all the same. */
+/**
+ * Static imports and re-exports, side-effect imports (`import '…'`), and `import('…')` of a literal: a
+ * module loaded for its effects or lazily is a dependency all the same.
+ */
 const imports = (file: string) => {
   const text = fs.readFileSync(file, 'utf8');
-  return [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm), ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!);
+  return [
+    ...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1]!);
 };
 
 /**
@@ -93,6 +101,16 @@ describe('architecture', () => {
       .filter((spec) => spec.startsWith('.'))
       .map((spec) => [layer, path.relative(SRC, path.resolve(path.dirname(file), spec)).split(path.sep)[0]!, path.relative(SRC, file), spec] as const)
       .filter(([from, to]) => from !== to);
+  });
+
+  it('sees every form of import: from, re-export, side effect and import() of a literal', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-imports-')), 'forms.ts');
+    fs.writeFileSync(file, ["import { a } from './a.ts';", "export { b } from './b.ts';", "import './c.ts';", "const d = await import('./d.ts');", "const e = 'import \'./not.ts\'';"].join('\n'));
+    try {
+      expect(imports(file).sort()).toEqual(['./a.ts', './b.ts', './c.ts', './d.ts']);
+    } finally {
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
   });
 
   it('keeps imports flowing one way between layers', () => {
