@@ -105,7 +105,10 @@ describe('architecture', () => {
 
   it('sees every form of import: from, re-export, side effect and import() of a literal', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'chainq-imports-')), 'forms.ts');
-    fs.writeFileSync(file, ["import { a } from './a.ts';", "export { b } from './b.ts';", "import './c.ts';", "const d = await import('./d.ts');", "const e = 1; // import './not.ts' mid-line is no import"].join('\n'));
+    fs.writeFileSync(
+      file,
+      ["import { a } from './a.ts';", "export { b } from './b.ts';", "import './c.ts';", "const d = await import('./d.ts');", "const e = 1; // import './not.ts' mid-line is no import"].join('\n'),
+    );
     try {
       expect(imports(file).sort()).toEqual(['./a.ts', './b.ts', './c.ts', './d.ts']);
     } finally {

@@ -197,8 +197,7 @@ export default async function run(ctx: BenchContext): Promise<BenchResult> {
       name: `export of ${engineRows} rows as Parquet, ${partitions.length} partitions of ${PARTITION_BLOCKS} blocks`,
       ratio: exportMs / engineMs,
       ratio_meaning: 'POST /v1/exports to status done (client wall time, server freshly started) / the engine alone writing the same partitions one after another (fresh process)',
-      baseline:
-        `the store’s engine in a fresh process on the same store: each partition’s query planned as the export runner plans it, the same COPY to its own Parquet file, in turn with the export round by round (median of ${RUNS})`,
+      baseline: `the store’s engine in a fresh process on the same store: each partition’s query planned as the export runner plans it, the same COPY to its own Parquet file, in turn with the export round by round (median of ${RUNS})`,
       target: '<= 1.15',
       measured: round({
         export_ms: exportMs,
