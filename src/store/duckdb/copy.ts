@@ -187,29 +187,80 @@ interface FileTarget {
   readonly tap: ((piece: Uint8Array) => void) | undefined;
 }
 
+/** Writes in flight at once: a piece is copied into a free slot and written from it while the next is read. */
+const WRITE_SLOTS = 4;
+
+interface SlotWriter {
+  /** Copies a piece into a free slot and starts writing it after the pieces before it. Only when `hasFree()`. */
+  write(piece: Uint8Array): void;
+  hasFree(): boolean;
+  /** Resolves once every write has ended; rejects with the first that failed. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Pieces written asynchronously at their offsets in the file, each from one of
+ * a few reused slots: the event loop never waits on the disk (a write blocked
+ * by the kernel's dirty-page throttling holds a thread-pool thread, not the
+ * server), and no piece allocates. `onFreed` runs when a slot is free again.
+ */
+function slotWriter(fd: number, onFreed: () => void): SlotWriter {
+  const free: Buffer[] = Array.from({ length: WRITE_SLOTS }, () => Buffer.allocUnsafe(PIPE_READ_BYTES));
+  let offset = 0;
+  let pending = 0;
+  let failure: { readonly error: unknown } | null = null;
+  let drained: (() => void) | null = null;
+  const settle = (slot: Buffer, e: unknown) => {
+    pending--;
+    free.push(slot);
+    if (e) failure ??= { error: e };
+    if (pending === 0) drained?.();
+    onFreed();
+  };
+  const writeAt = (slot: Buffer, from: number, to: number, at: number) =>
+    fs.write(fd, slot, from, to - from, at, (e, n) => (e || from + n >= to ? settle(slot, e) : writeAt(slot, from + n, to, at + n)));
+  return {
+    write(piece) {
+      const slot = free.pop();
+      if (!slot) throw new Error('no free slot: the caller writes only when hasFree()');
+      slot.set(piece);
+      pending++;
+      writeAt(slot, 0, piece.byteLength, offset);
+      offset += piece.byteLength;
+    },
+    hasFree: () => free.length > 0,
+    async flush() {
+      if (pending > 0) await new Promise<void>((resolve) => (drained = resolve));
+      if (failure) throw failure.error;
+    },
+  };
+}
+
 /**
  * A file export that gives way (src/store/exportLanes.ts, ExportThrottle):
  * the COPY writes a fifo that this process reads into one reused buffer and
- * writes on to the file, a piece at a time, each once the throttle gives a
- * turn. While a turn is awaited nothing is read, so the engine's write blocks
- * and its threads stop working on the export within about a row group. Each
- * piece is written synchronously: a pipe read is at most 64 KiB, written to
- * the page cache in tens of microseconds, about what hashing it costs; a
- * stream with a Buffer, a promise and a thread-pool write per piece cost the
- * export about 5% of its time on 2 cores (bench/README.md, "exports").
+ * writes on to the file (slotWriter), a piece at a time, each once the
+ * throttle gives a turn. While a turn is awaited, or every slot is still being
+ * written, nothing is read, so the engine's write blocks and its threads stop
+ * working on the export within about a row group. A stream with a Buffer, a
+ * promise and a thread-pool round trip per piece cost the export about 5% of
+ * its time on 2 cores (bench/README.md, "exports").
  */
 async function copyThroughFifoToFile(f: FifoExports, conn: DuckDBConnection, sql: string, params: SqlParams, format: Format, target: FileTarget, release: () => void): Promise<number> {
   const { file, throttle, tap } = target;
   let fifo: string | undefined;
   let out: number | undefined;
   let reader: net.Socket | undefined;
+  let writer: SlotWriter | undefined;
   let interrupting: NodeJS.Timeout | undefined;
   try {
     fifo = await f.fifoPool.take();
     out = fs.openSync(file, 'w');
-    const to = out;
-    /** Why the export failed, first cause only; and a piece read while no turn was given, copied out of the reused buffer until one comes. */
-    const state: { failure: { readonly error: unknown } | null; held: Buffer | null; granted: boolean } = { failure: null, held: null, granted: false };
+    /**
+     * Why the export failed (first cause only); a piece read while no turn was given or no slot was free,
+     * copied out of the reused buffer until both are; whether a turn is given; whether reading is paused.
+     */
+    const state: { failure: { readonly error: unknown } | null; held: Buffer | null; granted: boolean; paused: boolean } = { failure: null, held: null, granted: false, paused: false };
     // Once failed, the fifo is read to nothing until the COPY settles: an engine that has not opened it yet
     // would otherwise wait for a reader forever. An interrupt that comes before the engine has begun the
     // query is lost, so it is repeated until then.
@@ -218,26 +269,39 @@ async function copyThroughFifoToFile(f: FifoExports, conn: DuckDBConnection, sql
       state.failure = { error };
       conn.interrupt();
       interrupting = setInterval(() => conn.interrupt(), 20);
+      state.paused = false;
       reader?.resume();
     };
-    const write = (piece: Uint8Array) => {
+    /** Writes a piece whose turn has come, then asks for the next turn. */
+    const pass = (w: SlotWriter, piece: Uint8Array) => {
       tap?.(piece);
-      for (let at = 0; at < piece.byteLength; ) at += fs.writeSync(to, piece, at);
+      w.write(piece);
+      askTurn();
     };
-    /** Asks for the next turn; a piece that waited for it is written then, and reading resumes. */
-    const askTurn = () => {
+    /** Writes a held piece and resumes reading, once a turn is given and a slot is free. */
+    const pump = () => {
+      if (state.failure || !state.granted || !writer?.hasFree()) return;
+      const piece = state.held;
+      if (piece) {
+        state.held = null;
+        pass(writer, piece);
+        if (!state.granted || !writer.hasFree()) return;
+      }
+      if (state.paused) {
+        state.paused = false;
+        reader?.resume();
+      }
+    };
+    const slots = slotWriter(out, pump);
+    writer = slots;
+    /** Asks for the next turn; `pump` goes on once it comes. */
+    function askTurn() {
       state.granted = false;
       throttle.turn().then(() => {
-        if (state.failure) return;
         state.granted = true;
-        const piece = state.held;
-        if (!piece) return;
-        state.held = null;
-        write(piece);
-        askTurn();
-        reader?.resume();
+        pump();
       }, fail);
-    };
+    }
     // As for a streamed export: the read end opened first and non-blocking, read through the event loop.
     const fd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     const socket = new net.Socket({
@@ -249,13 +313,14 @@ async function copyThroughFifoToFile(f: FifoExports, conn: DuckDBConnection, sql
         callback: (n: number, buffer: Uint8Array) => {
           if (state.failure) return true;
           const piece = buffer.subarray(0, n);
-          if (!state.granted) {
+          if (state.granted && slots.hasFree()) {
+            pass(slots, piece);
+            if (slots.hasFree()) return true;
+          } else {
             state.held = Buffer.from(piece);
-            return false;
           }
-          write(piece);
-          askTurn();
-          return true;
+          state.paused = true;
+          return false;
         },
       },
     } as net.SocketConstructorOpts);
@@ -284,6 +349,7 @@ async function copyThroughFifoToFile(f: FifoExports, conn: DuckDBConnection, sql
       });
       // The engine has closed the fifo: what it wrote is read to its end (written, or after a failure read to nothing).
       await ended;
+      await slots.flush();
       if (state.failure) throw state.failure.error;
       return rows;
     } finally {
@@ -293,6 +359,8 @@ async function copyThroughFifoToFile(f: FifoExports, conn: DuckDBConnection, sql
   } finally {
     clearInterval(interrupting);
     reader?.destroy();
+    // The file is closed only once no write of it is in flight.
+    await writer?.flush().catch(() => undefined);
     if (out !== undefined) fs.closeSync(out);
     // unlink, not rm: rm stats the path twice before unlinking it. The COPY has settled: nothing opens it again.
     if (fifo) fs.unlink(fifo, () => undefined);
