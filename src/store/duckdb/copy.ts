@@ -237,6 +237,22 @@ function slotWriter(fd: number, onFreed: () => void): SlotWriter {
 }
 
 /**
+ * Reads a fifo into one reused buffer, handing each piece to `onPiece`, which
+ * must be done with it before it answers; reading pauses when it answers
+ * false, until the socket is resumed. As for a streamed export, the read end
+ * is opened first and non-blocking, and read through the event loop.
+ */
+function pieceReader(fifo: string, onPiece: (piece: Uint8Array) => boolean): net.Socket {
+  const fd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  return new net.Socket({
+    fd,
+    readable: true,
+    writable: false,
+    onread: { buffer: Buffer.allocUnsafe(PIPE_READ_BYTES), callback: (n: number, buffer: Uint8Array) => onPiece(buffer.subarray(0, n)) },
+  } as net.SocketConstructorOpts);
+}
+
+/**
  * A file export that gives way (src/store/exportLanes.ts, ExportThrottle):
  * the COPY writes a fifo that this process reads into one reused buffer and
  * writes on to the file (slotWriter), a piece at a time, each once the
@@ -302,28 +318,17 @@ async function copyThroughFifoToFile(f: FifoExports, conn: DuckDBConnection, sql
         pump();
       }, fail);
     }
-    // As for a streamed export: the read end opened first and non-blocking, read through the event loop.
-    const fd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-    const socket = new net.Socket({
-      fd,
-      readable: true,
-      writable: false,
-      onread: {
-        buffer: Buffer.allocUnsafe(PIPE_READ_BYTES),
-        callback: (n: number, buffer: Uint8Array) => {
-          if (state.failure) return true;
-          const piece = buffer.subarray(0, n);
-          if (state.granted && slots.hasFree()) {
-            pass(slots, piece);
-            if (slots.hasFree()) return true;
-          } else {
-            state.held = Buffer.from(piece);
-          }
-          state.paused = true;
-          return false;
-        },
-      },
-    } as net.SocketConstructorOpts);
+    const socket = pieceReader(fifo, (piece) => {
+      if (state.failure) return true;
+      if (state.granted && slots.hasFree()) {
+        pass(slots, piece);
+        if (slots.hasFree()) return true;
+      } else {
+        state.held = Buffer.from(piece);
+      }
+      state.paused = true;
+      return false;
+    });
     reader = socket;
     const ended = new Promise<void>((resolve, reject) => {
       socket.on('end', resolve);
