@@ -52,8 +52,7 @@ interface Live {
   cancelled: boolean;
   readonly startedAt: number;
   doneAtStart: number;
-  done: number;
-  /** Its record as the runner holds it and its finished partitions as recorded; null until read from the store. */
+  /** Its record as the runner holds it and its finished partitions as recorded (all of them, those before this start included); null until read from the store. */
   seen: { readonly state: { job: StoredExport }; readonly parts: StoredExportPart[] } | null;
 }
 
@@ -259,7 +258,6 @@ async function writeInOrder(
       }
       recording = partRecord(state.job, resolved, prep, written, shares[prep.p.index] ?? 0).then(async (part) => {
         await recordPartition(opts, state.job, prep.p, part);
-        me.done++;
         me.seen?.parts.push(part);
       });
     }
@@ -316,7 +314,7 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
 
   async function runJob(queued: StoredExport): Promise<void> {
     // Known as running before the first await, so that a cancel arriving meanwhile is seen by the loop below.
-    const me: Live = { cancelled: false, startedAt: now(), doneAtStart: 0, done: 0, seen: null };
+    const me: Live = { cancelled: false, startedAt: now(), doneAtStart: 0, seen: null };
     live.set(queued.id, me);
     try {
       await runLive(queued, me);
@@ -331,7 +329,6 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
     const parts = await store.exports.parts(fresh.id);
     const done = new Set(parts.map((p) => p.index));
     me.doneAtStart = done.size;
-    me.done = done.size;
     const state = { job: { ...fresh, status: 'running' as const } };
     await store.exports.save(state.job);
     me.seen = { state, parts };
@@ -386,8 +383,9 @@ export function createExportRunner(opts: ExportRunnerOptions): ExportRunner {
     },
     etaSeconds(job, partitionsDone) {
       const l = live.get(job.id);
-      if (!l || l.done === l.doneAtStart) return null;
-      const perPartition = (now() - l.startedAt) / 1000 / (l.done - l.doneAtStart);
+      const done = l?.seen?.parts.length;
+      if (!l || done === undefined || done === l.doneAtStart) return null;
+      const perPartition = (now() - l.startedAt) / 1000 / (done - l.doneAtStart);
       return Math.round(perPartition * Math.max(0, job.partitions - partitionsDone));
     },
     async start(sweepSeconds = 60) {

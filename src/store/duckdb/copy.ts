@@ -40,6 +40,7 @@ type Running = Set<{ readonly cancel: () => void; readonly stopped: Promise<void
 export function createCopier(instance: DuckDBInstance, lanes: ExportLanes, fifoPool: FifoPool, streamBufferBytes: number): Copier {
   /** Exports whose COPY into a fifo has not settled: close() stops them before it removes their folder. */
   const running: Running = new Set();
+  const fifoExports: FifoExports = { instance, fifoPool, streamBufferBytes, running };
 
   /** Streams a query's encoded result; on `onConn` (a snapshot's connection, left open) or on a connection of its own. */
   async function copyToStream(sql: string, params: SqlParams, format: Format, onConn: DuckDBConnection | null, o: ExportOptions | undefined): Promise<CopyStream> {
@@ -58,12 +59,12 @@ export function createCopier(instance: DuckDBInstance, lanes: ExportLanes, fifoP
       }
       // More rows than one piece takes: the same query streams through a fifo after all.
     }
-    return copyThroughFifo({ instance, fifoPool, streamBufferBytes, running }, sql, params, format, onConn, release);
+    return copyThroughFifo(fifoExports, sql, params, format, onConn, release);
   }
 
   async function copyToFileOn(conn: DuckDBConnection, sql: string, params: SqlParams, format: Format, file: string, o: ExportOptions | undefined): Promise<number> {
     const release = await lanes.acquire(o?.lane ?? 'light');
-    if (o?.throttle) return copyThroughFifoToFile({ instance, fifoPool, streamBufferBytes, running }, conn, sql, params, format, { file, throttle: o.throttle, tap: o.tap }, release);
+    if (o?.throttle) return copyThroughFifoToFile(fifoExports, conn, sql, params, format, { file, throttle: o.throttle, tap: o.tap }, release);
     try {
       return await rowCount(await conn.run(`COPY (${sql}) TO '${file.replaceAll("'", "''")}' ${copyOptions(format)}`, params));
     } finally {
