@@ -54,6 +54,8 @@ describe('status of a running export', () => {
     expect(res.statusCode).toBe(200);
     const running = res.json<ExportView>();
     expect(running).toMatchObject({ id: job.id, status: 'running', partitions: 3, partitions_done: 1, rows: part.rows, bytes: part.bytes, charged: part.charge });
+    // Its pace so far (one partition of three) gives an estimate of the time left.
+    expect(running.eta_seconds).toEqual(expect.any(Number));
     expect(get).not.toHaveBeenCalled();
     expect(parts).not.toHaveBeenCalled();
     // What the store holds for it now is what the runner answered.
